@@ -1,0 +1,25 @@
+// One function per subcommand; main only dispatches. Each returns the process exit status
+// (0 success, 2 bad input, 1 other failure) and receives argv without the subcommand name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace sfr::cli {
+
+using Args = std::vector<std::string>;
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(const Args& args);
+};
+
+int cmd_validate(const Args& args);
+int cmd_inspect(const Args& args);
+int cmd_run(const Args& args);
+int cmd_report(const Args& args);
+
+const std::vector<Command>& commands();
+
+}  // namespace sfr::cli

@@ -1,0 +1,44 @@
+// sf-replay: command-line front end. main only dispatches to the subcommands.
+#include <cstring>
+#include <iostream>
+
+#include "cli/command.hpp"
+#include "cli/options.hpp"
+
+namespace sfr::cli {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> cmds = {
+      {"validate", "check a trace against sf-trace v1 (exit 2 with a pointed message if invalid)", cmd_validate},
+      {"inspect", "structure of every SF and op: sizes, degrees, messages, bytes, locality", cmd_inspect},
+      {"run", "run the ops of a trace (serial reference executor with --reference) and dump results", cmd_run},
+      {"report", "write a Markdown report of a trace (and optionally its run and timing results)", cmd_report},
+  };
+  return cmds;
+}
+
+}  // namespace sfr::cli
+
+namespace {
+void usage(std::ostream& o) {
+  o << "usage: sf-replay COMMAND [ARGS...]   (sf-replay COMMAND --help for details)\n\ncommands:\n";
+  for (const auto& c : sfr::cli::commands()) o << "  " << c.name << std::string(10 - std::strlen(c.name), ' ') << c.summary << "\n";
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(std::cerr);
+    return 2;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    usage(std::cout);
+    return 0;
+  }
+  for (const auto& c : sfr::cli::commands())
+    if (name == c.name) return sfr::cli::run_guarded(c.name, c.run, sfr::cli::Args(argv + 2, argv + argc));
+  std::cerr << "sf-replay: error: unknown command '" << name << "'\n";
+  usage(std::cerr);
+  return 2;
+}

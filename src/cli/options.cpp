@@ -1,0 +1,39 @@
+#include "cli/options.hpp"
+
+#include <new>
+
+#include "core/error.hpp"
+
+namespace sfr::cli {
+
+bool parse_options(const char* cmd, const char* usage, const Args& args, po::options_description& opts,
+                   const po::positional_options_description& pos, po::variables_map& vm) {
+  opts.add_options()("help,h", "show this help");
+  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+  if (vm.count("help")) {
+    std::cout << "usage: sf-replay " << cmd << " " << usage << "\n\n" << opts << "\n";
+    return true;
+  }
+  po::notify(vm);
+  return false;
+}
+
+int run_guarded(const char* cmd, int (*body)(const Args&), const Args& args) {
+  try {
+    return body(args);
+  } catch (const InputError& e) {
+    std::cerr << "sf-replay " << cmd << ": error: " << e.what() << "\n";
+    return 2;
+  } catch (const po::error& e) {
+    std::cerr << "sf-replay " << cmd << ": error: " << InputError::one_line(e.what()) << " (see sf-replay " << cmd << " --help)\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "sf-replay " << cmd << ": error: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "sf-replay " << cmd << ": internal error: " << InputError::one_line(e.what()) << "\n";
+    return 1;
+  }
+}
+
+}  // namespace sfr::cli

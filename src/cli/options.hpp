@@ -1,0 +1,23 @@
+// Shared option-parsing helpers over Boost.Program_options.
+#pragma once
+
+#include <iostream>
+#include <string>
+
+#include <boost/program_options.hpp>
+
+#include "cli/command.hpp"
+
+namespace sfr::cli {
+
+namespace po = boost::program_options;
+
+// Parses `args` into `vm`; prints usage and returns true when --help was given. Throws
+// po::error on bad options (reported by run_guarded with exit status 2).
+bool parse_options(const char* cmd, const char* usage, const Args& args, po::options_description& opts,
+                   const po::positional_options_description& pos, po::variables_map& vm);
+
+// Runs a subcommand body, turning exceptions into one-line messages and exit statuses.
+int run_guarded(const char* cmd, int (*body)(const Args&), const Args& args);
+
+}  // namespace sfr::cli

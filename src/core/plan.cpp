@@ -1,0 +1,192 @@
+#include "core/plan.hpp"
+
+#include <algorithm>
+
+namespace sfr::core {
+
+Index IndexShape::at(Index k) const {
+  switch (kind) {
+    case contiguous: return start + k;
+    case strided: return start + k * stride;
+    case block3d: {
+      const Index x = k % nx, y = (k / nx) % ny, z = k / (nx * ny);
+      return start + x + y * y_stride + z * z_stride;
+    }
+    default: return -1;
+  }
+}
+
+const char* shape_name(IndexShape::Kind k) {
+  switch (k) {
+    case IndexShape::empty: return "empty";
+    case IndexShape::contiguous: return "contiguous";
+    case IndexShape::strided: return "strided";
+    case IndexShape::block3d: return "block3d";
+    case IndexShape::general: return "general";
+  }
+  return "?";
+}
+
+IndexShape classify_indices(std::span<const Index> idx) {
+  IndexShape s;
+  const Index n = static_cast<Index>(idx.size());
+  s.count = n;
+  if (n == 0) return s;
+  s.start = idx[0];
+  // Length of the leading contiguous run.
+  Index nx = 1;
+  while (nx < n && idx[static_cast<size_t>(nx)] == idx[0] + nx) ++nx;
+  if (nx == n) {
+    s.kind = IndexShape::contiguous;
+    return s;
+  }
+  auto verify = [&](const IndexShape& c) {
+    for (Index k = 0; k < n; ++k)
+      if (c.at(k) != idx[static_cast<size_t>(k)]) return false;
+    return true;
+  };
+  if (nx == 1) {
+    const Index stride = idx[1] - idx[0];
+    if (stride > 1) {
+      IndexShape c = s;
+      c.kind = IndexShape::strided;
+      c.stride = stride;
+      if (verify(c)) return c;
+    }
+  } else if (n % nx == 0) {
+    const Index rows = n / nx;
+    const Index ys = idx[static_cast<size_t>(nx)] - idx[0];
+    if (ys >= nx) {
+      Index ny = 1;
+      while (ny < rows && idx[static_cast<size_t>(ny * nx)] == idx[0] + ny * ys) ++ny;
+      if (rows % ny == 0) {
+        IndexShape c = s;
+        c.kind = IndexShape::block3d;
+        c.nx = nx;
+        c.ny = ny;
+        c.nz = rows / ny;
+        c.y_stride = ys;
+        c.z_stride = c.nz > 1 ? idx[static_cast<size_t>(ny * nx)] - idx[0] : ys * ny;
+        if (c.z_stride >= ys * ny && verify(c)) return c;
+      }
+    }
+  }
+  s.kind = IndexShape::general;
+  return s;
+}
+
+namespace {
+
+void finish_shapes(PeerLists& p) {
+  p.shapes.clear();
+  for (size_t k = 0; k < p.npeers(); ++k) p.shapes.push_back(classify_indices(p.list(k)));
+}
+
+}  // namespace
+
+std::vector<RankPlan> build_plans(const Graph& g) {
+  const int n = g.nranks;
+  std::vector<RankPlan> plans(static_cast<size_t>(n));
+  // Edge counts per (leaf rank r, root rank s), remote only, gathered per root rank.
+  // root_cnt[s] : map leaf rank -> count (dense per root rank would be O(n^2); use sorted vectors).
+  std::vector<std::vector<std::pair<int, Index>>> root_peers(static_cast<size_t>(n));  // (leaf rank, count)
+  for (int r = 0; r < n; ++r) {
+    const RankGraph& rg = g[r];
+    RankPlan& pl = plans[static_cast<size_t>(r)];
+    pl.rank = r;
+    pl.nroots = rg.nroots;
+    pl.leafspace = rg.leafspace();
+    // Leaf side: count per remote rank.
+    std::vector<std::pair<int, Index>> cnt;  // (rank, count), built via sort of ranks
+    std::vector<int> rks;
+    rks.reserve(rg.remote_rank.size());
+    for (int s : rg.remote_rank)
+      if (s != r) rks.push_back(s);
+    std::sort(rks.begin(), rks.end());
+    PeerLists& ls = pl.leaf_side;
+    ls.offsets.push_back(0);
+    for (size_t k = 0; k < rks.size();) {
+      size_t e = k;
+      while (e < rks.size() && rks[e] == rks[k]) ++e;
+      ls.peers.push_back(rks[k]);
+      ls.offsets.push_back(ls.offsets.back() + static_cast<Index>(e - k));
+      root_peers[static_cast<size_t>(rks[k])].push_back({r, static_cast<Index>(e - k)});
+      k = e;
+    }
+    ls.indices.resize(static_cast<size_t>(ls.offsets.back()));
+    std::vector<Index> fill(ls.offsets.begin(), ls.offsets.end() - 1);
+    for (Index j = 0; j < rg.nleaves(); ++j) {
+      const int s = rg.remote_rank[static_cast<size_t>(j)];
+      if (s == r) {
+        pl.self_leaves.push_back(rg.leaf_position(j));
+        pl.self_roots.push_back(rg.remote_index[static_cast<size_t>(j)]);
+        continue;
+      }
+      const size_t p = static_cast<size_t>(std::lower_bound(ls.peers.begin(), ls.peers.end(), s) - ls.peers.begin());
+      ls.indices[static_cast<size_t>(fill[p]++)] = rg.leaf_position(j);
+    }
+  }
+  // Root side: leaf ranks in ascending order (r loop above was ascending, so lists are sorted).
+  for (int s = 0; s < n; ++s) {
+    PeerLists& rs = plans[static_cast<size_t>(s)].root_side;
+    rs.offsets.push_back(0);
+    for (auto [r, c] : root_peers[static_cast<size_t>(s)]) {
+      rs.peers.push_back(r);
+      rs.offsets.push_back(rs.offsets.back() + c);
+    }
+    rs.indices.resize(static_cast<size_t>(rs.offsets.back()));
+  }
+  std::vector<std::vector<Index>> rfill(static_cast<size_t>(n));
+  for (int s = 0; s < n; ++s) {
+    const PeerLists& rs = plans[static_cast<size_t>(s)].root_side;
+    rfill[static_cast<size_t>(s)].assign(rs.offsets.begin(), rs.offsets.end() - 1);
+  }
+  for (int r = 0; r < n; ++r) {
+    const RankGraph& rg = g[r];
+    for (Index j = 0; j < rg.nleaves(); ++j) {
+      const int s = rg.remote_rank[static_cast<size_t>(j)];
+      if (s == r) continue;
+      RankPlan& ps = plans[static_cast<size_t>(s)];
+      const size_t p = static_cast<size_t>(std::lower_bound(ps.root_side.peers.begin(), ps.root_side.peers.end(), r) -
+                                           ps.root_side.peers.begin());
+      ps.root_side.indices[static_cast<size_t>(rfill[static_cast<size_t>(s)][p]++)] = rg.remote_index[static_cast<size_t>(j)];
+    }
+  }
+  for (auto& pl : plans) {
+    finish_shapes(pl.leaf_side);
+    finish_shapes(pl.root_side);
+  }
+  return plans;
+}
+
+RankPlan build_plan(const Graph& g, int rank) {
+  // Leaf side only needs this rank's leaves; root side needs every rank's leaves pointing here.
+  RankPlan pl;
+  const RankGraph& rg = g[rank];
+  pl.rank = rank;
+  pl.nroots = rg.nroots;
+  pl.leafspace = rg.leafspace();
+  Graph sub(g.nranks);
+  // Build from a reduced graph: only edges touching `rank` matter.
+  for (int r = 0; r < g.nranks; ++r) {
+    sub[r].nroots = g[r].nroots;
+    const RankGraph& gr = g[r];
+    for (Index j = 0; j < gr.nleaves(); ++j) {
+      const int s = gr.remote_rank[static_cast<size_t>(j)];
+      if (r == rank || s == rank) {
+        sub[r].has_ilocal = true;
+        sub[r].ilocal.push_back(gr.leaf_position(j));
+        sub[r].remote_rank.push_back(s);
+        sub[r].remote_index.push_back(gr.remote_index[static_cast<size_t>(j)]);
+      }
+    }
+  }
+  auto plans = build_plans(sub);
+  pl.root_side = std::move(plans[static_cast<size_t>(rank)].root_side);
+  pl.leaf_side = std::move(plans[static_cast<size_t>(rank)].leaf_side);
+  pl.self_roots = std::move(plans[static_cast<size_t>(rank)].self_roots);
+  pl.self_leaves = std::move(plans[static_cast<size_t>(rank)].self_leaves);
+  return pl;
+}
+
+}  // namespace sfr::core

@@ -1,0 +1,51 @@
+#include "exec/conformance.hpp"
+
+namespace sfr::exec {
+
+using core::Index;
+
+Index conformance_g(int rank, Index vertex, int comp) { return ((Index{rank} * 131 + vertex * 31 + Index{comp} * 7) % 97) + 1; }
+Index conformance_h(int rank, Index vertex, int comp) { return ((Index{rank} * 17 + vertex * 13 + Index{comp} * 5) % 89) + 1; }
+
+namespace {
+Index transform(Index x, std::optional<core::MpiOp> op) {
+  if (!op) return x;
+  switch (*op) {
+    case core::MpiOp::prod: return 1 + x % 2;
+    case core::MpiOp::land:
+    case core::MpiOp::lor:
+    case core::MpiOp::lxor: return x % 2;
+    default: return x;
+  }
+}
+}  // namespace
+
+Buffer conformance_input(Side side, core::Unit unit, int bs, std::optional<core::MpiOp> mpi_op, int rank, Index count,
+                         Index global_offset) {
+  Buffer b(unit, bs, count);
+  core::visit_unit(unit, [&]<class T>() {
+    T* d = b.as<T>();
+    for (Index i = 0; i < count; ++i)
+      for (int c = 0; c < bs; ++c) {
+        const Index g = transform(conformance_g(rank, i, c), mpi_op);
+        const Index h = transform(conformance_h(rank, i, c), mpi_op);
+        const Index mine = side == Side::root ? g : h, other = side == Side::root ? h : g;
+        T& v = d[static_cast<size_t>(i) * static_cast<size_t>(bs) + static_cast<size_t>(c)];
+        if constexpr (core::is_pair_v<T>) {
+          v = T{static_cast<std::int32_t>(mine % 5), static_cast<std::int32_t>(global_offset + i)};
+        } else if constexpr (core::is_complex_v<T>) {
+          v = T(static_cast<double>(mine), static_cast<double>(other));
+        } else {
+          v = static_cast<T>(mine);
+        }
+      }
+  });
+  return b;
+}
+
+std::optional<core::MpiOp> effective_mpi_op(const trace::OpSpec& op) {
+  if (trace::op_takes_mpi_op(op.op)) return op.mpi_op;
+  return std::nullopt;
+}
+
+}  // namespace sfr::exec

@@ -1,0 +1,39 @@
+// Deterministic input data of conformance mode (spec section 3) and the buffers each op uses.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ops.hpp"
+#include "exec/buffer.hpp"
+#include "trace/trace.hpp"
+
+namespace sfr::exec {
+
+enum class Side { root, leaf };
+
+// g (root side) and h (leaf side) of the spec, before any op-specific transform.
+core::Index conformance_g(int rank, core::Index vertex, int comp);
+core::Index conformance_h(int rank, core::Index vertex, int comp);
+
+// Input buffer of `count` vertices on `rank` for `side`; `mpi_op` selects the prod/logical value
+// transforms (none when absent); `global_offset` is the number of entries of this array on lower
+// ranks (for int32_pair's global vertex number).
+Buffer conformance_input(Side side, core::Unit unit, int bs, std::optional<core::MpiOp> mpi_op, int rank,
+                         core::Index count, core::Index global_offset);
+
+// The named arrays an op writes to the dump, per rank, in dump order.
+struct NamedBuffer {
+  std::string name;
+  Buffer buffer;
+};
+using RankArrays = std::vector<NamedBuffer>;
+struct OpResult {
+  std::vector<RankArrays> ranks;
+};
+
+// The op's mpi_op when it takes one.
+std::optional<core::MpiOp> effective_mpi_op(const trace::OpSpec& op);
+
+}  // namespace sfr::exec

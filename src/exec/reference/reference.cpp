@@ -1,0 +1,194 @@
+#include "exec/reference/reference.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+namespace sfr::exec::reference {
+
+using core::Index;
+
+namespace {
+
+// Per root rank s: the leaves (r, j) attached to s's roots, in application order.
+struct LeafRef {
+  int rank;
+  Index leaf;
+};
+std::vector<std::vector<LeafRef>> application_order(const core::Graph& g) {
+  std::vector<std::vector<LeafRef>> self(static_cast<size_t>(g.nranks)), other(static_cast<size_t>(g.nranks));
+  for (int r = 0; r < g.nranks; ++r) {
+    const core::RankGraph& rg = g[r];
+    std::vector<Index> order(static_cast<size_t>(rg.nleaves()));
+    std::iota(order.begin(), order.end(), Index{0});
+    if (rg.has_ilocal)
+      std::sort(order.begin(), order.end(), [&](Index a, Index b) { return rg.leaf_position(a) < rg.leaf_position(b); });
+    for (Index j : order) {
+      const int s = rg.remote_rank[static_cast<size_t>(j)];
+      (s == r ? self : other)[static_cast<size_t>(s)].push_back({r, j});
+    }
+  }
+  for (int s = 0; s < g.nranks; ++s) {
+    auto& v = self[static_cast<size_t>(s)];
+    v.insert(v.end(), other[static_cast<size_t>(s)].begin(), other[static_cast<size_t>(s)].end());
+  }
+  return self;
+}
+
+void check_sizes(const core::Graph& g, const std::vector<Buffer>& bufs, bool roots, const char* what) {
+  if (static_cast<int>(bufs.size()) != g.nranks) throw std::invalid_argument(std::string(what) + ": one buffer per rank needed");
+  for (int r = 0; r < g.nranks; ++r) {
+    const Index need = roots ? g[r].nroots : g[r].leafspace();
+    if (bufs[static_cast<size_t>(r)].count < need) throw std::invalid_argument(std::string(what) + ": buffer too small");
+  }
+}
+
+template <class F>
+void dispatch(core::Unit unit, core::MpiOp op, F&& f) {
+  core::visit_unit(unit, [&]<class T>() {
+    core::visit_op(op, [&]<class O>() {
+      if constexpr (O::template legal<T>) f.template operator()<T, O>();
+      else throw std::invalid_argument(std::string("mpi_op ") + core::mpi_op_name(op) + " is not defined on " + core::unit_name(unit));
+    });
+  });
+}
+
+}  // namespace
+
+void bcast(const core::Graph& g, core::MpiOp op, const std::vector<Buffer>& root, std::vector<Buffer>& leaf) {
+  check_sizes(g, root, true, "bcast");
+  check_sizes(g, leaf, false, "bcast");
+  const auto unit = root.front().unit;
+  const auto bs = static_cast<size_t>(root.front().bs);
+  dispatch(unit, op, [&]<class T, class O>() {
+    for (int r = 0; r < g.nranks; ++r) {
+      const core::RankGraph& rg = g[r];
+      T* l = leaf[static_cast<size_t>(r)].as<T>();
+      for (Index j = 0; j < rg.nleaves(); ++j) {
+        const T* src = root[static_cast<size_t>(rg.remote_rank[static_cast<size_t>(j)])].as<T>() +
+                       static_cast<size_t>(rg.remote_index[static_cast<size_t>(j)]) * bs;
+        T* dst = l + static_cast<size_t>(rg.leaf_position(j)) * bs;
+        for (size_t c = 0; c < bs; ++c) O::apply(dst[c], src[c]);
+      }
+    }
+  });
+}
+
+void reduce(const core::Graph& g, core::MpiOp op, const std::vector<Buffer>& leaf, std::vector<Buffer>& root) {
+  check_sizes(g, root, true, "reduce");
+  check_sizes(g, leaf, false, "reduce");
+  const auto order = application_order(g);
+  const auto bs = static_cast<size_t>(root.front().bs);
+  dispatch(root.front().unit, op, [&]<class T, class O>() {
+    for (int s = 0; s < g.nranks; ++s) {
+      T* rt = root[static_cast<size_t>(s)].as<T>();
+      for (const LeafRef& lr : order[static_cast<size_t>(s)]) {
+        const core::RankGraph& rg = g[lr.rank];
+        const T* src = leaf[static_cast<size_t>(lr.rank)].as<T>() + static_cast<size_t>(rg.leaf_position(lr.leaf)) * bs;
+        T* dst = rt + static_cast<size_t>(rg.remote_index[static_cast<size_t>(lr.leaf)]) * bs;
+        for (size_t c = 0; c < bs; ++c) O::apply(dst[c], src[c]);
+      }
+    }
+  });
+}
+
+void fetch_and_op(const core::Graph& g, core::MpiOp op, std::vector<Buffer>& root, const std::vector<Buffer>& leaf,
+                  std::vector<Buffer>& leafupdate) {
+  check_sizes(g, root, true, "fetch_and_op");
+  check_sizes(g, leaf, false, "fetch_and_op");
+  check_sizes(g, leafupdate, false, "fetch_and_op");
+  const auto order = application_order(g);
+  const auto bs = static_cast<size_t>(root.front().bs);
+  dispatch(root.front().unit, op, [&]<class T, class O>() {
+    for (int s = 0; s < g.nranks; ++s) {
+      T* rt = root[static_cast<size_t>(s)].as<T>();
+      for (const LeafRef& lr : order[static_cast<size_t>(s)]) {
+        const core::RankGraph& rg = g[lr.rank];
+        const size_t pos = static_cast<size_t>(rg.leaf_position(lr.leaf)) * bs;
+        const T* src = leaf[static_cast<size_t>(lr.rank)].as<T>() + pos;
+        T* upd = leafupdate[static_cast<size_t>(lr.rank)].as<T>() + pos;
+        T* dst = rt + static_cast<size_t>(rg.remote_index[static_cast<size_t>(lr.leaf)]) * bs;
+        for (size_t c = 0; c < bs; ++c) {
+          upd[c] = dst[c];
+          O::apply(dst[c], src[c]);
+        }
+      }
+    }
+  });
+}
+
+namespace {
+
+std::vector<Buffer> inputs(const core::Graph& g, Side side, const trace::OpSpec& op, bool roots) {
+  std::vector<Buffer> out;
+  Index offset = 0;
+  for (int r = 0; r < g.nranks; ++r) {
+    const Index n = roots ? g[r].nroots : g[r].leafspace();
+    out.push_back(conformance_input(side, op.unit, op.bs, effective_mpi_op(op), r, n, offset));
+    offset += n;
+  }
+  return out;
+}
+
+std::vector<Buffer> zeros(const core::Graph& g, const trace::OpSpec& op, bool roots) {
+  std::vector<Buffer> out;
+  for (int r = 0; r < g.nranks; ++r) out.emplace_back(op.unit, op.bs, roots ? g[r].nroots : g[r].leafspace());
+  return out;
+}
+
+OpResult collect(std::initializer_list<std::pair<const char*, std::vector<Buffer>*>> arrays, int nranks) {
+  OpResult res;
+  res.ranks.resize(static_cast<size_t>(nranks));
+  for (int r = 0; r < nranks; ++r)
+    for (auto& [name, bufs] : arrays) res.ranks[static_cast<size_t>(r)].push_back({name, std::move((*bufs)[static_cast<size_t>(r)])});
+  return res;
+}
+
+}  // namespace
+
+OpResult run_op(const trace::BuiltTrace& t, const trace::OpSpec& op) {
+  using trace::OpKind;
+  const core::Graph& g = t.graph_for(op);
+  switch (op.op) {
+    case OpKind::bcast:
+    case OpKind::scatter: {
+      auto root = inputs(g, Side::root, op, true);
+      auto leaf = inputs(g, Side::leaf, op, false);
+      bcast(g, op.op == OpKind::bcast ? op.mpi_op : core::MpiOp::replace, root, leaf);
+      return collect({{"leafdata", &leaf}}, g.nranks);
+    }
+    case OpKind::reduce: {
+      auto root = inputs(g, Side::root, op, true);
+      auto leaf = inputs(g, Side::leaf, op, false);
+      reduce(g, op.mpi_op, leaf, root);
+      return collect({{"rootdata", &root}}, g.nranks);
+    }
+    case OpKind::gather: {
+      auto root = zeros(g, op, true);
+      auto leaf = inputs(g, Side::leaf, op, false);
+      reduce(g, core::MpiOp::replace, leaf, root);
+      return collect({{"multirootdata", &root}}, g.nranks);
+    }
+    case OpKind::fetch_and_op: {
+      auto root = inputs(g, Side::root, op, true);
+      auto leaf = inputs(g, Side::leaf, op, false);
+      auto upd = zeros(g, op, false);
+      fetch_and_op(g, op.mpi_op, root, leaf, upd);
+      return collect({{"rootdata", &root}, {"leafupdate", &upd}}, g.nranks);
+    }
+    case OpKind::degree: {
+      const auto deg = core::root_degrees(g);
+      OpResult res;
+      for (int r = 0; r < g.nranks; ++r) {
+        const auto& d = deg[static_cast<size_t>(r)];
+        Buffer b(core::Unit::int64, 1, static_cast<Index>(d.size()));
+        std::copy(d.begin(), d.end(), b.as<std::int64_t>());
+        res.ranks.push_back({{"degree", std::move(b)}});
+      }
+      return res;
+    }
+  }
+  throw std::logic_error("unknown op");
+}
+
+}  // namespace sfr::exec::reference

@@ -1,0 +1,22 @@
+// sf-dump v1 writer (spec section 4): per op, per rank, the arrays the op wrote, as flat numbers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "exec/conformance.hpp"
+#include "trace/trace.hpp"
+
+namespace sfr::trace {
+
+struct DumpEntry {
+  std::size_t index;          // position of the op in the trace
+  const OpSpec* op;
+  exec::OpResult result;
+};
+
+std::string write_dump(const std::string& trace_name, const std::vector<DumpEntry>& entries);
+// Appends the flat numbers of one buffer (complex and pairs as two numbers).
+void append_buffer_numbers(std::string& out, const exec::Buffer& b);
+
+}  // namespace sfr::trace

@@ -1,0 +1,439 @@
+#include "trace/reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <set>
+
+#include "core/error.hpp"
+#include "trace/build.hpp"
+#include "trace/json_strict.hpp"
+
+namespace sfr::trace {
+namespace {
+
+// Largest root count / leaf position accepted: far beyond any buffer that fits in memory, small
+// enough that sizes never overflow.
+constexpr Index kMaxIndex = Index{1} << 40;
+constexpr Index kMaxRanks = Index{1} << 24;
+
+std::string describe(const Json& j) {
+  if (j.is_number_float()) return "the non-integer number " + j.dump();
+  if (j.is_number()) return "the number " + j.dump();
+  if (j.is_string()) {
+    std::string s = j.get<std::string>();
+    if (s.size() > 40) s = s.substr(0, 40) + "...";
+    return "the string " + json_quote(s);
+  }
+  if (j.is_boolean()) return std::string("the boolean ") + (j.get<bool>() ? "true" : "false");
+  if (j.is_null()) return "null";
+  if (j.is_array()) return "an array";
+  return "an object";
+}
+
+std::string join_names(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + json_quote(x);
+  return s.empty() ? "(none)" : s;
+}
+
+class Reader {
+public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  BuiltTrace read(std::string_view text) {
+    const Json root = parse_json_strict(text, source_);
+    if (!root.is_object()) fail("", "expected a JSON object (an sf-trace document), got " + describe(root));
+    check_keys(root, "", {"format", "version", "name", "nranks", "machine", "meta", "sfs", "ops"});
+    if (auto* f = opt(root, "format")) {
+      if (!f->is_string() || f->get<std::string>() != "sf-trace")
+        fail("/format", "expected \"sf-trace\", got " + describe(*f));
+    }
+    if (auto* v = opt(root, "version")) {
+      const Index ver = get_int(*v, "/version", 0, std::numeric_limits<Index>::max(), "a version number");
+      if (ver != 1) fail("/version", "unsupported version " + std::to_string(ver) + " (this reader knows version 1)");
+    }
+    Trace t;
+    t.name = get_string(need(root, "", "name"), "/name", "the trace name");
+    if (t.name.empty()) fail("/name", "the trace name must not be empty");
+    t.nranks = static_cast<int>(get_int(need(root, "", "nranks"), "/nranks", 1, kMaxRanks, "a rank count"));
+    nranks_ = t.nranks;
+    if (auto* m = opt(root, "machine")) t.machine = read_machine(*m);
+    if (auto* m = opt(root, "meta")) {
+      if (!m->is_object()) fail("/meta", "expected an object, got " + describe(*m));
+      t.meta_json = m->dump();
+    }
+    const Json& sfs = need(root, "", "sfs");
+    if (!sfs.is_object()) fail("/sfs", "expected an object mapping SF names to SFs, got " + describe(sfs));
+    for (const auto& [name, _] : sfs.items()) all_names_.push_back(name);
+    BuiltTrace::GraphMap graphs;
+    for (const auto& [name, j] : sfs.items()) {
+      const std::string ptr = pointer_join("/sfs", name);
+      if (name.empty()) fail(ptr, "SF names must not be empty");
+      SFDef def = read_sf(name, j, ptr, graphs);
+      try {
+        graphs[name] = build_sf(def, nranks_, [&](std::string_view n) -> const core::Graph* {
+          auto it = graphs.find(n);
+          return it == graphs.end() ? nullptr : it->second.get();
+        });
+      } catch (const GraphError& e) {
+        fail(ptr, e.what());
+      }
+      t.sfs.push_back(std::move(def));
+    }
+    const Json& ops = need(root, "", "ops");
+    if (!ops.is_array()) fail("/ops", "expected an array of operations, got " + describe(ops));
+    for (size_t i = 0; i < ops.size(); ++i) t.ops.push_back(read_op(ops[i], pointer_join("/ops", i), graphs));
+    return BuiltTrace(std::move(t), std::move(graphs));
+  }
+
+private:
+  [[noreturn]] void fail(const std::string& ptr, const std::string& msg) const {
+    throw InputError(source_, pointer_display(ptr) + ": " + msg);
+  }
+
+  void check_keys(const Json& obj, const std::string& ptr, std::initializer_list<std::string_view> allowed) const {
+    for (const auto& [k, _] : obj.items()) {
+      if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
+      std::string list;
+      for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      fail(pointer_join(ptr, k), "unknown key " + json_quote(k) + " (allowed here: " + list + ")");
+    }
+  }
+
+  const Json& need(const Json& obj, const std::string& ptr, const char* key) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(ptr, std::string("missing required key \"") + key + "\"");
+    return *it;
+  }
+  static const Json* opt(const Json& obj, const char* key) {
+    auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+
+  void expect_object(const Json& j, const std::string& ptr, const char* what) const {
+    if (!j.is_object()) fail(ptr, std::string("expected ") + what + ", got " + describe(j));
+  }
+  void expect_array(const Json& j, const std::string& ptr, const char* what, size_t n = SIZE_MAX) const {
+    if (!j.is_array()) fail(ptr, std::string("expected ") + what + ", got " + describe(j));
+    if (n != SIZE_MAX && j.size() != n)
+      fail(ptr, "has " + std::to_string(j.size()) + " entries, expected " + std::to_string(n));
+  }
+
+  Index get_int(const Json& j, const std::string& ptr, Index lo, Index hi, const char* what) const {
+    Index v = 0;
+    if (j.is_number_unsigned()) {
+      const auto u = j.get<std::uint64_t>();
+      if (u > static_cast<std::uint64_t>(std::numeric_limits<Index>::max()))
+        fail(ptr, std::string(what) + " " + j.dump() + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      v = static_cast<Index>(u);
+    } else if (j.is_number_integer()) {
+      v = j.get<Index>();
+    } else {
+      fail(ptr, std::string("expected ") + what + " (an integer), got " + describe(j));
+    }
+    if (v < lo || v > hi)
+      fail(ptr, std::string(what) + " " + std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return v;
+  }
+
+  std::string get_string(const Json& j, const std::string& ptr, const char* what) const {
+    if (!j.is_string()) fail(ptr, std::string("expected ") + what + " (a string), got " + describe(j));
+    return j.get<std::string>();
+  }
+
+  std::vector<Index> get_index_array(const Json& j, const std::string& ptr, Index lo, Index hi, const char* what,
+                                     size_t n = SIZE_MAX) const {
+    expect_array(j, ptr, "an array of integers", n);
+    std::vector<Index> out;
+    out.reserve(j.size());
+    for (size_t k = 0; k < j.size(); ++k) out.push_back(get_int(j[k], pointer_join(ptr, k), lo, hi, what));
+    return out;
+  }
+
+  // ilocal: absent/null (contiguous) or a duplicate-free array of nleaves positions.
+  void read_ilocal(const Json& rank_obj, const std::string& rptr, size_t nleaves, bool& has, std::vector<Index>& out) const {
+    const Json* il = opt(rank_obj, "ilocal");
+    has = il && !il->is_null();
+    if (!has) return;
+    const std::string ptr = pointer_join(rptr, "ilocal");
+    if (!il->is_array()) fail(ptr, "expected null or an array of leaf positions, got " + describe(*il));
+    if (il->size() != nleaves)
+      fail(ptr, "has " + std::to_string(il->size()) + " entries but the rank has " + std::to_string(nleaves) + " leaves");
+    out = get_index_array(*il, ptr, 0, kMaxIndex, "leaf position");
+    std::vector<size_t> order(out.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return out[a] < out[b]; });
+    for (size_t k = 1; k < order.size(); ++k)
+      if (out[order[k]] == out[order[k - 1]])
+        fail(pointer_join(ptr, order[k]), "duplicate leaf position " + std::to_string(out[order[k]]) + " (also at " +
+                                              pointer_join(ptr, order[k - 1]) + ")");
+  }
+
+  Machine read_machine(const Json& m) const {
+    expect_object(m, "/machine", "an object");
+    check_keys(m, "/machine", {"ranks_per_node", "ranks_per_socket", "gpus_per_node"});
+    Machine mc;
+    if (auto* v = opt(m, "ranks_per_node")) mc.ranks_per_node = static_cast<int>(get_int(*v, "/machine/ranks_per_node", 1, kMaxRanks, "a rank count"));
+    mc.ranks_per_socket = mc.ranks_per_node;
+    if (auto* v = opt(m, "ranks_per_socket"))
+      mc.ranks_per_socket = static_cast<int>(get_int(*v, "/machine/ranks_per_socket", 1, kMaxRanks, "a rank count"));
+    if (auto* v = opt(m, "gpus_per_node")) mc.gpus_per_node = static_cast<int>(get_int(*v, "/machine/gpus_per_node", 0, 1 << 16, "a GPU count"));
+    if (mc.ranks_per_node % mc.ranks_per_socket != 0)
+      fail("/machine/ranks_per_socket", "ranks_per_socket " + std::to_string(mc.ranks_per_socket) +
+                                            " must divide ranks_per_node " + std::to_string(mc.ranks_per_node));
+    return mc;
+  }
+
+  SFDef read_sf(const std::string& name, const Json& j, const std::string& ptr, const BuiltTrace::GraphMap& built) const {
+    expect_object(j, ptr, "an SF object");
+    SFDef def;
+    def.name = name;
+    if (j.contains("derive")) def.def = read_derived(name, j, ptr, built);
+    else if (j.contains("pattern")) def.def = read_pattern(j, ptr);
+    else if (j.contains("layout")) def.def = read_layout(j, ptr);
+    else if (j.contains("ranks")) def.def = read_explicit(j, ptr);
+    else fail(ptr, "cannot tell the SF form: expected one of the keys \"ranks\", \"layout\", \"pattern\", \"derive\"");
+    return def;
+  }
+
+  ExplicitSF read_explicit(const Json& j, const std::string& ptr) const {
+    check_keys(j, ptr, {"ranks"});
+    const std::string rptr = pointer_join(ptr, "ranks");
+    const Json& ranks = j["ranks"];
+    expect_array(ranks, rptr, "an array with one object per rank", static_cast<size_t>(nranks_));
+    auto g = std::make_shared<core::Graph>(nranks_);
+    for (int r = 0; r < nranks_; ++r) {
+      const std::string p = pointer_join(rptr, static_cast<size_t>(r));
+      const Json& R = ranks[static_cast<size_t>(r)];
+      expect_object(R, p, "a rank object");
+      check_keys(R, p, {"nroots", "ilocal", "remote_rank", "remote_index"});
+      (*g)[r].nroots = get_int(need(R, p, "nroots"), pointer_join(p, "nroots"), 0, kMaxIndex, "a root count");
+    }
+    for (int r = 0; r < nranks_; ++r) {
+      const std::string p = pointer_join(rptr, static_cast<size_t>(r));
+      const Json& R = ranks[static_cast<size_t>(r)];
+      core::RankGraph& rg = (*g)[r];
+      const std::string prr = pointer_join(p, "remote_rank"), pri = pointer_join(p, "remote_index");
+      const Json& rr = need(R, p, "remote_rank");
+      const Json& ri = need(R, p, "remote_index");
+      expect_array(rr, prr, "an array of ranks");
+      expect_array(ri, pri, "an array of root indices");
+      if (ri.size() != rr.size())
+        fail(pri, "has " + std::to_string(ri.size()) + " entries but remote_rank has " + std::to_string(rr.size()));
+      rg.remote_rank.reserve(rr.size());
+      rg.remote_index.reserve(rr.size());
+      for (size_t k = 0; k < rr.size(); ++k) {
+        const int s = static_cast<int>(get_int(rr[k], pointer_join(prr, k), 0, nranks_ - 1, "rank"));
+        const Index nr = (*g)[s].nroots;
+        const std::string pk = pointer_join(pri, k);
+        const Index i = get_int(ri[k], pk, 0, kMaxIndex, "root index");
+        if (i >= nr)
+          fail(pk, "root index " + std::to_string(i) + " is out of range: rank " + std::to_string(s) + " has " +
+                       std::to_string(nr) + " roots");
+        rg.remote_rank.push_back(s);
+        rg.remote_index.push_back(i);
+      }
+      read_ilocal(R, p, rr.size(), rg.has_ilocal, rg.ilocal);
+    }
+    return ExplicitSF{std::move(g)};
+  }
+
+  LayoutSF read_layout(const Json& j, const std::string& ptr) const {
+    check_keys(j, ptr, {"layout", "ranks"});
+    LayoutSF l;
+    const std::string lp = pointer_join(ptr, "layout");
+    l.layout = get_index_array(j["layout"], lp, 0, kMaxIndex, "layout offset", static_cast<size_t>(nranks_) + 1);
+    if (l.layout[0] != 0) fail(pointer_join(lp, size_t{0}), "the layout must start at 0, got " + std::to_string(l.layout[0]));
+    for (size_t p = 1; p < l.layout.size(); ++p)
+      if (l.layout[p] < l.layout[p - 1])
+        fail(pointer_join(lp, p), "the layout must be non-decreasing: " + std::to_string(l.layout[p]) + " < " +
+                                      std::to_string(l.layout[p - 1]));
+    const Index total = l.layout.back();
+    const std::string rptr = pointer_join(ptr, "ranks");
+    const Json& ranks = need(j, ptr, "ranks");
+    expect_array(ranks, rptr, "an array with one object per rank", static_cast<size_t>(nranks_));
+    for (int r = 0; r < nranks_; ++r) {
+      const std::string p = pointer_join(rptr, static_cast<size_t>(r));
+      const Json& R = ranks[static_cast<size_t>(r)];
+      expect_object(R, p, "a rank object");
+      check_keys(R, p, {"ilocal", "global"});
+      core::LayoutRank lr;
+      const std::string gp = pointer_join(p, "global");
+      const Json& gl = need(R, p, "global");
+      expect_array(gl, gp, "an array of global root numbers");
+      lr.global.reserve(gl.size());
+      for (size_t k = 0; k < gl.size(); ++k) {
+        const Index v = get_int(gl[k], pointer_join(gp, k), 0, kMaxIndex, "global root number");
+        if (v >= total)
+          fail(pointer_join(gp, k), "global root number " + std::to_string(v) + " is out of range: the layout has " +
+                                        std::to_string(total) + " roots");
+        lr.global.push_back(v);
+      }
+      read_ilocal(R, p, gl.size(), lr.has_ilocal, lr.ilocal);
+      l.ranks.push_back(std::move(lr));
+    }
+    return l;
+  }
+
+  PatternSF read_pattern(const Json& j, const std::string& ptr) const {
+    check_keys(j, ptr, {"pattern", "nroots"});
+    PatternSF p;
+    const std::string pp = pointer_join(ptr, "pattern");
+    const std::string s = get_string(j["pattern"], pp, "a pattern name");
+    if (!core::parse_pattern(s, p.pattern))
+      fail(pp, "unknown pattern " + json_quote(s) + " (expected allgather, gather or alltoall)");
+    const std::string np = pointer_join(ptr, "nroots");
+    p.nroots = get_index_array(need(j, ptr, "nroots"), np, 0, kMaxIndex, "root count", static_cast<size_t>(nranks_));
+    if (p.pattern == core::Pattern::alltoall)
+      for (size_t r = 0; r < p.nroots.size(); ++r)
+        if (p.nroots[r] != nranks_)
+          fail(pointer_join(np, r), "alltoall needs nroots = nranks = " + std::to_string(nranks_) + " on every rank, got " +
+                                        std::to_string(p.nroots[r]));
+    return p;
+  }
+
+  DerivedSF read_derived(const std::string& name, const Json& j, const std::string& ptr, const BuiltTrace::GraphMap& built) const {
+    DerivedSF d;
+    const std::string kp = pointer_join(ptr, "derive");
+    const std::string kind = get_string(j["derive"], kp, "a derive kind");
+    if (!parse_derive_kind(kind, d.kind))
+      fail(kp, "unknown derive kind " + json_quote(kind) +
+                   " (expected multi, compose, compose_inverse, embed_roots, embed_leaves, inverse or concatenate)");
+    const bool embed = d.kind == DeriveKind::embed_roots || d.kind == DeriveKind::embed_leaves;
+    if (embed) check_keys(j, ptr, {"derive", "of", "selected"});
+    else if (d.kind == DeriveKind::concatenate) check_keys(j, ptr, {"derive", "of", "shared_roots"});
+    else check_keys(j, ptr, {"derive", "of"});
+    const std::string op = pointer_join(ptr, "of");
+    const Json& of = need(j, ptr, "of");
+    expect_array(of, op, "an array of SF names");
+    size_t want = 1;
+    if (d.kind == DeriveKind::compose || d.kind == DeriveKind::compose_inverse) want = 2;
+    if (d.kind == DeriveKind::concatenate) {
+      if (of.empty()) fail(op, "concatenate needs at least one SF");
+    } else if (of.size() != want) {
+      fail(op, std::string(derive_kind_name(d.kind)) + " takes " + std::to_string(want) + " SF name" + (want > 1 ? "s" : "") +
+                   ", got " + std::to_string(of.size()));
+    }
+    for (size_t k = 0; k < of.size(); ++k) {
+      const std::string p = pointer_join(op, k);
+      const std::string n = get_string(of[k], p, "an SF name");
+      if (!built.count(n)) {
+        if (n == name) fail(p, "SF " + json_quote(n) + " refers to itself");
+        if (std::find(all_names_.begin(), all_names_.end(), n) != all_names_.end())
+          fail(p, "forward reference to SF " + json_quote(n) + ", which is defined later (an SF may use only SFs defined before it)");
+        fail(p, "unknown SF " + json_quote(n) + " (defined so far: " + join_names(defined_before(name)) + ")");
+      }
+      d.of.push_back(n);
+    }
+    if (embed) {
+      const std::string sp = pointer_join(ptr, "selected");
+      const Json& sel = need(j, ptr, "selected");
+      expect_array(sel, sp, "an array with one index array per rank", static_cast<size_t>(nranks_));
+      const core::Graph& in = *built.at(d.of[0]);
+      for (int r = 0; r < nranks_; ++r) {
+        const bool roots = d.kind == DeriveKind::embed_roots;
+        const Index limit = roots ? in[r].nroots : in[r].nleaves();
+        const std::string rp = pointer_join(sp, static_cast<size_t>(r));
+        std::vector<Index> v = get_index_array(sel[static_cast<size_t>(r)], rp, 0, kMaxIndex, roots ? "root index" : "leaf index");
+        for (size_t k = 0; k < v.size(); ++k)
+          if (v[k] >= limit)
+            fail(pointer_join(rp, k), std::string("selected ") + (roots ? "root " : "leaf ") + std::to_string(v[k]) +
+                                          " is out of range: rank " + std::to_string(r) + " of SF " + json_quote(d.of[0]) +
+                                          " has " + std::to_string(limit) + (roots ? " roots" : " leaves"));
+        d.selected.push_back(std::move(v));
+      }
+    }
+    if (d.kind == DeriveKind::concatenate) {
+      if (auto* s = opt(j, "shared_roots")) {
+        if (!s->is_boolean()) fail(pointer_join(ptr, "shared_roots"), "expected true or false, got " + describe(*s));
+        d.shared_roots = s->get<bool>();
+      }
+    }
+    return d;
+  }
+
+  std::vector<std::string> defined_before(const std::string& name) const {
+    std::vector<std::string> v;
+    for (const auto& n : all_names_) {
+      if (n == name) break;
+      v.push_back(n);
+    }
+    return v;
+  }
+
+  static MemType read_memtype_value(const Reader& rd, const Json& j, const std::string& ptr) {
+    const std::string s = rd.get_string(j, ptr, "a memory type");
+    if (s == "host") return MemType::host;
+    if (s == "device") return MemType::device;
+    rd.fail(ptr, "unknown memory type " + json_quote(s) + " (expected host or device)");
+  }
+
+  OpSpec read_op(const Json& j, const std::string& ptr, const BuiltTrace::GraphMap& built) const {
+    expect_object(j, ptr, "an operation object");
+    check_keys(j, ptr, {"op", "sf", "unit", "bs", "mpi_op", "memtype", "repeat", "overlap_us"});
+    OpSpec o;
+    const std::string opp = pointer_join(ptr, "op");
+    const std::string ops = get_string(need(j, ptr, "op"), opp, "an operation name");
+    if (!parse_op_kind(ops, o.op))
+      fail(opp, "unknown operation " + json_quote(ops) + " (expected bcast, reduce, fetch_and_op, gather, scatter or degree)");
+    const std::string sfp = pointer_join(ptr, "sf");
+    o.sf = get_string(need(j, ptr, "sf"), sfp, "an SF name");
+    if (!built.count(o.sf)) fail(sfp, "unknown SF " + json_quote(o.sf) + " (defined: " + join_names(all_names_) + ")");
+    const std::string up = pointer_join(ptr, "unit");
+    if (auto* u = opt(j, "unit")) {
+      const std::string us = get_string(*u, up, "a unit name");
+      if (!core::parse_unit(us, o.unit))
+        fail(up, "unknown unit " + json_quote(us) + " (expected int32, int64, float32, float64, complex128 or int32_pair)");
+    } else if (o.op != OpKind::degree) {
+      fail(ptr, "missing required key \"unit\"");
+    }
+    if (auto* b = opt(j, "bs")) o.bs = static_cast<int>(get_int(*b, pointer_join(ptr, "bs"), 1, 1 << 20, "block size"));
+    o.mpi_op = default_mpi_op(o.op);
+    const std::string mp = pointer_join(ptr, "mpi_op");
+    if (auto* m = opt(j, "mpi_op")) {
+      if (!op_takes_mpi_op(o.op)) fail(mp, std::string(op_kind_name(o.op)) + " takes no mpi_op");
+      const std::string ms = get_string(*m, mp, "an MPI operation name");
+      if (!core::parse_mpi_op(ms, o.mpi_op))
+        fail(mp, "unknown mpi_op " + json_quote(ms) + " (expected replace, sum, prod, max, min, land, lor, lxor, band, bor, bxor, maxloc or minloc)");
+      if (!core::op_legal(o.unit, o.mpi_op))
+        fail(mp, "mpi_op " + json_quote(ms) + " is not defined on unit " + core::unit_name(o.unit) + " (MPI forbids this combination)");
+    } else if (op_takes_mpi_op(o.op) && !core::op_legal(o.unit, o.mpi_op)) {
+      fail(up, std::string(op_kind_name(o.op)) + " defaults to mpi_op \"" + core::mpi_op_name(o.mpi_op) +
+                   "\", which is not defined on unit " + core::unit_name(o.unit) + "; name a legal mpi_op");
+    }
+    if (auto* m = opt(j, "memtype")) {
+      const std::string p = pointer_join(ptr, "memtype");
+      if (m->is_object()) {
+        check_keys(*m, p, {"root", "leaf"});
+        if (auto* r = opt(*m, "root")) o.root_mem = read_memtype_value(*this, *r, pointer_join(p, "root"));
+        if (auto* l = opt(*m, "leaf")) o.leaf_mem = read_memtype_value(*this, *l, pointer_join(p, "leaf"));
+      } else if (m->is_string()) {
+        o.root_mem = o.leaf_mem = read_memtype_value(*this, *m, p);
+      } else {
+        fail(p, "expected \"host\", \"device\" or {\"root\": ..., \"leaf\": ...}, got " + describe(*m));
+      }
+    }
+    if (auto* r = opt(j, "repeat")) o.repeat = get_int(*r, pointer_join(ptr, "repeat"), 1, Index{1} << 31, "repeat count");
+    if (auto* ov = opt(j, "overlap_us")) {
+      const std::string p = pointer_join(ptr, "overlap_us");
+      if (!ov->is_number()) fail(p, "expected a number of microseconds, got " + describe(*ov));
+      o.overlap_us = ov->get<double>();
+      if (!(o.overlap_us >= 0) || !std::isfinite(o.overlap_us)) fail(p, "overlap_us must be >= 0, got " + ov->dump());
+    }
+    return o;
+  }
+
+  std::string source_;
+  int nranks_ = 0;
+  std::vector<std::string> all_names_;
+};
+
+}  // namespace
+
+BuiltTrace parse_trace(std::string_view text, const std::string& source) { return Reader(source).read(text); }
+
+BuiltTrace read_trace_file(const std::string& path) { return parse_trace(read_text_file(path), path); }
+
+}  // namespace sfr::trace

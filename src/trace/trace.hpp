@@ -1,0 +1,118 @@
+// sf-trace v1 in memory (see ../shared/spec/sf-trace-v1.md and README "Trace format").
+// SF definitions are kept in their original form (explicit, layout, pattern, derived) so that
+// writing a trace back reproduces it; `build_graphs` turns them into core graphs.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/derive.hpp"
+#include "core/graph.hpp"
+#include "core/ops.hpp"
+#include "core/units.hpp"
+
+namespace sfr::trace {
+
+using core::Index;
+
+struct Machine {
+  int ranks_per_node = 1;
+  int ranks_per_socket = 1;
+  int gpus_per_node = 0;
+  bool operator==(const Machine&) const = default;
+};
+
+struct ExplicitSF {
+  std::shared_ptr<const core::Graph> graph;
+  bool operator==(const ExplicitSF& o) const { return *graph == *o.graph; }
+};
+struct LayoutSF {
+  std::vector<Index> layout;
+  std::vector<core::LayoutRank> ranks;
+  bool operator==(const LayoutSF& o) const;
+};
+struct PatternSF {
+  core::Pattern pattern = core::Pattern::allgather;
+  std::vector<Index> nroots;
+  bool operator==(const PatternSF&) const = default;
+};
+
+enum class DeriveKind { multi, compose, compose_inverse, embed_roots, embed_leaves, inverse, concatenate };
+bool parse_derive_kind(std::string_view s, DeriveKind& out);
+const char* derive_kind_name(DeriveKind k);
+
+struct DerivedSF {
+  DeriveKind kind = DeriveKind::multi;
+  std::vector<std::string> of;
+  std::vector<std::vector<Index>> selected;  // embed_roots / embed_leaves
+  bool shared_roots = false;                 // concatenate
+  bool operator==(const DerivedSF&) const = default;
+};
+
+struct SFDef {
+  std::string name;
+  std::variant<ExplicitSF, LayoutSF, PatternSF, DerivedSF> def;
+  bool operator==(const SFDef&) const = default;
+};
+
+enum class OpKind { bcast, reduce, fetch_and_op, gather, scatter, degree };
+bool parse_op_kind(std::string_view s, OpKind& out);
+const char* op_kind_name(OpKind k);
+bool op_takes_mpi_op(OpKind k);       // bcast, reduce, fetch_and_op
+core::MpiOp default_mpi_op(OpKind k); // replace; sum for fetch_and_op
+
+enum class MemType { host, device };
+const char* memtype_name(MemType m);
+
+struct OpSpec {
+  OpKind op = OpKind::bcast;
+  std::string sf;
+  core::Unit unit = core::Unit::float64;
+  int bs = 1;
+  core::MpiOp mpi_op = core::MpiOp::replace;  // meaningful when op_takes_mpi_op(op)
+  MemType root_mem = MemType::host;
+  MemType leaf_mem = MemType::host;
+  Index repeat = 1;
+  double overlap_us = 0;
+  bool operator==(const OpSpec&) const = default;
+};
+
+struct Trace {
+  std::string name;
+  int nranks = 0;
+  std::optional<Machine> machine;
+  std::string meta_json;  // the `meta` object as compact JSON text; empty when absent
+  std::vector<SFDef> sfs;
+  std::vector<OpSpec> ops;
+
+  const SFDef* find_sf(std::string_view name) const;
+  bool operator==(const Trace&) const = default;
+};
+
+// A trace with every SF built into a graph (and multi-SFs built lazily for gather/scatter).
+class BuiltTrace {
+public:
+  using GraphMap = std::map<std::string, std::shared_ptr<const core::Graph>, std::less<>>;
+  explicit BuiltTrace(Trace t);  // throws InputError naming the SF (pointer /sfs/NAME) on failure
+  BuiltTrace(Trace t, GraphMap prebuilt);  // graphs already built (by the reader)
+  const Trace& trace() const { return trace_; }
+  const core::Graph& graph(std::string_view name) const;
+  const core::Graph& multi(std::string_view name) const;  // multi-SF of the named SF
+  const core::Graph& graph_for(const OpSpec& op) const;   // multi for gather/scatter
+
+private:
+  Trace trace_;
+  GraphMap graphs_;
+  mutable GraphMap multis_;
+};
+
+// Locality tier of a rank pair under `machine` (absent machine: every rank its own node).
+enum class Tier { self, socket, node, network };
+const char* tier_name(Tier t);
+Tier tier_of(const std::optional<Machine>& m, int a, int b);
+
+}  // namespace sfr::trace
