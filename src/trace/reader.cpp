@@ -130,6 +130,12 @@ private:
       v = static_cast<Index>(u);
     } else if (j.is_number_integer()) {
       v = j.get<Index>();
+    } else if (j.is_number_float() && std::floor(j.get<double>()) == j.get<double>()) {
+      // JSON has one number type: 2.0 or 1e3 are integers; 1e20 is out of range.
+      const double d = j.get<double>();
+      if (d < static_cast<double>(lo) || d > static_cast<double>(hi))
+        fail(ptr, std::string(what) + " " + j.dump() + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      v = static_cast<Index>(d);
     } else {
       fail(ptr, std::string("expected ") + what + " (an integer), got " + describe(j));
     }

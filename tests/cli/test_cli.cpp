@@ -1,1 +1,149 @@
+// The sf-replay binary end to end: exit statuses, one-line errors, atomic output files.
 #include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support/malformed_cases.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class Cli : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("sfr_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Result run(const std::string& args) {
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const std::string cmd = std::string(SFR_CLI) + " " + args + " >" + out.string() + " 2>" + err.string();
+    const int raw = std::system(cmd.c_str());
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+  }
+  fs::path write(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p;
+  }
+  fs::path dir_;
+};
+
+const std::string kSample = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+
+}  // namespace
+
+TEST_F(Cli, ValidateAcceptsEverySampleTrace) {
+  for (const auto& e : fs::directory_iterator(SFR_TRACES_DIR)) {
+    if (e.path().extension() != ".json") continue;
+    const auto r = run("validate " + e.path().string());
+    EXPECT_EQ(r.status, 0) << e.path() << r.err;
+    EXPECT_NE(r.out.find("valid sf-trace v1"), std::string::npos);
+  }
+}
+
+TEST_F(Cli, MalformedTracesExitTwoWithOnePointedLine) {
+  for (const auto& c : sfr_test::malformed_cases()) {
+    const fs::path p = write(c.name + ".json", c.text);
+    const auto r = run("validate " + p.string());
+    EXPECT_EQ(r.status, 2) << c.name << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.name;
+    ASSERT_FALSE(r.err.empty()) << c.name;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.name << ": " << r.err;
+    EXPECT_NE(r.err.find(p.string()), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.where), std::string::npos) << c.name << ": " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.name << ": " << r.err;
+  }
+}
+
+TEST_F(Cli, FailingRunLeavesNoDumpFile) {
+  const auto cases = sfr_test::malformed_cases();
+  for (size_t i = 0; i < cases.size(); i += 7) {
+    const fs::path p = write("bad.json", cases[i].text);
+    const fs::path dump = dir_ / "dump.json";
+    const auto r = run("run --reference " + p.string() + " --dump " + dump.string());
+    EXPECT_EQ(r.status, 2) << cases[i].name;
+    EXPECT_FALSE(fs::exists(dump)) << cases[i].name;
+  }
+  for (const auto& e : fs::directory_iterator(dir_)) EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos);
+}
+
+TEST_F(Cli, RunReferenceWritesCompleteDump) {
+  const fs::path dump = dir_ / "dump.json";
+  const auto r = run("run " + kSample + " --reference --dump " + dump.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(dump));
+  EXPECT_EQ(j["format"], "sf-dump");
+  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["trace"], "handmade-4");
+  ASSERT_EQ(j["ops"].size(), 25u);
+  EXPECT_EQ(j["ops"][0]["ranks"][0]["leafdata"], nlohmann::json::parse("[32,14,3,40,35]"));
+  EXPECT_EQ(j["ops"][13]["op"], "degree");
+  EXPECT_EQ(j["ops"][13]["ranks"][0]["degree"], nlohmann::json::parse("[1,3,0]"));
+}
+
+TEST_F(Cli, UnwritableDumpIsCleanError) {
+  const auto r = run("run " + kSample + " --reference --dump /nonexistent-dir/dump.json");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("/nonexistent-dir/dump.json"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, InspectTableAndJson) {
+  auto r = run("inspect " + kSample);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("messages (rank pairs)"), std::string::npos);
+  r = run("inspect " + kSample + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["trace"], "handmade-4");
+}
+
+TEST_F(Cli, ReportWritesMarkdown) {
+  const fs::path md = dir_ / "r.md";
+  const auto r = run("report " + kSample + " -o " + md.string() + " --reference");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string text = slurp(md);
+  EXPECT_NE(text.find("# sf-replay report: handmade-4"), std::string::npos);
+  EXPECT_NE(text.find("| A | explicit |"), std::string::npos);
+}
+
+TEST_F(Cli, UsageErrorsExitTwo) {
+  EXPECT_EQ(run("").status, 2);
+  EXPECT_EQ(run("frobnicate").status, 2);
+  EXPECT_EQ(run("validate").status, 2);
+  EXPECT_EQ(run("inspect " + kSample + " --bogus").status, 2);
+  EXPECT_EQ(run("run " + kSample).status, 2);  // no executor chosen
+  EXPECT_EQ(run("validate /nonexistent/trace.json").status, 2);
+}
+
+TEST_F(Cli, HelpForEverySubcommand) {
+  for (const char* c : {"validate", "inspect", "run", "report"}) {
+    const auto r = run(std::string(c) + " --help");
+    EXPECT_EQ(r.status, 0) << c;
+    EXPECT_NE(r.out.find("usage: sf-replay"), std::string::npos) << c;
+  }
+  EXPECT_EQ(run("--help").status, 0);
+}
