@@ -19,6 +19,9 @@ int cmd_validate(const Args& args);
 int cmd_inspect(const Args& args);
 int cmd_run(const Args& args);
 int cmd_report(const Args& args);
+int cmd_generate(const Args& args);
+int cmd_simulate(const Args& args);
+int cmd_compare(const Args& args);
 
 const std::vector<Command>& commands();
 
