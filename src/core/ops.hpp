@@ -34,6 +34,19 @@ template <class T> inline constexpr bool is_pair_v = std::is_same_v<T, Int32Pair
 template <class T> inline constexpr bool is_integer_v = std::is_integral_v<T>;
 template <class T> inline constexpr bool is_arith_v = std::is_arithmetic_v<T> || is_complex_v<T>;
 
+// Integer sum/product wrap around (two's complement) instead of overflowing, as MPI
+// implementations do in practice: products of many leaves overflow quickly.
+template <class T>
+SFR_HD T wrapping_add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+  else return a + b;
+}
+template <class T>
+SFR_HD T wrapping_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(b));
+  else return a * b;
+}
+
 // Each functor: static legal<T>, and apply(dst, src) doing dst = dst OP src.
 struct OpReplace {
   template <class T> static constexpr bool legal = true;
@@ -41,11 +54,11 @@ struct OpReplace {
 };
 struct OpSum {
   template <class T> static constexpr bool legal = is_arith_v<T>;
-  template <class T> SFR_HD static void apply(T& d, const T& s) { d = d + s; }
+  template <class T> SFR_HD static void apply(T& d, const T& s) { d = wrapping_add(d, s); }
 };
 struct OpProd {
   template <class T> static constexpr bool legal = is_arith_v<T>;
-  template <class T> SFR_HD static void apply(T& d, const T& s) { d = d * s; }
+  template <class T> SFR_HD static void apply(T& d, const T& s) { d = wrapping_mul(d, s); }
 };
 struct OpMax {
   template <class T> static constexpr bool legal = std::is_arithmetic_v<T>;

@@ -1,0 +1,101 @@
+#include <gtest/gtest.h>
+
+#include "exec/dump_check.hpp"
+#include "exec/reference/reference.hpp"
+#include "support/graphs.hpp"
+#include "trace/dump.hpp"
+#include "trace/reader.hpp"
+
+using namespace sfr;
+using namespace sfr_test;
+
+namespace {
+std::string reference_dump(const trace::BuiltTrace& t) {
+  std::vector<trace::DumpEntry> e;
+  for (size_t i = 0; i < t.trace().ops.size(); ++i) e.push_back({i, &t.trace().ops[i], exec::reference::run_op(t, t.trace().ops[i])});
+  return trace::write_dump(t.trace().name, e);
+}
+
+// Root (0,0) with a self leaf (rank 0, pos 0) and a leaf of rank 1 at pos 0; root (0,1) with two
+// leaves of rank 1 (pos 1, 2).
+trace::BuiltTrace two_rank(const std::string& ops) {
+  return trace::parse_trace(R"({"name": "t", "nranks": 2, "sfs": {"S": {"ranks": [
+      {"nroots": 2, "remote_rank": [0], "remote_index": [0]},
+      {"nroots": 0, "remote_rank": [0, 0, 0], "remote_index": [0, 1, 1]}]}}, "ops": [)" + ops + "]}",
+                            "t");
+}
+
+std::string one_op_dump(const std::string& op, const std::string& rank0, const std::string& rank1) {
+  return R"({"format": "sf-dump", "version": 1, "trace": "t", "ops": [{"index": 0, )" + op + R"(, "ranks": [)" + rank0 + "," +
+         rank1 + "]}]}";
+}
+}  // namespace
+
+TEST(DumpCheck, ReferenceDumpOfSampleTraceConforms) {
+  const auto t = trace::read_trace_file(std::string(SFR_TRACES_DIR) + "/handmade-4.json");
+  const auto res = exec::check_dump(t, reference_dump(t), "ref");
+  EXPECT_TRUE(res.ok()) << res.problems.front();
+  EXPECT_EQ(res.ops_checked, t.trace().ops.size());
+}
+
+TEST(DumpCheck, CorruptValueIsNamed) {
+  const auto t = trace::read_trace_file(std::string(SFR_TRACES_DIR) + "/handmade-4.json");
+  std::string d = reference_dump(t);
+  const auto pos = d.find("[32,14,3,40,35]");
+  ASSERT_NE(pos, std::string::npos);
+  d.replace(pos, 15, "[32,14,3,40,36]");
+  const auto res = exec::check_dump(t, d, "bad");
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.problems[0].find("/ops/0/ranks/0/leafdata"), std::string::npos) << res.problems[0];
+}
+
+TEST(DumpCheck, MissingOpIsReported) {
+  const auto t = two_rank(R"({"op": "degree", "sf": "S"})");
+  const auto res = exec::check_dump(t, R"({"format": "sf-dump", "version": 1, "trace": "t", "ops": []})", "d");
+  EXPECT_FALSE(res.ok());
+  EXPECT_TRUE(exec::check_dump(t, R"({"format": "sf-dump", "version": 1, "trace": "t", "ops": []})", "d", {0}).ok());
+}
+
+TEST(DumpCheck, FetchAndOpAcceptsAnySerialOrderOnly) {
+  // int64 sum. Root (0,0): g=1; leaves h(0,0)=1 (self), h(1,0)=18. Root (0,1): g=32; leaves
+  // h(1,1)=31, h(1,2)=44. Leaf updates must chain: 1 -> ... and 32 -> ...
+  const auto t = two_rank(R"({"op": "fetch_and_op", "sf": "S", "unit": "int64"})");
+  const std::string op = R"("op": "fetch_and_op", "sf": "S")";
+  // PETSc order (self first; rank 1 by position).
+  EXPECT_TRUE(exec::check_dump(t, one_op_dump(op, R"({"rootdata": [20, 107], "leafupdate": [1]})",
+                                              R"({"rootdata": [], "leafupdate": [2, 32, 63]})"), "d").ok());
+  // Another serial order: rank 1 before the self leaf; pos 2 before pos 1.
+  EXPECT_TRUE(exec::check_dump(t, one_op_dump(op, R"({"rootdata": [20, 107], "leafupdate": [19]})",
+                                              R"({"rootdata": [], "leafupdate": [1, 76, 32]})"), "d").ok());
+  // Not a serial order: two leaves fetched the same value.
+  EXPECT_FALSE(exec::check_dump(t, one_op_dump(op, R"({"rootdata": [20, 107], "leafupdate": [1]})",
+                                               R"({"rootdata": [], "leafupdate": [1, 32, 63]})"), "d").ok());
+  // Right updates, wrong final root.
+  EXPECT_FALSE(exec::check_dump(t, one_op_dump(op, R"({"rootdata": [21, 107], "leafupdate": [1]})",
+                                               R"({"rootdata": [], "leafupdate": [2, 32, 63]})"), "d").ok());
+}
+
+TEST(DumpCheck, ReplaceReduceAcceptsAnyLeafOfTheRoot) {
+  const auto t = two_rank(R"({"op": "reduce", "sf": "S", "unit": "int32"})");
+  const std::string op = R"("op": "reduce", "sf": "S")";
+  EXPECT_TRUE(exec::check_dump(t, one_op_dump(op, R"({"rootdata": [18, 44]})", R"({"rootdata": []})"), "d").ok());
+  EXPECT_TRUE(exec::check_dump(t, one_op_dump(op, R"({"rootdata": [1, 31]})", R"({"rootdata": []})"), "d").ok());
+  EXPECT_FALSE(exec::check_dump(t, one_op_dump(op, R"({"rootdata": [1, 32]})", R"({"rootdata": []})"), "d").ok());
+}
+
+TEST(DumpCheck, GatherPermutesOnlyWithinOneLeafRank) {
+  // Multi-roots of rank 0: root 0 -> slots 0 (rank 0 leaf), 1 (rank 1 leaf); root 1 -> slots 2, 3
+  // (both rank 1: positions 1, 2 with h = 31, 44).
+  const auto t = two_rank(R"({"op": "gather", "sf": "S", "unit": "int32"})");
+  const std::string op = R"("op": "gather", "sf": "S")";
+  EXPECT_TRUE(exec::check_dump(t, one_op_dump(op, R"({"multirootdata": [1, 18, 31, 44]})", R"({"multirootdata": []})"), "d").ok());
+  EXPECT_TRUE(exec::check_dump(t, one_op_dump(op, R"({"multirootdata": [1, 18, 44, 31]})", R"({"multirootdata": []})"), "d").ok());
+  EXPECT_FALSE(exec::check_dump(t, one_op_dump(op, R"({"multirootdata": [18, 1, 31, 44]})", R"({"multirootdata": []})"), "d").ok());
+}
+
+TEST(DumpCheck, WrongShapeIsAProblemNotACrash) {
+  const auto t = two_rank(R"({"op": "bcast", "sf": "S", "unit": "complex128"})");
+  const auto res = exec::check_dump(t, one_op_dump(R"("op": "bcast", "sf": "S")", R"({"leafdata": [1]})", R"({"leafdata": "x"})"), "d");
+  EXPECT_FALSE(res.ok());
+  EXPECT_NE(res.problems[0].find("/ops/0/ranks/0/leafdata"), std::string::npos);
+}
