@@ -31,6 +31,10 @@ std::string slurp(const fs::path& p) {
 }
 
 void differential(const fs::path& trace_file, const std::string& sf_type = "basic") {
+  // mpiexec as root (containers, CI) and more ranks than cores.
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
   const auto t = trace::read_trace_file(trace_file.string());
   const fs::path out = fs::temp_directory_path() / ("sfr_petsc_" + std::to_string(::getpid()) + "_" + trace_file.filename().string());
   const std::string cmd = std::string(SFR_MPIEXEC) + " -n " + std::to_string(t.trace().nranks) + " --oversubscribe " + SFR_PETSC_DUMP + " " +
