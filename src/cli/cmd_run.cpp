@@ -1,4 +1,9 @@
+// sf-replay run: the serial reference executor (--reference, no MPI) or the MPI executor
+// (mpirun -np P sf-replay run TRACE --backend B ...). Under MPI every rank validates the same
+// inputs; on bad input rank 0 prints the one-line error and every rank exits with status 2.
 #include <iostream>
+#include <optional>
+#include <sstream>
 
 #include "cli/options.hpp"
 #include "core/error.hpp"
@@ -7,31 +12,138 @@
 #include "trace/output_file.hpp"
 #include "trace/reader.hpp"
 
+#ifdef HAVE_SFREPLAY_MPI
+#include <mpi.h>
+
+#include "exec/mpi/runner.hpp"
+#include "exec/mpi/star_forest.hpp"
+#endif
+
 namespace sfr::cli {
 
-int cmd_run(const Args& args) {
-  po::options_description opts("run options");
-  std::string file, dump;
+namespace {
+
+struct RunArgs {
+  std::string file, dump, timing, backend = "basic";
   bool reference = false;
-  opts.add_options()("trace", po::value(&file)->required(), "trace file")(
-      "reference", po::bool_switch(&reference), "use the serial reference executor (all ranks in this process, no MPI)")(
-      "dump", po::value(&dump), "write the sf-dump v1 conformance dump to this file (atomically)");
-  po::positional_options_description pos;
-  pos.add("trace", 1);
-  po::variables_map vm;
-  if (parse_options("run", "TRACE --reference [--dump FILE]", args, opts, pos, vm)) return 0;
-  if (!reference)
-    throw InputError("--reference", "this build runs traces with the serial reference executor only; pass --reference");
-  const auto t = trace::read_trace_file(file);
+  int warmup = 2, iters = 10;
+};
+
+int run_reference(const RunArgs& a) {
+  const auto t = trace::read_trace_file(a.file);
   std::vector<trace::DumpEntry> entries;
   for (size_t i = 0; i < t.trace().ops.size(); ++i) {
     const auto& op = t.trace().ops[i];
     entries.push_back({i, &op, exec::reference::run_op(t, op)});
   }
-  if (!dump.empty()) trace::write_file_atomic(dump, trace::write_dump(t.trace().name, entries));
+  if (!a.dump.empty()) trace::write_file_atomic(a.dump, trace::write_dump(t.trace().name, entries));
   std::cout << "ran " << entries.size() << " ops of " << t.trace().name << " on " << t.trace().nranks
-            << " ranks with the reference executor" << (dump.empty() ? "" : "; dump written to " + dump) << "\n";
+            << " ranks with the reference executor" << (a.dump.empty() ? "" : "; dump written to " + a.dump) << "\n";
   return 0;
+}
+
+#ifdef HAVE_SFREPLAY_MPI
+std::vector<std::string> split_backends(const std::string& s) {
+  if (s == "all") return {"basic", "neighbor", "window", "alltoallv"};
+  std::vector<std::string> v;
+  std::stringstream ss(s);
+  for (std::string b; std::getline(ss, b, ',');)
+    if (!b.empty()) v.push_back(b);
+  return v;
+}
+
+// Runs `step` on every rank; if it throws InputError anywhere, rank 0 rethrows (its own message,
+// or a generic one) and the other ranks return false so that all exit 2 without a hang.
+template <class F>
+bool agreed(int rank, F&& step) {
+  std::string err;
+  try {
+    step();
+  } catch (const InputError& e) {
+    err = e.what();
+  }
+  int bad = !err.empty(), any = 0;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!any) return true;
+  if (rank == 0) throw InputError("", err.empty() ? "failed on another rank (see its output)" : err);
+  return false;
+}
+
+int run_mpi(const RunArgs& a) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) MPI_Init(nullptr, nullptr);
+  struct Finalizer {
+    ~Finalizer() {
+      int done = 0;
+      MPI_Finalized(&done);
+      if (!done) MPI_Finalize();
+    }
+  } finalizer;
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::optional<trace::BuiltTrace> t;
+  const auto backends = split_backends(a.backend);
+  if (!agreed(rank, [&] {
+        if (backends.empty()) throw InputError("--backend", "no backend given");
+        t.emplace(trace::read_trace_file(a.file));
+        if (t->trace().nranks != size)
+          throw InputError(a.file, "trace \"" + t->trace().name + "\" needs " + std::to_string(t->trace().nranks) + " ranks but this run has " +
+                                       std::to_string(size) + " (use mpirun -np " + std::to_string(t->trace().nranks) + ")");
+        for (const auto& b : backends) exec::mpi::check_backend(*t, b);
+      }))
+    return 2;
+  if (!a.dump.empty()) {
+    const std::string text = exec::mpi::conformance_dump(MPI_COMM_WORLD, *t, backends.front());
+    if (!agreed(rank, [&] {
+          if (rank == 0) trace::write_file_atomic(a.dump, text);
+        }))
+      return 2;
+  }
+  if (a.iters > 0 && (a.dump.empty() || !a.timing.empty())) {
+    std::vector<exec::mpi::OpTiming> all;
+    for (const auto& b : backends) {
+      auto r = exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, a.warmup, a.iters);
+      all.insert(all.end(), r.begin(), r.end());
+    }
+    if (rank == 0) std::cout << exec::mpi::timing_table(*t, all, a.iters);
+    if (!a.timing.empty() && !agreed(rank, [&] {
+          if (rank == 0) trace::write_file_atomic(a.timing, exec::mpi::timing_json(*t, all, a.warmup, a.iters));
+        }))
+      return 2;
+  }
+  if (rank == 0 && !a.dump.empty()) std::cout << "dump written to " << a.dump << "\n";
+  return 0;
+}
+#endif
+
+}  // namespace
+
+int cmd_run(const Args& args) {
+  po::options_description opts("run options");
+  RunArgs a;
+  opts.add_options()("trace", po::value(&a.file)->required(), "trace file")(
+      "reference", po::bool_switch(&a.reference), "use the serial reference executor (all ranks in this process, no MPI)")(
+      "backend", po::value(&a.backend), "MPI backend: basic (default), neighbor, window, alltoallv, collective, auto; a comma list or all")(
+      "dump", po::value(&a.dump), "write the sf-dump v1 conformance dump to this file (atomically)")(
+      "timing", po::value(&a.timing), "write timings (sf-timing v1 JSON) to this file (atomically)")(
+      "warmup", po::value(&a.warmup), "untimed iterations per op (default 2)")("iters", po::value(&a.iters), "timed iterations per op (default 10)");
+  po::positional_options_description pos;
+  pos.add("trace", 1);
+  po::variables_map vm;
+  if (parse_options("run", "TRACE (--reference | --backend B) [--dump FILE] [--timing FILE] [--warmup N] [--iters N]", args, opts, pos, vm))
+    return 0;
+  if (a.warmup < 0 || a.iters < 0) throw InputError(a.warmup < 0 ? "--warmup" : "--iters", "must be >= 0");
+  if (a.reference) {
+    if (vm.count("backend")) throw InputError("--backend", "--reference and --backend exclude each other");
+    return run_reference(a);
+  }
+#ifdef HAVE_SFREPLAY_MPI
+  return run_mpi(a);
+#else
+  throw InputError("--backend", "this build has no MPI executor; use --reference");
+#endif
 }
 
 }  // namespace sfr::cli

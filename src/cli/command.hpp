@@ -22,6 +22,7 @@ int cmd_report(const Args& args);
 int cmd_generate(const Args& args);
 int cmd_simulate(const Args& args);
 int cmd_compare(const Args& args);
+int cmd_check(const Args& args);
 
 const std::vector<Command>& commands();
 

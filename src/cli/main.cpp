@@ -12,6 +12,7 @@ const std::vector<Command>& commands() {
       {"validate", "check a trace against sf-trace v1 (exit 2 with a pointed message if invalid)", cmd_validate},
       {"inspect", "structure of every SF and op: sizes, degrees, messages, bytes, locality", cmd_inspect},
       {"run", "run the ops of a trace (serial reference executor with --reference) and dump results", cmd_run},
+      {"check", "check a dump from any executor against the reference semantics", cmd_check},
       {"generate", "make a trace from a matrix, a mesh or a synthetic pattern", cmd_generate},
       {"simulate", "predict the time of a trace's ops on a machine model", cmd_simulate},
       {"compare", "rank backends by predicted time on a machine model", cmd_compare},

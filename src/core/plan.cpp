@@ -77,6 +77,15 @@ IndexShape classify_indices(std::span<const Index> idx) {
 
 namespace {
 
+// Leaf indices in ascending position order (PETSc's stored leaf order).
+std::vector<Index> position_order(const RankGraph& rg) {
+  std::vector<Index> order(static_cast<size_t>(rg.nleaves()));
+  for (size_t j = 0; j < order.size(); ++j) order[j] = static_cast<Index>(j);
+  if (rg.has_ilocal && !std::is_sorted(rg.ilocal.begin(), rg.ilocal.end()))
+    std::sort(order.begin(), order.end(), [&](Index a, Index b) { return rg.ilocal[static_cast<size_t>(a)] < rg.ilocal[static_cast<size_t>(b)]; });
+  return order;
+}
+
 void finish_shapes(PeerLists& p) {
   p.shapes.clear();
   for (size_t k = 0; k < p.npeers(); ++k) p.shapes.push_back(classify_indices(p.list(k)));
@@ -114,8 +123,9 @@ std::vector<RankPlan> build_plans(const Graph& g) {
       k = e;
     }
     ls.indices.resize(static_cast<size_t>(ls.offsets.back()));
+    pl.leaf_remote.resize(ls.indices.size());
     std::vector<Index> fill(ls.offsets.begin(), ls.offsets.end() - 1);
-    for (Index j = 0; j < rg.nleaves(); ++j) {
+    for (Index j : position_order(rg)) {
       const int s = rg.remote_rank[static_cast<size_t>(j)];
       if (s == r) {
         pl.self_leaves.push_back(rg.leaf_position(j));
@@ -123,6 +133,7 @@ std::vector<RankPlan> build_plans(const Graph& g) {
         continue;
       }
       const size_t p = static_cast<size_t>(std::lower_bound(ls.peers.begin(), ls.peers.end(), s) - ls.peers.begin());
+      pl.leaf_remote[static_cast<size_t>(fill[p])] = rg.remote_index[static_cast<size_t>(j)];
       ls.indices[static_cast<size_t>(fill[p]++)] = rg.leaf_position(j);
     }
   }
@@ -143,7 +154,7 @@ std::vector<RankPlan> build_plans(const Graph& g) {
   }
   for (int r = 0; r < n; ++r) {
     const RankGraph& rg = g[r];
-    for (Index j = 0; j < rg.nleaves(); ++j) {
+    for (Index j : position_order(rg)) {
       const int s = rg.remote_rank[static_cast<size_t>(j)];
       if (s == r) continue;
       RankPlan& ps = plans[static_cast<size_t>(s)];
@@ -184,6 +195,7 @@ RankPlan build_plan(const Graph& g, int rank) {
   auto plans = build_plans(sub);
   pl.root_side = std::move(plans[static_cast<size_t>(rank)].root_side);
   pl.leaf_side = std::move(plans[static_cast<size_t>(rank)].leaf_side);
+  pl.leaf_remote = std::move(plans[static_cast<size_t>(rank)].leaf_remote);
   pl.self_roots = std::move(plans[static_cast<size_t>(rank)].self_roots);
   pl.self_leaves = std::move(plans[static_cast<size_t>(rank)].self_leaves);
   return pl;

@@ -3,7 +3,9 @@
 // split off, and the shape of each index list (contiguous, strided, 3-D sub-block) detected once.
 //
 // Matching rule: element k of rank r's leaf-side list for peer s pairs with element k of rank s's
-// root-side list for peer r. Lists follow the leaf order of the leaf rank (leaf index j ascending).
+// root-side list for peer r. Lists (and the self part) follow the leaf rank's leaves in ascending
+// leaf position, PETSc's stored order, so applying them in peer order reproduces PETSc's
+// application order (self first, then ascending rank, each by position).
 #pragma once
 
 #include <span>
@@ -48,6 +50,7 @@ struct RankPlan {
   Index leafspace = 0;
   PeerLists root_side;   // peers holding leaves of my roots; indices are my root indices
   PeerLists leaf_side;   // peers owning roots of my leaves; indices are my leaf positions
+  std::vector<Index> leaf_remote;  // parallel to leaf_side.indices: the root index on that peer
   std::vector<Index> self_roots;   // self part: self_leaves[k] <- self_roots[k]
   std::vector<Index> self_leaves;
 };

@@ -11,7 +11,8 @@ TEST(Plan, PeersListsAndSelfPartOfHandmadeGraph) {
   // Rank 0 leaves: pos4->(1,0), pos0->(0,1) self, pos2->(2,1).
   const auto& p0 = plans[0];
   EXPECT_EQ(p0.leaf_side.peers, (std::vector<int>{1, 2}));
-  EXPECT_EQ(p0.leaf_side.indices, (std::vector<Index>{4, 2}));
+  EXPECT_EQ(p0.leaf_side.indices, (std::vector<Index>{4, 2}));  // peer 1: pos 4; peer 2: pos 2
+  EXPECT_EQ(p0.leaf_remote, (std::vector<Index>{0, 1}));
   EXPECT_EQ(p0.self_leaves, (std::vector<Index>{0}));
   EXPECT_EQ(p0.self_roots, (std::vector<Index>{1}));
   // Rank 0 roots are read by rank 1 (pos0->(0,1), pos1->(0,0)) and rank 2 (pos3->(0,1)).
@@ -55,6 +56,7 @@ TEST(Plan, SingleRankPlanEqualsAllRanksPlan) {
     EXPECT_EQ(one.root_side.peers, all[static_cast<size_t>(r)].root_side.peers);
     EXPECT_EQ(one.root_side.indices, all[static_cast<size_t>(r)].root_side.indices);
     EXPECT_EQ(one.leaf_side.indices, all[static_cast<size_t>(r)].leaf_side.indices);
+    EXPECT_EQ(one.leaf_remote, all[static_cast<size_t>(r)].leaf_remote);
     EXPECT_EQ(one.self_roots, all[static_cast<size_t>(r)].self_roots);
     EXPECT_EQ(one.leafspace, all[static_cast<size_t>(r)].leafspace);
   }

@@ -1,0 +1,26 @@
+// sf-replay check TRACE DUMP: does a dump (from any executor) conform to the reference semantics?
+#include <iostream>
+
+#include "cli/options.hpp"
+#include "exec/dump_check.hpp"
+#include "trace/json_strict.hpp"
+#include "trace/reader.hpp"
+
+namespace sfr::cli {
+
+int cmd_check(const Args& args) {
+  po::options_description opts("check options");
+  std::string file, dump;
+  opts.add_options()("trace", po::value(&file)->required(), "trace file")("dump", po::value(&dump)->required(), "sf-dump v1 file to check");
+  po::positional_options_description pos;
+  pos.add("trace", 1).add("dump", 1);
+  po::variables_map vm;
+  if (parse_options("check", "TRACE DUMP", args, opts, pos, vm)) return 0;
+  const auto t = trace::read_trace_file(file);
+  const auto res = exec::check_dump(t, trace::read_text_file(dump), dump);
+  for (const auto& p : res.problems) std::cout << dump << ": " << p << "\n";
+  std::cout << dump << ": " << res.ops_checked << " ops checked, " << (res.ok() ? "conforms" : "does NOT conform") << "\n";
+  return res.ok() ? 0 : 1;
+}
+
+}  // namespace sfr::cli

@@ -1,0 +1,35 @@
+// alltoallv: one MPI_Ialltoallv over the whole communicator, zero counts for non-neighbours.
+#include "exec/mpi/backend.hpp"
+#include "exec/mpi/vector_collective.hpp"
+
+namespace sfr::exec::mpi {
+namespace {
+
+class Alltoallv final : public Backend {
+public:
+  // Nonblocking collectives run on a private duplicate made at setup: on Open MPI 4.1 a later
+  // MPI_Comm_dup of a communicator that carried them (the multi-SF's setup) can hang.
+  explicit Alltoallv(StarForest& sf) { MPI_Comm_dup(sf.comm(), &comm_); }
+  ~Alltoallv() override { MPI_Comm_free(&comm_); }
+  void init_link(StarForest& sf, Link& l) override {
+    int n = 0;
+    MPI_Comm_size(sf.comm(), &n);
+    fill_counts(*l.send, l.scounts, l.sdispls, n);
+    fill_counts(*l.recv, l.rcounts, l.rdispls, n);
+  }
+  void start(StarForest&, InFlight&, Link& l) override {
+    l.requests.resize(1);
+    MPI_Ialltoallv(buf_or_dummy(l.sendbuf), l.scounts.data(), l.sdispls.data(), l.vtype, buf_or_dummy(l.recvbuf), l.rcounts.data(),
+                   l.rdispls.data(), l.vtype, comm_, l.requests.data());
+  }
+  void finish(StarForest&, InFlight&, Link& l) override { MPI_Wait(l.requests.data(), MPI_STATUS_IGNORE); }
+
+private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_alltoallv(StarForest& sf) { return std::make_unique<Alltoallv>(sf); }
+
+}  // namespace sfr::exec::mpi

@@ -1,0 +1,35 @@
+// Internal: the transport step of one backend. The driver (star_forest.cpp) packs, does the self
+// part and unpacks; a backend only moves link->sendbuf to the peers' link->recvbuf (two-sided), or
+// does the one-sided equivalent and says so through InFlight::applied / fetched_in_back.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "exec/mpi/link.hpp"
+
+namespace sfr::exec::mpi {
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  // Once per link, after its buffers are sized (collective).
+  virtual void init_link(StarForest&, Link&) {}
+  virtual void free_link(Link&) {}
+  // Whether begin must pack the sending side into link.sendbuf.
+  virtual bool wants_pack(const InFlight&) const { return true; }
+  virtual void start(StarForest& sf, InFlight& f, Link& l) = 0;
+  virtual void finish(StarForest& sf, InFlight& f, Link& l) = 0;
+  // Rejects what the backend cannot do with a one-line reason (same answer on every rank).
+  virtual void check(const StarForest&, const InFlight&) const {}
+};
+
+std::unique_ptr<Backend> make_basic();
+std::unique_ptr<Backend> make_neighbor(StarForest& sf, bool persistent);
+std::unique_ptr<Backend> make_alltoallv(StarForest& sf);
+std::unique_ptr<Backend> make_window();
+std::unique_ptr<Backend> make_collective(StarForest& sf, const core::Graph& g);
+// Why the collective backend cannot run a (graph, op) pair; empty when it can.
+std::string collective_refuses(const core::Graph& g, Flow kind, core::MpiOp op);
+
+}  // namespace sfr::exec::mpi

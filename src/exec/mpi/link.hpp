@@ -1,0 +1,50 @@
+// Internal: a link holds the buffers and backend state of one exchange in flight, and the record
+// of an op between its begin and end.
+#pragma once
+
+#include <cstddef>
+#include <mpi.h>
+#include <vector>
+
+#include "exec/mpi/star_forest.hpp"
+
+namespace sfr::exec::mpi {
+
+struct Link {
+  Direction dir = Direction::root_to_leaf;
+  std::size_t vbytes = 0;
+  int tag = 0;
+  bool busy = false;
+  const core::PeerLists* send = nullptr;  // my lists on the sending side (indices into my data)
+  const core::PeerLists* recv = nullptr;
+  std::vector<std::byte> sendbuf, recvbuf;  // concatenated per-peer blocks, peer order
+  // Backend state.
+  std::vector<MPI_Request> requests;
+  std::vector<int> scounts, sdispls, rcounts, rdispls;  // in vertices (with `vtype`)
+  MPI_Datatype vtype = MPI_DATATYPE_NULL;  // one vertex as MPI_BYTE blocks
+  MPI_Win win = MPI_WIN_NULL;
+  std::vector<std::byte> winbuf;
+
+  std::byte* send_block(std::size_t p) { return sendbuf.data() + static_cast<std::size_t>(send->offsets[p]) * vbytes; }
+  std::byte* recv_block(std::size_t p) { return recvbuf.data() + static_cast<std::size_t>(recv->offsets[p]) * vbytes; }
+};
+
+enum class Flow { bcast, reduce, fetch_and_op };
+
+// An op between begin and end.
+struct InFlight {
+  Flow kind = Flow::bcast;
+  core::Unit unit = core::Unit::float64;
+  int bs = 1;
+  core::MpiOp op = core::MpiOp::replace;
+  std::byte* rootdata = nullptr;
+  std::byte* leafdata = nullptr;      // const for reduce / fetch (never written)
+  std::byte* leafupdate = nullptr;    // fetch_and_op
+  Link* link = nullptr;               // the exchange (leaf->root for reduce/fetch)
+  Link* back = nullptr;               // fetch_and_op: root->leaf return of fetched values
+  StarForest* sf = nullptr;           // the SF that runs it (the multi-SF for gather/scatter)
+  bool applied = false;               // backend already applied the data at the destination
+  bool fetched_in_back = false;       // fetch: backend delivered fetched values in back->recvbuf
+};
+
+}  // namespace sfr::exec::mpi

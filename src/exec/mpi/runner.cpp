@@ -1,0 +1,263 @@
+#include "exec/mpi/runner.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+
+#include "core/error.hpp"
+#include "exec/conformance.hpp"
+#include "exec/mpi/backend.hpp"
+#include "exec/mpi/star_forest.hpp"
+#include "trace/dump.hpp"
+#include "trace/json_out.hpp"
+#include "trace/json_strict.hpp"
+
+namespace sfr::exec::mpi {
+
+using trace::OpKind;
+
+namespace {
+
+int rank_of(MPI_Comm c) {
+  int r = 0;
+  MPI_Comm_rank(c, &r);
+  return r;
+}
+
+// SFs built once per (name, backend) and reused by every op on them.
+class SFCache {
+public:
+  SFCache(MPI_Comm comm, const trace::BuiltTrace& t, std::string backend) : comm_(comm), t_(t), backend_(std::move(backend)) {}
+  StarForest& get(const std::string& name) {
+    auto it = sfs_.find(name);
+    if (it == sfs_.end()) it = sfs_.emplace(name, std::make_unique<StarForest>(comm_, t_.graph(name), backend_)).first;
+    return *it->second;
+  }
+
+private:
+  MPI_Comm comm_;
+  const trace::BuiltTrace& t_;
+  std::string backend_;
+  std::map<std::string, std::unique_ptr<StarForest>> sfs_;
+};
+
+// This rank's buffers of one op, filled with conformance data.
+struct OpBuffers {
+  Buffer root, leaf, update;
+};
+
+OpBuffers make_buffers(const trace::BuiltTrace& t, const trace::OpSpec& op, int me) {
+  const core::Graph& g = t.graph_for(op);
+  Index root_off = 0, leaf_off = 0;
+  for (int r = 0; r < me; ++r) {
+    root_off += g[r].nroots;
+    leaf_off += g[r].leafspace();
+  }
+  const auto mop = effective_mpi_op(op);
+  OpBuffers b;
+  const core::Unit u = op.op == OpKind::degree ? core::Unit::int64 : op.unit;
+  const int bs = op.op == OpKind::degree ? 1 : op.bs;
+  if (op.op == OpKind::gather) b.root = Buffer(u, bs, g[me].nroots);
+  else b.root = conformance_input(Side::root, u, bs, mop, me, g[me].nroots, root_off);
+  b.leaf = conformance_input(Side::leaf, u, bs, mop, me, g[me].leafspace(), leaf_off);
+  if (op.op == OpKind::fetch_and_op) b.update = Buffer(u, bs, g[me].leafspace());
+  return b;
+}
+
+StarForest::Handle begin(StarForest& sf, const trace::OpSpec& op, OpBuffers& b) {
+  switch (op.op) {
+    case OpKind::bcast: return sf.bcast_begin(op.unit, op.bs, op.mpi_op, b.root.bytes.data(), b.leaf.bytes.data());
+    case OpKind::reduce: return sf.reduce_begin(op.unit, op.bs, op.mpi_op, b.leaf.bytes.data(), b.root.bytes.data());
+    case OpKind::fetch_and_op:
+      return sf.fetch_and_op_begin(op.unit, op.bs, op.mpi_op, b.root.bytes.data(), b.leaf.bytes.data(), b.update.bytes.data());
+    case OpKind::gather: return sf.gather_begin(op.unit, op.bs, b.leaf.bytes.data(), b.root.bytes.data());
+    case OpKind::scatter: return sf.scatter_begin(op.unit, op.bs, b.root.bytes.data(), b.leaf.bytes.data());
+    case OpKind::degree: {
+      // Degree is a SUM reduce of ones (what PetscSFComputeDegree does).
+      std::fill(b.leaf.as<std::int64_t>(), b.leaf.as<std::int64_t>() + b.leaf.count, 1);
+      std::fill(b.root.as<std::int64_t>(), b.root.as<std::int64_t>() + b.root.count, 0);
+      return sf.reduce_begin(core::Unit::int64, 1, core::MpiOp::sum, b.leaf.bytes.data(), b.root.bytes.data());
+    }
+  }
+  throw std::logic_error("unknown op");
+}
+
+std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  const int me = rank_of(comm);
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
+  MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm);
+  int total = 0;
+  for (int r = 0; r < size; ++r) {
+    displs[static_cast<std::size_t>(r)] = total;
+    total += lens[static_cast<std::size_t>(r)];
+  }
+  std::string all(static_cast<std::size_t>(me == 0 ? total : 0), '\0');
+  MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, comm);
+  std::vector<std::string> out;
+  if (me == 0)
+    for (int r = 0; r < size; ++r)
+      out.push_back(all.substr(static_cast<std::size_t>(displs[static_cast<std::size_t>(r)]), static_cast<std::size_t>(lens[static_cast<std::size_t>(r)])));
+  return out;
+}
+
+// Busy compute of `us` microseconds (the overlap window between begin and end).
+void compute_for(double us) {
+  if (us <= 0) return;
+  const double until = MPI_Wtime() + us * 1e-6;
+  while (MPI_Wtime() < until) {
+  }
+}
+
+}  // namespace
+
+void check_backend(const trace::BuiltTrace& t, const std::string& backend) {
+  const auto names = backend_names();
+  if (std::find(names.begin(), names.end(), backend) == names.end()) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw InputError("--backend", "unknown backend \"" + backend + "\" (expected one of " + list + ")");
+  }
+  if (backend != "collective") return;
+  for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
+    const auto& op = t.trace().ops[i];
+    const OpKind k = op.op;
+    const Flow kind = (k == OpKind::bcast || k == OpKind::scatter) ? Flow::bcast
+                      : k == OpKind::fetch_and_op                ? Flow::fetch_and_op
+                                                                 : Flow::reduce;
+    const core::MpiOp mop = (k == OpKind::bcast || k == OpKind::reduce || k == OpKind::fetch_and_op) ? op.mpi_op
+                            : k == OpKind::degree                                                     ? core::MpiOp::sum
+                                                                                                      : core::MpiOp::replace;
+    const std::string why = collective_refuses(t.graph_for(op), kind, mop);
+    if (!why.empty()) throw InputError("/ops/" + std::to_string(i), why);
+  }
+}
+
+std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend) {
+  SFCache cache(comm, t, backend);
+  const int me = rank_of(comm);
+  std::string body;
+  for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
+    const auto& op = t.trace().ops[i];
+    OpBuffers b = make_buffers(t, op, me);
+    cache.get(op.sf).end(begin(cache.get(op.sf), op, b));
+    std::string mine = "{";
+    auto put = [&](const char* name, const Buffer& buf) {
+      if (mine.size() > 1) mine += ", ";
+      mine += std::string("\"") + name + "\": ";
+      trace::append_buffer_numbers(mine, buf);
+    };
+    switch (op.op) {
+      case OpKind::bcast:
+      case OpKind::scatter: put("leafdata", b.leaf); break;
+      case OpKind::reduce: put("rootdata", b.root); break;
+      case OpKind::gather: put("multirootdata", b.root); break;
+      case OpKind::fetch_and_op:
+        put("rootdata", b.root);
+        put("leafupdate", b.update);
+        break;
+      case OpKind::degree: put("degree", b.root); break;
+    }
+    mine += "}";
+    const auto all = gather_strings(comm, mine);
+    if (me == 0) {
+      body += std::string(body.empty() ? "" : ",\n") + "  {\"index\": " + std::to_string(i) + ", \"op\": \"" + trace::op_kind_name(op.op) +
+              "\", \"sf\": " + trace::json_quote(op.sf) + ",\n   \"ranks\": [\n    ";
+      for (std::size_t r = 0; r < all.size(); ++r) body += (r ? ",\n    " : "") + all[r];
+      body += "\n   ]}";
+    }
+  }
+  if (me != 0) return "";
+  return "{\"format\": \"sf-dump\", \"version\": 1, \"trace\": " + trace::json_quote(t.trace().name) + ",\n \"ops\": [\n" + body + "\n ]}\n";
+}
+
+std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters) {
+  SFCache cache(comm, t, backend);
+  const int me = rank_of(comm);
+  std::vector<OpTiming> out;
+  for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
+    const auto& op = t.trace().ops[i];
+    StarForest& sf = cache.get(op.sf);
+    OpBuffers b = make_buffers(t, op, me);
+    // Volume of one execution, summed over ranks.
+    const core::Graph& g = t.graph_for(op);
+    const core::RankPlan& pl = (op.op == OpKind::gather || op.op == OpKind::scatter) ? core::build_plan(g, me) : sf.plan();
+    const long long vb = op.op == OpKind::degree ? 8 : static_cast<long long>(core::unit_size(op.unit)) * op.bs;
+    long long local[2] = {static_cast<long long>(pl.leaf_side.indices.size()) * vb * (op.op == OpKind::fetch_and_op ? 2 : 1),
+                          static_cast<long long>(pl.leaf_side.npeers()) * (op.op == OpKind::fetch_and_op ? 2 : 1)};
+    long long total[2] = {0, 0};
+    MPI_Allreduce(local, total, 2, MPI_LONG_LONG, MPI_SUM, comm);
+    std::vector<double> samples;
+    for (int it = 0; it < warmup + iters; ++it) {
+      MPI_Barrier(comm);
+      const double t0 = MPI_Wtime();
+      for (Index rep = 0; rep < op.repeat; ++rep) {
+        const auto h = begin(sf, op, b);
+        compute_for(op.overlap_us);
+        sf.end(h);
+      }
+      double dt = MPI_Wtime() - t0, mx = 0;
+      MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);
+      if (it >= warmup) samples.push_back(mx * 1e6);
+    }
+    std::sort(samples.begin(), samples.end());
+    OpTiming r;
+    r.index = i;
+    r.backend = backend;
+    r.bytes = total[0];
+    r.messages = total[1];
+    if (!samples.empty()) {
+      r.min_us = samples.front();
+      r.max_us = samples.back();
+      const std::size_t n = samples.size();
+      r.median_us = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>& res, int iters) {
+  std::string o;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "# sf-replay run: %s on %d ranks, %d timed iterations (max over ranks per iteration)\n", t.trace().name.c_str(),
+                t.trace().nranks, iters);
+  o += buf;
+  std::snprintf(buf, sizeof buf, "# %-4s %-12s %-12s %-10s %-11s %3s %12s %8s %12s %12s %12s\n", "op#", "op", "sf", "backend", "unit", "bs", "bytes",
+                "msgs", "min(us)", "median(us)", "max(us)");
+  o += buf;
+  for (const auto& r : res) {
+    const auto& op = t.trace().ops[r.index];
+    std::snprintf(buf, sizeof buf, "  %-4zu %-12s %-12s %-10s %-11s %3d %12lld %8lld %12.2f %12.2f %12.2f\n", r.index, trace::op_kind_name(op.op),
+                  op.sf.c_str(), r.backend.c_str(), op.op == OpKind::degree ? "-" : core::unit_name(op.unit), op.bs, r.bytes, r.messages, r.min_us,
+                  r.median_us, r.max_us);
+    o += buf;
+  }
+  return o;
+}
+
+std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& res, int warmup, int iters) {
+  std::string o = "{\"format\": \"sf-timing\", \"version\": 1, \"trace\": " + trace::json_quote(t.trace().name) +
+                  ", \"nranks\": " + std::to_string(t.trace().nranks) + ", \"warmup\": " + std::to_string(warmup) +
+                  ", \"iters\": " + std::to_string(iters) + ",\n \"results\": [\n";
+  for (std::size_t k = 0; k < res.size(); ++k) {
+    const auto& r = res[k];
+    const auto& op = t.trace().ops[r.index];
+    o += "  {\"index\": " + std::to_string(r.index) + ", \"op\": \"" + trace::op_kind_name(op.op) + "\", \"sf\": " + trace::json_quote(op.sf) +
+         ", \"backend\": \"" + r.backend + "\", \"unit\": \"" + core::unit_name(op.unit) + "\", \"bs\": " + std::to_string(op.bs) +
+         ", \"mpi_op\": \"" + (trace::op_takes_mpi_op(op.op) ? core::mpi_op_name(op.mpi_op) : "") + "\", \"repeat\": " + std::to_string(op.repeat) +
+         ", \"bytes\": " + std::to_string(r.bytes) + ", \"messages\": " + std::to_string(r.messages) + ", \"min_us\": ";
+    trace::append_double(o, r.min_us);
+    o += ", \"median_us\": ";
+    trace::append_double(o, r.median_us);
+    o += ", \"max_us\": ";
+    trace::append_double(o, r.max_us);
+    o += k + 1 < res.size() ? "},\n" : "}\n";
+  }
+  return o + " ]}\n";
+}
+
+}  // namespace sfr::exec::mpi

@@ -1,0 +1,36 @@
+// Runs the ops of a trace with the MPI executor on every rank of a communicator: conformance mode
+// (one execution per op on the spec's data, gathered into an sf-dump on rank 0) and timing mode
+// (warm-up + timed iterations; per iteration the maximum over ranks; min / median / max).
+#pragma once
+
+#include <mpi.h>
+#include <string>
+#include <vector>
+
+#include "trace/trace.hpp"
+
+namespace sfr::exec::mpi {
+
+struct OpTiming {
+  std::size_t index = 0;
+  std::string backend;
+  long long bytes = 0;     // remote bytes moved per execution (all ranks)
+  long long messages = 0;  // remote messages per execution (all ranks)
+  double min_us = 0, median_us = 0, max_us = 0;
+};
+
+// Throws InputError (same on every rank) if `backend` cannot run some op of the trace.
+void check_backend(const trace::BuiltTrace& t, const std::string& backend);
+
+// Conformance: runs every op once and returns the sf-dump text (on rank 0; empty elsewhere).
+std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend);
+
+// Timing: `warmup` untimed and `iters` timed iterations of every op (each iteration runs the op
+// `repeat` times with `overlap_us` of compute between begin and end). Results on every rank.
+std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters);
+
+// OSU-style table and the timing JSON (sf-timing v1, see README).
+std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int iters);
+std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int warmup, int iters);
+
+}  // namespace sfr::exec::mpi

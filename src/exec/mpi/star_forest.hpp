@@ -1,0 +1,80 @@
+// The MPI executor's star forest: PetscSF-style begin/end pairs for every op on one rank of a
+// communicator. Setup (plan, communicator, backend state) is done once per SF; buffers and
+// (persistent) requests live in "links" that are reused, one per (direction, vertex size) in
+// flight, so several ops on different buffers can be in flight at once.
+//
+// Every op is collective: all ranks call the same sequence of begins and ends (as with PetscSF).
+// begin = pack -> local (self) part -> backend start; end = backend finish -> unpack.
+#pragma once
+
+#include <memory>
+#include <mpi.h>
+#include <string>
+#include <vector>
+
+#include "core/graph.hpp"
+#include "core/ops.hpp"
+#include "core/plan.hpp"
+#include "core/units.hpp"
+
+namespace sfr::exec::mpi {
+
+using core::Index;
+
+enum class Direction { root_to_leaf, leaf_to_root };
+
+struct Link;
+class Backend;
+struct InFlight;
+
+// Names accepted by --backend.
+std::vector<std::string> backend_names();
+
+class StarForest {
+public:
+  // `g` is the whole graph (every rank's part); `comm` must have g.nranks ranks. Collective.
+  StarForest(MPI_Comm comm, const core::Graph& g, const std::string& backend);
+  ~StarForest();
+  StarForest(const StarForest&) = delete;
+  StarForest& operator=(const StarForest&) = delete;
+
+  using Handle = std::size_t;
+
+  Handle bcast_begin(core::Unit u, int bs, core::MpiOp op, const void* rootdata, void* leafdata);
+  Handle reduce_begin(core::Unit u, int bs, core::MpiOp op, const void* leafdata, void* rootdata);
+  Handle fetch_and_op_begin(core::Unit u, int bs, core::MpiOp op, void* rootdata, const void* leafdata, void* leafupdate);
+  // Gather (leaves -> multi-roots) and scatter (multi-roots -> leaves) through the multi-SF.
+  Handle gather_begin(core::Unit u, int bs, const void* leafdata, void* multirootdata);
+  Handle scatter_begin(core::Unit u, int bs, const void* multirootdata, void* leafdata);
+  void end(Handle h);
+
+  // Root degrees of this rank (computed with a reduce through the backend).
+  std::vector<std::int64_t> degree();
+
+  const core::RankPlan& plan() const { return plan_; }
+  const core::Graph& graph() const { return graph_; }
+  const std::string& backend_name() const { return backend_name_; }
+  Index multi_nroots();  // number of multi-roots on this rank (builds the multi-SF)
+  MPI_Comm comm() const { return comm_; }
+
+private:
+  Handle start(std::unique_ptr<InFlight> f);
+  Link& acquire(Direction d, std::size_t vbytes);
+  StarForest& multi();
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  const core::Graph& graph_;
+  core::RankPlan plan_;
+  std::string backend_name_;
+  std::unique_ptr<Backend> backend_;
+  std::vector<std::unique_ptr<Link>> links_;
+  std::vector<std::unique_ptr<InFlight>> inflight_;
+  std::unique_ptr<core::Graph> multi_graph_;
+  std::unique_ptr<StarForest> multi_;
+  int next_tag_ = 100;
+
+  friend class Backend;
+};
+
+}  // namespace sfr::exec::mpi

@@ -1,0 +1,158 @@
+// window: one-sided MPI. Each link exposes a staging copy of the root data in an MPI window.
+// bcast: leaves MPI_Get their roots (fence epochs); reduce: leaves MPI_Accumulate into the roots
+// (fence epochs; duplicate targets from one rank are split into rounds so no call names a
+// location twice); fetch_and_op: MPI_Get_accumulate under an exclusive lock per target rank, so
+// every root sees one serial order of whole blocks. The self part is applied locally before the
+// window is exposed (self first, as in PETSc's order). Works with Open MPI 4.1's osc components.
+#include <cstring>
+#include <map>
+
+#include "exec/mpi/backend.hpp"
+#include "exec/mpi/mpi_types.hpp"
+#include "exec/mpi/vector_collective.hpp"
+
+namespace sfr::exec::mpi {
+namespace {
+
+// Splits one peer's target list into rounds where each target index appears at most once; each
+// round holds (position in the peer's block, target index) pairs.
+std::vector<std::pair<std::vector<int>, std::vector<int>>> rounds(std::span<const Index> targets) {
+  std::vector<std::pair<std::vector<int>, std::vector<int>>> out;
+  std::map<Index, std::size_t> seen;
+  for (std::size_t k = 0; k < targets.size(); ++k) {
+    const std::size_t r = seen[targets[k]]++;
+    if (r >= out.size()) out.emplace_back();
+    out[r].first.push_back(static_cast<int>(k));
+    out[r].second.push_back(static_cast<int>(targets[k]));
+  }
+  return out;
+}
+
+class Window final : public Backend {
+public:
+  void init_link(StarForest& sf, Link& l) override {
+    l.winbuf.resize(static_cast<std::size_t>(sf.plan().nroots) * l.vbytes);
+    MPI_Win_create(buf_or_dummy(l.winbuf), static_cast<MPI_Aint>(l.winbuf.size()), static_cast<int>(l.vbytes), MPI_INFO_NULL, sf.comm(),
+                   &l.win);
+  }
+  void free_link(Link& l) override {
+    if (l.win != MPI_WIN_NULL) MPI_Win_free(&l.win);
+  }
+  bool wants_pack(const InFlight& f) const override { return f.kind != Flow::bcast; }
+
+  void start(StarForest& sf, InFlight& f, Link& l) override {
+    const core::RankPlan& pl = sf.plan();
+    // Plain predefined types only (count = bs, indexed displacements in units): Open MPI 4.1's
+    // osc component mishandles accumulates on derived "vertex" types.
+    const MPI_Datatype base = mpi_type(f.unit);
+    const int bs = f.bs;
+    const std::size_t nbytes = l.winbuf.size();
+    int me = 0;
+    MPI_Comm_rank(sf.comm(), &me);
+    switch (f.kind) {
+      case Flow::bcast: {
+        if (nbytes) std::memcpy(l.winbuf.data(), f.rootdata, nbytes);
+        MPI_Win_fence(0, l.win);
+        for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p) {
+          const auto tgt = targets(pl, p);
+          TypeGuard tt(indexed(tgt, bs, base));
+          MPI_Get(l.recv_block(p), static_cast<int>(tgt.size()) * bs, base, pl.leaf_side.peers[p], 0, 1, tt.get(), l.win);
+        }
+        break;
+      }
+      case Flow::reduce: {
+        if (nbytes) std::memcpy(l.winbuf.data(), f.rootdata, nbytes);
+        MPI_Op op = mpi_op(f.op);
+        if (f.op == core::MpiOp::lxor) {
+          lxor_as_bxor(f, pl, l);
+          op = MPI_BXOR;
+        }
+        MPI_Win_fence(0, l.win);
+        for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p)
+          for (const auto& [pos, tgt] : rounds(std::span<const Index>(pl.leaf_remote).subspan(static_cast<std::size_t>(pl.leaf_side.offsets[p]),
+                                                                                               static_cast<std::size_t>(pl.leaf_side.count(p))))) {
+            TypeGuard ot(indexed_int(pos, bs, base)), tt(indexed_int(tgt, bs, base));
+            MPI_Accumulate(l.send_block(p), 1, ot.get(), pl.leaf_side.peers[p], 0, 1, tt.get(), op, l.win);
+          }
+        break;
+      }
+      case Flow::fetch_and_op: {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, l.win);
+        if (nbytes) std::memcpy(l.winbuf.data(), f.rootdata, nbytes);
+        MPI_Win_unlock(me, l.win);
+        MPI_Barrier(sf.comm());
+        Link& back = *f.back;
+        for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p) {
+          const int peer = pl.leaf_side.peers[p];
+          const auto tgt = targets(pl, p);
+          MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, l.win);
+          for (std::size_t k = 0; k < tgt.size(); ++k)
+            MPI_Get_accumulate(l.send_block(p) + k * l.vbytes, bs, base, back.recv_block(p) + k * l.vbytes, bs, base, peer, tgt[k], bs, base,
+                               mpi_op(f.op), l.win);
+          MPI_Win_unlock(peer, l.win);
+        }
+        f.fetched_in_back = true;
+        break;
+      }
+    }
+  }
+
+  void finish(StarForest& sf, InFlight& f, Link& l) override {
+    const std::size_t nbytes = l.winbuf.size();
+    switch (f.kind) {
+      case Flow::bcast: MPI_Win_fence(0, l.win); break;
+      case Flow::reduce:
+        MPI_Win_fence(0, l.win);
+        if (nbytes) std::memcpy(f.rootdata, l.winbuf.data(), nbytes);
+        f.applied = true;
+        break;
+      case Flow::fetch_and_op: {
+        MPI_Barrier(sf.comm());
+        int me = 0;
+        MPI_Comm_rank(sf.comm(), &me);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, l.win);
+        if (nbytes) std::memcpy(f.rootdata, l.winbuf.data(), nbytes);
+        MPI_Win_unlock(me, l.win);
+        break;
+      }
+    }
+  }
+
+private:
+  // Open MPI 4.1's one-sided accumulate applies MPI_LXOR as MPI_LOR. LXOR only looks at
+  // truthiness and yields 0/1, so normalising the roots that receive remote updates and the
+  // packed leaf values to 0/1 and using MPI_BXOR gives the same result.
+  static void lxor_as_bxor(const InFlight& f, const core::RankPlan& pl, Link& l) {
+    core::visit_unit(f.unit, [&]<class T>() {
+      if constexpr (std::is_integral_v<T>) {
+        T* root = reinterpret_cast<T*>(l.winbuf.data());
+        const auto bs = static_cast<std::size_t>(f.bs);
+        for (Index i : pl.root_side.indices)
+          for (std::size_t c = 0; c < bs; ++c) root[static_cast<std::size_t>(i) * bs + c] = root[static_cast<std::size_t>(i) * bs + c] != 0;
+        T* leaf = reinterpret_cast<T*>(l.sendbuf.data());
+        for (std::size_t k = 0; k < l.sendbuf.size() / sizeof(T); ++k) leaf[k] = leaf[k] != 0;
+      }
+    });
+  }
+  static std::span<const Index> targets(const core::RankPlan& pl, std::size_t p) {
+    return std::span<const Index>(pl.leaf_remote).subspan(static_cast<std::size_t>(pl.leaf_side.offsets[p]), static_cast<std::size_t>(pl.leaf_side.count(p)));
+  }
+  // bs consecutive `base` units at each vertex index.
+  static MPI_Datatype indexed(std::span<const Index> idx, int bs, MPI_Datatype base) {
+    std::vector<int> d(idx.begin(), idx.end());
+    return indexed_int(d, bs, base);
+  }
+  static MPI_Datatype indexed_int(std::vector<int> d, int bs, MPI_Datatype base) {
+    static const int dummy = 0;
+    for (int& x : d) x *= bs;
+    MPI_Datatype t;
+    MPI_Type_create_indexed_block(static_cast<int>(d.size()), bs, d.empty() ? &dummy : d.data(), base, &t);
+    return t;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_window() { return std::make_unique<Window>(); }
+
+}  // namespace sfr::exec::mpi
