@@ -52,8 +52,9 @@ std::vector<std::string> split_backends(const std::string& s) {
   return v;
 }
 
-// Runs `step` on every rank; if it throws InputError anywhere, rank 0 rethrows (its own message,
-// or a generic one) and the other ranks return false so that all exit 2 without a hang.
+// Runs `step` on every rank; if it throws InputError anywhere, rank 0 prints one line (its own
+// message, or a generic one) before anyone leaves, and every rank returns false (exit status 2).
+// The barrier matters: mpirun kills the job as soon as one rank exits non-zero.
 template <class F>
 bool agreed(int rank, F&& step) {
   std::string err;
@@ -65,7 +66,10 @@ bool agreed(int rank, F&& step) {
   int bad = !err.empty(), any = 0;
   MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (!any) return true;
-  if (rank == 0) throw InputError("", err.empty() ? "failed on another rank (see its output)" : err);
+  if (rank == 0) {
+    std::cerr << "sf-replay run: error: " << (err.empty() ? "failed on another rank" : err) << std::endl;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
   return false;
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 
+#include "core/pack.hpp"
 #include "exec/mpi/backend.hpp"
 #include "exec/mpi/mpi_types.hpp"
 #include "exec/mpi/vector_collective.hpp"
@@ -31,6 +32,11 @@ std::vector<std::pair<std::vector<int>, std::vector<int>>> rounds(std::span<cons
 class Window final : public Backend {
 public:
   void init_link(StarForest& sf, Link& l) override {
+    // A single rank has only a self part, and Open MPI 4.1 cannot create a one-process window
+    // (MPI_ERR_WIN): no window then.
+    int size = 0;
+    MPI_Comm_size(sf.comm(), &size);
+    if (size == 1) return;
     l.winbuf.resize(static_cast<std::size_t>(sf.plan().nroots) * l.vbytes);
     MPI_Win_create(buf_or_dummy(l.winbuf), static_cast<MPI_Aint>(l.winbuf.size()), static_cast<int>(l.vbytes), MPI_INFO_NULL, sf.comm(),
                    &l.win);
@@ -41,6 +47,11 @@ public:
   bool wants_pack(const InFlight& f) const override { return f.kind != Flow::bcast; }
 
   void start(StarForest& sf, InFlight& f, Link& l) override {
+    if (l.win == MPI_WIN_NULL) {  // single rank: the self part did everything
+      f.applied = true;
+      f.fetched_in_back = true;
+      return;
+    }
     const core::RankPlan& pl = sf.plan();
     // Plain predefined types only (count = bs, indexed displacements in units): Open MPI 4.1's
     // osc component mishandles accumulates on derived "vertex" types.
@@ -63,9 +74,9 @@ public:
       case Flow::reduce: {
         if (nbytes) std::memcpy(l.winbuf.data(), f.rootdata, nbytes);
         MPI_Op op = mpi_op(f.op);
-        if (f.op == core::MpiOp::lxor) {
-          lxor_as_bxor(f, pl, l);
-          op = MPI_BXOR;
+        if (is_logical(f.op)) {
+          logical_as_bitwise(f, pl, l);
+          op = bitwise_twin(f.op);
         }
         MPI_Win_fence(0, l.win);
         for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p)
@@ -86,9 +97,22 @@ public:
           const int peer = pl.leaf_side.peers[p];
           const auto tgt = targets(pl, p);
           MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, l.win);
-          for (std::size_t k = 0; k < tgt.size(); ++k)
-            MPI_Get_accumulate(l.send_block(p) + k * l.vbytes, bs, base, back.recv_block(p) + k * l.vbytes, bs, base, peer, tgt[k], bs, base,
-                               mpi_op(f.op), l.win);
+          for (std::size_t k = 0; k < tgt.size(); ++k) {
+            std::byte* fetched = back.recv_block(p) + k * l.vbytes;
+            const std::byte* mine = l.send_block(p) + k * l.vbytes;
+            if (!is_logical(f.op)) {
+              MPI_Get_accumulate(mine, bs, base, fetched, bs, base, peer, tgt[k], bs, base, mpi_op(f.op), l.win);
+              continue;
+            }
+            // Logical ops: atomic read, combine here, write back; the exclusive lock keeps it one
+            // serial step (Open MPI 4.1's osc mis-applies the logical ops).
+            MPI_Get_accumulate(mine, bs, base, fetched, bs, base, peer, tgt[k], bs, base, MPI_NO_OP, l.win);
+            MPI_Win_flush(peer, l.win);
+            std::vector<std::byte> next(fetched, fetched + l.vbytes);
+            core::scatter_local(f.unit, bs, f.op, mine, std::vector<Index>{0}, next.data(), std::vector<Index>{0});
+            MPI_Accumulate(next.data(), bs, base, peer, tgt[k], bs, base, MPI_REPLACE, l.win);
+            MPI_Win_flush(peer, l.win);
+          }
           MPI_Win_unlock(peer, l.win);
         }
         f.fetched_in_back = true;
@@ -98,6 +122,7 @@ public:
   }
 
   void finish(StarForest& sf, InFlight& f, Link& l) override {
+    if (l.win == MPI_WIN_NULL) return;
     const std::size_t nbytes = l.winbuf.size();
     switch (f.kind) {
       case Flow::bcast: MPI_Win_fence(0, l.win); break;
@@ -119,10 +144,12 @@ public:
   }
 
 private:
-  // Open MPI 4.1's one-sided accumulate applies MPI_LXOR as MPI_LOR. LXOR only looks at
-  // truthiness and yields 0/1, so normalising the roots that receive remote updates and the
-  // packed leaf values to 0/1 and using MPI_BXOR gives the same result.
-  static void lxor_as_bxor(const InFlight& f, const core::RankPlan& pl, Link& l) {
+  // Open MPI 4.1's one-sided accumulate mis-applies the logical ops (LXOR acts as LOR, ...).
+  // They only look at truthiness and yield 0/1, so normalising the roots that receive remote
+  // updates and the packed leaf values to 0/1 and using the bitwise twin gives the same result.
+  static bool is_logical(core::MpiOp op) { return op == core::MpiOp::land || op == core::MpiOp::lor || op == core::MpiOp::lxor; }
+  static MPI_Op bitwise_twin(core::MpiOp op) { return op == core::MpiOp::land ? MPI_BAND : op == core::MpiOp::lor ? MPI_BOR : MPI_BXOR; }
+  static void logical_as_bitwise(const InFlight& f, const core::RankPlan& pl, Link& l) {
     core::visit_unit(f.unit, [&]<class T>() {
       if constexpr (std::is_integral_v<T>) {
         T* root = reinterpret_cast<T*>(l.winbuf.data());

@@ -1,0 +1,138 @@
+// The MPI executor end to end: `mpiexec -n P sf-replay run TRACE --backend B --dump D` for every
+// backend on the sample traces and on seeded random forests (1..8 ranks; holes, degree-0 and
+// high-degree roots, empty ranks, self edges) running every op x unit x legal mpi_op x bs in
+// {1,3}; each dump is checked against the serial reference semantics. Plus bad input: wrong rank
+// count, unknown / unsupported backends (one message, exit status 2, no hang).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "exec/dump_check.hpp"
+#include "support/random_trace.hpp"
+#include "trace/reader.hpp"
+#include "trace/writer.hpp"
+
+namespace fs = std::filesystem;
+using namespace sfr;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Result {
+  int status;
+  std::string out;
+};
+
+Result mpirun(int np, const std::string& args) {
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
+  const fs::path log = fs::temp_directory_path() / ("sfr_mpi_" + std::to_string(::getpid()) + ".log");
+  // timeout: a hang is a failure, not a stuck test suite.
+  const std::string cmd = "timeout 120 " + std::string(SFR_MPIEXEC) + " -n " + std::to_string(np) + " --oversubscribe " + SFR_CLI + " " + args +
+                          " > " + log.string() + " 2>&1";
+  const int raw = std::system(cmd.c_str());
+  Result r{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(log)};
+  fs::remove(log);
+  return r;
+}
+
+const std::vector<std::string> kBackends = {"basic", "neighbor", "window", "alltoallv"};
+
+void conforms(const fs::path& trace_file, const std::string& backend) {
+  const auto t = trace::read_trace_file(trace_file.string());
+  const fs::path dump = fs::temp_directory_path() / ("sfr_mpi_dump_" + std::to_string(::getpid()) + "_" + backend + ".json");
+  const auto r = mpirun(t.trace().nranks, "run " + trace_file.string() + " --backend " + backend + " --dump " + dump.string());
+  ASSERT_EQ(r.status, 0) << backend << " on " << trace_file << ":\n" << r.out;
+  const auto res = exec::check_dump(t, slurp(dump), dump.string());
+  EXPECT_TRUE(res.ok()) << backend << " on " << trace_file << ": " << res.problems.size() << " problems, first: " << res.problems.front();
+  EXPECT_EQ(res.ops_checked, t.trace().ops.size());
+  fs::remove(dump);
+}
+
+fs::path random_trace(int nranks, unsigned seed) {
+  const fs::path p = fs::temp_directory_path() / ("sfr_mpi_random_" + std::to_string(::getpid()) + "_" + std::to_string(nranks) + ".json");
+  trace::write_trace_file(sfr_test::sweep_trace(sfr_test::random_graph(nranks, seed), "random-" + std::to_string(nranks)), p.string());
+  return p;
+}
+
+}  // namespace
+
+class Backends : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Backends, SampleTraceConforms) { conforms(fs::path(SFR_TRACES_DIR) / "handmade-4.json", GetParam()); }
+
+TEST_P(Backends, RandomForestsConformOnOneToEightRanks) {
+  for (int nranks : {1, 2, 3, 5, 8}) {
+    const auto p = random_trace(nranks, 1000u + static_cast<unsigned>(nranks));
+    conforms(p, GetParam());
+    fs::remove(p);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Mpi, Backends, ::testing::ValuesIn(kBackends), [](const auto& info) { return info.param; });
+
+TEST(MpiBadInput, WrongRankCountIsOneMessageAndExitTwo) {
+  const auto r = mpirun(3, std::string("run ") + SFR_TRACES_DIR + "/handmade-4.json --backend basic");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("needs 4 ranks but this run has 3"), std::string::npos) << r.out;
+  size_t count = 0;
+  for (size_t pos = 0; (pos = r.out.find("needs 4 ranks", pos)) != std::string::npos; ++pos) ++count;
+  EXPECT_EQ(count, 1u) << r.out;
+}
+
+TEST(MpiBadInput, UnknownBackend) {
+  const auto r = mpirun(4, std::string("run ") + SFR_TRACES_DIR + "/handmade-4.json --backend carrier-pigeon");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("unknown backend \"carrier-pigeon\""), std::string::npos) << r.out;
+}
+
+TEST(MpiBadInput, CollectiveBackendRefusesGeneralGraphs) {
+  const auto r = mpirun(4, std::string("run ") + SFR_TRACES_DIR + "/handmade-4.json --backend collective --iters 1");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("/ops/0: backend collective"), std::string::npos) << r.out;
+}
+
+TEST(MpiBadInput, MalformedTraceUnderMpi) {
+  const fs::path p = fs::temp_directory_path() / ("sfr_mpi_bad_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(p) << "{\"name\": \"x\", \"nranks\": 2, \"sfs\": {}, \"ops\": [{\"op\": \"bcast\", \"sf\": \"nope\", \"unit\": \"int32\"}]}";
+  const auto r = mpirun(2, "run " + p.string() + " --backend basic");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("/ops/0/sf: unknown SF \"nope\""), std::string::npos) << r.out;
+  fs::remove(p);
+}
+
+TEST(MpiCollective, PatternTraceRunsAndConforms) {
+  const fs::path p = fs::temp_directory_path() / ("sfr_mpi_pattern_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(p) << R"({"name": "patterns", "nranks": 3, "sfs": {
+      "AG": {"pattern": "allgather", "nroots": [2, 0, 3]}, "G": {"pattern": "gather", "nroots": [1, 2, 2]},
+      "AA": {"pattern": "alltoall", "nroots": [3, 3, 3]}},
+    "ops": [{"op": "bcast", "sf": "AG", "unit": "float64", "bs": 3}, {"op": "bcast", "sf": "G", "unit": "int32_pair"},
+            {"op": "bcast", "sf": "AA", "unit": "complex128"}]})";
+  conforms(p, "collective");
+  conforms(p, "basic");
+  fs::remove(p);
+}
+
+TEST(MpiTiming, TimingJsonAndTable) {
+  const fs::path timing = fs::temp_directory_path() / ("sfr_mpi_timing_" + std::to_string(::getpid()) + ".json");
+  const auto r = mpirun(4, std::string("run ") + SFR_TRACES_DIR + "/handmade-4.json --backend basic,neighbor --iters 3 --warmup 1 --timing " +
+                               timing.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("median(us)"), std::string::npos) << r.out;
+  const std::string j = slurp(timing);
+  EXPECT_NE(j.find("\"format\": \"sf-timing\""), std::string::npos);
+  EXPECT_NE(j.find("\"backend\": \"neighbor\""), std::string::npos);
+  fs::remove(timing);
+}
