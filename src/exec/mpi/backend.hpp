@@ -18,6 +18,8 @@ public:
   virtual void free_link(Link&) {}
   // Whether begin must pack the sending side into link.sendbuf.
   virtual bool wants_pack(const InFlight&) const { return true; }
+  // Whether the backend can send / receive contiguous peers straight from / into user buffers.
+  virtual bool direct_capable() const { return false; }
   virtual void start(StarForest& sf, InFlight& f, Link& l) = 0;
   virtual void finish(StarForest& sf, InFlight& f, Link& l) = 0;
   // Rejects what the backend cannot do with a one-line reason (same answer on every rank).

@@ -5,28 +5,73 @@
 namespace sfr::exec::mpi {
 namespace {
 
+// Requests [0, nrecv) receive, [nrecv, nrecv+nsend) send. Each is bound to an address: the link's
+// buffer, or the user's buffer for a direct (contiguous, unpacked) peer; a persistent request is
+// re-created only when the address it needs changes (PETSc does the same).
+// Messages under kPersistentMin bytes use MPI_Isend/Irecv instead: on Open MPI 4.1 starting a
+// persistent request costs ~0.6 us more than posting a nonblocking one for small messages
+// (measured: 1.09 vs 0.49 us per 8-byte exchange), while from 512 B on they are equally fast.
+constexpr long long kPersistentMin = 512;
+
 class Basic final : public Backend {
 public:
+  bool direct_capable() const override { return true; }
   void init_link(StarForest& sf, Link& l) override {
-    for (std::size_t p = 0; p < l.recv->npeers(); ++p) {
-      l.requests.emplace_back();
-      MPI_Recv_init(l.recv_block(p), static_cast<int>(l.recv->count(p)), l.vtype, l.recv->peers[p], l.tag, sf.comm(), &l.requests.back());
-    }
-    for (std::size_t p = 0; p < l.send->npeers(); ++p) {
-      l.requests.emplace_back();
-      MPI_Send_init(l.send_block(p), static_cast<int>(l.send->count(p)), l.vtype, l.send->peers[p], l.tag, sf.comm(), &l.requests.back());
-    }
+    comm_ = sf.comm();
+    l.requests.assign(l.recv->npeers() + l.send->npeers(), MPI_REQUEST_NULL);
+    l.bound.assign(l.requests.size(), nullptr);
+    std::vector<char> persistent;
+    for (std::size_t p = 0; p < l.recv->npeers(); ++p) persistent.push_back(l.recv->count(p) * static_cast<long long>(l.vbytes) >= kPersistentMin);
+    for (std::size_t p = 0; p < l.send->npeers(); ++p) persistent.push_back(l.send->count(p) * static_cast<long long>(l.vbytes) >= kPersistentMin);
+    l.persistent = std::move(persistent);
   }
   void free_link(Link& l) override {
-    for (auto& r : l.requests) MPI_Request_free(&r);
+    for (auto& r : l.requests)
+      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
     l.requests.clear();
   }
-  void start(StarForest&, InFlight&, Link& l) override {
-    if (!l.requests.empty()) MPI_Startall(static_cast<int>(l.requests.size()), l.requests.data());
+  void start(StarForest&, InFlight& f, Link& l) override {
+    const std::size_t nrecv = l.recv->npeers();
+    std::byte* recv_user = f.kind == Flow::bcast ? f.leafdata : f.rootdata;
+    const std::byte* send_user = f.kind == Flow::bcast ? f.rootdata : f.leafdata;
+    for (std::size_t p = 0; p < nrecv; ++p) {
+      void* want = f.recv_direct[p] ? static_cast<void*>(recv_user + static_cast<std::size_t>(l.recv->shapes[p].start) * l.vbytes) : l.recv_block(p);
+      const auto [count, type] = l.message(l.recv->count(p));
+      MPI_Request& r = l.requests[p];
+      if (!l.persistent[p]) {
+        MPI_Irecv(want, count, type, l.recv->peers[p], l.tag, comm_, &r);
+        continue;
+      }
+      if (l.bound[p] != want) {
+        if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+        MPI_Recv_init(want, count, type, l.recv->peers[p], l.tag, comm_, &r);
+        l.bound[p] = want;
+      }
+      MPI_Start(&r);
+    }
+    for (std::size_t p = 0; p < l.send->npeers(); ++p) {
+      const void* want = f.send_direct[p] ? static_cast<const void*>(send_user + static_cast<std::size_t>(l.send->shapes[p].start) * l.vbytes)
+                                          : l.send_block(p);
+      const auto [count, type] = l.message(l.send->count(p));
+      MPI_Request& r = l.requests[nrecv + p];
+      if (!l.persistent[nrecv + p]) {
+        MPI_Isend(want, count, type, l.send->peers[p], l.tag, comm_, &r);
+        continue;
+      }
+      if (l.bound[nrecv + p] != want) {
+        if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+        MPI_Send_init(want, count, type, l.send->peers[p], l.tag, comm_, &r);
+        l.bound[nrecv + p] = want;
+      }
+      MPI_Start(&r);
+    }
   }
   void finish(StarForest&, InFlight&, Link& l) override {
     if (!l.requests.empty()) MPI_Waitall(static_cast<int>(l.requests.size()), l.requests.data(), MPI_STATUSES_IGNORE);
   }
+
+private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
 };
 
 }  // namespace

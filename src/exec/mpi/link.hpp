@@ -25,6 +25,20 @@ struct Link {
   MPI_Win win = MPI_WIN_NULL;
   std::vector<std::byte> winbuf;
 
+  // Peers whose index list is contiguous: their data can go straight from / into the user's buffer.
+  std::vector<char> send_contiguous, recv_contiguous;
+  // Addresses the persistent requests are bound to (basic backend).
+  std::vector<const void*> bound;
+  std::vector<char> persistent;  // per request: persistent (else posted anew each time)
+
+  // An MPI message of n vertices: MPI_BYTE counts when they fit in an int (fastest path in Open
+  // MPI), the committed vertex type otherwise.
+  std::pair<int, MPI_Datatype> message(Index n) const {
+    const long long bytes = static_cast<long long>(n) * static_cast<long long>(vbytes);
+    if (bytes <= 0x7fffffffLL) return {static_cast<int>(bytes), MPI_BYTE};
+    return {static_cast<int>(n), vtype};
+  }
+
   std::byte* send_block(std::size_t p) { return sendbuf.data() + static_cast<std::size_t>(send->offsets[p]) * vbytes; }
   std::byte* recv_block(std::size_t p) { return recvbuf.data() + static_cast<std::size_t>(recv->offsets[p]) * vbytes; }
 };
@@ -44,6 +58,9 @@ struct InFlight {
   Link* back = nullptr;               // fetch_and_op: root->leaf return of fetched values
   StarForest* sf = nullptr;           // the SF that runs it (the multi-SF for gather/scatter)
   bool applied = false;               // backend already applied the data at the destination
+  // Per peer: whether the send / receive of this op goes straight from / into the user's buffer
+  // (set by the driver from the backend's answer; such peers are not packed / unpacked).
+  std::vector<char> send_direct, recv_direct;
   bool fetched_in_back = false;       // fetch: backend delivered fetched values in back->recvbuf
 };
 

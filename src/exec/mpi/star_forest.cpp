@@ -59,6 +59,8 @@ Link& StarForest::acquire(Direction d, std::size_t vbytes) {
   l->recv = d == Direction::root_to_leaf ? &plan_.leaf_side : &plan_.root_side;
   l->sendbuf.resize(l->send->indices.size() * vbytes);
   l->recvbuf.resize(l->recv->indices.size() * vbytes);
+  for (const auto& sh : l->send->shapes) l->send_contiguous.push_back(sh.kind == core::IndexShape::contiguous);
+  for (const auto& sh : l->recv->shapes) l->recv_contiguous.push_back(sh.kind == core::IndexShape::contiguous);
   MPI_Type_contiguous(static_cast<int>(vbytes), MPI_BYTE, &l->vtype);
   MPI_Type_commit(&l->vtype);
   backend_->init_link(*this, *l);
@@ -86,9 +88,17 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
   f.link = &s.acquire(f.kind == Flow::bcast ? Direction::root_to_leaf : Direction::leaf_to_root, vb);
   if (f.kind == Flow::fetch_and_op) f.back = &s.acquire(Direction::root_to_leaf, vb);
   Link& l = *f.link;
+  // No packing for contiguous peers on a backend that can use user buffers directly. Receives go
+  // straight into the leaves only for REPLACE broadcasts (leaf positions are unique).
+  const bool direct = s.backend_->direct_capable();
+  f.send_direct.assign(l.send->npeers(), 0);
+  f.recv_direct.assign(l.recv->npeers(), 0);
+  if (direct && f.kind != Flow::fetch_and_op) f.send_direct = l.send_contiguous;
+  if (direct && f.kind == Flow::bcast && f.op == core::MpiOp::replace) f.recv_direct = l.recv_contiguous;
   if (s.backend_->wants_pack(f)) {
     const std::byte* src = f.kind == Flow::bcast ? f.rootdata : f.leafdata;
-    for (std::size_t p = 0; p < l.send->npeers(); ++p) core::pack(src, l.send->list(p), l.send->shapes[p], vb, l.send_block(p));
+    for (std::size_t p = 0; p < l.send->npeers(); ++p)
+      if (!f.send_direct[p]) core::pack(src, l.send->list(p), l.send->shapes[p], vb, l.send_block(p));
   }
   switch (f.kind) {
     case Flow::bcast: core::scatter_local(f.unit, f.bs, f.op, f.rootdata, pl.self_roots, f.leafdata, pl.self_leaves); break;
@@ -116,7 +126,8 @@ void StarForest::end(Handle h) {
   if (!f.applied) {
     switch (f.kind) {
       case Flow::bcast:
-        for (std::size_t p = 0; p < l.recv->npeers(); ++p) core::unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.leafdata);
+        for (std::size_t p = 0; p < l.recv->npeers(); ++p)
+          if (!f.recv_direct[p]) core::unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.leafdata);
         break;
       case Flow::reduce:
         for (std::size_t p = 0; p < l.recv->npeers(); ++p) core::unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.rootdata);
@@ -133,6 +144,8 @@ void StarForest::end(Handle h) {
           ret.unit = f.unit;
           ret.bs = f.bs;
           ret.sf = &s;
+          ret.send_direct.assign(b.send->npeers(), 0);
+          ret.recv_direct.assign(b.recv->npeers(), 0);
           s.backend_->start(s, ret, b);
           s.backend_->finish(s, ret, b);
         }

@@ -1,0 +1,235 @@
+// Benchmarks of the MPI executor (not tests: they print a table and a JSON result).
+//   mpiexec -n 2 sfr_bench_mpi overhead [--json FILE]
+//     raw MPI_Isend/Irecv exchange vs SF bcast on a 2-rank one-leaf-per-rank SF, 8 B .. 1 MiB;
+//     "overhead us" = SF time - raw time per exchange (interleaved trials, best of each).
+//   mpiexec -n P sfr_bench_mpi sf TRACE... [--json FILE]
+//     every backend on the first bcast / reduce op of each trace's SFs, side by side, and PetscSF
+//     (basic) on the same graph in the same run when built with PETSc; ratio = ours / PETSc.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/conformance.hpp"
+#include "exec/mpi/star_forest.hpp"
+#include "trace/reader.hpp"
+
+#ifdef SFR_WITH_PETSC
+#include <petscsf.h>
+#endif
+
+using namespace sfr;
+using core::Index;
+
+namespace {
+
+int me = 0, np = 0;
+
+double now() { return MPI_Wtime(); }
+
+// Best (minimum over trials) mean time per iteration of `f`, in microseconds; trials of
+// different candidates are interleaved by the caller.
+template <class F>
+double mean_us(int iters, F&& f) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = now();
+  for (int i = 0; i < iters; ++i) f();
+  double dt = (now() - t0) / iters, mx = 0;
+  MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return mx * 1e6;
+}
+
+std::string json_out;
+
+int overhead() {
+  if (np != 2) {
+    if (me == 0) std::fprintf(stderr, "overhead needs exactly 2 ranks\n");
+    return 2;
+  }
+  const int other = 1 - me;
+  // One root and one leaf per rank; the leaf reads the other rank's root.
+  core::Graph g(2);
+  for (int r = 0; r < 2; ++r) {
+    g[r].nroots = 1;
+    g[r].add_leaf(0, 1 - r, 0);
+  }
+  exec::mpi::StarForest sf(MPI_COMM_WORLD, g, "basic");
+  if (me == 0) {
+    std::printf("# SF bcast vs raw MPI_Isend/Irecv, 2 ranks, one leaf per rank (us per exchange, best of 5 interleaved trials)\n");
+    std::printf("%10s %12s %12s %14s\n", "bytes", "raw MPI", "SF bcast", "overhead us");
+  }
+  json_out = "{\"benchmark\": \"sf-overhead\", \"ranks\": 2, \"results\": [";
+  bool first = true;
+  for (std::size_t bytes : {std::size_t{8}, std::size_t{64}, std::size_t{512}, std::size_t{4096}, std::size_t{32768}, std::size_t{262144},
+                            std::size_t{1} << 20}) {
+    const int bs = static_cast<int>(bytes / 8);
+    std::vector<double> root(static_cast<std::size_t>(bs), me + 1.0), leaf(static_cast<std::size_t>(bs), 0.0);
+    const int iters = bytes <= 4096 ? 20000 : bytes <= 65536 ? 2000 : 200;
+    auto raw = [&] {
+      MPI_Request rq[2];
+      MPI_Irecv(leaf.data(), bs, MPI_DOUBLE, other, 7, MPI_COMM_WORLD, &rq[0]);
+      MPI_Isend(root.data(), bs, MPI_DOUBLE, other, 7, MPI_COMM_WORLD, &rq[1]);
+      MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    };
+    auto sfb = [&] { sf.end(sf.bcast_begin(core::Unit::float64, bs, core::MpiOp::replace, root.data(), leaf.data())); };
+    for (int w = 0; w < 200; ++w) {
+      raw();
+      sfb();
+    }
+    double best_raw = 1e30, best_sf = 1e30;
+    for (int trial = 0; trial < 5; ++trial) {
+      best_raw = std::min(best_raw, mean_us(iters, raw));
+      best_sf = std::min(best_sf, mean_us(iters, sfb));
+    }
+    if (me == 0) std::printf("%10zu %12.3f %12.3f %14.3f\n", bytes, best_raw, best_sf, best_sf - best_raw);
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%s{\"bytes\": %zu, \"raw_us\": %.4f, \"sf_us\": %.4f, \"overhead_us\": %.4f}", first ? "" : ", ", bytes, best_raw,
+                  best_sf, best_sf - best_raw);
+    json_out += buf;
+    first = false;
+  }
+  json_out += "]}";
+  return 0;
+}
+
+int sf_bench(const std::vector<std::string>& files) {
+  const std::vector<std::string> backends = {"basic", "neighbor", "window", "alltoallv"};
+  if (me == 0) {
+    std::printf("# SF ops per backend (median of 7 interleaved trials, us per op, max over ranks)%s\n",
+#ifdef SFR_WITH_PETSC
+                "; PetscSF basic in the same run"
+#else
+                "; built without PETSc"
+#endif
+    );
+    std::printf("%-28s %-8s %-10s %10s %10s %10s\n", "trace/sf", "op", "backend", "bytes", "us/op", "vs PETSc");
+  }
+  json_out = "{\"benchmark\": \"sf-backends\", \"ranks\": " + std::to_string(np) + ", \"results\": [";
+  bool first = true;
+  for (const auto& file : files) {
+    const auto t = trace::read_trace_file(file);
+    if (t.trace().nranks != np) {
+      if (me == 0) std::fprintf(stderr, "%s needs %d ranks\n", file.c_str(), t.trace().nranks);
+      return 2;
+    }
+    for (const auto& op : t.trace().ops) {
+      if (op.op != trace::OpKind::bcast && op.op != trace::OpKind::reduce) continue;
+      const core::Graph& g = t.graph(op.sf);
+      Index off = 0, loff = 0;
+      for (int r = 0; r < me; ++r) {
+        off += g[r].nroots;
+        loff += g[r].leafspace();
+      }
+      auto root = exec::conformance_input(exec::Side::root, op.unit, op.bs, op.mpi_op, me, g[me].nroots, off);
+      auto leaf = exec::conformance_input(exec::Side::leaf, op.unit, op.bs, op.mpi_op, me, g[me].leafspace(), loff);
+      long long local_bytes = 0, bytes = 0;
+      for (Index x : core::build_plan(g, me).leaf_side.offsets) local_bytes = x;
+      local_bytes *= static_cast<long long>(core::unit_size(op.unit)) * op.bs;
+      MPI_Allreduce(&local_bytes, &bytes, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+      std::vector<std::unique_ptr<exec::mpi::StarForest>> sfs;
+      for (const auto& b : backends) sfs.push_back(std::make_unique<exec::mpi::StarForest>(MPI_COMM_WORLD, g, b));
+      std::vector<std::function<void()>> run;
+      for (auto& s : sfs)
+        run.push_back([&, sp = s.get()] {
+          if (op.op == trace::OpKind::bcast) sp->end(sp->bcast_begin(op.unit, op.bs, op.mpi_op, root.bytes.data(), leaf.bytes.data()));
+          else sp->end(sp->reduce_begin(op.unit, op.bs, op.mpi_op, leaf.bytes.data(), root.bytes.data()));
+        });
+#ifdef SFR_WITH_PETSC
+      PetscSF psf;
+      PetscSFCreate(PETSC_COMM_WORLD, &psf);
+      {
+        const core::RankGraph& rg = g[me];
+        std::vector<PetscSFNode> rem(static_cast<std::size_t>(rg.nleaves()));
+        for (std::size_t j = 0; j < rem.size(); ++j) rem[j] = {rg.remote_rank[j], static_cast<PetscInt>(rg.remote_index[j])};
+        std::vector<PetscInt> il(rg.ilocal.begin(), rg.ilocal.end());
+        PetscSFSetGraph(psf, static_cast<PetscInt>(rg.nroots), static_cast<PetscInt>(rg.nleaves()), rg.has_ilocal ? il.data() : nullptr,
+                        PETSC_COPY_VALUES, rem.data(), PETSC_COPY_VALUES);
+        PetscSFSetUp(psf);
+      }
+      MPI_Datatype dt;
+      MPI_Type_contiguous(op.bs, op.unit == core::Unit::float64 ? MPI_DOUBLE : op.unit == core::Unit::int32 ? MPI_INT : MPI_INT64_T, &dt);
+      MPI_Type_commit(&dt);
+      const MPI_Op mop = op.mpi_op == core::MpiOp::sum ? MPI_SUM : MPI_REPLACE;
+      run.push_back([&] {
+        if (op.op == trace::OpKind::bcast) {
+          PetscSFBcastBegin(psf, dt, root.bytes.data(), leaf.bytes.data(), mop);
+          PetscSFBcastEnd(psf, dt, root.bytes.data(), leaf.bytes.data(), mop);
+        } else {
+          PetscSFReduceBegin(psf, dt, leaf.bytes.data(), root.bytes.data(), mop);
+          PetscSFReduceEnd(psf, dt, leaf.bytes.data(), root.bytes.data(), mop);
+        }
+      });
+#endif
+      const int iters = 200;
+      std::vector<std::vector<double>> samples(run.size());
+      for (auto& f : run)
+        for (int w = 0; w < 20; ++w) f();
+      for (int trial = 0; trial < 7; ++trial)
+        for (std::size_t k = 0; k < run.size(); ++k) samples[k].push_back(mean_us(iters, run[k]));
+      std::vector<double> med;
+      for (auto& s : samples) {
+        std::sort(s.begin(), s.end());
+        med.push_back(s[s.size() / 2]);
+      }
+      const bool have_petsc = run.size() > backends.size();
+      for (std::size_t k = 0; k < run.size(); ++k) {
+        const std::string name = k < backends.size() ? backends[k] : "petsc";
+        const double ratio = have_petsc ? med[k] / med.back() : 0;
+        const std::string label = t.trace().name + "/" + op.sf;
+        if (me == 0) {
+          if (have_petsc) std::printf("%-28s %-8s %-10s %10lld %10.2f %10.2f\n", label.c_str(), trace::op_kind_name(op.op), name.c_str(), bytes, med[k], ratio);
+          else std::printf("%-28s %-8s %-10s %10lld %10.2f %10s\n", label.c_str(), trace::op_kind_name(op.op), name.c_str(), bytes, med[k], "-");
+        }
+        char buf[400];
+        std::snprintf(buf, sizeof buf, "%s{\"trace\": \"%s\", \"sf\": \"%s\", \"op\": \"%s\", \"backend\": \"%s\", \"bytes\": %lld, \"us\": %.3f, \"ratio_to_petsc\": %.4f}",
+                      first ? "" : ", ", t.trace().name.c_str(), op.sf.c_str(), trace::op_kind_name(op.op), name.c_str(), bytes, med[k], ratio);
+        json_out += buf;
+        first = false;
+      }
+#ifdef SFR_WITH_PETSC
+      MPI_Type_free(&dt);
+      PetscSFDestroy(&psf);
+#endif
+    }
+  }
+  json_out += "]}";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+#ifdef SFR_WITH_PETSC
+  PetscInitialize(&argc, &argv, nullptr, nullptr);
+#else
+  MPI_Init(&argc, &argv);
+#endif
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  std::string mode = argc > 1 ? argv[1] : "", json;
+  std::vector<std::string> files;
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
+    else if (argv[i][0] != '-') files.push_back(argv[i]);
+  }
+  int rc = 2;
+  if (mode == "overhead") rc = overhead();
+  else if (mode == "sf" && !files.empty()) rc = sf_bench(files);
+  else if (me == 0) std::fprintf(stderr, "usage: sfr_bench_mpi overhead | sf TRACE... [--json FILE]\n");
+  if (rc == 0 && me == 0) {
+    std::printf("%s\n", json_out.c_str());
+    if (!json.empty()) std::ofstream(json) << json_out << "\n";
+  }
+#ifdef SFR_WITH_PETSC
+  PetscFinalize();
+#else
+  MPI_Finalize();
+#endif
+  return rc;
+}
