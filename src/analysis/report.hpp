@@ -13,6 +13,7 @@ struct RunSummary {
   std::size_t ops_run = 0;
 };
 
-std::string render_markdown(const TraceStats& s, const RunSummary* run);
+// `timing_json` (optional, may be empty): an sf-timing v1 document from `sf-replay run --timing`.
+std::string render_markdown(const TraceStats& s, const RunSummary* run, const std::string& timing_json = "");
 
 }  // namespace sfr::analysis

@@ -119,7 +119,11 @@ int sf_bench(const std::vector<std::string>& files) {
       return 2;
     }
     for (const auto& op : t.trace().ops) {
+      // The ghost-exchange kinds PetscSF runs natively: bcast / reduce of float64 or int32 with
+      // replace or sum (other units go through MPI_Reduce_local in PETSc and may be refused).
       if (op.op != trace::OpKind::bcast && op.op != trace::OpKind::reduce) continue;
+      if (op.unit != core::Unit::float64 && op.unit != core::Unit::int32) continue;
+      if (op.mpi_op != core::MpiOp::replace && op.mpi_op != core::MpiOp::sum) continue;
       const core::Graph& g = t.graph(op.sf);
       Index off = 0, loff = 0;
       for (int r = 0; r < me; ++r) {
@@ -152,9 +156,12 @@ int sf_bench(const std::vector<std::string>& files) {
                         PETSC_COPY_VALUES, rem.data(), PETSC_COPY_VALUES);
         PetscSFSetUp(psf);
       }
-      MPI_Datatype dt;
-      MPI_Type_contiguous(op.bs, op.unit == core::Unit::float64 ? MPI_DOUBLE : op.unit == core::Unit::int32 ? MPI_INT : MPI_INT64_T, &dt);
-      MPI_Type_commit(&dt);
+      const MPI_Datatype base = op.unit == core::Unit::float64 ? MPI_DOUBLE : MPI_INT;
+      MPI_Datatype dt = base;
+      if (op.bs > 1) {
+        MPI_Type_contiguous(op.bs, base, &dt);
+        MPI_Type_commit(&dt);
+      }
       const MPI_Op mop = op.mpi_op == core::MpiOp::sum ? MPI_SUM : MPI_REPLACE;
       run.push_back([&] {
         if (op.op == trace::OpKind::bcast) {
@@ -193,7 +200,7 @@ int sf_bench(const std::vector<std::string>& files) {
         first = false;
       }
 #ifdef SFR_WITH_PETSC
-      MPI_Type_free(&dt);
+      if (op.bs > 1) MPI_Type_free(&dt);
       PetscSFDestroy(&psf);
 #endif
     }

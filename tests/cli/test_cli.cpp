@@ -130,17 +130,41 @@ TEST_F(Cli, ReportWritesMarkdown) {
   EXPECT_NE(text.find("| A | explicit |"), std::string::npos);
 }
 
+TEST_F(Cli, CheckAcceptsReferenceDumpAndRejectsCorruptOne) {
+  const fs::path dump = dir_ / "dump.json";
+  ASSERT_EQ(run("run " + kSample + " --reference --dump " + dump.string()).status, 0);
+  auto r = run("check " + kSample + " " + dump.string());
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("25 ops checked, conforms"), std::string::npos) << r.out;
+  std::string text = slurp(dump);
+  text.replace(text.find("[32,14,3,40,35]"), 15, "[32,14,3,40,99]");
+  const fs::path bad = write("bad.json", text);
+  r = run("check " + kSample + " " + bad.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("/ops/0/ranks/0/leafdata"), std::string::npos) << r.out;
+  EXPECT_EQ(run("check " + kSample + " /nonexistent.json").status, 2);
+  EXPECT_EQ(run("check " + kSample + " " + write("x.json", "{").string()).status, 2);
+}
+
+TEST_F(Cli, ReportRejectsBadTimingFile) {
+  const fs::path md = dir_ / "r.md";
+  const auto r = run("report " + kSample + " -o " + md.string() + " --timing " + write("t.json", "{\"format\": \"x\"}").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("not an sf-timing document"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(md));
+}
+
 TEST_F(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(run("").status, 2);
   EXPECT_EQ(run("frobnicate").status, 2);
   EXPECT_EQ(run("validate").status, 2);
   EXPECT_EQ(run("inspect " + kSample + " --bogus").status, 2);
-  EXPECT_EQ(run("run " + kSample).status, 2);  // no executor chosen
+  EXPECT_EQ(run("run " + kSample + " --reference --backend basic").status, 2);
   EXPECT_EQ(run("validate /nonexistent/trace.json").status, 2);
 }
 
 TEST_F(Cli, HelpForEverySubcommand) {
-  for (const char* c : {"validate", "inspect", "run", "report"}) {
+  for (const char* c : {"validate", "inspect", "run", "report", "check"}) {
     const auto r = run(std::string(c) + " --help");
     EXPECT_EQ(r.status, 0) << c;
     EXPECT_NE(r.out.find("usage: sf-replay"), std::string::npos) << c;
