@@ -85,3 +85,13 @@ TEST(Plan, ClassifyIndexShapes) {
   blk.back() += 1;
   EXPECT_EQ(core::classify_indices(blk).kind, K::general);
 }
+
+TEST(Plan, ListsFollowLeafPositionOrder) {
+  // Rank 1 lists position 5 before position 2; both read roots of rank 0. PETSc stores leaves
+  // sorted by position, so the lists (and thus the application order) follow positions.
+  const Graph g = make_graph({{2, {}}, {0, {{5, 0, 0}, {2, 0, 1}}}});
+  const auto plans = core::build_plans(g);
+  EXPECT_EQ(plans[1].leaf_side.indices, (std::vector<Index>{2, 5}));
+  EXPECT_EQ(plans[1].leaf_remote, (std::vector<Index>{1, 0}));
+  EXPECT_EQ(plans[0].root_side.indices, (std::vector<Index>{1, 0}));
+}
