@@ -43,6 +43,17 @@ Buffer conformance_input(Side side, core::Unit unit, int bs, std::optional<core:
   return b;
 }
 
+std::vector<Buffer> conformance_inputs(const core::Graph& g, Side side, const trace::OpSpec& op, bool roots) {
+  std::vector<Buffer> out;
+  Index offset = 0;
+  for (int r = 0; r < g.nranks; ++r) {
+    const Index n = roots ? g[r].nroots : g[r].leafspace();
+    out.push_back(conformance_input(side, op.unit, op.bs, effective_mpi_op(op), r, n, offset));
+    offset += n;
+  }
+  return out;
+}
+
 std::optional<core::MpiOp> effective_mpi_op(const trace::OpSpec& op) {
   if (trace::op_takes_mpi_op(op.op)) return op.mpi_op;
   return std::nullopt;

@@ -23,6 +23,9 @@ core::Index conformance_h(int rank, core::Index vertex, int comp);
 Buffer conformance_input(Side side, core::Unit unit, int bs, std::optional<core::MpiOp> mpi_op, int rank,
                          core::Index count, core::Index global_offset);
 
+// The input buffers of every rank of `g` for `op` (roots: nroots each; leaves: the leaf space).
+std::vector<Buffer> conformance_inputs(const core::Graph& g, Side side, const trace::OpSpec& op, bool roots);
+
 // The named arrays an op writes to the dump, per rank, in dump order.
 struct NamedBuffer {
   std::string name;

@@ -127,17 +127,7 @@ private:
   }
 
   // Inputs the op started from (conformance data), per rank.
-  std::vector<Buffer> inputs(const trace::OpSpec& op, Side side, bool roots) {
-    const core::Graph& g = t_.graph_for(op);
-    std::vector<Buffer> v;
-    Index off = 0;
-    for (int r = 0; r < g.nranks; ++r) {
-      const Index n = roots ? g[r].nroots : g[r].leafspace();
-      v.push_back(conformance_input(side, op.unit, op.bs, effective_mpi_op(op), r, n, off));
-      off += n;
-    }
-    return v;
-  }
+  std::vector<Buffer> inputs(const trace::OpSpec& op, Side side, bool roots) { return conformance_inputs(t_.graph_for(op), side, op, roots); }
 
   // REPLACE: a root of degree > 1 must hold one of its leaves' values.
   void replace_roots(const std::string& base, const OpResult& ref, std::vector<std::map<std::string, Buffer>>& cand,

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "exec/dump_check.hpp"
+#include "support/process.hpp"
 #include "support/random_trace.hpp"
 #include "trace/reader.hpp"
 #include "trace/writer.hpp"
@@ -22,31 +23,9 @@ using namespace sfr;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using sfr_test::slurp;
 
-struct Result {
-  int status;
-  std::string out;
-};
-
-Result mpirun(int np, const std::string& args) {
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
-  const fs::path log = fs::temp_directory_path() / ("sfr_mpi_" + std::to_string(::getpid()) + ".log");
-  // timeout: a hang is a failure, not a stuck test suite.
-  const std::string cmd = "timeout 120 " + std::string(SFR_MPIEXEC) + " -n " + std::to_string(np) + " --oversubscribe " + SFR_CLI + " " + args +
-                          " > " + log.string() + " 2>&1";
-  const int raw = std::system(cmd.c_str());
-  Result r{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(log)};
-  fs::remove(log);
-  return r;
-}
+sfr_test::Proc mpirun(int np, const std::string& args) { return sfr_test::run_command(sfr_test::mpiexec(np) + SFR_CLI + " " + args, 120); }
 
 const std::vector<std::string> kBackends = {"basic", "neighbor", "window", "alltoallv"};
 

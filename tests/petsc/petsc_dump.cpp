@@ -13,11 +13,14 @@
 #include <vector>
 
 #include "exec/conformance.hpp"
+#include "exec/mpi/mpi_types.hpp"
+#include "exec/mpi/runner.hpp"
 #include "trace/dump.hpp"
 #include "trace/json_strict.hpp"
 #include "trace/reader.hpp"
 
 using namespace sfr;
+using exec::mpi::mpi_op;
 using core::Index;
 
 namespace {
@@ -32,36 +35,8 @@ void check(PetscErrorCode ierr, const char* what) {
 }
 #define CK(call) check((call), #call)
 
-MPI_Datatype base_type(core::Unit u) {
-  switch (u) {
-    case core::Unit::int32: return MPI_INT;
-    case core::Unit::int64: return MPI_INT64_T;
-    case core::Unit::float32: return MPI_FLOAT;
-    case core::Unit::float64: return MPI_DOUBLE;
-    case core::Unit::complex128: return MPI_C_DOUBLE_COMPLEX;
-    case core::Unit::int32_pair: return MPI_2INT;
-  }
-  return MPI_DATATYPE_NULL;
-}
-
-MPI_Op mpi_op(core::MpiOp op) {
-  switch (op) {
-    case core::MpiOp::replace: return MPI_REPLACE;
-    case core::MpiOp::sum: return MPI_SUM;
-    case core::MpiOp::prod: return MPI_PROD;
-    case core::MpiOp::max: return MPI_MAX;
-    case core::MpiOp::min: return MPI_MIN;
-    case core::MpiOp::land: return MPI_LAND;
-    case core::MpiOp::lor: return MPI_LOR;
-    case core::MpiOp::lxor: return MPI_LXOR;
-    case core::MpiOp::band: return MPI_BAND;
-    case core::MpiOp::bor: return MPI_BOR;
-    case core::MpiOp::bxor: return MPI_BXOR;
-    case core::MpiOp::maxloc: return MPI_MAXLOC;
-    case core::MpiOp::minloc: return MPI_MINLOC;
-  }
-  return MPI_OP_NULL;
-}
+// Base types as PETSc recognises them (MPI_INT is PetscInt here; the executor uses MPI_INT32_T).
+MPI_Datatype base_type(core::Unit u) { return u == core::Unit::int32 ? MPI_INT : exec::mpi::mpi_type(u); }
 
 std::vector<PetscInt> to_petsc(const std::vector<Index>& v) { return {v.begin(), v.end()}; }
 
@@ -242,24 +217,6 @@ exec::RankArrays run_op(const trace::BuiltTrace& t, const trace::OpSpec& op, Pet
   return out;
 }
 
-// Rank 0 collects every rank's JSON fragment.
-std::vector<std::string> gather_strings(const std::string& mine, int size) {
-  int len = static_cast<int>(mine.size());
-  std::vector<int> lens(static_cast<size_t>(size)), displs(static_cast<size_t>(size));
-  MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  int total = 0;
-  for (int r = 0; r < size; ++r) {
-    displs[static_cast<size_t>(r)] = total;
-    total += lens[static_cast<size_t>(r)];
-  }
-  std::string all(static_cast<size_t>(g_rank == 0 ? total : 0), '\0');
-  MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
-  std::vector<std::string> out;
-  if (g_rank == 0)
-    for (int r = 0; r < size; ++r) out.push_back(all.substr(static_cast<size_t>(displs[static_cast<size_t>(r)]), static_cast<size_t>(lens[static_cast<size_t>(r)])));
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -302,7 +259,7 @@ int main(int argc, char** argv) {
         trace::append_buffer_numbers(mine, arrays[a].buffer);
       }
       mine += "}";
-      const auto all = gather_strings(mine, size);
+      const auto all = exec::mpi::gather_strings(MPI_COMM_WORLD, mine);
       if (g_rank == 0) {
         body += std::string(body.empty() ? "" : ",\n") + "  {\"index\": " + std::to_string(i) + ", \"op\": \"" + trace::op_kind_name(op.op) +
                 "\", \"sf\": " + trace::json_quote(op.sf) + ", \"ranks\": [";

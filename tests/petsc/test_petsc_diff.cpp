@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exec/dump_check.hpp"
+#include "support/process.hpp"
 #include "support/random_trace.hpp"
 #include "trace/reader.hpp"
 #include "trace/writer.hpp"
@@ -23,24 +24,14 @@ using namespace sfr;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using sfr_test::slurp;
 
 void differential(const fs::path& trace_file, const std::string& sf_type = "basic") {
-  // mpiexec as root (containers, CI) and more ranks than cores.
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
   const auto t = trace::read_trace_file(trace_file.string());
   const fs::path out = fs::temp_directory_path() / ("sfr_petsc_" + std::to_string(::getpid()) + "_" + trace_file.filename().string());
-  const std::string cmd = std::string(SFR_MPIEXEC) + " -n " + std::to_string(t.trace().nranks) + " --oversubscribe " + SFR_PETSC_DUMP + " " +
-                          trace_file.string() + " " + out.string() + " -sf_type " + sf_type + " > " + out.string() + ".log 2>&1";
-  const int raw = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << cmd << "\n" << slurp(out.string() + ".log");
+  const auto r = sfr_test::run_command(sfr_test::mpiexec(t.trace().nranks) + SFR_PETSC_DUMP + " " + trace_file.string() + " " + out.string() +
+                                       " -sf_type " + sf_type);
+  ASSERT_EQ(r.status, 0) << r.out;
   const std::string text = slurp(out);
   const auto j = nlohmann::json::parse(text);
   std::set<size_t> skip;
@@ -56,7 +47,6 @@ void differential(const fs::path& trace_file, const std::string& sf_type = "basi
   std::cout << "  " << trace_file.filename().string() << ": " << res.ops_checked << " ops agree with PETSc (" << sf_type << "), "
             << skip.size() << " skipped\n";
   fs::remove(out);
-  fs::remove(out.string() + ".log");
 }
 
 fs::path write_random(int nranks, unsigned seed) {

@@ -83,6 +83,16 @@ StarForest::Handle begin(StarForest& sf, const trace::OpSpec& op, OpBuffers& b) 
   throw std::logic_error("unknown op");
 }
 
+// Busy compute of `us` microseconds (the overlap window between begin and end).
+void compute_for(double us) {
+  if (us <= 0) return;
+  const double until = MPI_Wtime() + us * 1e-6;
+  while (MPI_Wtime() < until) {
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) {
   int size = 0;
   MPI_Comm_size(comm, &size);
@@ -103,16 +113,6 @@ std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) 
       out.push_back(all.substr(static_cast<std::size_t>(displs[static_cast<std::size_t>(r)]), static_cast<std::size_t>(lens[static_cast<std::size_t>(r)])));
   return out;
 }
-
-// Busy compute of `us` microseconds (the overlap window between begin and end).
-void compute_for(double us) {
-  if (us <= 0) return;
-  const double until = MPI_Wtime() + us * 1e-6;
-  while (MPI_Wtime() < until) {
-  }
-}
-
-}  // namespace
 
 void check_backend(const trace::BuiltTrace& t, const std::string& backend) {
   const auto names = backend_names();

@@ -29,6 +29,9 @@ std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const st
 // `repeat` times with `overlap_us` of compute between begin and end). Results on every rank.
 std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters);
 
+// Rank 0 receives every rank's string (in rank order); other ranks get an empty vector.
+std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine);
+
 // OSU-style table and the timing JSON (sf-timing v1, see README).
 std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int iters);
 std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int warmup, int iters);

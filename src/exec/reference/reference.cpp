@@ -74,29 +74,12 @@ void bcast(const core::Graph& g, core::MpiOp op, const std::vector<Buffer>& root
   });
 }
 
-void reduce(const core::Graph& g, core::MpiOp op, const std::vector<Buffer>& leaf, std::vector<Buffer>& root) {
-  check_sizes(g, root, true, "reduce");
-  check_sizes(g, leaf, false, "reduce");
-  const auto order = application_order(g);
-  const auto bs = static_cast<size_t>(root.front().bs);
-  dispatch(root.front().unit, op, [&]<class T, class O>() {
-    for (int s = 0; s < g.nranks; ++s) {
-      T* rt = root[static_cast<size_t>(s)].as<T>();
-      for (const LeafRef& lr : order[static_cast<size_t>(s)]) {
-        const core::RankGraph& rg = g[lr.rank];
-        const T* src = leaf[static_cast<size_t>(lr.rank)].as<T>() + static_cast<size_t>(rg.leaf_position(lr.leaf)) * bs;
-        T* dst = rt + static_cast<size_t>(rg.remote_index[static_cast<size_t>(lr.leaf)]) * bs;
-        for (size_t c = 0; c < bs; ++c) O::apply(dst[c], src[c]);
-      }
-    }
-  });
-}
+namespace {
 
-void fetch_and_op(const core::Graph& g, core::MpiOp op, std::vector<Buffer>& root, const std::vector<Buffer>& leaf,
-                  std::vector<Buffer>& leafupdate) {
-  check_sizes(g, root, true, "fetch_and_op");
-  check_sizes(g, leaf, false, "fetch_and_op");
-  check_sizes(g, leafupdate, false, "fetch_and_op");
+// Applies every leaf to its root in the documented order; records the root value each leaf saw
+// first into `leafupdate` when given (fetch_and_op), not otherwise (reduce).
+void apply_to_roots(const core::Graph& g, core::MpiOp op, std::vector<Buffer>& root, const std::vector<Buffer>& leaf,
+                    std::vector<Buffer>* leafupdate) {
   const auto order = application_order(g);
   const auto bs = static_cast<size_t>(root.front().bs);
   dispatch(root.front().unit, op, [&]<class T, class O>() {
@@ -106,28 +89,34 @@ void fetch_and_op(const core::Graph& g, core::MpiOp op, std::vector<Buffer>& roo
         const core::RankGraph& rg = g[lr.rank];
         const size_t pos = static_cast<size_t>(rg.leaf_position(lr.leaf)) * bs;
         const T* src = leaf[static_cast<size_t>(lr.rank)].as<T>() + pos;
-        T* upd = leafupdate[static_cast<size_t>(lr.rank)].as<T>() + pos;
         T* dst = rt + static_cast<size_t>(rg.remote_index[static_cast<size_t>(lr.leaf)]) * bs;
-        for (size_t c = 0; c < bs; ++c) {
-          upd[c] = dst[c];
-          O::apply(dst[c], src[c]);
-        }
+        if (leafupdate) std::copy(dst, dst + bs, (*leafupdate)[static_cast<size_t>(lr.rank)].as<T>() + pos);
+        for (size_t c = 0; c < bs; ++c) O::apply(dst[c], src[c]);
       }
     }
   });
 }
 
+}  // namespace
+
+void reduce(const core::Graph& g, core::MpiOp op, const std::vector<Buffer>& leaf, std::vector<Buffer>& root) {
+  check_sizes(g, root, true, "reduce");
+  check_sizes(g, leaf, false, "reduce");
+  apply_to_roots(g, op, root, leaf, nullptr);
+}
+
+void fetch_and_op(const core::Graph& g, core::MpiOp op, std::vector<Buffer>& root, const std::vector<Buffer>& leaf,
+                  std::vector<Buffer>& leafupdate) {
+  check_sizes(g, root, true, "fetch_and_op");
+  check_sizes(g, leaf, false, "fetch_and_op");
+  check_sizes(g, leafupdate, false, "fetch_and_op");
+  apply_to_roots(g, op, root, leaf, &leafupdate);
+}
+
 namespace {
 
 std::vector<Buffer> inputs(const core::Graph& g, Side side, const trace::OpSpec& op, bool roots) {
-  std::vector<Buffer> out;
-  Index offset = 0;
-  for (int r = 0; r < g.nranks; ++r) {
-    const Index n = roots ? g[r].nroots : g[r].leafspace();
-    out.push_back(conformance_input(side, op.unit, op.bs, effective_mpi_op(op), r, n, offset));
-    offset += n;
-  }
-  return out;
+  return conformance_inputs(g, side, op, roots);
 }
 
 std::vector<Buffer> zeros(const core::Graph& g, const trace::OpSpec& op, bool roots) {

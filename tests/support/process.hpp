@@ -1,0 +1,44 @@
+// Running the sf-replay binary (and mpiexec) from tests: exit status and captured output.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace sfr_test {
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Proc {
+  int status;
+  std::string out;  // stdout and stderr together
+};
+
+// Runs a shell command line; a timeout turns a hang into a failure.
+inline Proc run_command(const std::string& cmd, int timeout_s = 300) {
+  const auto log = std::filesystem::temp_directory_path() / ("sfr_cmd_" + std::to_string(::getpid()) + ".log");
+  const int raw = std::system(("timeout " + std::to_string(timeout_s) + " " + cmd + " > " + log.string() + " 2>&1").c_str());
+  Proc p{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(log)};
+  std::filesystem::remove(log);
+  return p;
+}
+
+// mpiexec as root (containers, CI) with more ranks than cores.
+inline std::string mpiexec(int np) {
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
+  return std::string(SFR_MPIEXEC) + " -n " + std::to_string(np) + " --oversubscribe ";
+}
+
+}  // namespace sfr_test
