@@ -5,8 +5,7 @@
 
 namespace sfr::cli {
 
-namespace {
-int body(const Args& args) {
+int cmd_validate(const Args& args) {
   po::options_description opts("validate options");
   std::vector<std::string> files;
   bool quiet = false;
@@ -24,8 +23,5 @@ int body(const Args& args) {
   }
   return 0;
 }
-}  // namespace
-
-int cmd_validate(const Args& args) { return body(args); }
 
 }  // namespace sfr::cli
