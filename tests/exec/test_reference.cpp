@@ -9,6 +9,7 @@
 
 #include "exec/reference/reference.hpp"
 #include "support/graphs.hpp"
+#include "trace/reader.hpp"
 
 using namespace sfr;
 using namespace sfr_test;
@@ -310,4 +311,18 @@ TEST(Reference, FetchAndOpSelfLeavesComeFirst) {
   EXPECT_EQ(res.ranks[2][1].buffer.as<std::int64_t>()[3], g01 + h00 + h10);        // rank 2 pos3
   EXPECT_EQ(res.ranks[0][0].buffer.as<std::int64_t>()[1], g01 + h00 + h10 + h23);  // rootdata
   EXPECT_EQ(res.ranks[2][1].buffer.as<std::int64_t>()[0], 0);                      // hole stays 0
+}
+
+TEST(Reference, AllgatherPatternFollowsPetscPatternedOrder) {
+  // 3 ranks, one root each; every rank has 3 leaves (one per root). Root (1,0) sees leaves from
+  // ranks 0, 1, 2 (h(r, 1) = 14, 31, 48).
+  const auto t = trace::parse_trace(R"({"name": "ag", "nranks": 3, "sfs": {"AG": {"pattern": "allgather", "nroots": [1, 1, 1]}},
+      "ops": [{"op": "reduce", "sf": "AG", "unit": "int32"}, {"op": "fetch_and_op", "sf": "AG", "unit": "int64"}]})", "ag");
+  const auto red = exec::reference::run_op(t, t.trace().ops[0]);
+  EXPECT_EQ(red.ranks[1][0].buffer.as<std::int32_t>()[0], 31);  // own rank's copy
+  const auto fop = exec::reference::run_op(t, t.trace().ops[1]);
+  const std::int64_t g10 = 35;  // g(1, 0)
+  EXPECT_EQ(fop.ranks[0][1].buffer.as<std::int64_t>()[1], g10);            // rank 0 fetches first
+  EXPECT_EQ(fop.ranks[1][1].buffer.as<std::int64_t>()[1], g10 + 14);       // then rank 1
+  EXPECT_EQ(fop.ranks[2][1].buffer.as<std::int64_t>()[1], g10 + 14 + 31);  // then rank 2
 }

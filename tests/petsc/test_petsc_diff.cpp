@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "exec/dump_check.hpp"
+#include "exec/reference/reference.hpp"
+#include "trace/dump.hpp"
 #include "support/process.hpp"
 #include "support/random_trace.hpp"
 #include "trace/reader.hpp"
@@ -76,4 +78,35 @@ TEST(PetscDiff, PetscNeighborBackendAgreesToo) {
   const auto p = write_random(4, 7);
   differential(p, "neighbor");
   fs::remove(p);
+}
+
+// Where PETSc's own order is defined (its basic backend, its allgather pattern), our reference
+// dump must equal PETSc's exactly, order-dependent results included.
+TEST(PetscDiff, OrderDependentResultsEqualPetscExactly) {
+  const fs::path p = fs::temp_directory_path() / ("sfr_petsc_exact_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(p) << R"({"name": "exact", "nranks": 3, "sfs": {
+      "AG": {"pattern": "allgather", "nroots": [1, 2, 1]},
+      "S": {"ranks": [{"nroots": 2, "ilocal": [3, 0, 1], "remote_rank": [0, 1, 0], "remote_index": [1, 0, 1]},
+                      {"nroots": 1, "remote_rank": [0, 0, 1], "remote_index": [1, 1, 0]},
+                      {"nroots": 0, "ilocal": [2, 0], "remote_rank": [0, 1], "remote_index": [1, 0]}]}},
+    "ops": [{"op": "reduce", "sf": "AG", "unit": "int32"}, {"op": "fetch_and_op", "sf": "AG", "unit": "int32"},
+            {"op": "reduce", "sf": "S", "unit": "float64", "bs": 3}, {"op": "fetch_and_op", "sf": "S", "unit": "int32"},
+            {"op": "fetch_and_op", "sf": "S", "unit": "float64", "bs": 2}]})";
+  const auto t = trace::read_trace_file(p.string());
+  const fs::path out = p.string() + ".petsc";
+  const auto r = sfr_test::run_command(sfr_test::mpiexec(3) + SFR_PETSC_DUMP + " " + p.string() + " " + out.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto petsc = nlohmann::json::parse(slurp(out));
+  ASSERT_EQ(petsc["ops"].size(), t.trace().ops.size());
+  for (size_t i = 0; i < t.trace().ops.size(); ++i) {
+    const auto ref = exec::reference::run_op(t, t.trace().ops[i]);
+    for (size_t rk = 0; rk < ref.ranks.size(); ++rk)
+      for (const auto& arr : ref.ranks[rk]) {
+        std::string mine;
+        trace::append_buffer_numbers(mine, arr.buffer);
+        EXPECT_EQ(nlohmann::json::parse(mine), petsc["ops"][i]["ranks"][rk][arr.name]) << "op " << i << " rank " << rk << " " << arr.name;
+      }
+  }
+  fs::remove(p);
+  fs::remove(out);
 }

@@ -15,7 +15,7 @@ struct LeafRef {
   int rank;
   Index leaf;
 };
-std::vector<std::vector<LeafRef>> application_order(const core::Graph& g) {
+std::vector<std::vector<LeafRef>> application_order(const core::Graph& g, Order policy) {
   std::vector<std::vector<LeafRef>> self(static_cast<size_t>(g.nranks)), other(static_cast<size_t>(g.nranks));
   for (int r = 0; r < g.nranks; ++r) {
     const core::RankGraph& rg = g[r];
@@ -25,14 +25,18 @@ std::vector<std::vector<LeafRef>> application_order(const core::Graph& g) {
       std::sort(order.begin(), order.end(), [&](Index a, Index b) { return rg.leaf_position(a) < rg.leaf_position(b); });
     for (Index j : order) {
       const int s = rg.remote_rank[static_cast<size_t>(j)];
-      (s == r ? self : other)[static_cast<size_t>(s)].push_back({r, j});
+      const bool own = s == r && policy != Order::rank_order;
+      (own ? self : other)[static_cast<size_t>(s)].push_back({r, j});
     }
   }
+  // `other` holds each root rank's leaves in ascending leaf rank (r loops upwards).
   for (int s = 0; s < g.nranks; ++s) {
-    auto& v = self[static_cast<size_t>(s)];
-    v.insert(v.end(), other[static_cast<size_t>(s)].begin(), other[static_cast<size_t>(s)].end());
+    auto& own = self[static_cast<size_t>(s)];
+    auto& rest = other[static_cast<size_t>(s)];
+    if (policy == Order::own_rank_last) rest.insert(rest.end(), own.begin(), own.end());
+    else rest.insert(rest.begin(), own.begin(), own.end());
   }
-  return self;
+  return other;
 }
 
 void check_sizes(const core::Graph& g, const std::vector<Buffer>& bufs, bool roots, const char* what) {
@@ -79,8 +83,8 @@ namespace {
 // Applies every leaf to its root in the documented order; records the root value each leaf saw
 // first into `leafupdate` when given (fetch_and_op), not otherwise (reduce).
 void apply_to_roots(const core::Graph& g, core::MpiOp op, std::vector<Buffer>& root, const std::vector<Buffer>& leaf,
-                    std::vector<Buffer>* leafupdate) {
-  const auto order = application_order(g);
+                    std::vector<Buffer>* leafupdate, Order policy) {
+  const auto order = application_order(g, policy);
   const auto bs = static_cast<size_t>(root.front().bs);
   dispatch(root.front().unit, op, [&]<class T, class O>() {
     for (int s = 0; s < g.nranks; ++s) {
@@ -99,18 +103,18 @@ void apply_to_roots(const core::Graph& g, core::MpiOp op, std::vector<Buffer>& r
 
 }  // namespace
 
-void reduce(const core::Graph& g, core::MpiOp op, const std::vector<Buffer>& leaf, std::vector<Buffer>& root) {
+void reduce(const core::Graph& g, core::MpiOp op, const std::vector<Buffer>& leaf, std::vector<Buffer>& root, Order order) {
   check_sizes(g, root, true, "reduce");
   check_sizes(g, leaf, false, "reduce");
-  apply_to_roots(g, op, root, leaf, nullptr);
+  apply_to_roots(g, op, root, leaf, nullptr, order);
 }
 
 void fetch_and_op(const core::Graph& g, core::MpiOp op, std::vector<Buffer>& root, const std::vector<Buffer>& leaf,
-                  std::vector<Buffer>& leafupdate) {
+                  std::vector<Buffer>& leafupdate, Order order) {
   check_sizes(g, root, true, "fetch_and_op");
   check_sizes(g, leaf, false, "fetch_and_op");
   check_sizes(g, leafupdate, false, "fetch_and_op");
-  apply_to_roots(g, op, root, leaf, &leafupdate);
+  apply_to_roots(g, op, root, leaf, &leafupdate, order);
 }
 
 namespace {
@@ -138,6 +142,9 @@ OpResult collect(std::initializer_list<std::pair<const char*, std::vector<Buffer
 OpResult run_op(const trace::BuiltTrace& t, const trace::OpSpec& op) {
   using trace::OpKind;
   const core::Graph& g = t.graph_for(op);
+  const trace::SFDef* def = t.trace().find_sf(op.sf);
+  const auto* pattern = def ? std::get_if<trace::PatternSF>(&def->def) : nullptr;
+  const bool allgather = pattern && pattern->pattern == core::Pattern::allgather;
   switch (op.op) {
     case OpKind::bcast:
     case OpKind::scatter: {
@@ -149,7 +156,7 @@ OpResult run_op(const trace::BuiltTrace& t, const trace::OpSpec& op) {
     case OpKind::reduce: {
       auto root = inputs(g, Side::root, op, true);
       auto leaf = inputs(g, Side::leaf, op, false);
-      reduce(g, op.mpi_op, leaf, root);
+      reduce(g, op.mpi_op, leaf, root, allgather ? Order::own_rank_last : Order::petsc_basic);
       return collect({{"rootdata", &root}}, g.nranks);
     }
     case OpKind::gather: {
@@ -162,7 +169,7 @@ OpResult run_op(const trace::BuiltTrace& t, const trace::OpSpec& op) {
       auto root = inputs(g, Side::root, op, true);
       auto leaf = inputs(g, Side::leaf, op, false);
       auto upd = zeros(g, op, false);
-      fetch_and_op(g, op.mpi_op, root, leaf, upd);
+      fetch_and_op(g, op.mpi_op, root, leaf, upd, allgather ? Order::rank_order : Order::petsc_basic);
       return collect({{"rootdata", &root}, {"leafupdate", &upd}}, g.nranks);
     }
     case OpKind::degree: {
