@@ -131,17 +131,19 @@ void Engine::run(const Step& s, std::vector<Time>& ready, Accum& acc, Timeline* 
       leave = t + o_send_ + wire;
       arrive = leave + alpha;
     } else {  // postal: the sender is busy alpha + beta*s per message (so m messages cost m*alpha + s*beta)
-      port_end = t + alpha + wire;
-      leave = port_end;
-      if (maxrate && k == 2 && !msg.device) {  // the node NIC injects at R_N, first come first served
+      leave = t + alpha + wire;
+      if (maxrate && k == 2 && !msg.device) {
+        // Max-rate: after the latency, the bytes also pass the node's NIC at R_N, first come first
+        // served; the sender waits until its bytes are injected (alpha*m + max(ppn*s/R_N, s*beta)).
         Time& nic = nic_free_[node_[msg.src]];
-        const Time nic_end = std::max(t, nic) + static_cast<Time>(std::llround(inj_beta_ * static_cast<double>(msg.bytes)));
+        const Time nic_end = std::max(t + alpha, nic) + static_cast<Time>(std::llround(inj_beta_ * static_cast<double>(msg.bytes)));
         nic = nic_end;
         if (nic_end > leave) {
           acc.injection[msg.src] += nic_end - leave;
           leave = nic_end;
         }
       }
+      port_end = leave;
       arrive = leave;
     }
     acc.latency[msg.src] += alpha;

@@ -350,6 +350,14 @@ void add_node_aware(Schedule& s, const Layout& lay, const MachineModel& m, Backe
 }  // namespace
 
 void add_round(Schedule& s, const Layout& lay, const MachineModel& m, Backend b, const Traffic& t) {
+  // A graph without remote edges communicates nothing under any backend (PetscSF knows it at
+  // setup and skips the transport: no collective call, no fence, no copies).
+  if (t.flows.empty()) {
+    StepBuilder sb(s, m, false);
+    self_copies(sb, m, t);
+    s.steps.push_back(sb.finish("local copies"));
+    return;
+  }
   if (is_node_aware(b.kind)) add_node_aware(s, lay, m, b, t);
   else add_direct(s, lay, m, b, t);
 }
