@@ -14,8 +14,11 @@ struct SimArgs {
   bool all = false;
 };
 
-inline void add_sim_options(po::options_description& opts, SimArgs& a) {
-  opts.add_options()("trace", po::value(&a.file)->required(), "trace file")(
+// `trace_required`: false for compare, whose --analytic mode needs no trace.
+inline void add_sim_options(po::options_description& opts, SimArgs& a, bool trace_required = true) {
+  auto* trace_value = po::value(&a.file);
+  if (trace_required) trace_value->required();
+  opts.add_options()("trace", trace_value, "trace file")(
       "machine,m", po::value(&a.machine), "machine preset (lassen, generic) or machine file (JSON); default lassen")(
       "backend,b", po::value(&a.backends)->composing(),
       "backend: basic, neighbor, window, alltoallv, 3step, 2step, split-md, split-dd, each optionally :staged (default) or "
