@@ -3,6 +3,15 @@
 // small message) and a sequence number for deterministic ties; resources (send port, receive
 // stream, node NIC) are arrays of next-free times; a busy resource pushes the event back.
 // The engine sees only messages of one step; strategies (strategies.hpp) turn a plan into steps.
+//
+// Within a step, senders interact only through their node's NIC, and nothing a sender does
+// depends on a receive completing (receives are posted at the step's start; a rendezvous
+// handshake needs only the receiver's start). So the event queue is partitioned: one small heap
+// per node orders that node's send events (time, then sequence number); each arrival gets its
+// time and a sequence number; then every receiver takes its arrivals in (time, sequence) order
+// through its receive stream. This is the same schedule a single global queue would produce, with
+// heaps of at most ranks-per-node entries (the reason the engine reaches tens of millions of
+// messages per second).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +44,18 @@ struct Step {
   bool barrier_before = false;  // all trace ranks synchronise (fence) before the step
   Time barrier_cost = 0;
   bool one_sided = false;       // no receive matching overhead (window backend)
+
+  // Filled by Engine::prepare (once; a step is replayed `repeat` times): per message costs and
+  // the grouping of messages by sending node and by receiver.
+  struct Cost {
+    std::int64_t alpha, wire, inject;  // picoseconds; inject < 0: does not pass the NIC
+    std::int64_t handshake;            // one leg of the rendezvous handshake, 0 when none
+  };
+  mutable std::vector<Cost> cost;
+  mutable std::vector<std::uint32_t> node_groups;  // CSR over nodes of (first message of a src run)
+  mutable std::vector<std::uint32_t> group_first;
+  mutable std::vector<std::uint32_t> dst_offsets, dst_slot;
+  mutable const void* prepared_for = nullptr;  // the engine whose model the costs belong to
 };
 
 // Per endpoint accumulated cost components (for breakdowns).
@@ -62,6 +83,8 @@ public:
     return node_[a] != node_[b] ? Tier::network : socket_[a] != socket_[b] ? Tier::node : Tier::socket;
   }
   const std::vector<std::int32_t>& node() const { return node_; }
+  // Computes the step's per-message costs and groupings (run does it when not yet done).
+  void prepare(const Step& s) const;
   // Runs one step: `ready` holds each endpoint's start time and receives its finish time.
   void run(const Step& s, std::vector<Time>& ready, Accum& acc, Timeline* tl = nullptr);
   std::uint64_t messages() const { return messages_; }
@@ -70,19 +93,27 @@ private:
   struct Ev {
     Time t;
     std::uint32_t seq;
-    std::uint32_t code;  // bit 31: arrival; else send; low bits: message index
+    std::uint32_t code;  // message index of the sender's next message
+  };
+  struct Arrival {
+    Time t;
+    std::uint32_t seq;
+    Time wire;
   };
   void push(Time t, std::uint32_t code);
-  Ev pop();
+  void pop();
+  void replace_top(Time t, std::uint32_t code);
+  void sift_down(Ev e);
 
   const MachineModel& m_;
   std::vector<std::int32_t> node_, socket_;
   std::vector<Ev> heap_;
   std::uint32_t seq_ = 0;
-  std::vector<Time> start_, send_free_, recv_free_, nic_free_;
-  std::vector<std::uint32_t> end_of_src_;
+  std::vector<Time> start_, send_free_, recv_free_;
+  std::vector<Arrival> inbox_;
+  std::int32_t nnodes_ = 0;
   std::uint64_t messages_ = 0;
-  // Per (device, tier, proto) costs in picoseconds: alpha and beta*2^20 (fixed point per byte).
+  // Per (device, tier, proto): alpha in picoseconds, beta in picoseconds per byte.
   Time alpha_[2][3][3];
   double beta_[2][3][3];
   double inj_beta_;

@@ -1,6 +1,8 @@
 #include "sim/simgrid_export.hpp"
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <filesystem>
 #include <map>
 
@@ -35,9 +37,9 @@ SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m,
       for (bool r2l : rounds) {
         for (const auto& p : it->second) {  // receives first, as PetscSF posts them
           const auto& in = r2l ? p.leaf_side : p.root_side;
-          for (std::size_t q = 0; q < in.npeers(); ++q) line(p.rank, "Irecv", in.peers[q], in.count(q) * vb);
+          for (std::size_t q = 0; q < in.npeers(); ++q) line(p.rank, "irecv", in.peers[q], in.count(q) * vb);
           const auto& out = r2l ? p.root_side : p.leaf_side;
-          for (std::size_t q = 0; q < out.npeers(); ++q) line(p.rank, "Isend", out.peers[q], out.count(q) * vb);
+          for (std::size_t q = 0; q < out.npeers(); ++q) line(p.rank, "isend", out.peers[q], out.count(q) * vb);
           act[p.rank] += std::to_string(p.rank) + " waitall\n";
         }
         ++tag;
@@ -60,7 +62,7 @@ SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m,
   std::snprintf(buf, sizeof buf,
                 "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n"
                 "  <cluster id=\"sfr\" prefix=\"rank\" suffix=\"\" radical=\"0-%d\" speed=\"1Gf\" bw=\"%.6gBps\" lat=\"%.6gs\" "
-                "bb_bw=\"%.6gBps\" bb_lat=\"0s\" sharing_policy=\"SHARED\"/>\n</platform>\n",
+                "bb_bw=\"%.6gBps\" bb_lat=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n</platform>\n",
                 t.nranks - 1, ab.beta > 0 ? 1.0 / ab.beta : 1e15, ab.alpha / 2, ab.beta > 0 ? 1e3 / ab.beta : 1e18);
   ex.platform = (std::filesystem::path(dir) / "platform.xml").string();
   trace::write_file_atomic(ex.platform, buf);
@@ -69,8 +71,24 @@ SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m,
   ex.hostfile = (std::filesystem::path(dir) / "hostfile.txt").string();
   trace::write_file_atomic(ex.hostfile, hosts);
   ex.command = "smpirun -np " + std::to_string(t.nranks) + " -platform " + ex.platform + " -hostfile " + ex.hostfile +
-               " --cfg=network/model:CM02 --cfg=smpi/bw-factor:1 --cfg=smpi/lat-factor:1 smpi_replay " + ex.trace_list;
+               " -replay " + ex.trace_list + " --cfg=network/model:CM02 --cfg=smpi/bw-factor:1 --cfg=smpi/lat-factor:1";
   return ex;
+}
+
+bool smpirun_available() { return std::system("command -v smpirun >/dev/null 2>&1") == 0; }
+
+double run_smpirun(const SimgridExport& ex, const std::string& dir) {
+  const std::string log = (std::filesystem::path(dir) / "smpirun.log").string();
+  if (std::system((ex.command + " >" + log + " 2>&1").c_str()) != 0) return -1;
+  std::ifstream in(log);
+  std::string line;
+  double t = -1;
+  const std::string key = "Simulation time ";
+  while (std::getline(in, line)) {
+    const auto at = line.find(key);
+    if (at != std::string::npos) t = std::strtod(line.c_str() + at + key.size(), nullptr);
+  }
+  return t;
 }
 
 }  // namespace sfr::sim

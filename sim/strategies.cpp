@@ -249,16 +249,17 @@ void add_node_aware(Schedule& s, const Layout& lay, const MachineModel& m, Backe
   const auto nf = node_flows(lay, t);
   for (const auto& x : nf) sent[x.src] += x.unique_bytes;
   auto rank_on = [&](int node, int local) { return node * lay.ranks_per_node + local % lay.ranks_on_node(node); };
-  // Destination bytes per (source node, destination rank), in flow order.
+  // Destination bytes per (source node, destination rank), in flow order (3-step and split).
   std::map<std::pair<int, int>, std::vector<std::pair<int, std::int64_t>>> dests;  // (k,l) -> (d, bytes)
-  for (const auto& f : t.flows) {
-    const int k = lay.node(f.src), l = lay.node(f.dst);
-    if (k == l) continue;
-    auto& v = dests[{k, l}];
-    auto it = std::find_if(v.begin(), v.end(), [&](auto& p) { return p.first == f.dst; });
-    if (it == v.end()) v.push_back({f.dst, f.count * t.value_bytes});
-    else it->second += f.count * t.value_bytes;
-  }
+  if (b.kind != BackendKind::two_step)
+    for (const auto& f : t.flows) {
+      const int k = lay.node(f.src), l = lay.node(f.dst);
+      if (k == l) continue;
+      auto& v = dests[{k, l}];
+      auto it = std::find_if(v.begin(), v.end(), [&](auto& p) { return p.first == f.dst; });
+      if (it == v.end()) v.push_back({f.dst, f.count * t.value_bytes});
+      else it->second += f.count * t.value_bytes;
+    }
   if (b.kind == BackendKind::three_step) {
     std::map<std::pair<int, int>, std::int64_t> volume;
     for (const auto& x : nf) {
