@@ -73,11 +73,13 @@ core::Graph ring(int n, int halo, bool both = true) {
 
 int main(int argc, char** argv) {
   const std::string out = argc > 1 ? argv[1] : "sim_bench.json";
+  const std::string only = argc > 2 ? argv[2] : "";  // throughput, scale or simgrid: run only that part
+  auto part = [&](const char* name) { return only.empty() || only == name; };
   trace::Json j;
   const auto lassen = *sim::preset("lassen");
 
   // 1. Throughput.
-  {
+  if (part("throughput")) {
     const int P = 1024, leaves = 64;
     core::Graph g(P);
     std::mt19937_64 rng(42);
@@ -100,7 +102,7 @@ int main(int argc, char** argv) {
   }
 
   // 2. One million ranks, nearest neighbour.
-  {
+  if (part("scale")) {
     const int P = 1000000;
     const auto t0 = Clock::now();
     const auto bt = make_trace("ring-1M", ring(P, 16), {make_op(trace::OpKind::bcast, 1), make_op(trace::OpKind::reduce, 1)}, {40, 20, 4});
@@ -117,7 +119,8 @@ int main(int argc, char** argv) {
   }
 
   // 3. SimGrid SMPI versus us, same postal alpha-beta (off-node eager parameters of lassen).
-  if (sim::smpirun_available()) {
+  if (!part("simgrid")) {
+  } else if (sim::smpirun_available()) {
     const int P = 256;
     auto m = lassen;
     m.model = sim::ModelKind::postal;
