@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
   trace::Json j;
   const auto lassen = *sim::preset("lassen");
 
-  // 1. Throughput.
+  // 1. Throughput: lassen's own topology (one rank per GPU, 4 per node) and 32 ranks per node
+  // (larger per-node event heaps: the NIC couples all senders of a node).
   if (part("throughput")) {
     const int P = 1024, leaves = 64;
     core::Graph g(P);
@@ -86,18 +87,23 @@ int main(int argc, char** argv) {
     for (int r = 0; r < P; ++r) g[r].nroots = 256;
     for (int r = 0; r < P; ++r)
       for (int i = 0; i < leaves; ++i) g[r].add_leaf(i, static_cast<int>(rng() % P), static_cast<core::Index>(rng() % 256));
-    const auto bt = make_trace("random-1024", std::move(g),
-                               {make_op(trace::OpKind::bcast, 100), make_op(trace::OpKind::reduce, 100), make_op(trace::OpKind::bcast, 100, core::Unit::int32, 4)},
-                               {32, 16, 4});
-    for (const auto& [label, backend] : {std::pair{"basic", sim::Backend{}}, std::pair{"3step", sim::Backend{sim::BackendKind::three_step, false}}}) {
-      sim::simulate(bt, lassen, {backend});  // warm up (plans, allocations)
-      const auto t0 = Clock::now();
-      const auto res = sim::simulate(bt, lassen, {backend});
-      const double wall = seconds_since(t0);
-      const double rate = static_cast<double>(res.backends[0].messages) / wall;
-      std::printf("throughput  %-6s random SF, 1024 ranks, %zu ops: %llu messages in %.3f s = %.1f M messages/s\n", label,
-                  bt.trace().ops.size(), static_cast<unsigned long long>(res.backends[0].messages), wall, rate / 1e6);
-      j["throughput"][label] = {{"ranks", P}, {"messages", res.backends[0].messages}, {"wall_s", wall}, {"messages_per_s", rate}};
+    for (const trace::Machine mach : {trace::Machine{4, 2, 4}, trace::Machine{32, 16, 4}}) {
+      const auto bt = make_trace("random-1024", g,
+                                 {make_op(trace::OpKind::bcast, 100), make_op(trace::OpKind::reduce, 100),
+                                  make_op(trace::OpKind::bcast, 100, core::Unit::int32, 4)},
+                                 mach);
+      for (const auto& [label, backend] : {std::pair{"basic", sim::Backend{}}, std::pair{"3step", sim::Backend{sim::BackendKind::three_step, false}}}) {
+        sim::simulate(bt, lassen, {backend});  // warm up (allocations)
+        const auto t0 = Clock::now();
+        const auto res = sim::simulate(bt, lassen, {backend});
+        const double wall = seconds_since(t0);
+        const double rate = static_cast<double>(res.backends[0].messages) / wall;
+        const std::string key = std::string(label) + "_" + std::to_string(mach.ranks_per_node) + "_per_node";
+        std::printf("throughput  %-6s random SF, 1024 ranks, %2d ranks/node, %zu ops x 100: %llu messages in %.3f s = %.1f M messages/s\n", label,
+                    mach.ranks_per_node, bt.trace().ops.size(), static_cast<unsigned long long>(res.backends[0].messages), wall, rate / 1e6);
+        j["throughput"][key] = {{"ranks", P}, {"ranks_per_node", mach.ranks_per_node}, {"messages", res.backends[0].messages},
+                                {"wall_s", wall}, {"messages_per_s", rate}};
+      }
     }
   }
 
