@@ -27,6 +27,13 @@ Engine::Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vecto
   recv_free_.resize(node_.size());
 }
 
+namespace {
+// (t, seq) order as one 128-bit comparison (times are never negative).
+inline unsigned __int128 key(std::int64_t t, std::uint32_t seq) {
+  return (static_cast<unsigned __int128>(static_cast<std::uint64_t>(t)) << 32) | seq;
+}
+}  // namespace
+
 // Binary heap ordered by (t, seq): equal times leave in push order, so runs are bit-identical.
 void Engine::push(Time t, std::uint32_t code) {
   heap_.push_back({t, seq_++, code});
@@ -35,7 +42,7 @@ void Engine::push(Time t, std::uint32_t code) {
   while (i > 0) {
     const std::size_t p = (i - 1) / 2;
     const Ev& q = heap_[p];
-    if (q.t < e.t || (q.t == e.t && q.seq < e.seq)) break;
+    if (key(q.t, q.seq) < key(e.t, e.seq)) break;
     heap_[i] = q;
     i = p;
   }
@@ -54,8 +61,8 @@ void Engine::sift_down(const Ev e) {
   for (;;) {
     std::size_t c = 2 * i + 1;
     if (c >= n) break;
-    if (c + 1 < n && (heap_[c + 1].t < heap_[c].t || (heap_[c + 1].t == heap_[c].t && heap_[c + 1].seq < heap_[c].seq))) ++c;
-    if (e.t < heap_[c].t || (e.t == heap_[c].t && e.seq < heap_[c].seq)) break;
+    if (c + 1 < n && key(heap_[c + 1].t, heap_[c + 1].seq) < key(heap_[c].t, heap_[c].seq)) ++c;
+    if (key(e.t, e.seq) < key(heap_[c].t, heap_[c].seq)) break;
     heap_[i] = heap_[c];
     i = c;
   }
