@@ -179,8 +179,9 @@ TEST(SimEngine, NodeAwareMessageCounts) {
   auto m = flat(ModelKind::postal);
   auto count = [&](sim::BackendKind k) { return sim::simulate(bt, m, {{k, false}}).backends[0].messages; };
   EXPECT_EQ(count(sim::BackendKind::basic), 4u);
-  // 3-step: rank 1 -> leader rank 1? leader for node 1 on node 0 is local 1: rank 0 sends to rank 1
-  // (1), rank 1 sends one message to node 1's leader for node 0 (rank 2) (1), which forwards to rank 3 (1).
+  // 3-step: node 0's leader for node 1 is its local rank 1 (1 mod 2): rank 0 sends to rank 1 (1);
+  // rank 1 sends one message to node 1's leader for node 0, rank 2 (0 mod 2) (1); rank 2 forwards
+  // rank 3's part (1).
   EXPECT_EQ(count(sim::BackendKind::three_step), 3u);
   // 2-step: each rank sends once to its pair on node 1 (2), the pairs exchange the other half (2).
   EXPECT_EQ(count(sim::BackendKind::two_step), 4u);
