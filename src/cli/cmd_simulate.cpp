@@ -1,10 +1,41 @@
-// Placeholder until the simulator land: a clear error instead of a missing command.
-#include "cli/command.hpp"
+// sf-replay simulate: predicted time per op per backend under a machine model (sim/README.md).
+#include <iostream>
+
+#include "cli/sim_options.hpp"
 #include "core/error.hpp"
+#include "sim/simgrid_export.hpp"
+#include "sim/simulate.hpp"
+#include "trace/output_file.hpp"
+#include "trace/reader.hpp"
 
 namespace sfr::cli {
 
-int cmd_simulate(const Args&) {
-  throw InputError("simulate", "not available in this build yet (the simulator are not built)"); }
+int cmd_simulate(const Args& args) {
+  po::options_description opts("simulate options");
+  SimArgs a;
+  add_sim_options(opts, a);
+  opts.add_options()("timeline", po::value(&a.timeline), "write a Chrome trace / Perfetto JSON timeline (one track per rank) of the first backend")(
+      "export-simgrid", po::value(&a.simgrid),
+      "write a SimGrid time-independent trace (one file per rank, basic backend) and a platform file into this directory");
+  po::positional_options_description pos;
+  pos.add("trace", 1);
+  po::variables_map vm;
+  if (parse_options("simulate", "TRACE --machine M [--backend B ...|--all-backends] [--json OUT] [--timeline OUT] [--export-simgrid DIR]",
+                    args, opts, pos, vm))
+    return 0;
+  const auto machine = sim::load_machine(a.machine);
+  const auto bt = trace::read_trace_file(a.file);
+  const auto backends = sim::select_backends(a.backends, a.all, bt.trace(), false);
+  sim::Timeline tl;
+  const auto res = sim::simulate(bt, machine, backends, a.timeline.empty() ? nullptr : &tl);
+  std::cout << sim::render_table(res);
+  if (!a.json.empty()) trace::write_file_atomic(a.json, sim::render_json(res));
+  if (!a.timeline.empty()) trace::write_file_atomic(a.timeline, sim::render_timeline(tl, bt.trace().nranks));
+  if (!a.simgrid.empty()) {
+    const auto ex = sim::export_simgrid(bt, machine, a.simgrid);
+    std::cout << "\nSimGrid export: " << ex.trace_list << ", " << ex.platform << "\n  replay with: " << ex.command << "\n";
+  }
+  return 0;
+}
 
 }  // namespace sfr::cli

@@ -1,0 +1,269 @@
+#include "sim/machine.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace sfr::sim {
+
+using trace::Json;
+
+const char* model_name(ModelKind k) {
+  switch (k) {
+    case ModelKind::postal: return "postal";
+    case ModelKind::max_rate: return "max-rate";
+    case ModelKind::loggp: return "loggp";
+  }
+  return "?";
+}
+const char* tier_label(Tier t) {
+  static const char* n[] = {"socket", "node", "network"};
+  return n[static_cast<int>(t)];
+}
+const char* proto_label(Proto p) {
+  static const char* n[] = {"short", "eager", "rendezvous"};
+  return n[static_cast<int>(p)];
+}
+
+namespace {
+
+using Table = std::array<std::array<AlphaBeta, 3>, 3>;  // [tier][proto]
+
+// Rows are protocols, columns tiers (on-socket, on-node, off-node), as printed in the paper.
+Table table(const double (&a)[3][3], const double (&b)[3][3]) {
+  Table t{};
+  for (int p = 0; p < 3; ++p)
+    for (int k = 0; k < 3; ++k) t[k][p] = {a[p][k], b[p][k]};
+  return t;
+}
+
+MachineModel lassen() {
+  MachineModel m;
+  m.name = "lassen";
+  m.model = ModelKind::max_rate;
+  m.topology = {4, 2, 4};  // one rank per V100 GPU: 4 per node, 2 per socket
+  // Table 2, inter-CPU (short, eager, rendezvous).
+  const double ca[3][3] = {{3.67e-07, 9.25e-07, 1.89e-06}, {4.61e-07, 1.17e-06, 2.44e-06}, {3.15e-06, 6.77e-06, 7.76e-06}};
+  const double cb[3][3] = {{1.32e-10, 1.19e-09, 6.88e-10}, {7.12e-11, 2.18e-10, 3.79e-10}, {3.40e-11, 1.49e-10, 7.97e-11}};
+  // Table 2, inter-GPU (no short protocol on device: short uses the eager row).
+  const double ga[3][3] = {{1.87e-06, 2.02e-05, 8.95e-06}, {1.87e-06, 2.02e-05, 8.95e-06}, {1.82e-05, 1.93e-05, 1.10e-05}};
+  const double gb[3][3] = {{5.79e-11, 2.15e-10, 1.72e-10}, {5.79e-11, 2.15e-10, 1.72e-10}, {1.46e-11, 2.39e-11, 1.72e-10}};
+  m.p2p[0] = table(ca, cb);
+  m.p2p[1] = table(ga, gb);
+  // Protocol switch points are not printed in the study; these are Spectrum MPI's usual ones.
+  m.short_max = 512;
+  m.eager_max = 8192;
+  m.handshake_legs = 0;  // the measured rendezvous alpha already contains the RTS/CTS round trip
+  m.injection_beta = 4.19e-11;  // Table 4
+  // Table 3: cudaMemcpyAsync, 1 process and 4 processes (H2D, D2H).
+  m.h2d = {AlphaBeta{1.30e-05, 1.85e-11}, AlphaBeta{1.52e-05, 5.52e-10}};
+  m.d2h = {AlphaBeta{1.27e-05, 1.96e-11}, AlphaBeta{1.47e-05, 1.50e-10}};
+  m.pack = {0, 0};  // not part of the study's models
+  m.o_send = m.o_recv = m.gap = 0;
+  m.collective_overhead = 0;
+  m.procs_per_node = 40;
+  m.message_cap = 8192;  // the rendezvous switch point, as in the study
+  return m;
+}
+
+// A documented commodity cluster: 2 sockets x 16 cores, 100 Gb/s network, 4 GPUs per node.
+MachineModel generic() {
+  MachineModel m;
+  m.name = "generic";
+  m.model = ModelKind::max_rate;
+  m.topology = {32, 16, 4};
+  const double ca[3][3] = {{2.0e-07, 5.0e-07, 1.5e-06}, {3.0e-07, 7.0e-07, 2.0e-06}, {2.0e-06, 4.0e-06, 6.0e-06}};
+  const double cb[3][3] = {{1.0e-10, 2.0e-10, 2.0e-10}, {8.0e-11, 1.5e-10, 1.0e-10}, {5.0e-11, 1.0e-10, 8.0e-11}};
+  const double ga[3][3] = {{2.0e-06, 1.0e-05, 8.0e-06}, {2.0e-06, 1.0e-05, 8.0e-06}, {1.0e-05, 1.5e-05, 1.0e-05}};
+  const double gb[3][3] = {{5.0e-11, 1.0e-10, 1.0e-10}, {5.0e-11, 1.0e-10, 1.0e-10}, {2.0e-11, 3.0e-11, 8.0e-11}};
+  m.p2p[0] = table(ca, cb);
+  m.p2p[1] = table(ga, gb);
+  m.short_max = 256;
+  m.eager_max = 16384;
+  m.handshake_legs = 2;
+  m.injection_beta = 8.0e-11;  // 12.5 GB/s per NIC
+  m.h2d = {AlphaBeta{1.0e-05, 4.0e-11}, AlphaBeta{1.2e-05, 1.6e-10}};
+  m.d2h = {AlphaBeta{1.0e-05, 4.0e-11}, AlphaBeta{1.2e-05, 1.6e-10}};
+  m.pack = {5.0e-08, 1.0e-10};
+  m.o_send = 3.0e-07;
+  m.o_recv = 3.0e-07;
+  m.gap = 5.0e-07;
+  m.collective_overhead = 1.0e-06;
+  m.procs_per_node = 32;
+  m.message_cap = 16384;
+  return m;
+}
+
+// ---- strict reading with pointed errors -----------------------------------------------------
+struct Reader {
+  const std::string& source;
+  [[noreturn]] void fail(const std::string& ptr, const std::string& what) const {
+    throw InputError(source, trace::pointer_display(ptr) + ": " + what);
+  }
+  void object(const Json& j, const std::string& ptr, std::initializer_list<const char*> keys) const {
+    if (!j.is_object()) fail(ptr, "expected an object");
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      bool known = false;
+      for (const char* k : keys) known = known || it.key() == k;
+      if (!known) {
+        std::string list;
+        for (const char* k : keys) list += std::string(list.empty() ? "" : ", ") + k;
+        fail(trace::pointer_join(ptr, it.key()), "unknown key (expected one of: " + list + ")");
+      }
+    }
+  }
+  double number(const Json& j, const std::string& ptr, bool positive_only = false) const {
+    if (!j.is_number()) fail(ptr, "expected a number");
+    const double v = j.get<double>();
+    if (!std::isfinite(v) || v < 0) fail(ptr, "expected a finite number >= 0");
+    if (positive_only && v <= 0) fail(ptr, "expected a number > 0");
+    return v;
+  }
+  std::int64_t integer(const Json& j, const std::string& ptr, std::int64_t lo) const {
+    if (!j.is_number_integer()) fail(ptr, "expected an integer");
+    const auto v = j.get<std::int64_t>();
+    if (v < lo) fail(ptr, "expected an integer >= " + std::to_string(lo));
+    return v;
+  }
+  AlphaBeta ab(const Json& j, const std::string& ptr) const {
+    if (!j.is_array() || j.size() != 2) fail(ptr, "expected [alpha seconds, beta seconds per byte]");
+    return {number(j[0], trace::pointer_join(ptr, std::size_t{0})), number(j[1], trace::pointer_join(ptr, std::size_t{1}))};
+  }
+  // {"short": {"socket": [a,b], "node": [a,b], "network": [a,b]}, "eager": ..., "rendezvous": ...}
+  void p2p(const Json& j, const std::string& ptr, std::array<std::array<AlphaBeta, 3>, 3>& t) const {
+    object(j, ptr, {"short", "eager", "rendezvous"});
+    for (int p = 0; p < 3; ++p) {
+      const char* pn = proto_label(static_cast<Proto>(p));
+      if (!j.contains(pn)) continue;
+      const auto pp = trace::pointer_join(ptr, pn);
+      object(j[pn], pp, {"socket", "node", "network"});
+      for (int k = 0; k < 3; ++k) {
+        const char* kn = tier_label(static_cast<Tier>(k));
+        if (j[pn].contains(kn)) t[k][p] = ab(j[pn][kn], trace::pointer_join(pp, kn));
+      }
+    }
+  }
+};
+
+}  // namespace
+
+const char* preset_names() { return "lassen, generic"; }
+
+std::optional<MachineModel> preset(const std::string& name) {
+  if (name == "lassen") return lassen();
+  if (name == "generic") return generic();
+  return std::nullopt;
+}
+
+MachineModel parse_machine(const Json& j, const std::string& source) {
+  Reader r{source};
+  r.object(j, "", {"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta", "copy",
+                   "pack", "loggp", "collective_overhead", "split"});
+  if (j.contains("format") && j["format"] != "sf-machine") r.fail("/format", "expected \"sf-machine\"");
+  std::string base = "generic";
+  if (j.contains("base")) {
+    if (!j["base"].is_string() || !preset(j["base"].get<std::string>()))
+      r.fail("/base", std::string("expected a preset name (") + preset_names() + ")");
+    base = j["base"].get<std::string>();
+  }
+  MachineModel m = *preset(base);
+  m.name = "custom";
+  if (j.contains("name")) {
+    if (!j["name"].is_string()) r.fail("/name", "expected a string");
+    m.name = j["name"].get<std::string>();
+  }
+  if (j.contains("model")) {
+    const auto& v = j["model"];
+    if (v == "postal") m.model = ModelKind::postal;
+    else if (v == "max-rate") m.model = ModelKind::max_rate;
+    else if (v == "loggp") m.model = ModelKind::loggp;
+    else r.fail("/model", "expected \"postal\", \"max-rate\" or \"loggp\"");
+  }
+  if (j.contains("topology")) {
+    const auto& t = j["topology"];
+    r.object(t, "/topology", {"ranks_per_node", "ranks_per_socket", "gpus_per_node", "override"});
+    if (t.contains("ranks_per_node")) m.topology.ranks_per_node = static_cast<int>(r.integer(t["ranks_per_node"], "/topology/ranks_per_node", 1));
+    if (t.contains("ranks_per_socket")) m.topology.ranks_per_socket = static_cast<int>(r.integer(t["ranks_per_socket"], "/topology/ranks_per_socket", 1));
+    if (t.contains("gpus_per_node")) m.topology.gpus_per_node = static_cast<int>(r.integer(t["gpus_per_node"], "/topology/gpus_per_node", 0));
+    if (t.contains("override")) {
+      if (!t["override"].is_boolean()) r.fail("/topology/override", "expected true or false");
+      m.override_topology = t["override"].get<bool>();
+    }
+    if (m.topology.ranks_per_node % m.topology.ranks_per_socket != 0)
+      r.fail("/topology/ranks_per_socket", "must divide ranks_per_node");
+  }
+  if (j.contains("host")) r.p2p(j["host"], "/host", m.p2p[0]);
+  if (j.contains("device")) r.p2p(j["device"], "/device", m.p2p[1]);
+  if (j.contains("thresholds")) {
+    const auto& t = j["thresholds"];
+    r.object(t, "/thresholds", {"short_max", "eager_max", "handshake_legs"});
+    if (t.contains("short_max")) m.short_max = r.integer(t["short_max"], "/thresholds/short_max", 0);
+    if (t.contains("eager_max")) m.eager_max = r.integer(t["eager_max"], "/thresholds/eager_max", 0);
+    if (t.contains("handshake_legs")) m.handshake_legs = static_cast<int>(r.integer(t["handshake_legs"], "/thresholds/handshake_legs", 0));
+    if (m.eager_max < m.short_max) r.fail("/thresholds/eager_max", "must be >= short_max");
+  }
+  if (j.contains("injection_beta")) m.injection_beta = r.number(j["injection_beta"], "/injection_beta");
+  if (j.contains("copy")) {
+    const auto& c = j["copy"];
+    r.object(c, "/copy", {"h2d", "d2h"});
+    for (const char* dir : {"h2d", "d2h"}) {
+      if (!c.contains(dir)) continue;
+      const auto dp = trace::pointer_join("/copy", dir);
+      r.object(c[dir], dp, {"1", "4"});
+      auto& arr = std::string(dir) == "h2d" ? m.h2d : m.d2h;
+      if (c[dir].contains("1")) arr[0] = r.ab(c[dir]["1"], trace::pointer_join(dp, "1"));
+      if (c[dir].contains("4")) arr[1] = r.ab(c[dir]["4"], trace::pointer_join(dp, "4"));
+    }
+  }
+  if (j.contains("pack")) m.pack = r.ab(j["pack"], "/pack");
+  if (j.contains("loggp")) {
+    const auto& l = j["loggp"];
+    r.object(l, "/loggp", {"o_send", "o_recv", "gap"});
+    if (l.contains("o_send")) m.o_send = r.number(l["o_send"], "/loggp/o_send");
+    if (l.contains("o_recv")) m.o_recv = r.number(l["o_recv"], "/loggp/o_recv");
+    if (l.contains("gap")) m.gap = r.number(l["gap"], "/loggp/gap");
+  }
+  if (j.contains("collective_overhead")) m.collective_overhead = r.number(j["collective_overhead"], "/collective_overhead");
+  if (j.contains("split")) {
+    const auto& s = j["split"];
+    r.object(s, "/split", {"procs_per_node", "message_cap"});
+    if (s.contains("procs_per_node")) m.procs_per_node = static_cast<int>(r.integer(s["procs_per_node"], "/split/procs_per_node", 1));
+    if (s.contains("message_cap")) m.message_cap = r.integer(s["message_cap"], "/split/message_cap", 1);
+  }
+  return m;
+}
+
+MachineModel load_machine(const std::string& name_or_path) {
+  if (auto p = preset(name_or_path)) return *p;
+  if (name_or_path.find('/') == std::string::npos && name_or_path.find('.') == std::string::npos)
+    throw InputError("--machine", "unknown preset '" + name_or_path + "' (presets: " + preset_names() + "; or a machine file path)");
+  const std::string text = trace::read_text_file(name_or_path);
+  return parse_machine(trace::parse_json_strict(text, name_or_path), name_or_path);
+}
+
+Json machine_to_json(const MachineModel& m) {
+  Json j;
+  j["format"] = "sf-machine";
+  j["name"] = m.name;
+  j["model"] = model_name(m.model);
+  j["topology"] = {{"ranks_per_node", m.topology.ranks_per_node}, {"ranks_per_socket", m.topology.ranks_per_socket},
+                   {"gpus_per_node", m.topology.gpus_per_node}, {"override", m.override_topology}};
+  for (int d = 0; d < 2; ++d) {
+    Json mem;
+    for (int p = 0; p < 3; ++p)
+      for (int k = 0; k < 3; ++k)
+        mem[proto_label(static_cast<Proto>(p))][tier_label(static_cast<Tier>(k))] = {m.p2p[d][k][p].alpha, m.p2p[d][k][p].beta};
+    j[d ? "device" : "host"] = mem;
+  }
+  j["thresholds"] = {{"short_max", m.short_max}, {"eager_max", m.eager_max}, {"handshake_legs", m.handshake_legs}};
+  j["injection_beta"] = m.injection_beta;
+  j["copy"] = {{"h2d", {{"1", {m.h2d[0].alpha, m.h2d[0].beta}}, {"4", {m.h2d[1].alpha, m.h2d[1].beta}}}},
+               {"d2h", {{"1", {m.d2h[0].alpha, m.d2h[0].beta}}, {"4", {m.d2h[1].alpha, m.d2h[1].beta}}}}};
+  j["pack"] = {m.pack.alpha, m.pack.beta};
+  j["loggp"] = {{"o_send", m.o_send}, {"o_recv", m.o_recv}, {"gap", m.gap}};
+  j["collective_overhead"] = m.collective_overhead;
+  j["split"] = {{"procs_per_node", m.procs_per_node}, {"message_cap", m.message_cap}};
+  return j;
+}
+
+}  // namespace sfr::sim

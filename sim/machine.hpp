@@ -1,0 +1,75 @@
+// Machine models: pure data plus cost functions. A model is chosen by name ("postal", "max-rate",
+// "loggp"), SimGrid-style; parameters are per locality tier (on-socket / on-node / off-node), per
+// protocol (short / eager / rendezvous) and per memory (host / device). Presets: "lassen" (the
+// measured Spectrum MPI parameters of the node-aware study, Tables 2, 3, 4) and "generic".
+// Machine files are JSON (see sim/README.md); errors name the JSON pointer.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "trace/json_strict.hpp"
+#include "trace/trace.hpp"
+
+namespace sfr::sim {
+
+enum class ModelKind { postal, max_rate, loggp };
+const char* model_name(ModelKind k);
+
+// Simulator tiers (self is not a message).
+enum class Tier : std::uint8_t { socket = 0, node = 1, network = 2 };
+enum class Proto : std::uint8_t { short_ = 0, eager = 1, rendezvous = 2 };
+const char* tier_label(Tier t);
+const char* proto_label(Proto p);
+
+struct AlphaBeta {
+  double alpha = 0;  // seconds
+  double beta = 0;   // seconds per byte
+  double at(double bytes) const { return alpha + beta * bytes; }
+};
+
+struct MachineModel {
+  std::string name;
+  ModelKind model = ModelKind::max_rate;
+  // Topology used when the trace has no `machine` (or when override_topology is set).
+  trace::Machine topology{1, 1, 0};
+  bool override_topology = false;
+  // [memory: 0 host, 1 device][tier][protocol]
+  std::array<std::array<std::array<AlphaBeta, 3>, 3>, 2> p2p{};
+  std::int64_t short_max = 512;   // bytes: size <= short_max uses short
+  std::int64_t eager_max = 8192;  // bytes: size <= eager_max uses eager, above: rendezvous
+  // Extra one-way short-message latencies of the rendezvous handshake (RTS, CTS) before the data.
+  int handshake_legs = 2;
+  double injection_beta = 0;      // R_N^-1, seconds per byte through one node's NIC (max-rate)
+  // cudaMemcpyAsync, [0] one process copying, [1] several (4) processes copying one GPU at once.
+  std::array<AlphaBeta, 2> h2d{}, d2h{};
+  AlphaBeta pack{};               // host pack/unpack of one message (seconds, seconds per byte)
+  double o_send = 0, o_recv = 0, gap = 0;  // LogGP overheads and gap (seconds)
+  double collective_overhead = 0; // per call of a collective (neighbor, alltoallv), seconds
+  int procs_per_node = 40;        // host processes a node can use for the split strategies
+  std::int64_t message_cap = 8192;// split strategies: inter-node message cap (bytes)
+
+  const AlphaBeta& ab(bool device, Tier t, Proto p) const {
+    return p2p[device ? 1 : 0][static_cast<int>(t)][static_cast<int>(p)];
+  }
+  Proto proto_of(std::int64_t bytes) const {
+    return bytes <= short_max ? Proto::short_ : bytes <= eager_max ? Proto::eager : Proto::rendezvous;
+  }
+  const AlphaBeta& copy(bool to_device, int concurrent) const {
+    const auto& c = to_device ? h2d : d2h;
+    return c[concurrent > 1 ? 1 : 0];
+  }
+};
+
+// Built-in presets by name; nullopt when unknown.
+std::optional<MachineModel> preset(const std::string& name);
+const char* preset_names();  // "lassen, generic"
+// A preset name or a machine file path. Throws InputError (one line, JSON pointer) on bad input.
+MachineModel load_machine(const std::string& name_or_path);
+MachineModel parse_machine(const trace::Json& j, const std::string& source);
+// Full JSON form (round-trips through parse_machine).
+trace::Json machine_to_json(const MachineModel& m);
+
+}  // namespace sfr::sim

@@ -1,0 +1,94 @@
+#include "sim/simgrid_export.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <filesystem>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/plan.hpp"
+#include "trace/output_file.hpp"
+
+namespace sfr::sim {
+
+SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m, const std::string& dir) {
+  const auto& t = bt.trace();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(dir, "cannot create directory: " + ec.message());
+  std::vector<std::string> act(static_cast<std::size_t>(t.nranks));
+  for (int r = 0; r < t.nranks; ++r) act[r] = std::to_string(r) + " init\n";
+  std::map<const core::Graph*, std::vector<core::RankPlan>> plans;
+  int tag = 0;
+  auto line = [&](int r, const char* what, int peer, std::int64_t bytes) {
+    act[r] += std::to_string(r) + " " + what + " " + std::to_string(peer) + " " + std::to_string(tag) + " " + std::to_string(bytes) + "\n";
+  };
+  for (const auto& op : t.ops) {
+    const core::Graph& g = bt.graph_for(op);
+    auto it = plans.find(&g);
+    if (it == plans.end()) it = plans.emplace(&g, core::build_plans(g)).first;
+    const std::int64_t vb = op.op == trace::OpKind::degree ? 4 : static_cast<std::int64_t>(core::unit_size(op.unit)) * op.bs;
+    std::vector<bool> rounds;
+    if (op.op == trace::OpKind::bcast || op.op == trace::OpKind::scatter) rounds = {true};
+    else if (op.op == trace::OpKind::fetch_and_op) rounds = {false, true};
+    else rounds = {false};
+    for (core::Index rep = 0; rep < op.repeat; ++rep)
+      for (bool r2l : rounds) {
+        for (const auto& p : it->second) {  // receives first, as PetscSF posts them
+          const auto& in = r2l ? p.leaf_side : p.root_side;
+          for (std::size_t q = 0; q < in.npeers(); ++q) line(p.rank, "irecv", in.peers[q], in.count(q) * vb);
+          const auto& out = r2l ? p.root_side : p.leaf_side;
+          for (std::size_t q = 0; q < out.npeers(); ++q) line(p.rank, "isend", out.peers[q], out.count(q) * vb);
+          act[p.rank] += std::to_string(p.rank) + " waitall\n";
+        }
+        ++tag;
+      }
+  }
+  SimgridExport ex;
+  std::string list;
+  for (int r = 0; r < t.nranks; ++r) {
+    act[r] += std::to_string(r) + " finalize\n";
+    const std::string f = (std::filesystem::path(dir) / ("rank" + std::to_string(r) + ".tit")).string();
+    trace::write_file_atomic(f, act[r]);
+    list += f + "\n";
+  }
+  ex.trace_list = (std::filesystem::path(dir) / "trace_list.txt").string();
+  trace::write_file_atomic(ex.trace_list, list);
+  // Postal alpha + beta*s, off-node eager parameters: two private links of alpha/2 each, the
+  // backbone free. Bandwidth in bytes per second.
+  const auto& ab = m.ab(false, Tier::network, Proto::eager);
+  char buf[1024];
+  std::snprintf(buf, sizeof buf,
+                "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n"
+                "  <cluster id=\"sfr\" prefix=\"rank\" suffix=\"\" radical=\"0-%d\" speed=\"1Gf\" bw=\"%.6gBps\" lat=\"%.6gs\" "
+                "bb_bw=\"%.6gBps\" bb_lat=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n</platform>\n",
+                t.nranks - 1, ab.beta > 0 ? 1.0 / ab.beta : 1e15, ab.alpha / 2, ab.beta > 0 ? 1e3 / ab.beta : 1e18);
+  ex.platform = (std::filesystem::path(dir) / "platform.xml").string();
+  trace::write_file_atomic(ex.platform, buf);
+  std::string hosts;
+  for (int r = 0; r < t.nranks; ++r) hosts += "rank" + std::to_string(r) + "\n";
+  ex.hostfile = (std::filesystem::path(dir) / "hostfile.txt").string();
+  trace::write_file_atomic(ex.hostfile, hosts);
+  ex.command = "smpirun -np " + std::to_string(t.nranks) + " -platform " + ex.platform + " -hostfile " + ex.hostfile +
+               " -replay " + ex.trace_list + " --cfg=network/model:CM02 --cfg=smpi/bw-factor:1 --cfg=smpi/lat-factor:1";
+  return ex;
+}
+
+bool smpirun_available() { return std::system("command -v smpirun >/dev/null 2>&1") == 0; }
+
+double run_smpirun(const SimgridExport& ex, const std::string& dir) {
+  const std::string log = (std::filesystem::path(dir) / "smpirun.log").string();
+  if (std::system((ex.command + " >" + log + " 2>&1").c_str()) != 0) return -1;
+  std::ifstream in(log);
+  std::string line;
+  double t = -1;
+  const std::string key = "Simulation time ";
+  while (std::getline(in, line)) {
+    const auto at = line.find(key);
+    if (at != std::string::npos) t = std::strtod(line.c_str() + at + key.size(), nullptr);
+  }
+  return t;
+}
+
+}  // namespace sfr::sim

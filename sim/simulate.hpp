@@ -1,0 +1,54 @@
+// Replays a whole trace under one machine model and one or more backends: ops run in order, each
+// `repeat` times, each rank starting an op as soon as it finished the previous one; `overlap_us`
+// of compute sits between an op's begin (sends posted) and end (completion).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/strategies.hpp"
+#include "trace/trace.hpp"
+
+namespace sfr::sim {
+
+struct Breakdown {  // per call, on the rank that finished last (seconds)
+  double latency = 0, bandwidth = 0, injection_wait = 0, copies = 0, other = 0;
+};
+struct OpResult {
+  std::size_t index = 0;
+  std::string label;     // "bcast A float64x1"
+  core::Index repeat = 1;
+  double total_s = 0;    // makespan increase over all repeats
+  double per_call_s = 0;
+  Breakdown breakdown;
+  std::uint64_t messages = 0;  // simulated messages (all repeats)
+};
+struct BackendResult {
+  Backend backend;
+  double total_s = 0;
+  std::uint64_t messages = 0;
+  std::vector<OpResult> ops;
+};
+struct SimResult {
+  std::string trace, machine, model;
+  std::vector<BackendResult> backends;
+};
+
+Layout layout_for(const trace::Trace& t, const MachineModel& m);
+// Whether any op of the trace touches device memory (then device-aware variants make sense).
+bool uses_device(const trace::Trace& t);
+
+// Backends named on the command line (`names`), or all of them (`all`, or `default_all` when no
+// name is given); the basic backend otherwise. Throws InputError for both or a bad name.
+std::vector<Backend> select_backends(const std::vector<std::string>& names, bool all, const trace::Trace& t, bool default_all);
+
+// `timeline`: when non-null, the first backend's slices are recorded (tracks = endpoints).
+SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std::vector<Backend>& backends,
+                   Timeline* timeline = nullptr);
+
+std::string render_table(const SimResult& r);
+std::string render_ranking(const SimResult& r);
+std::string render_json(const SimResult& r);
+std::string render_timeline(const Timeline& tl, int nranks);  // Chrome trace / Perfetto JSON
+
+}  // namespace sfr::sim

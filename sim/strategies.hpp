@@ -1,0 +1,66 @@
+// Strategies: how each backend turns the per-rank communication plan (core::build_plans, the plan
+// the executor runs) into simulator steps. Shared pieces (flows from a plan, packing and copy
+// costs, merging messages) live once here; each backend only decides who sends what to whom.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/plan.hpp"
+#include "sim/engine.hpp"
+
+namespace sfr::sim {
+
+enum class BackendKind { basic, neighbor, window, alltoallv, three_step, two_step, split_md, split_dd };
+struct Backend {
+  BackendKind kind = BackendKind::basic;
+  bool aware = false;  // device-aware (GPU buffers handed to MPI) instead of staged through the host
+  std::string name() const;
+  bool operator==(const Backend&) const = default;
+};
+const char* backend_kind_name(BackendKind k);
+// "basic", "3step:aware", "split-md:staged", ... Throws InputError naming `where`.
+Backend parse_backend(const std::string& s, const std::string& where);
+// Every backend; device-aware variants only when `with_aware` (split has no device-aware form).
+std::vector<Backend> all_backends(bool with_aware);
+
+// Where ranks sit. Ranks are numbered node by node, socket by socket.
+struct Layout {
+  int nranks = 0;
+  int ranks_per_node = 1, ranks_per_socket = 1, gpus_per_node = 0;
+  int nnodes() const { return (nranks + ranks_per_node - 1) / ranks_per_node; }
+  int node(int r) const { return r / ranks_per_node; }
+  int socket(int r) const { return r / ranks_per_socket; }
+  int ranks_on_node(int k) const;
+  int ranks_per_gpu() const { return gpus_per_node > 0 ? (ranks_per_node + gpus_per_node - 1) / gpus_per_node : 1; }
+};
+
+// One direction of one op: who sends how many values to whom, taken from the plans.
+struct Flow {
+  std::int32_t src, dst;
+  std::int64_t count;             // values
+  std::span<const core::Index> idx;  // sender-side indices (root indices when dedupable)
+};
+struct Traffic {
+  std::int64_t value_bytes = 0;   // bytes of one vertex value (unit size * bs)
+  bool dedupable = false;         // root -> leaf: values sent twice to one node are duplicates
+  bool send_device = false, recv_device = false;
+  std::vector<Flow> flows;        // grouped by src, dst ascending
+  std::vector<std::int64_t> self_count;  // values copied locally per rank
+};
+// root_to_leaf: bcast/scatter direction (root side sends); else reduce/gather direction.
+Traffic traffic_from_plans(const std::vector<core::RankPlan>& plans, bool root_to_leaf, std::int64_t value_bytes,
+                           bool send_device, bool recv_device);
+
+struct Schedule {
+  int endpoints = 0;  // trace ranks first, then split helper processes
+  std::vector<std::int32_t> node, socket;
+  std::vector<Step> steps;
+};
+// Appends the steps of one traffic round under `b` to `s` (whose endpoints must be set up by
+// make_schedule). Throws InputError for split:aware (no device-aware form).
+Schedule make_schedule(const Layout& lay, const MachineModel& m, Backend b);
+void add_round(Schedule& s, const Layout& lay, const MachineModel& m, Backend b, const Traffic& t);
+
+}  // namespace sfr::sim

@@ -1,0 +1,107 @@
+// sf-replay simulate / compare end to end: every sample trace with every preset, outputs, errors.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "trace/json_strict.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class SimCli : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("sfr_simcli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  Result run(const std::string& args) {
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const int raw = std::system((std::string(SFR_CLI) + " " + args + " >" + out.string() + " 2>" + err.string()).c_str());
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+  }
+  fs::path dir_;
+};
+
+const std::string kSample = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+
+}  // namespace
+
+TEST_F(SimCli, EverySampleTraceWithEveryPreset) {
+  for (const auto& e : fs::directory_iterator(SFR_TRACES_DIR)) {
+    if (e.path().extension() != ".json") continue;
+    for (const char* m : {"lassen", "generic"}) {
+      const auto r = run("simulate " + e.path().string() + " --machine " + m + " --all-backends");
+      EXPECT_EQ(r.status, 0) << e.path() << " " << m << ": " << r.err;
+      EXPECT_NE(r.out.find("backend split-md:staged"), std::string::npos);
+      const auto c = run("compare " + e.path().string() + " -m " + m);
+      EXPECT_EQ(c.status, 0) << c.err;
+      EXPECT_NE(c.out.find("whole trace"), std::string::npos);
+    }
+  }
+}
+
+TEST_F(SimCli, JsonTimelineAndSimgridOutputs) {
+  const auto json = dir_ / "r.json", tl = dir_ / "t.json", sg = dir_ / "sg";
+  const auto r = run("simulate " + kSample + " -m generic -b basic -b 3step:aware --json " + json.string() + " --timeline " +
+                     tl.string() + " --export-simgrid " + sg.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = sfr::trace::parse_json_strict(slurp(json), "r.json");
+  ASSERT_EQ(j["backends"].size(), 2u);
+  EXPECT_EQ(j["backends"][1]["backend"], "3step:aware");
+  EXPECT_GT(j["backends"][0]["total"].get<double>(), 0);
+  const auto t = sfr::trace::parse_json_strict(slurp(tl), "t.json");
+  EXPECT_GT(t["traceEvents"].size(), 4u);
+  EXPECT_TRUE(fs::exists(sg / "rank0.tit"));
+  EXPECT_TRUE(fs::exists(sg / "platform.xml"));
+  EXPECT_NE(slurp(sg / "rank1.tit").find("1 isend"), std::string::npos);
+}
+
+TEST_F(SimCli, AnalyticRanking) {
+  const auto r = run("compare --analytic --messages 256 --nodes 16 --bytes 100");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("100 B: 3step:staged"), std::string::npos) << r.out;
+}
+
+TEST_F(SimCli, BadInputIsOneLineAndStatusTwo) {
+  std::ofstream(dir_ / "bad.json") << R"({"host": {"eager": {"network": [1e-6]}}})";
+  const std::string bad = (dir_ / "bad.json").string();
+  struct Case {
+    std::string args, expect;
+  };
+  const Case cases[] = {
+      {"simulate " + kSample + " --machine " + bad, bad + ": /host/eager/network: expected [alpha seconds, beta seconds per byte]"},
+      {"simulate " + kSample + " --machine summit", "unknown preset 'summit'"},
+      {"simulate " + kSample + " --backend fast", "--backend: unknown backend 'fast'"},
+      {"simulate " + kSample + " --backend split-md:aware", "split-md has no device-aware form"},
+      {"simulate " + kSample + " --backend basic --all-backends", "either --backend or --all-backends"},
+      {"compare", "a trace file is required"},
+  };
+  for (const auto& c : cases) {
+    const auto r = run(c.args);
+    EXPECT_EQ(r.status, 2) << c.args;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.args << " -> " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  EXPECT_EQ(run("simulate --help").status, 0);
+  EXPECT_EQ(run("compare --help").status, 0);
+}

@@ -1,0 +1,109 @@
+// Machine files: presets hold the study's numbers; bad files give one-line errors with the pointer.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "sim/machine.hpp"
+
+using namespace sfr;
+using sim::Proto;
+using sim::Tier;
+
+namespace {
+std::string error_of(const std::string& text) {
+  try {
+    sim::parse_machine(trace::parse_json_strict(text, "m.json"), "m.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+}  // namespace
+
+TEST(SimMachine, LassenHoldsTheStudyParameters) {
+  const auto m = *sim::preset("lassen");
+  EXPECT_EQ(m.model, sim::ModelKind::max_rate);
+  // Table 2, inter-CPU
+  EXPECT_DOUBLE_EQ(m.ab(false, Tier::socket, Proto::short_).alpha, 3.67e-07);
+  EXPECT_DOUBLE_EQ(m.ab(false, Tier::node, Proto::short_).beta, 1.19e-09);
+  EXPECT_DOUBLE_EQ(m.ab(false, Tier::network, Proto::eager).alpha, 2.44e-06);
+  EXPECT_DOUBLE_EQ(m.ab(false, Tier::network, Proto::rendezvous).beta, 7.97e-11);
+  EXPECT_DOUBLE_EQ(m.ab(false, Tier::node, Proto::rendezvous).alpha, 6.77e-06);
+  // Table 2, inter-GPU
+  EXPECT_DOUBLE_EQ(m.ab(true, Tier::node, Proto::eager).alpha, 2.02e-05);
+  EXPECT_DOUBLE_EQ(m.ab(true, Tier::socket, Proto::rendezvous).beta, 1.46e-11);
+  EXPECT_DOUBLE_EQ(m.ab(true, Tier::network, Proto::rendezvous).alpha, 1.10e-05);
+  // Table 3 and Table 4
+  EXPECT_DOUBLE_EQ(m.copy(true, 1).alpha, 1.30e-05);
+  EXPECT_DOUBLE_EQ(m.copy(false, 1).beta, 1.96e-11);
+  EXPECT_DOUBLE_EQ(m.copy(true, 4).beta, 5.52e-10);
+  EXPECT_DOUBLE_EQ(m.copy(false, 4).alpha, 1.47e-05);
+  EXPECT_DOUBLE_EQ(m.injection_beta, 4.19e-11);
+  EXPECT_EQ(m.procs_per_node, 40);
+}
+
+TEST(SimMachine, JsonRoundTrip) {
+  for (const char* name : {"lassen", "generic"}) {
+    const auto m = *sim::preset(name);
+    const auto back = sim::parse_machine(sim::machine_to_json(m), "x");
+    EXPECT_EQ(sim::machine_to_json(back).dump(), sim::machine_to_json(m).dump()) << name;
+  }
+}
+
+TEST(SimMachine, PartialFileStartsFromItsBase) {
+  const auto m = sim::parse_machine(trace::parse_json_strict(
+      R"({"base": "lassen", "model": "postal", "host": {"eager": {"network": [1e-6, 2e-10]}}, "thresholds": {"eager_max": 4096}})", "m"), "m");
+  EXPECT_EQ(m.model, sim::ModelKind::postal);
+  EXPECT_DOUBLE_EQ(m.ab(false, Tier::network, Proto::eager).alpha, 1e-6);
+  EXPECT_DOUBLE_EQ(m.ab(false, Tier::network, Proto::short_).alpha, 1.89e-06);  // from lassen
+  EXPECT_EQ(m.eager_max, 4096);
+}
+
+TEST(SimMachine, BadFilesGivePointedErrors) {
+  struct Case {
+    const char* text;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {R"({"host": {"eager": {"network": [1]}}})", "m.json: /host/eager/network: expected [alpha seconds, beta seconds per byte]"},
+      {R"({"host": {"eager": {"network": [-1, 0]}}})", "m.json: /host/eager/network/0: expected a finite number >= 0"},
+      {R"({"host": {"eagre": {}}})", "m.json: /host/eagre: unknown key"},
+      {R"({"hots": {}})", "m.json: /hots: unknown key"},
+      {R"({"model": "fast"})", "m.json: /model: expected \"postal\", \"max-rate\" or \"loggp\""},
+      {R"({"thresholds": {"short_max": 100, "eager_max": 10}})", "m.json: /thresholds/eager_max: must be >= short_max"},
+      {R"({"thresholds": {"short_max": 1.5}})", "m.json: /thresholds/short_max: expected an integer"},
+      {R"({"copy": {"h2d": {"2": [0, 0]}}})", "m.json: /copy/h2d/2: unknown key"},
+      {R"({"topology": {"ranks_per_node": 0}})", "m.json: /topology/ranks_per_node: expected an integer >= 1"},
+      {R"({"base": "summit"})", "m.json: /base: expected a preset name"},
+      {R"([1, 2])", "m.json: (top level): expected an object"},
+      {R"({"loggp": {"o_send": "fast"}})", "m.json: /loggp/o_send: expected a number"},
+  };
+  for (const auto& c : cases) {
+    const std::string e = error_of(c.text);
+    EXPECT_EQ(e.rfind(c.expect, 0), 0u) << c.text << " gave: " << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos);
+  }
+}
+
+TEST(SimMachine, LoadByNameOrPath) {
+  EXPECT_EQ(sim::load_machine("generic").name, "generic");
+  try {
+    sim::load_machine("summit");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown preset 'summit'"), std::string::npos);
+  }
+  const auto dir = std::filesystem::temp_directory_path() / "sfr_sim_machine_test";
+  std::filesystem::create_directories(dir);
+  const auto bad = (dir / "bad.json").string();
+  std::ofstream(bad) << "{\"model\": \"postal\",\n \"host\": }";
+  try {
+    sim::load_machine(bad);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(bad + ":2:", 0), 0u) << e.what();
+  }
+  std::filesystem::remove_all(dir);
+}
