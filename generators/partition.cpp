@@ -1,9 +1,11 @@
 #include "partition.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <numeric>
 
 #include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/connected_components.hpp>
 #include <boost/graph/cuthill_mckee_ordering.hpp>
 #include <metis.h>
 
@@ -101,8 +103,19 @@ std::vector<Index> rcm_order(const CsrPattern& a) {
   for (Index r = 0; r < s.nrows; ++r)
     for (Index k = s.rowptr[static_cast<std::size_t>(r)]; k < s.rowptr[static_cast<std::size_t>(r) + 1]; ++k)
       if (s.cols[static_cast<std::size_t>(k)] > r) boost::add_edge(static_cast<std::size_t>(r), static_cast<std::size_t>(s.cols[static_cast<std::size_t>(k)]), g);
+  // One starting vertex per connected component (its lowest-degree vertex, lowest number on ties):
+  // Boost's overload without starts rescans all vertices per component, quadratic on matrices with
+  // many isolated rows.
+  std::vector<int> comp(static_cast<std::size_t>(a.nrows));
+  const int ncomp = boost::connected_components(g, comp.data());
+  std::vector<std::size_t> start(static_cast<std::size_t>(ncomp), static_cast<std::size_t>(a.nrows));
+  for (std::size_t v = 0; v < comp.size(); ++v) {
+    std::size_t& st = start[static_cast<std::size_t>(comp[v])];
+    if (st == comp.size() || boost::degree(v, g) < boost::degree(st, g)) st = v;
+  }
+  std::deque<std::size_t> starts(start.begin(), start.end());
   std::vector<std::size_t> order(static_cast<std::size_t>(a.nrows));
-  boost::cuthill_mckee_ordering(g, order.rbegin(), boost::get(boost::vertex_color, g), boost::make_degree_map(g));
+  boost::cuthill_mckee_ordering(g, starts, order.rbegin(), boost::get(boost::vertex_color, g), boost::make_degree_map(g));
   return std::vector<Index>(order.begin(), order.end());
 }
 
