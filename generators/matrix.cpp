@@ -1,11 +1,13 @@
 #include "matrix.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <sstream>
 
 #include <RBio.h>
 #include <cholmod.h>
@@ -53,12 +55,59 @@ struct Cholmod {
   ~Cholmod() { cholmod_l_finish(&c); }
 };
 
+// CHOLMOD reports only that a file is bad; this scan finds the first offending line for the message
+// (it does not read the matrix). Returns "path:line: reason", or "" when it finds nothing wrong.
+std::string locate_mm_error(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, field, symmetry;
+  long long lineno = 0, nrows = -1, ncols = -1, nnz = -1, seen = 0;
+  auto where = [&](const std::string& why) { return path + ":" + std::to_string(lineno) + ": " + why; };
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (lineno == 1) {
+      std::istringstream h(line);
+      std::string banner, object, format;
+      h >> banner >> object >> format >> field >> symmetry;
+      for (auto* w : {&object, &format, &field, &symmetry})
+        std::transform(w->begin(), w->end(), w->begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (object != "matrix" || format != "coordinate")
+        return where("expected '%%MatrixMarket matrix coordinate FIELD SYMMETRY' (only sparse coordinate files are read)");
+      if (field != "real" && field != "integer" && field != "complex" && field != "pattern")
+        return where("unknown field '" + field + "' (expected real, integer, complex or pattern)");
+      if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric" && symmetry != "hermitian")
+        return where("unknown symmetry '" + symmetry + "'");
+      continue;
+    }
+    if (line.empty() || line[0] == '%') continue;
+    std::istringstream l(line);
+    if (nnz < 0) {
+      if (!(l >> nrows >> ncols >> nnz) || nrows < 0 || ncols < 0 || nnz < 0) return where("expected the size line 'ROWS COLS ENTRIES'");
+      continue;
+    }
+    long long i = 0, j = 0;
+    double v = 0;
+    const int values = field == "pattern" ? 0 : field == "complex" ? 2 : 1;
+    if (!(l >> i >> j)) return where("expected an entry 'ROW COL" + std::string(values ? " VALUE" : "") + "'");
+    for (int k = 0; k < values; ++k)
+      if (!(l >> v)) return where("missing value in entry");
+    if (i < 1 || i > nrows || j < 1 || j > ncols) return where("entry (" + std::to_string(i) + ", " + std::to_string(j) + ") outside the " +
+                                                               std::to_string(nrows) + "x" + std::to_string(ncols) + " matrix");
+    ++seen;
+  }
+  if (lineno == 0) return path + ":1: empty file";
+  if (nnz < 0) return where("missing size line");
+  if (seen < nnz) return where("expected " + std::to_string(nnz) + " entries, found " + std::to_string(seen));
+  return "";
+}
+
 CsrPattern read_matrix_market(const std::string& path) {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "r"), &std::fclose);
   if (!f) throw InputError(path, std::string("cannot open matrix file: ") + std::strerror(errno));
   Cholmod cm;
   cholmod_sparse* a = cholmod_l_read_sparse(f.get(), &cm.c);
   if (!a) {
+    const std::string at = locate_mm_error(path);
+    if (!at.empty()) throw InputError("", at + " (malformed Matrix Market file)");
     throw InputError(path, "malformed Matrix Market file (CHOLMOD could not read it, status " + std::to_string(cm.c.status) +
                                "; expected a '%%MatrixMarket matrix coordinate ...' header, a size line and one entry per line)");
   }

@@ -87,7 +87,7 @@ TEST_F(GenerateCli, BadInputIsOneLineExitTwoNoOutput) {
   const std::string o = " -o " + (dir_ / "out.json").string();
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"spmv --matrix " + (dir_ / "missing.mtx").string() + " --ranks 2", "missing.mtx"},
-      {"spmv --matrix " + (dir_ / "bad.mtx").string() + " --ranks 2", "bad.mtx"},
+      {"spmv --matrix " + (dir_ / "bad.mtx").string() + " --ranks 2", "bad.mtx:4: expected an entry"},
       {"spmv --matrix " + (dir_ / "junk.mtx").string() + " --ranks 2", "junk.mtx"},
       {"spmv --matrix " + kMat + "/dwt_992.mtx --ranks 993", "993 ranks"},
       {"spmv --matrix " + kMat + "/dwt_992.mtx --ranks 2 --partition bogus", "--partition"},
