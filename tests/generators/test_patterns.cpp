@@ -216,3 +216,22 @@ TEST(Random, ControlsAndReproducibility) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Hexmesh, SingleRankMapsEveryPointToItsRoot) {
+  // One rank, chunks: roots are cells, faces (3 per cell), edges (3 per cell), vertices, in cell
+  // order; leaves are cells, faces, edges, vertices ascending by global number (d*N^3 + anchor).
+  gen::HexmeshOptions o;
+  o.cells = 3;
+  o.nranks = 1;
+  const Index n3 = 27;
+  check_bcast(gen::hexmesh_graph(o), [&](int, Index p) -> long long {
+    if (p < n3) return p;                                                    // cell c
+    if (p < 4 * n3) { const Index x = p - n3; return n3 + 3 * (x % n3) + x / n3; }        // face (d, c)
+    if (p < 7 * n3) { const Index x = p - 4 * n3; return 4 * n3 + 3 * (x % n3) + x / n3; }  // edge (d, v)
+    return p;                                                                // vertex v
+  });
+}
+
+}  // namespace

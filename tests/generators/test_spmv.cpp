@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
 #include <map>
 
 #include "exec/reference/reference.hpp"
@@ -178,6 +181,37 @@ TEST(Spmv, Laplacian7Ghosts) {
   // 10x10x10 grid over 10 ranks by rows: each rank owns one z-plane and ghosts the neighbouring planes.
   const gen::SpmvSF s = gen::build_spmv(gen::laplacian7(10, 10, 10), 10, gen::PartitionKind::rows, 1);
   for (int r = 0; r < 10; ++r) EXPECT_EQ(s.graph[r].nleaves(), (r == 0 || r == 9) ? 100 : 200);
+}
+
+}  // namespace
+
+namespace {
+
+// A hand-written Rutherford-Boeing pattern file (fixed-width header, Fortran formats).
+std::string write_rb(const std::string& name, const char* mxtype, const std::vector<int>& ptr, const std::vector<int>& ind) {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  std::ofstream f(path);
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%-72s%-8s\n%14d%14d%14d%14d\n%s%11s%14d%14d%14zu%14d\n%-16s%-16s%-20s\n", "sf-replay test", "TEST", 2, 1, 1,
+                0, mxtype, "", 3, 3, ind.size(), 0, "(4I4)", "(5I4)", "");
+  f << buf;
+  for (int x : ptr) f << std::setw(4) << x;
+  f << "\n";
+  for (int x : ind) f << std::setw(4) << x;
+  f << "\n";
+  return path;
+}
+
+TEST(Spmv, ReadsRutherfordBoeing) {
+  // Columns (1-based): col 1 rows {1,3}, col 2 row {2}, col 3 rows {1,3}.
+  const gen::CsrPattern a = gen::read_matrix(write_rb("sfr-test-pua.rb", "pua", {1, 3, 4, 6}, {1, 3, 2, 1, 3}));
+  EXPECT_EQ(a.nrows, 3);
+  EXPECT_EQ(a.rowptr, (std::vector<Index>{0, 2, 3, 5}));
+  EXPECT_EQ(a.cols, (std::vector<Index>{0, 2, 1, 0, 2}));
+  // Symmetric storage (lower triangle: (2,1), (3,3)) is expanded.
+  const gen::CsrPattern s = gen::read_matrix(write_rb("sfr-test-psa.rb", "psa", {1, 2, 2, 3}, {2, 3}));
+  EXPECT_EQ(s.rowptr, (std::vector<Index>{0, 1, 2, 3}));
+  EXPECT_EQ(s.cols, (std::vector<Index>{1, 0, 2}));
 }
 
 }  // namespace
