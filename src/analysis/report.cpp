@@ -1,49 +1,106 @@
 #include "analysis/report.hpp"
 
+#include <cstdio>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 namespace sfr::analysis {
 
-std::string render_markdown(const TraceStats& ts, const RunSummary* run, const std::string& timing_json) {
-  std::ostringstream o;
-  o << "# sf-replay report: " << ts.name << "\n\n";
-  o << "- ranks: " << ts.nranks << "\n- machine: " << ts.machine << "\n- SFs: " << ts.sfs.size() << ", ops: " << ts.ops.size()
-    << "\n\n## Star forests\n\n";
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+void star_forests(std::ostringstream& o, const TraceStats& ts) {
+  o << "## Star forests\n\n";
   o << "| SF | form | roots | leaves | degree min/mean/max | messages | on-socket | on-node | off-node | self share | max out/in | leaf imbalance |\n";
   o << "|---|---|---:|---:|---|---:|---:|---:|---:|---:|---|---:|\n";
   for (const SFStats& s : ts.sfs) {
     const double tot = static_cast<double>(s.self_edges + s.remote_edges);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.1f%%", tot > 0 ? 100.0 * static_cast<double>(s.self_edges) / tot : 0.0);
     char deg[64];
     std::snprintf(deg, sizeof deg, "%lld / %.2f / %lld", (long long)s.degree_min, s.degree_mean, (long long)s.degree_max);
-    char imb[32];
-    std::snprintf(imb, sizeof imb, "%.2f", s.leaf_imbalance);
     o << "| " << s.name << " | " << s.form << " | " << s.roots << " | " << s.leaves << " | " << deg << " | " << s.messages << " | "
-      << s.tier_messages.v[0] << " | " << s.tier_messages.v[1] << " | " << s.tier_messages.v[2] << " | " << buf << " | "
-      << s.max_out_degree << "/" << s.max_in_degree << " | " << imb << " |\n";
+      << s.tier_messages.v[0] << " | " << s.tier_messages.v[1] << " | " << s.tier_messages.v[2] << " | "
+      << fmt("%.1f%%", tot > 0 ? 100.0 * static_cast<double>(s.self_edges) / tot : 0.0) << " | " << s.max_out_degree << "/"
+      << s.max_in_degree << " | " << fmt("%.2f", s.leaf_imbalance) << " |\n";
   }
+}
+
+void measured(std::ostringstream& o, const nlohmann::json& j) {
+  o << "\n## Measured times (MPI executor)\n\n" << j.value("iters", 0) << " timed iterations per op; per iteration the maximum over "
+    << j.value("nranks", 0) << " ranks.\n\n";
+  o << "| op# | op | sf | backend | unit | bs | bytes | messages | min us | median us | max us |\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& r : j.at("results"))
+    o << "| " << r.value("index", 0) << " | " << r.value("op", "") << " | " << r.value("sf", "") << " | " << r.value("backend", "") << " | "
+      << r.value("unit", "") << " | " << r.value("bs", 1) << " | " << r.value("bytes", 0LL) << " | " << r.value("messages", 0LL) << " | "
+      << fmt("%.2f", r.value("min_us", 0.0)) << " | " << fmt("%.2f", r.value("median_us", 0.0)) << " | " << fmt("%.2f", r.value("max_us", 0.0))
+      << " |\n";
+}
+
+// Backend name of a simulator result without its GPU path suffix ("basic:staged" -> "basic").
+std::string base_backend(const std::string& b) { return b.substr(0, b.find(':')); }
+
+void predicted(std::ostringstream& o, const nlohmann::json& j) {
+  o << "\n## Predicted times (simulator)\n\nmachine `" << j.value("machine", "") << "` (" << j.value("model", "")
+    << " model); all repeats of every op, in microseconds.\n\n";
+  const auto& bs = j.at("backends");
+  double best = -1;
+  for (const auto& b : bs)
+    if (best < 0 || b.value("total", 0.0) < best) best = b.value("total", 0.0);
+  o << "| backend | total us | messages | vs best |\n|---|---:|---:|---:|\n";
+  for (const auto& b : bs) {
+    const double tot = b.value("total", 0.0);
+    o << "| " << b.value("backend", "") << " | " << fmt("%.3f", tot * 1e6) << " | " << b.value("messages", 0LL) << " | "
+      << (best > 0 ? fmt("%.2fx", tot / best) : std::string("-")) << " |\n";
+  }
+}
+
+// Per op and executor backend: measured median next to the simulator's prediction for the same
+// backend (host path). The ratio shows how far the chosen machine model is from the machine the
+// timings were taken on (the calibration target).
+void side_by_side(std::ostringstream& o, const nlohmann::json& timing, const nlohmann::json& sim) {
+  std::map<std::pair<std::string, long long>, double> pred;  // (backend, op index) -> seconds
+  for (const auto& b : sim.at("backends")) {
+    const std::string name = b.value("backend", "");
+    if (name.find(":aware") != std::string::npos) continue;
+    for (const auto& op : b.at("ops")) pred[{base_backend(name), op.value("index", 0LL)}] = op.value("total", 0.0);
+  }
+  std::ostringstream rows;
+  for (const auto& r : timing.at("results")) {
+    const auto it = pred.find({r.value("backend", ""), r.value("index", 0LL)});
+    if (it == pred.end()) continue;
+    const double m = r.value("median_us", 0.0), p = it->second * 1e6;
+    rows << "| " << r.value("index", 0) << " | " << r.value("op", "") << " | " << r.value("backend", "") << " | " << fmt("%.2f", m) << " | "
+         << fmt("%.3f", p) << " | " << (p > 0 ? fmt("%.1f", m / p) : std::string("-")) << " |\n";
+  }
+  if (rows.str().empty()) return;
+  o << "\n## Measured vs predicted\n\nMedian measured time against the simulator's prediction for the same op and backend on machine `"
+    << sim.value("machine", "") << "`.\n\n| op# | op | backend | measured us | predicted us | measured / predicted |\n|---:|---|---|---:|---:|---:|\n"
+    << rows.str();
+}
+
+}  // namespace
+
+std::string render_markdown(const TraceStats& ts, const ReportInputs& in) {
+  std::ostringstream o;
+  o << "# sf-replay report: " << ts.name << "\n\n";
+  o << "- ranks: " << ts.nranks << "\n- machine: " << ts.machine << "\n- SFs: " << ts.sfs.size() << ", ops: " << ts.ops.size() << "\n\n";
+  star_forests(o, ts);
   o << "\n## Operations\n\n";
   for (const OpSummary& op : ts.ops) o << "- " << op.text << "\n";
-  if (run) {
-    o << "\n## Run\n\n- executor: " << run->executor << "\n- ops run: " << run->ops_run << "\n";
-    if (!run->dump_path.empty()) o << "- conformance dump: `" << run->dump_path << "`\n";
+  if (in.run) {
+    o << "\n## Run\n\n- executor: " << in.run->executor << "\n- ops run: " << in.run->ops_run << "\n";
+    if (!in.run->dump_path.empty()) o << "- conformance dump: `" << in.run->dump_path << "`\n";
   }
-  if (!timing_json.empty()) {
-    const auto j = nlohmann::json::parse(timing_json);
-    o << "\n## Measured times (MPI executor)\n\n" << j.value("iters", 0) << " timed iterations per op; per iteration the maximum over "
-      << j.value("nranks", 0) << " ranks.\n\n";
-    o << "| op# | op | sf | backend | unit | bs | bytes | messages | min us | median us | max us |\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
-    for (const auto& r : j.at("results")) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "%.2f | %.2f | %.2f", r.value("min_us", 0.0), r.value("median_us", 0.0), r.value("max_us", 0.0));
-      o << "| " << r.value("index", 0) << " | " << r.value("op", "") << " | " << r.value("sf", "") << " | " << r.value("backend", "") << " | "
-        << r.value("unit", "") << " | " << r.value("bs", 1) << " | " << r.value("bytes", 0LL) << " | " << r.value("messages", 0LL) << " | " << buf
-        << " |\n";
-    }
-  }
+  nlohmann::json timing, sim;
+  if (!in.timing_json.empty()) measured(o, timing = nlohmann::json::parse(in.timing_json));
+  if (!in.simulation_json.empty()) predicted(o, sim = nlohmann::json::parse(in.simulation_json));
+  if (!timing.is_null() && !sim.is_null()) side_by_side(o, timing, sim);
   return o.str();
 }
 

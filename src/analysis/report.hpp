@@ -1,4 +1,5 @@
-// Markdown report of a trace: the inspect statistics plus, when given, a run summary.
+// Markdown report of a trace: the inspect statistics plus, when given, a run summary, measured times
+// (MPI executor) and predicted times (simulator), side by side where both are present.
 #pragma once
 
 #include <string>
@@ -13,7 +14,13 @@ struct RunSummary {
   std::size_t ops_run = 0;
 };
 
-// `timing_json` (optional, may be empty): an sf-timing v1 document from `sf-replay run --timing`.
-std::string render_markdown(const TraceStats& s, const RunSummary* run, const std::string& timing_json = "");
+// Optional inputs of a report, each already parsed and checked by the caller (empty: section left out).
+struct ReportInputs {
+  const RunSummary* run = nullptr;
+  std::string timing_json;      // sf-timing v1 document from `sf-replay run --timing`
+  std::string simulation_json;  // document from `sf-replay simulate --json`
+};
+
+std::string render_markdown(const TraceStats& s, const ReportInputs& in = {});
 
 }  // namespace sfr::analysis

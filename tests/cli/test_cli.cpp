@@ -3,6 +3,8 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -151,6 +153,58 @@ TEST_F(Cli, ReportRejectsBadTimingFile) {
   const auto r = run("report " + kSample + " -o " + md.string() + " --timing " + write("t.json", "{\"format\": \"x\"}").string());
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("not an sf-timing document"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(md));
+}
+
+// Measured (a hand-written sf-timing document with known medians) next to predicted (the
+// simulator's JSON): the ratio column must be measured / predicted of the same op and backend.
+TEST_F(Cli, ReportPutsMeasuredNextToPredicted) {
+  const fs::path sim = dir_ / "sim.json", md = dir_ / "r.md";
+  ASSERT_EQ(run("simulate " + kSample + " --machine generic --backend basic --backend neighbor --json " + sim.string()).status, 0);
+  const auto sj = nlohmann::json::parse(slurp(sim));
+  const double pred_us = sj["backends"][0]["ops"][0]["total"].get<double>() * 1e6;
+  ASSERT_GT(pred_us, 0);
+  char median[32];
+  std::snprintf(median, sizeof median, "%.6f", 4 * pred_us);
+  const fs::path timing = write("t.json", std::string(R"({"format": "sf-timing", "version": 1, "trace": "handmade-4", "nranks": 4, "warmup": 0,
+    "iters": 3, "results": [{"index": 0, "op": "bcast", "sf": "A", "backend": "basic", "unit": "int32", "bs": 1, "bytes": 8,
+    "messages": 2, "min_us": 1.0, "median_us": )") + median + R"(, "max_us": 1000.0}]})");
+  const auto r = run("report " + kSample + " -o " + md.string() + " --timing " + timing.string() + " --simulation " + sim.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string text = slurp(md);
+  EXPECT_NE(text.find("## Predicted times (simulator)"), std::string::npos);
+  EXPECT_NE(text.find("| basic:staged | "), std::string::npos) << text;
+  EXPECT_NE(text.find("## Measured vs predicted"), std::string::npos) << text;
+  EXPECT_NE(text.find(" | 4.0 |\n"), std::string::npos) << text;
+}
+
+TEST_F(Cli, ReportRejectsBadSimulationFiles) {
+  const fs::path md = dir_ / "r.md", sim = dir_ / "sim.json";
+  ASSERT_EQ(run("simulate " + kSample + " --machine generic --backend basic --json " + sim.string()).status, 0);
+  const std::string good = slurp(sim);
+  struct Case {
+    std::string text, message;
+  };
+  std::string wrong_trace = good, wrong_type = good;
+  wrong_trace.replace(wrong_trace.find("\"handmade-4\""), 12, "\"other\"");
+  wrong_type.replace(wrong_type.find("\"messages\""), 10, "\"messages\": \"many\", \"x\"");
+  for (const Case& c : {Case{"[1]", "not a simulation result"}, Case{"{\"machine\": \"m\", \"backends\": 3}", "/trace: missing"},
+                        Case{wrong_trace, "/trace: results are for trace 'other', not 'handmade-4'"},
+                        Case{wrong_type, "/backends/0/messages: expected an integer"}, Case{"{", "sim.json"}}) {
+    const auto r = run("report " + kSample + " -o " + md.string() + " --simulation " + write("sim.json", c.text).string());
+    EXPECT_EQ(r.status, 2) << c.text;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(md));
+  }
+}
+
+TEST_F(Cli, ReportRejectsTimingOfAnotherTrace) {
+  const fs::path md = dir_ / "r.md";
+  const auto r = run("report " + kSample + " -o " + md.string() + " --timing " +
+                     write("t.json", R"({"format": "sf-timing", "trace": "x", "nranks": 4, "iters": 1, "results": []})").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("/trace: results are for trace 'x', not 'handmade-4'"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(md));
 }
 

@@ -15,6 +15,7 @@
 #include "exec/dump_check.hpp"
 #include "support/process.hpp"
 #include "support/random_trace.hpp"
+#include "support/sample_traces.hpp"
 #include "trace/reader.hpp"
 #include "trace/writer.hpp"
 
@@ -50,7 +51,13 @@ fs::path random_trace(int nranks, unsigned seed) {
 
 class Backends : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(Backends, SampleTraceConforms) { conforms(fs::path(SFR_TRACES_DIR) / "handmade-4.json", GetParam()); }
+// Every checked-in sample trace of at most 8 ranks (SpMV, stencils, mesh migration, scatters,
+// synthetic patterns, the hand-made one with every derive kind).
+TEST_P(Backends, SampleTracesConform) {
+  const auto traces = sfr_test::sample_traces(8);
+  ASSERT_GE(traces.size(), 10u);
+  for (const auto& t : traces) conforms(t, GetParam());
+}
 
 TEST_P(Backends, RandomForestsConformOnOneToEightRanks) {
   for (int nranks : {1, 2, 3, 5, 8}) {

@@ -18,6 +18,7 @@
 #include "trace/dump.hpp"
 #include "support/process.hpp"
 #include "support/random_trace.hpp"
+#include "support/sample_traces.hpp"
 #include "trace/reader.hpp"
 #include "trace/writer.hpp"
 
@@ -61,7 +62,12 @@ fs::path write_random(int nranks, unsigned seed) {
 
 }  // namespace
 
-TEST(PetscDiff, HandmadeTraceAllDeriveKinds) { differential(fs::path(SFR_TRACES_DIR) / "handmade-4.json"); }
+// Every checked-in sample trace of at most 8 ranks; handmade-4 exercises every derive kind.
+TEST(PetscDiff, SampleTraces) {
+  const auto traces = sfr_test::sample_traces(8);
+  ASSERT_GE(traces.size(), 10u);
+  for (const auto& t : traces) differential(t);
+}
 
 TEST(PetscDiff, RandomForestsEveryOpUnitAndBlockSize) {
   for (int nranks : {1, 2, 3, 5})

@@ -1,0 +1,88 @@
+#include "analysis/result_docs.hpp"
+
+#include <initializer_list>
+#include <utility>
+
+#include "core/error.hpp"
+#include "trace/json_strict.hpp"
+#include "trace/output_file.hpp"
+
+namespace sfr::analysis {
+
+namespace {
+
+using nlohmann::json;
+
+enum class Kind { string, number, integer, array, object };
+
+bool has_kind(const json& v, Kind k) {
+  switch (k) {
+    case Kind::string: return v.is_string();
+    case Kind::number: return v.is_number();
+    case Kind::integer: return v.is_number_integer();
+    case Kind::array: return v.is_array();
+    case Kind::object: return v.is_object();
+  }
+  return false;
+}
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::string: return "a string";
+    case Kind::number: return "a number";
+    case Kind::integer: return "an integer";
+    case Kind::array: return "an array";
+    case Kind::object: return "an object";
+  }
+  return "?";
+}
+
+// Checks that object `v` at `ptr` has every listed member with the listed kind.
+void require(const std::string& file, const json& v, const std::string& ptr, std::initializer_list<std::pair<const char*, Kind>> fields) {
+  if (!v.is_object()) throw InputError(file, (ptr.empty() ? "(top level)" : ptr) + ": expected an object");
+  for (const auto& [name, kind] : fields) {
+    const auto it = v.find(name);
+    if (it == v.end()) throw InputError(file, ptr + "/" + name + ": missing");
+    if (!has_kind(*it, kind)) throw InputError(file, ptr + "/" + name + ": expected " + kind_name(kind));
+  }
+}
+
+void same_trace(const std::string& file, const json& j, const std::string& trace_name) {
+  if (j["trace"].get<std::string>() != trace_name)
+    throw InputError(file, "/trace: results are for trace '" + j["trace"].get<std::string>() + "', not '" + trace_name + "'");
+}
+
+}  // namespace
+
+std::string load_timing_doc(const std::string& file, const std::string& trace_name) {
+  std::string text = trace::read_text_file(file);
+  const json j = trace::parse_json_strict(text, file);
+  if (!j.is_object() || j.value("format", "") != "sf-timing") throw InputError(file, "(top level): not an sf-timing document");
+  require(file, j, "", {{"trace", Kind::string}, {"nranks", Kind::integer}, {"iters", Kind::integer}, {"results", Kind::array}});
+  same_trace(file, j, trace_name);
+  for (std::size_t i = 0; i < j["results"].size(); ++i)
+    require(file, j["results"][i], "/results/" + std::to_string(i),
+            {{"index", Kind::integer}, {"op", Kind::string}, {"sf", Kind::string}, {"backend", Kind::string}, {"unit", Kind::string},
+             {"bs", Kind::integer}, {"bytes", Kind::integer}, {"messages", Kind::integer}, {"min_us", Kind::number},
+             {"median_us", Kind::number}, {"max_us", Kind::number}});
+  return text;
+}
+
+std::string load_simulation_doc(const std::string& file, const std::string& trace_name) {
+  std::string text = trace::read_text_file(file);
+  const json j = trace::parse_json_strict(text, file);
+  if (!j.is_object() || !j.contains("backends") || !j.contains("machine"))
+    throw InputError(file, "(top level): not a simulation result (sf-replay simulate --json)");
+  require(file, j, "", {{"trace", Kind::string}, {"machine", Kind::string}, {"model", Kind::string}, {"backends", Kind::array}});
+  same_trace(file, j, trace_name);
+  for (std::size_t b = 0; b < j["backends"].size(); ++b) {
+    const std::string pb = "/backends/" + std::to_string(b);
+    require(file, j["backends"][b], pb, {{"backend", Kind::string}, {"total", Kind::number}, {"messages", Kind::integer}, {"ops", Kind::array}});
+    const json& ops = j["backends"][b]["ops"];
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      require(file, ops[i], pb + "/ops/" + std::to_string(i), {{"index", Kind::integer}, {"total", Kind::number}});
+  }
+  return text;
+}
+
+}  // namespace sfr::analysis
