@@ -138,13 +138,7 @@ int main(int argc, char** argv) {
   if (!part("simgrid")) {
   } else if (sim::smpirun_available()) {
     const int P = 256;
-    auto m = lassen;
-    m.model = sim::ModelKind::postal;
-    const auto ab = m.ab(false, sim::Tier::network, sim::Proto::eager);
-    for (auto& mem : m.p2p)
-      for (auto& tier : mem)
-        for (auto& p : tier) p = ab;
-    m.handshake_legs = 0;
+    const auto m = sim::uniform_postal(lassen, lassen.ab(false, sim::Tier::network, sim::Proto::eager));
     const auto bt = make_trace("ring-256", ring(P, 64, false), {make_op(trace::OpKind::bcast, 10, core::Unit::float64, 1024), make_op(trace::OpKind::reduce, 10, core::Unit::float64, 1024)}, {1, 1, 0});
     const auto dir = (std::filesystem::temp_directory_path() / "sfr_bench_simgrid").string();
     const auto ex = sim::export_simgrid(bt, m, dir);

@@ -266,4 +266,13 @@ Json machine_to_json(const MachineModel& m) {
   return j;
 }
 
+MachineModel uniform_postal(MachineModel m, AlphaBeta ab) {
+  m.model = ModelKind::postal;
+  for (auto& mem : m.p2p)
+    for (auto& tier : mem)
+      for (auto& p : tier) p = ab;
+  m.handshake_legs = 0;
+  return m;
+}
+
 }  // namespace sfr::sim

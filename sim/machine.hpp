@@ -69,6 +69,9 @@ const char* preset_names();  // "lassen, generic"
 // A preset name or a machine file path. Throws InputError (one line, JSON pointer) on bad input.
 MachineModel load_machine(const std::string& name_or_path);
 MachineModel parse_machine(const trace::Json& j, const std::string& source);
+// `m` reduced to one postal alpha-beta for every memory kind, tier and protocol, without a
+// rendezvous handshake: the model both we and SimGrid SMPI evaluate in the comparison.
+MachineModel uniform_postal(MachineModel m, AlphaBeta ab);
 // Full JSON form (round-trips through parse_machine).
 trace::Json machine_to_json(const MachineModel& m);
 

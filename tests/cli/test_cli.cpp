@@ -13,46 +13,14 @@
 #include <nlohmann/json.hpp>
 
 #include "support/malformed_cases.hpp"
+#include "support/cli_fixture.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class Cli : public ::testing::Test {
-protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("sfr_cli_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Result run(const std::string& args) {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string cmd = std::string(SFR_CLI) + " " + args + " >" + out.string() + " 2>" + err.string();
-    const int raw = std::system(cmd.c_str());
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-  }
-  fs::path write(const std::string& name, const std::string& text) {
-    const fs::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p;
-  }
-  fs::path dir_;
-};
+using sfr_test::slurp;
+using Cli = sfr_test::CliTest;
 
 const std::string kSample = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
 

@@ -7,39 +7,17 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include "support/cli_fixture.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status;
-  std::string out, err;
-};
+using sfr_test::slurp;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class GenerateCli : public ::testing::Test {
+class GenerateCli : public sfr_test::CliTest {
 protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("sfr-gen-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  Result sh(const std::string& cmd) {
-    const std::string full = cmd + " >" + (dir_ / "stdout").string() + " 2>" + (dir_ / "stderr").string();
-    const int rc = std::system(full.c_str());
-    return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};
-  }
-  Result gen(const std::string& args) { return sh(std::string(SFR_CLI) + " generate " + args); }
-  fs::path dir_;
+  sfr_test::CliResult gen(const std::string& args) { return run("generate " + args); }
 };
 
 const std::string kMat = SFR_MATRICES_DIR;

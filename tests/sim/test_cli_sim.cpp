@@ -8,39 +8,14 @@
 #include <sstream>
 
 #include "trace/json_strict.hpp"
+#include "support/cli_fixture.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class SimCli : public ::testing::Test {
-protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("sfr_simcli_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  Result run(const std::string& args) {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const int raw = std::system((std::string(SFR_CLI) + " " + args + " >" + out.string() + " 2>" + err.string()).c_str());
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-  }
-  fs::path dir_;
-};
+using sfr_test::slurp;
+using SimCli = sfr_test::CliTest;
 
 const std::string kSample = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
 

@@ -19,13 +19,9 @@ TEST(SimSimgrid, RingWithinFivePercentOfSmpi) {
   for (int r = 0; r < P; ++r) link(g, r, (r + 1) % P, 64, 0);  // bcast: r -> r+1, 64 x 8 KiB
   auto o = op(trace::OpKind::bcast, core::Unit::float64, 1024, 3);
   const auto bt = make_trace(g, {o});
-  auto m = *sim::preset("lassen");
-  m.model = sim::ModelKind::postal;
-  const auto ab = m.ab(false, sim::Tier::network, sim::Proto::eager);
-  for (auto& mem : m.p2p)
-    for (auto& tier : mem)
-      for (auto& p : tier) p = ab;
-  m.handshake_legs = 0;
+  const auto lassen = *sim::preset("lassen");
+  const auto ab = lassen.ab(false, sim::Tier::network, sim::Proto::eager);
+  const auto m = sim::uniform_postal(lassen, ab);
   const auto dir = (std::filesystem::temp_directory_path() / "sfr_sim_simgrid_test").string();
   const auto ex = sim::export_simgrid(bt, m, dir);
   const double theirs = sim::run_smpirun(ex, dir);

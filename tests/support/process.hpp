@@ -33,6 +33,7 @@ inline Proc run_command(const std::string& cmd, int timeout_s = 300) {
   return p;
 }
 
+#ifdef SFR_MPIEXEC
 // mpiexec as root (containers, CI) with more ranks than cores.
 inline std::string mpiexec(int np) {
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
@@ -40,5 +41,6 @@ inline std::string mpiexec(int np) {
   ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
   return std::string(SFR_MPIEXEC) + " -n " + std::to_string(np) + " --oversubscribe ";
 }
+#endif
 
 }  // namespace sfr_test
