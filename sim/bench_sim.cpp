@@ -1,5 +1,5 @@
-// Simulator benchmark (not a unit test): prints a table and writes JSON (argv[1], default
-// sim_bench.json).
+// Simulator benchmark (not a unit test): prints a table and writes JSON.
+// Usage: sfr_bench_sim [--json FILE (default sim_bench.json)] [--only throughput|scale|simgrid]
 //  1. throughput: a random SF on 1024 ranks, many ops, simulated messages per second on one core;
 //  2. scale: a 1,000,000-rank nearest-neighbour trace, wall time and peak memory;
 //  3. SimGrid: the same ring trace (each rank sends 512 KiB to its right neighbour) replayed by
@@ -80,8 +80,16 @@ core::Graph ring(int n, int halo, bool both = true) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string out = argc > 1 ? argv[1] : "sim_bench.json";
-  const std::string only = argc > 2 ? argv[2] : "";  // throughput, scale or simgrid: run only that part
+  std::string out = "sim_bench.json", only;  // only: run just that part
+  for (int i = 1; i < argc; i += 2) {
+    const std::string a = argv[i];
+    if (i + 1 < argc && a == "--json") out = argv[i + 1];
+    else if (i + 1 < argc && a == "--only") only = argv[i + 1];
+    else {
+      std::fprintf(stderr, "usage: sfr_bench_sim [--json FILE] [--only throughput|scale|simgrid]\n");
+      return 2;
+    }
+  }
   auto part = [&](const char* name) { return only.empty() || only == name; };
   trace::Json j;
   const auto lassen = *sim::preset("lassen");

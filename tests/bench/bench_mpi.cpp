@@ -119,10 +119,12 @@ int sf_bench(const std::vector<std::string>& files) {
       return 2;
     }
     for (const auto& op : t.trace().ops) {
-      // The ghost-exchange kinds PetscSF runs natively: bcast / reduce of float64 or int32 with
-      // replace or sum (other units go through MPI_Reduce_local in PETSc and may be refused).
+      // The ghost-exchange kinds PetscSF runs natively: bcast / reduce of float64, int32 or
+      // complex128 with replace or sum (other units go through MPI_Reduce_local in PETSc and may be
+      // refused). PETSc gets complex128 as pairs of doubles: replace and sum act component-wise, so
+      // it moves the same bytes and computes the same values.
       if (op.op != trace::OpKind::bcast && op.op != trace::OpKind::reduce) continue;
-      if (op.unit != core::Unit::float64 && op.unit != core::Unit::int32) continue;
+      if (op.unit != core::Unit::float64 && op.unit != core::Unit::int32 && op.unit != core::Unit::complex128) continue;
       if (op.mpi_op != core::MpiOp::replace && op.mpi_op != core::MpiOp::sum) continue;
       const core::Graph& g = t.graph(op.sf);
       Index off = 0, loff = 0;
@@ -156,10 +158,11 @@ int sf_bench(const std::vector<std::string>& files) {
                         PETSC_COPY_VALUES, rem.data(), PETSC_COPY_VALUES);
         PetscSFSetUp(psf);
       }
-      const MPI_Datatype base = op.unit == core::Unit::float64 ? MPI_DOUBLE : MPI_INT;
+      const MPI_Datatype base = op.unit == core::Unit::int32 ? MPI_INT : MPI_DOUBLE;
+      const int count = op.unit == core::Unit::complex128 ? 2 * static_cast<int>(op.bs) : static_cast<int>(op.bs);
       MPI_Datatype dt = base;
-      if (op.bs > 1) {
-        MPI_Type_contiguous(op.bs, base, &dt);
+      if (count > 1) {
+        MPI_Type_contiguous(count, base, &dt);
         MPI_Type_commit(&dt);
       }
       const MPI_Op mop = op.mpi_op == core::MpiOp::sum ? MPI_SUM : MPI_REPLACE;
@@ -200,7 +203,7 @@ int sf_bench(const std::vector<std::string>& files) {
         first = false;
       }
 #ifdef SFR_WITH_PETSC
-      if (op.bs > 1) MPI_Type_free(&dt);
+      if (count > 1) MPI_Type_free(&dt);
       PetscSFDestroy(&psf);
 #endif
     }
