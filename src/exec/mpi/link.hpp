@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <mpi.h>
+#include <span>
 #include <vector>
 
 #include "exec/mpi/star_forest.hpp"
@@ -23,7 +24,7 @@ struct Link {
   std::vector<int> scounts, sdispls, rcounts, rdispls;  // in vertices (with `vtype`)
   MPI_Datatype vtype = MPI_DATATYPE_NULL;  // one vertex as MPI_BYTE blocks
   MPI_Win win = MPI_WIN_NULL;
-  std::vector<std::byte> winbuf;
+  std::span<std::byte> winbuf;  // window memory, allocated by MPI (MPI_Win_allocate), freed with the window
 
   // Peers whose index list is contiguous: their data can go straight from / into the user's buffer.
   std::vector<char> send_contiguous, recv_contiguous;

@@ -6,6 +6,8 @@
 // window is exposed (self first, as in PETSc's order). Works with Open MPI 4.1's osc components.
 #include <cstring>
 #include <map>
+#include <memory>
+#include <tuple>
 
 #include "core/pack.hpp"
 #include "exec/mpi/backend.hpp"
@@ -37,11 +39,16 @@ public:
     int size = 0;
     MPI_Comm_size(sf.comm(), &size);
     if (size == 1) return;
-    l.winbuf.resize(static_cast<std::size_t>(sf.plan().nroots) * l.vbytes);
-    MPI_Win_create(buf_or_dummy(l.winbuf), static_cast<MPI_Aint>(l.winbuf.size()), static_cast<int>(l.vbytes), MPI_INFO_NULL, sf.comm(),
-                   &l.win);
+    // MPI allocates the window memory: on one node Open MPI then picks its shared-memory osc
+    // component, where fences and accumulates are local memory operations (with MPI_Win_create
+    // on user memory it falls back to osc/pt2pt or rdma: ~140 us per fence-epoch bcast at 2 ranks).
+    const std::size_t n = static_cast<std::size_t>(sf.plan().nroots) * l.vbytes;
+    std::byte* mem = nullptr;
+    MPI_Win_allocate(static_cast<MPI_Aint>(n), static_cast<int>(l.vbytes), MPI_INFO_NULL, sf.comm(), &mem, &l.win);
+    l.winbuf = std::span<std::byte>(mem, n);
   }
   void free_link(Link& l) override {
+    std::erase_if(transfers_, [&](const auto& e) { return std::get<0>(e.first) == &l; });
     if (l.win != MPI_WIN_NULL) MPI_Win_free(&l.win);
   }
   bool wants_pack(const InFlight& f) const override { return f.kind != Flow::bcast; }
@@ -64,11 +71,8 @@ public:
       case Flow::bcast: {
         if (nbytes) std::memcpy(l.winbuf.data(), f.rootdata, nbytes);
         MPI_Win_fence(0, l.win);
-        for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p) {
-          const auto tgt = targets(pl, p);
-          TypeGuard tt(indexed(tgt, bs, base));
-          MPI_Get(l.recv_block(p), static_cast<int>(tgt.size()) * bs, base, pl.leaf_side.peers[p], 0, 1, tt.get(), l.win);
-        }
+        for (const Transfer& t : transfers(pl, l, f))
+          MPI_Get(l.recv_block(t.peer), t.count, base, pl.leaf_side.peers[t.peer], 0, 1, t.target->get(), l.win);
         break;
       }
       case Flow::reduce: {
@@ -79,12 +83,8 @@ public:
           op = bitwise_twin(f.op);
         }
         MPI_Win_fence(0, l.win);
-        for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p)
-          for (const auto& [pos, tgt] : rounds(std::span<const Index>(pl.leaf_remote).subspan(static_cast<std::size_t>(pl.leaf_side.offsets[p]),
-                                                                                               static_cast<std::size_t>(pl.leaf_side.count(p))))) {
-            TypeGuard ot(indexed_int(pos, bs, base)), tt(indexed_int(tgt, bs, base));
-            MPI_Accumulate(l.send_block(p), 1, ot.get(), pl.leaf_side.peers[p], 0, 1, tt.get(), op, l.win);
-          }
+        for (const Transfer& t : transfers(pl, l, f))
+          MPI_Accumulate(l.send_block(t.peer), 1, t.origin->get(), pl.leaf_side.peers[t.peer], 0, 1, t.target->get(), op, l.win);
         break;
       }
       case Flow::fetch_and_op: {
@@ -144,6 +144,42 @@ public:
   }
 
 private:
+  // One MPI_Get (bcast) or MPI_Accumulate (reduce: one per round) of a peer, with its committed
+  // indexed datatypes. Built once per (link, unit, bs, kind) and reused by every later op: making
+  // and committing the types per op cost more than the data movement itself.
+  struct Transfer {
+    std::size_t peer = 0;
+    int count = 0;                        // units received (bcast)
+    std::unique_ptr<TypeGuard> origin;    // reduce: the round's positions in the peer's block
+    std::unique_ptr<TypeGuard> target;    // target roots in the window
+  };
+  std::map<std::tuple<const Link*, core::Unit, int, Flow>, std::vector<Transfer>> transfers_;
+
+  const std::vector<Transfer>& transfers(const core::RankPlan& pl, const Link& l, const InFlight& f) {
+    auto [it, fresh] = transfers_.try_emplace({&l, f.unit, f.bs, f.kind});
+    if (!fresh) return it->second;
+    const MPI_Datatype base = mpi_type(f.unit);
+    for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p) {
+      const auto tgt = targets(pl, p);
+      if (f.kind == Flow::bcast) {
+        Transfer t;
+        t.peer = p;
+        t.count = static_cast<int>(tgt.size()) * f.bs;
+        t.target = std::make_unique<TypeGuard>(indexed(tgt, f.bs, base));
+        it->second.push_back(std::move(t));
+        continue;
+      }
+      for (const auto& [pos, round] : rounds(tgt)) {
+        Transfer t;
+        t.peer = p;
+        t.origin = std::make_unique<TypeGuard>(indexed_int(pos, f.bs, base));
+        t.target = std::make_unique<TypeGuard>(indexed_int(round, f.bs, base));
+        it->second.push_back(std::move(t));
+      }
+    }
+    return it->second;
+  }
+
   // Open MPI 4.1's one-sided accumulate mis-applies the logical ops (LXOR acts as LOR, ...).
   // They only look at truthiness and yield 0/1, so normalising the roots that receive remote
   // updates and the packed leaf values to 0/1 and using the bitwise twin gives the same result.
