@@ -4,7 +4,6 @@
 #include <map>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
 
 namespace sfr::analysis {
 
@@ -31,7 +30,7 @@ void star_forests(std::ostringstream& o, const TraceStats& ts) {
   }
 }
 
-void measured(std::ostringstream& o, const nlohmann::json& j) {
+void measured(std::ostringstream& o, const trace::Json& j) {
   o << "\n## Measured times (MPI executor)\n\n" << j.value("iters", 0) << " timed iterations per op; per iteration the maximum over "
     << j.value("nranks", 0) << " ranks.\n\n";
   o << "| op# | op | sf | backend | unit | bs | bytes | messages | min us | median us | max us |\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
@@ -45,7 +44,7 @@ void measured(std::ostringstream& o, const nlohmann::json& j) {
 // Backend name of a simulator result without its GPU path suffix ("basic:staged" -> "basic").
 std::string base_backend(const std::string& b) { return b.substr(0, b.find(':')); }
 
-void predicted(std::ostringstream& o, const nlohmann::json& j) {
+void predicted(std::ostringstream& o, const trace::Json& j) {
   o << "\n## Predicted times (simulator)\n\nmachine `" << j.value("machine", "") << "` (" << j.value("model", "")
     << " model); all repeats of every op, in microseconds.\n\n";
   const auto& bs = j.at("backends");
@@ -63,7 +62,7 @@ void predicted(std::ostringstream& o, const nlohmann::json& j) {
 // Per op and executor backend: measured median next to the simulator's prediction for the same
 // backend (host path). The ratio shows how far the chosen machine model is from the machine the
 // timings were taken on (the calibration target).
-void side_by_side(std::ostringstream& o, const nlohmann::json& timing, const nlohmann::json& sim) {
+void side_by_side(std::ostringstream& o, const trace::Json& timing, const trace::Json& sim) {
   std::map<std::pair<std::string, long long>, double> pred;  // (backend, op index) -> seconds
   for (const auto& b : sim.at("backends")) {
     const std::string name = b.value("backend", "");
@@ -97,10 +96,9 @@ std::string render_markdown(const TraceStats& ts, const ReportInputs& in) {
     o << "\n## Run\n\n- executor: " << in.run->executor << "\n- ops run: " << in.run->ops_run << "\n";
     if (!in.run->dump_path.empty()) o << "- conformance dump: `" << in.run->dump_path << "`\n";
   }
-  nlohmann::json timing, sim;
-  if (!in.timing_json.empty()) measured(o, timing = nlohmann::json::parse(in.timing_json));
-  if (!in.simulation_json.empty()) predicted(o, sim = nlohmann::json::parse(in.simulation_json));
-  if (!timing.is_null() && !sim.is_null()) side_by_side(o, timing, sim);
+  if (!in.timing.is_null()) measured(o, in.timing);
+  if (!in.simulation.is_null()) predicted(o, in.simulation);
+  if (!in.timing.is_null() && !in.simulation.is_null()) side_by_side(o, in.timing, in.simulation);
   return o.str();
 }
 

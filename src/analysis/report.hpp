@@ -5,6 +5,7 @@
 #include <string>
 
 #include "analysis/inspect.hpp"
+#include "trace/json_strict.hpp"
 
 namespace sfr::analysis {
 
@@ -14,11 +15,11 @@ struct RunSummary {
   std::size_t ops_run = 0;
 };
 
-// Optional inputs of a report, each already parsed and checked by the caller (empty: section left out).
+// Optional inputs of a report, each already parsed and checked by the caller (null: section left out).
 struct ReportInputs {
   const RunSummary* run = nullptr;
-  std::string timing_json;      // sf-timing v1 document from `sf-replay run --timing`
-  std::string simulation_json;  // document from `sf-replay simulate --json`
+  trace::Json timing;      // sf-timing v1 document from `sf-replay run --timing`
+  trace::Json simulation;  // document from `sf-replay simulate --json`
 };
 
 std::string render_markdown(const TraceStats& s, const ReportInputs& in = {});

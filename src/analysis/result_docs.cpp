@@ -11,7 +11,7 @@ namespace sfr::analysis {
 
 namespace {
 
-using nlohmann::json;
+using json = trace::Json;
 
 enum class Kind { string, number, integer, array, object };
 
@@ -54,9 +54,8 @@ void same_trace(const std::string& file, const json& j, const std::string& trace
 
 }  // namespace
 
-std::string load_timing_doc(const std::string& file, const std::string& trace_name) {
-  std::string text = trace::read_text_file(file);
-  const json j = trace::parse_json_strict(text, file);
+json load_timing_doc(const std::string& file, const std::string& trace_name) {
+  json j = trace::parse_json_strict(trace::read_text_file(file), file);
   if (!j.is_object() || j.value("format", "") != "sf-timing") throw InputError(file, "(top level): not an sf-timing document");
   require(file, j, "", {{"trace", Kind::string}, {"nranks", Kind::integer}, {"iters", Kind::integer}, {"results", Kind::array}});
   same_trace(file, j, trace_name);
@@ -65,12 +64,11 @@ std::string load_timing_doc(const std::string& file, const std::string& trace_na
             {{"index", Kind::integer}, {"op", Kind::string}, {"sf", Kind::string}, {"backend", Kind::string}, {"unit", Kind::string},
              {"bs", Kind::integer}, {"bytes", Kind::integer}, {"messages", Kind::integer}, {"min_us", Kind::number},
              {"median_us", Kind::number}, {"max_us", Kind::number}});
-  return text;
+  return j;
 }
 
-std::string load_simulation_doc(const std::string& file, const std::string& trace_name) {
-  std::string text = trace::read_text_file(file);
-  const json j = trace::parse_json_strict(text, file);
+json load_simulation_doc(const std::string& file, const std::string& trace_name) {
+  json j = trace::parse_json_strict(trace::read_text_file(file), file);
   if (!j.is_object() || !j.contains("backends") || !j.contains("machine"))
     throw InputError(file, "(top level): not a simulation result (sf-replay simulate --json)");
   require(file, j, "", {{"trace", Kind::string}, {"machine", Kind::string}, {"model", Kind::string}, {"backends", Kind::array}});
@@ -82,7 +80,7 @@ std::string load_simulation_doc(const std::string& file, const std::string& trac
     for (std::size_t i = 0; i < ops.size(); ++i)
       require(file, ops[i], pb + "/ops/" + std::to_string(i), {{"index", Kind::integer}, {"total", Kind::number}});
   }
-  return text;
+  return j;
 }
 
 }  // namespace sfr::analysis

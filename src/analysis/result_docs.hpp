@@ -5,10 +5,13 @@
 
 #include <string>
 
+#include "trace/json_strict.hpp"
+
 namespace sfr::analysis {
 
-// Both return the file's text, checked; `trace_name` must be the trace the results belong to.
-std::string load_timing_doc(const std::string& file, const std::string& trace_name);
-std::string load_simulation_doc(const std::string& file, const std::string& trace_name);
+// Both return the file's document, parsed and checked; `trace_name` must be the trace the results
+// belong to.
+trace::Json load_timing_doc(const std::string& file, const std::string& trace_name);
+trace::Json load_simulation_doc(const std::string& file, const std::string& trace_name);
 
 }  // namespace sfr::analysis

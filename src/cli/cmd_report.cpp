@@ -29,8 +29,8 @@ int cmd_report(const Args& args) {
     return 0;
   const auto t = trace::read_trace_file(file);
   analysis::ReportInputs in;
-  if (!timing.empty()) in.timing_json = analysis::load_timing_doc(timing, t.trace().name);
-  if (!simulation.empty()) in.simulation_json = analysis::load_simulation_doc(simulation, t.trace().name);
+  if (!timing.empty()) in.timing = analysis::load_timing_doc(timing, t.trace().name);
+  if (!simulation.empty()) in.simulation = analysis::load_simulation_doc(simulation, t.trace().name);
   const auto stats = analysis::compute_stats(t);
   analysis::RunSummary run{"reference (serial, all ranks in one process)", dump, 0};
   if (reference) {
