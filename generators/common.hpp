@@ -2,6 +2,7 @@
 // ownership splits and a deterministic random stream.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
 #include "core/graph.hpp"
 #include "trace/trace.hpp"
 
@@ -51,6 +53,30 @@ public:
 private:
   std::mt19937_64 eng_;
 };
+
+// A closed set of named choices of an option: an enum value and its command-line name.
+template <class E>
+struct Choice {
+  E value;
+  const char* name;
+};
+
+// The value named `s`; otherwise InputError(option, "unknown WHAT 's' (expected a, b or c)").
+template <class E, std::size_t N>
+E parse_choice(const char* option, const char* what, const std::string& s, const std::array<Choice<E>, N>& choices) {
+  for (const auto& c : choices)
+    if (s == c.name) return c.value;
+  std::string list;
+  for (std::size_t i = 0; i < N; ++i) list += std::string(i == 0 ? "" : i + 1 == N ? " or " : ", ") + choices[i].name;
+  throw InputError(option, std::string("unknown ") + what + " '" + s + "' (expected " + list + ")");
+}
+
+template <class E, std::size_t N>
+const char* choice_name(E v, const std::array<Choice<E>, N>& choices) {
+  for (const auto& c : choices)
+    if (c.value == v) return c.name;
+  return "?";
+}
 
 // Option checks that throw InputError(option, ...).
 void require_positive(const char* option, Index v);

@@ -7,21 +7,13 @@
 
 namespace sfr::gen {
 
-MeshOrder parse_mesh_order(const std::string& s) {
-  if (s == "sequential") return MeshOrder::sequential;
-  if (s == "chunks") return MeshOrder::chunks;
-  if (s == "random") return MeshOrder::random;
-  throw InputError("--order", "unknown order '" + s + "' (expected sequential, chunks or random)");
-}
+namespace {
+constexpr std::array<Choice<MeshOrder>, 3> kOrders{
+    {{MeshOrder::sequential, "sequential"}, {MeshOrder::chunks, "chunks"}, {MeshOrder::random, "random"}}};
+}  // namespace
 
-const char* mesh_order_name(MeshOrder o) {
-  switch (o) {
-    case MeshOrder::sequential: return "sequential";
-    case MeshOrder::chunks: return "chunks";
-    case MeshOrder::random: return "random";
-  }
-  return "?";
-}
+MeshOrder parse_mesh_order(const std::string& s) { return parse_choice("--order", "order", s, kOrders); }
+const char* mesh_order_name(MeshOrder o) { return choice_name(o, kOrders); }
 
 std::array<int, 3> cubic_factors(int p) {
   std::array<int, 3> best{p, 1, 1};

@@ -14,23 +14,13 @@
 
 namespace sfr::gen {
 
-PartitionKind parse_partition(const std::string& s) {
-  if (s == "rows") return PartitionKind::rows;
-  if (s == "nnz") return PartitionKind::nnz;
-  if (s == "metis") return PartitionKind::metis;
-  if (s == "rcm") return PartitionKind::rcm;
-  throw InputError("--partition", "unknown partition '" + s + "' (expected rows, nnz, metis or rcm)");
-}
+namespace {
+constexpr std::array<Choice<PartitionKind>, 4> kPartitions{
+    {{PartitionKind::rows, "rows"}, {PartitionKind::nnz, "nnz"}, {PartitionKind::metis, "metis"}, {PartitionKind::rcm, "rcm"}}};
+}  // namespace
 
-const char* partition_name(PartitionKind k) {
-  switch (k) {
-    case PartitionKind::rows: return "rows";
-    case PartitionKind::nnz: return "nnz";
-    case PartitionKind::metis: return "metis";
-    case PartitionKind::rcm: return "rcm";
-  }
-  return "?";
-}
+PartitionKind parse_partition(const std::string& s) { return parse_choice("--partition", "partition", s, kPartitions); }
+const char* partition_name(PartitionKind k) { return choice_name(k, kPartitions); }
 
 bool RowPartition::identity() const {
   for (std::size_t i = 0; i < perm.size(); ++i)

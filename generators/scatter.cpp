@@ -4,23 +4,15 @@
 
 namespace sfr::gen {
 
-ScatterPattern parse_scatter_pattern(const std::string& s) {
-  if (s == "par-to-par") return ScatterPattern::par_to_par;
-  if (s == "seq-to-par") return ScatterPattern::seq_to_par;
-  if (s == "par-to-seq") return ScatterPattern::par_to_seq;
-  if (s == "ring-send") return ScatterPattern::ring_send;
-  throw InputError("--pattern", "unknown pattern '" + s + "' (expected par-to-par, seq-to-par, par-to-seq or ring-send)");
-}
+namespace {
+constexpr std::array<Choice<ScatterPattern>, 4> kPatterns{{{ScatterPattern::par_to_par, "par-to-par"},
+                                                           {ScatterPattern::seq_to_par, "seq-to-par"},
+                                                           {ScatterPattern::par_to_seq, "par-to-seq"},
+                                                           {ScatterPattern::ring_send, "ring-send"}}};
+}  // namespace
 
-const char* scatter_pattern_name(ScatterPattern p) {
-  switch (p) {
-    case ScatterPattern::par_to_par: return "par-to-par";
-    case ScatterPattern::seq_to_par: return "seq-to-par";
-    case ScatterPattern::par_to_seq: return "par-to-seq";
-    case ScatterPattern::ring_send: return "ring-send";
-  }
-  return "?";
-}
+ScatterPattern parse_scatter_pattern(const std::string& s) { return parse_choice("--pattern", "pattern", s, kPatterns); }
+const char* scatter_pattern_name(ScatterPattern p) { return choice_name(p, kPatterns); }
 
 core::Graph scatter_graph(const ScatterOptions& o) {
   require_positive("--ranks", o.nranks);

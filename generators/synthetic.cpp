@@ -8,24 +8,15 @@
 
 namespace sfr::gen {
 
-SyntheticPattern parse_synthetic_pattern(const std::string& s) {
-  if (s == "diagonal") return SyntheticPattern::diagonal;
-  if (s == "quasi-diagonal") return SyntheticPattern::quasi_diagonal;
-  if (s == "random") return SyntheticPattern::random;
-  throw InputError("--pattern", "unknown pattern '" + s + "' (expected diagonal, quasi-diagonal or random)");
-}
-
-Direction parse_direction(const std::string& s) {
-  if (s == "block-to-part") return Direction::block_to_part;
-  if (s == "part-to-block") return Direction::part_to_block;
-  throw InputError("--direction", "unknown direction '" + s + "' (expected block-to-part or part-to-block)");
-}
-
 namespace {
-const char* pattern_name(SyntheticPattern p) {
-  return p == SyntheticPattern::diagonal ? "diagonal" : p == SyntheticPattern::quasi_diagonal ? "quasi-diagonal" : "random";
-}
+constexpr std::array<Choice<SyntheticPattern>, 3> kPatterns{
+    {{SyntheticPattern::diagonal, "diagonal"}, {SyntheticPattern::quasi_diagonal, "quasi-diagonal"}, {SyntheticPattern::random, "random"}}};
+constexpr std::array<Choice<Direction>, 2> kDirections{{{Direction::block_to_part, "block-to-part"}, {Direction::part_to_block, "part-to-block"}}};
+const char* pattern_name(SyntheticPattern p) { return choice_name(p, kPatterns); }
 }  // namespace
+
+SyntheticPattern parse_synthetic_pattern(const std::string& s) { return parse_choice("--pattern", "pattern", s, kPatterns); }
+Direction parse_direction(const std::string& s) { return parse_choice("--direction", "direction", s, kDirections); }
 
 core::Graph synthetic_graph(const SyntheticOptions& o) {
   require_positive("--ranks", o.nranks);
