@@ -14,6 +14,7 @@
 
 #include "support/malformed_cases.hpp"
 #include "support/cli_fixture.hpp"
+#include "support/sample_traces.hpp"
 
 namespace fs = std::filesystem;
 
@@ -27,10 +28,9 @@ const std::string kSample = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
 }  // namespace
 
 TEST_F(Cli, ValidateAcceptsEverySampleTrace) {
-  for (const auto& e : fs::directory_iterator(SFR_TRACES_DIR)) {
-    if (e.path().extension() != ".json") continue;
-    const auto r = run("validate " + e.path().string());
-    EXPECT_EQ(r.status, 0) << e.path() << r.err;
+  for (const auto& t : sfr_test::sample_traces()) {
+    const auto r = run("validate " + t.string());
+    EXPECT_EQ(r.status, 0) << t << r.err;
     EXPECT_NE(r.out.find("valid sf-trace v1"), std::string::npos);
   }
 }

@@ -9,6 +9,7 @@
 
 #include "trace/json_strict.hpp"
 #include "support/cli_fixture.hpp"
+#include "support/sample_traces.hpp"
 
 namespace fs = std::filesystem;
 
@@ -22,13 +23,12 @@ const std::string kSample = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
 }  // namespace
 
 TEST_F(SimCli, EverySampleTraceWithEveryPreset) {
-  for (const auto& e : fs::directory_iterator(SFR_TRACES_DIR)) {
-    if (e.path().extension() != ".json") continue;
+  for (const auto& t : sfr_test::sample_traces()) {
     for (const char* m : {"lassen", "generic"}) {
-      const auto r = run("simulate " + e.path().string() + " --machine " + m + " --all-backends");
-      EXPECT_EQ(r.status, 0) << e.path() << " " << m << ": " << r.err;
+      const auto r = run("simulate " + t.string() + " --machine " + m + " --all-backends");
+      EXPECT_EQ(r.status, 0) << t << " " << m << ": " << r.err;
       EXPECT_NE(r.out.find("backend split-md:staged"), std::string::npos);
-      const auto c = run("compare " + e.path().string() + " -m " + m);
+      const auto c = run("compare " + t.string() + " -m " + m);
       EXPECT_EQ(c.status, 0) << c.err;
       EXPECT_NE(c.out.find("whole trace"), std::string::npos);
     }

@@ -1,9 +1,10 @@
-// The checked-in sample traces (traces/*.json), optionally only those small enough in ranks to run
-// under mpiexec on a 2-core CI machine.
+// The checked-in sample traces (traces/*.json) in name order; with `max_ranks`, only those of at
+// most that many ranks (small enough to run under mpiexec on a 2-core CI machine), which reads each.
 #pragma once
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,10 +12,11 @@
 
 namespace sfr_test {
 
-inline std::vector<std::filesystem::path> sample_traces(int max_ranks = 1 << 30) {
+inline std::vector<std::filesystem::path> sample_traces(std::optional<int> max_ranks = std::nullopt) {
   std::vector<std::filesystem::path> out;
   for (const auto& e : std::filesystem::directory_iterator(SFR_TRACES_DIR))
-    if (e.path().extension() == ".json" && sfr::trace::read_trace_file(e.path().string()).trace().nranks <= max_ranks) out.push_back(e.path());
+    if (e.path().extension() == ".json" && (!max_ranks || sfr::trace::read_trace_file(e.path().string()).trace().nranks <= *max_ranks))
+      out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }

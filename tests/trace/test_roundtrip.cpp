@@ -3,20 +3,13 @@
 #include <filesystem>
 
 #include "support/graphs.hpp"
+#include "support/sample_traces.hpp"
 #include "trace/reader.hpp"
 #include "trace/writer.hpp"
 
 using namespace sfr;
 
-namespace {
-std::vector<std::string> sample_traces() {
-  std::vector<std::string> v;
-  for (const auto& e : std::filesystem::directory_iterator(SFR_TRACES_DIR))
-    if (e.path().extension() == ".json") v.push_back(e.path().string());
-  std::sort(v.begin(), v.end());
-  return v;
-}
-}  // namespace
+using sfr_test::sample_traces;
 
 TEST(RoundTrip, SampleTracesValidate) {
   const auto files = sample_traces();
