@@ -2,9 +2,9 @@
 // Usage: sfr_bench_sim [--json FILE (default sim_bench.json)] [--only throughput|scale|simgrid]
 //  1. throughput: a random SF on 1024 ranks, many ops, simulated messages per second on one core;
 //  2. scale: a 1,000,000-rank nearest-neighbour trace, wall time and peak memory;
-//  3. SimGrid: the same ring trace (each rank sends 512 KiB to its right neighbour) replayed by
-//     SMPI (when smpirun is installed) and by us under the same postal alpha-beta model:
-//     predicted times and wall times.
+//  3. SimGrid: rings, random degree-8 exchanges and SpMV ghost exchanges replayed by SMPI (when
+//     smpirun is installed) and by us on the same uniform machine: predicted times, difference,
+//     wall times and speed-up.
 #include <sys/resource.h>
 #include <time.h>
 
@@ -16,6 +16,10 @@
 #include <string>
 
 #include "sim/simgrid_export.hpp"
+#include "sim/smpi_compare.hpp"
+#ifdef SFR_HAVE_GENERATORS
+#include "generators/spmv.hpp"
+#endif
 #include "sim/simulate.hpp"
 #include "trace/json_strict.hpp"
 #include "trace/output_file.hpp"
@@ -108,19 +112,28 @@ int main(int argc, char** argv) {
                                  {make_op(trace::OpKind::bcast, 100), make_op(trace::OpKind::reduce, 100),
                                   make_op(trace::OpKind::bcast, 100, core::Unit::int32, 4)},
                                  mach);
-      for (const auto& [label, backend] : {std::pair{"basic", sim::Backend{}}, std::pair{"3step", sim::Backend{sim::BackendKind::three_step, false}}}) {
-        sim::simulate(bt, lassen, {backend});  // warm up (allocations)
+      auto study = lassen;
+      study.model = sim::ModelKind::study_max_rate;
+      struct Row {
+        const char* label;
+        sim::Backend backend;
+        const sim::MachineModel* m;
+      };
+      for (const Row& row : {Row{"basic", sim::Backend{}, &lassen}, Row{"3step", sim::Backend{sim::BackendKind::three_step, false}, &lassen},
+                             Row{"basic/study", sim::Backend{}, &study}}) {
+        sim::simulate(bt, *row.m, {row.backend});  // warm up (allocations)
         const auto t0 = Clock::now();
         const double c0 = cpu_seconds();
-        const auto res = sim::simulate(bt, lassen, {backend});
+        const auto res = sim::simulate(bt, *row.m, {row.backend});
         const double cpu = cpu_seconds() - c0;
         const double wall = seconds_since(t0);
         const double rate = static_cast<double>(res.backends[0].messages) / cpu;
-        const std::string key = std::string(label) + "_" + std::to_string(mach.ranks_per_node) + "_per_node";
-        std::printf("throughput  %-6s random SF, 1024 ranks, %2d ranks/node, %zu ops x 100: %llu messages in %.3f s CPU (%.3f s wall) = %.1f M messages/s\n", label,
-                    mach.ranks_per_node, bt.trace().ops.size(), static_cast<unsigned long long>(res.backends[0].messages), cpu, wall, rate / 1e6);
-        j["throughput"][key] = {{"ranks", P}, {"ranks_per_node", mach.ranks_per_node}, {"messages", res.backends[0].messages},
-                                {"cpu_s", cpu}, {"wall_s", wall}, {"messages_per_cpu_s", rate}};
+        const std::string key = std::string(row.label) + "_" + std::to_string(mach.ranks_per_node) + "_per_node";
+        std::printf("throughput  %-11s %-14s random SF, 1024 ranks, %2d ranks/node, %zu ops x 100: %llu messages in %.3f s CPU (%.3f s wall) = %.1f M messages/s\n",
+                    row.label, sim::model_name(row.m->model), mach.ranks_per_node, bt.trace().ops.size(),
+                    static_cast<unsigned long long>(res.backends[0].messages), cpu, wall, rate / 1e6);
+        j["throughput"][key] = {{"ranks", P}, {"ranks_per_node", mach.ranks_per_node}, {"model", sim::model_name(row.m->model)},
+                                {"messages", res.backends[0].messages}, {"cpu_s", cpu}, {"wall_s", wall}, {"messages_per_cpu_s", rate}};
       }
     }
   }
@@ -142,26 +155,48 @@ int main(int argc, char** argv) {
                           {"peak_rss_gib", rss}, {"predicted_basic_s", res.backends[0].total_s}};
   }
 
-  // 3. SimGrid SMPI versus us, same postal alpha-beta (off-node eager parameters of lassen).
+  // 3. SimGrid SMPI versus us on the uniform machine (1 us end to end, 10 GB/s private links, no
+  //    backbone): rings, random degree ~8 and SpMV ghost exchanges of the shared matrices.
   if (!part("simgrid")) {
   } else if (sim::smpirun_available()) {
-    const int P = 256;
-    const auto m = sim::uniform_postal(lassen, lassen.ab(false, sim::Tier::network, sim::Proto::eager));
-    const auto bt = make_trace("ring-256", ring(P, 64, false), {make_op(trace::OpKind::bcast, 10, core::Unit::float64, 1024), make_op(trace::OpKind::reduce, 10, core::Unit::float64, 1024)}, {1, 1, 0});
+    const auto m = sim::uniform_machine(1e-6, 1e10);
+    struct Case {
+      std::string name;
+      trace::BuiltTrace bt;
+    };
+    std::vector<Case> cases;
+    cases.push_back({"one-way ring, 256 ranks, 1 KiB, 20 ops", sim::ring_trace(256, {1}, 1024, 20)});
+    cases.push_back({"+-1 ring, 64 ranks, 64 KiB, 20 ops", sim::ring_trace(64, {-1, 1}, 65536, 20)});
+    cases.push_back({"+-1 ring, 256 ranks, 512 KiB, 10 ops", sim::ring_trace(256, {-1, 1}, 524288, 10)});
+    cases.push_back({"+-2 ring, 1024 ranks, 1 KiB, 20 ops", sim::ring_trace(1024, {-2, -1, 1, 2}, 1024, 20)});
+    cases.push_back({"random degree 8, 256 ranks, 4 KiB, 20 ops", sim::random_degree_trace(256, 8, 4096, 20, 1)});
+    cases.push_back({"random degree 8, 1024 ranks, 64 KiB, 10 ops", sim::random_degree_trace(1024, 8, 65536, 10, 2)});
+#ifdef SFR_HAVE_GENERATORS
+    for (const char* mtx : {"bcsstk13", "cryg2500", "bcspwr10", "Pd"}) {
+      const std::string path = std::string(SFR_MATRICES_DIR) + "/" + mtx + ".mtx";
+      if (!std::filesystem::exists(path)) continue;
+      gen::SpmvOptions o;
+      o.matrix_path = path;
+      o.nranks = 64;
+      auto t = gen::spmv_trace(o);
+      for (auto& op : t.ops) op.repeat = 10;
+      cases.push_back({std::string("SpMV ") + mtx + ", 64 ranks, 20 ops", trace::BuiltTrace(std::move(t))});
+    }
+#endif
+    j["simgrid"] = trace::Json::array();
+    std::printf("\nsimgrid agreement (uniform machine: 1 us, 10 GB/s; basic backend)\n");
+    std::printf("%-46s %14s %14s %9s %10s %10s %9s\n", "pattern", "SMPI us", "ours us", "diff", "SMPI wall", "our wall", "speed-up");
     const auto dir = (std::filesystem::temp_directory_path() / "sfr_bench_simgrid").string();
-    const auto ex = sim::export_simgrid(bt, m, dir);
-    auto t0 = Clock::now();
-    const double theirs = sim::run_smpirun(ex, dir);
-    const double their_wall = seconds_since(t0);
-    t0 = Clock::now();
-    const auto res = sim::simulate(bt, m, {sim::Backend{}});
-    const double our_wall = seconds_since(t0);
-    const double ours = res.backends[0].total_s;
-    const double diff = theirs > 0 ? (ours - theirs) / theirs : 0;
-    std::printf("simgrid     one-way ring of %d ranks, 512 KiB messages, 20 ops: SMPI %.6f s predicted in %.3f s wall; us %.6f s in %.4f s wall; difference %+.2f%%, speed-up %.0fx\n",
-                P, theirs, their_wall, ours, our_wall, diff * 100, their_wall / our_wall);
-    j["simgrid"] = {{"ranks", P}, {"smpi_predicted_s", theirs}, {"smpi_wall_s", their_wall}, {"our_predicted_s", ours},
-                    {"our_wall_s", our_wall}, {"relative_difference", diff}, {"speedup", their_wall / our_wall}, {"command", ex.command}};
+    for (const auto& c : cases) {
+      const auto r = sim::compare_with_smpi(c.bt, m, dir);
+      std::printf("%-46s %14.3f %14.3f %+8.1f%% %9.2fs %9.4fs %8.0fx\n", c.name.c_str(), r.smpi_s * 1e6, r.ours_s * 1e6, r.diff() * 100,
+                  r.smpi_wall_s, r.ours_wall_s, r.speedup());
+      std::fflush(stdout);
+      j["simgrid"].push_back({{"pattern", c.name}, {"ranks", c.bt.trace().nranks}, {"smpi_predicted_s", r.smpi_s}, {"our_predicted_s", r.ours_s},
+                              {"relative_difference", r.diff()}, {"smpi_wall_s", r.smpi_wall_s}, {"our_wall_s", r.ours_wall_s},
+                              {"speedup", r.speedup()}});
+    }
+    std::filesystem::remove_all(dir);
   } else {
     std::printf("simgrid     smpirun not found: comparison skipped (install libsimgrid-dev)\n");
     j["simgrid"] = nullptr;

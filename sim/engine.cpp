@@ -1,15 +1,24 @@
 #include "sim/engine.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace sfr::sim {
 
+namespace {
+std::uint64_t next_engine_id() {
+  static std::atomic<std::uint64_t> next{1};
+  return next++;
+}
+}  // namespace
+
 Time to_ps(double seconds) { return static_cast<Time>(std::llround(seconds * 1e12)); }
 
-Engine::Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<std::int32_t> socket)
-    : m_(m), node_(std::move(node)), socket_(std::move(socket)) {
+Engine::Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<std::int32_t> socket, std::vector<Time>* busy)
+    : m_(m), id_(next_engine_id()), node_(std::move(node)), socket_(std::move(socket)), busy_(busy ? *busy : own_busy_) {
   for (int d = 0; d < 2; ++d)
     for (int k = 0; k < 3; ++k)
       for (int p = 0; p < 3; ++p) {
@@ -21,6 +30,8 @@ Engine::Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vecto
   o_send_ = m.model == ModelKind::loggp ? to_ps(m.o_send) : 0;
   o_recv_ = m.model == ModelKind::loggp ? to_ps(m.o_recv) : 0;
   gap_ = m.model == ModelKind::loggp ? to_ps(m.gap) : 0;
+  serial_ = is_study(m.model);
+  nic_ = (m.model == ModelKind::max_rate || m.model == ModelKind::loggp || m.model == ModelKind::study_max_rate) && inj_beta_ > 0;
   for (auto n : node_) nnodes_ = std::max(nnodes_, n + 1);
   start_.resize(node_.size());
   send_free_.resize(node_.size());
@@ -76,11 +87,10 @@ void Engine::pop() {
 }
 
 void Engine::prepare(const Step& s) const {
-  if (s.prepared_for == this) return;
+  if (s.prepared_for == id_) return;
   const std::size_t n = node_.size(), nm = s.msgs.size();
   if (nm >= (1u << 31)) throw std::logic_error("Engine: too many messages in one step");
   s.cost.resize(nm);
-  const bool maxrate = m_.model == ModelKind::max_rate;
   for (std::size_t i = 0; i < nm; ++i) {
     const Msg& msg = s.msgs[i];
     if (msg.src < 0 || msg.dst < 0 || static_cast<std::size_t>(msg.src) >= n || static_cast<std::size_t>(msg.dst) >= n)
@@ -92,8 +102,39 @@ void Engine::prepare(const Step& s) const {
     auto& c = s.cost[i];
     c.alpha = alpha_[d][k][p];
     c.wire = static_cast<Time>(std::llround(beta_[d][k][p] * bytes));
-    c.inject = maxrate && k == 2 && !msg.device ? static_cast<Time>(std::llround(inj_beta_ * bytes)) : -1;
+    c.inject = nic_ && k == 2 && !msg.device ? static_cast<Time>(std::llround(inj_beta_ * bytes)) : -1;
     c.handshake = p == 2 && m_.handshake_legs > 0 ? alpha_[0][k][0] : 0;
+    c.rendezvous = p == 2;
+    c.waits = p == 2 || m_.eager_waits_for_receive;
+    c.work_link = beta_[d][k][p] * bytes;
+    c.work_nic = c.inject >= 0 ? inj_beta_ * bytes : 0;
+  }
+  // Flow engine: a node's NIC can only limit its flows when its sending links together can exceed
+  // it (senders x link rate > NIC rate, as in the study's max(ppn*s/R_N, s*beta)); otherwise its
+  // flows skip the NIC. Then the CSR sizes of every resource's flow list (send links, receive
+  // links, NICs), which only the order within each list changes between runs.
+  if (!serial_) {
+    std::vector<std::uint32_t> senders(static_cast<std::size_t>(nnodes_), 0);
+    std::vector<double> min_beta(static_cast<std::size_t>(nnodes_), std::numeric_limits<double>::infinity());
+    for (std::size_t i = 0; i < nm; ++i) {
+      if (s.cost[i].work_nic <= 0) continue;
+      const auto k = static_cast<std::size_t>(node_[s.msgs[i].src]);
+      if (i == 0 || s.msgs[i - 1].src != s.msgs[i].src || s.cost[i - 1].work_nic <= 0) ++senders[k];
+      min_beta[k] = std::min(min_beta[k], s.cost[i].work_link / static_cast<double>(s.msgs[i].bytes));
+    }
+    for (std::size_t i = 0; i < nm; ++i) {
+      const auto k = static_cast<std::size_t>(node_[s.msgs[i].src]);
+      if (s.cost[i].work_nic > 0 && static_cast<double>(senders[k]) * inj_beta_ <= min_beta[k]) s.cost[i].work_nic = 0;
+    }
+    const std::size_t nres = 2 * n + static_cast<std::size_t>(nnodes_);
+    s.res_off.assign(nres + 1, 0);
+    for (std::size_t i = 0; i < nm; ++i) {
+      const Msg& msg = s.msgs[i];
+      ++s.res_off[static_cast<std::size_t>(msg.src) + 1];
+      ++s.res_off[n + static_cast<std::size_t>(msg.dst) + 1];
+      if (s.cost[i].work_nic > 0) ++s.res_off[2 * n + static_cast<std::size_t>(node_[msg.src]) + 1];
+    }
+    for (std::size_t r = 0; r < nres; ++r) s.res_off[r + 1] += s.res_off[r];
   }
   // Runs of equal src, grouped by the sender's node (stable: node, then src order).
   std::vector<std::uint32_t> firsts;
@@ -116,7 +157,7 @@ void Engine::prepare(const Step& s) const {
   s.dst_slot.resize(nm);
   std::vector<std::uint32_t> pos(s.dst_offsets.begin(), s.dst_offsets.end() - 1);
   for (std::size_t i = 0; i < nm; ++i) s.dst_slot[i] = pos[static_cast<std::size_t>(s.msgs[i].dst)]++;
-  s.prepared_for = this;
+  s.prepared_for = id_;
 }
 
 void Engine::run(const Step& s, std::vector<Time>& ready, Accum& acc, Timeline* tl) {
@@ -127,21 +168,35 @@ void Engine::run(const Step& s, std::vector<Time>& ready, Accum& acc, Timeline* 
     Time t = 0;
     for (Time r : ready) t = std::max(t, r);
     for (std::size_t e = 0; e < n; ++e) {
-      if (tl) tl->add(static_cast<std::int32_t>(e), ready[e], t + s.barrier_cost, 4);
+      if (tl) tl->add(static_cast<std::int32_t>(e), ready[e], t + s.barrier_cost, Timeline::fence);
+      acc.sync[e] += s.barrier_cost;
       ready[e] = t + s.barrier_cost;
     }
   }
   for (std::size_t e = 0; e < n; ++e) {
     const Time pre = s.pre.empty() ? 0 : s.pre[e];
     if (!s.copy.empty()) acc.copies[e] += s.copy[e];
+    if (!s.sync.empty()) acc.sync[e] += s.sync[e];
     if (!s.extra_latency.empty()) acc.latency[e] += s.extra_latency[e];
-    if (tl && pre > 0) tl->add(static_cast<std::int32_t>(e), ready[e], ready[e] + pre, 2);
+    if (tl && pre > 0) tl->add(static_cast<std::int32_t>(e), ready[e], ready[e] + pre, Timeline::pre);
     start_[e] = send_free_[e] = recv_free_[e] = ready[e] + pre;
   }
+  if (serial_) run_serial(s, acc, tl);
+  else run_flows(s, acc, tl);
+  for (std::size_t e = 0; e < n; ++e) {
+    const Time done = std::max({start_[e], send_free_[e], recv_free_[e]});
+    const Time post = s.post.empty() ? 0 : s.post[e];
+    if (tl && post > 0) tl->add(static_cast<std::int32_t>(e), done, done + post, Timeline::post);
+    ready[e] = done + post;
+  }
+}
+
+// ---- the study's serial forms -------------------------------------------------------------------
+void Engine::run_serial(const Step& s, Accum& acc, Timeline* tl) {
+  const std::size_t n = node_.size();
   const std::size_t nm = s.msgs.size();
   inbox_.resize(nm);
   std::uint32_t aseq = 0;
-  const bool loggp = m_.model == ModelKind::loggp;
   const int legs = m_.handshake_legs;
 
   // Phase 1: senders, node by node; the node's heap orders its senders' events.
@@ -150,7 +205,7 @@ void Engine::run(const Step& s, std::vector<Time>& ready, Accum& acc, Timeline* 
     if (g0 == g1) continue;
     heap_.clear();
     seq_ = 0;
-    for (auto g = g0; g < g1; ++g) push(start_[s.msgs[s.group_first[g]].src], s.group_first[g] | (static_cast<std::uint32_t>(g - g0) << 0 & 0));
+    for (auto g = g0; g < g1; ++g) push(start_[s.msgs[s.group_first[g]].src], s.group_first[g]);
     Time nic = 0;  // the node's NIC: next free time
     while (!heap_.empty()) {
       const Ev ev = heap_[0];
@@ -167,37 +222,28 @@ void Engine::run(const Step& s, std::vector<Time>& ready, Accum& acc, Timeline* 
         }
       }
       ++messages_;
-      Time port_end, leave, arrive;
-      if (loggp) {  // L = alpha, G = beta: overhead o, then the bytes; next send no earlier than g
-        leave = t + o_send_ + c.wire;
-        port_end = std::max(leave, t + gap_);
-        arrive = leave + c.alpha;
-      } else {  // postal: the sender is busy alpha + beta*s per message (m messages: m*alpha + s*beta)
-        leave = t + c.alpha + c.wire;
-        if (c.inject >= 0) {
-          // Max-rate: after the latency the bytes also pass the node's NIC at R_N, first come first
-          // served; the sender waits until they are injected (alpha*m + max(ppn*s/R_N, s*beta)).
-          const Time nic_end = std::max(t + c.alpha, nic) + c.inject;
-          nic = nic_end;
-          if (nic_end > leave) {
-            acc.injection[msg.src] += nic_end - leave;
-            leave = nic_end;
-          }
+      // The sender is busy alpha + beta*s per message (m messages: m*alpha + s*beta).
+      Time leave = t + c.alpha + c.wire;
+      if (c.inject >= 0) {
+        // Max-rate: after the latency the bytes also pass the node's NIC at R_N, first come first
+        // served; the sender waits until they are injected (alpha*m + max(ppn*s/R_N, s*beta)).
+        const Time nic_end = std::max(t + c.alpha, nic) + c.inject;
+        nic = nic_end;
+        if (nic_end > leave) {
+          acc.injection[msg.src] += nic_end - leave;
+          leave = nic_end;
         }
-        port_end = leave;
-        arrive = leave;
       }
       acc.latency[msg.src] += c.alpha;
       acc.bandwidth[msg.src] += c.wire;
       send_free_[msg.src] = std::max(send_free_[msg.src], leave);
-      if (tl) tl->add(msg.src, t, leave, 0);
-      inbox_[s.dst_slot[i]] = {arrive, aseq++, c.wire};
-      if (i + 1 < nm && s.msgs[i + 1].src == msg.src) replace_top(port_end, i + 1);
+      if (tl) tl->add(msg.src, t, leave, Timeline::send, msg.dst, msg.bytes);
+      inbox_[s.dst_slot[i]] = {leave, aseq++, c.wire};
+      if (i + 1 < nm && s.msgs[i + 1].src == msg.src) replace_top(leave, i + 1);
       else pop();
     }
   }
   // Phase 2: every receiver's stream takes its arrivals in (time, sequence) order.
-  const Time o_recv = s.one_sided ? 0 : o_recv_;
   for (std::size_t e = 0; e < n; ++e) {
     const auto b = s.dst_offsets[e], z = s.dst_offsets[e + 1];
     if (b == z) continue;
@@ -205,16 +251,252 @@ void Engine::run(const Step& s, std::vector<Time>& ready, Accum& acc, Timeline* 
     std::sort(first, last, [](const Arrival& x, const Arrival& y) { return x.t != y.t ? x.t < y.t : x.seq < y.seq; });
     Time free = recv_free_[e];
     for (auto it = first; it != last; ++it) {
-      free = std::max(it->t, free + it->wire) + o_recv;
-      if (tl) tl->add(static_cast<std::int32_t>(e), free - it->wire - o_recv, free, 1);
+      free = std::max(it->t, free + it->wire);
+      if (tl) tl->add(static_cast<std::int32_t>(e), free - it->wire, free, Timeline::recv);
     }
     recv_free_[e] = free;
   }
+}
+
+// ---- the flow engine ------------------------------------------------------------------------------
+namespace {
+constexpr std::uint32_t kNil = UINT32_MAX;
+}  // namespace
+
+// Processor sharing at one resource: the flows of `items` (message indices, in activation order)
+// each need `work` picoseconds of the resource alone; n active flows progress at 1/n each. Virtual
+// time V advances at 1/n; a flow arriving at V0 leaves when V reaches V0 + work. Raises each
+// flow's completion to the time it leaves this resource (`kind` records which resource finished it
+// last). Flows that find the resource idle and leave before the next arrival skip the heap.
+void Engine::share(const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until) {
+  // Active flows ordered by virtual finish: a sorted vector read from `head` (arrivals mostly
+  // append at the end: equal works arriving in order leave in order).
+  auto& h = ps_heap_;
+  h.clear();
+  std::size_t head = 0;
+  auto before = [](const PsEntry& x, const PsEntry& y) { return x.f != y.f ? x.f < y.f : x.msg < y.msg; };
+  double t = 0, v = 0, end = 0;
+  auto leave = [&](std::uint32_t i, double at) {
+    const auto tc = static_cast<Time>(at + 0.5);  // times are never negative
+    end = std::max(end, at);
+    if (tc > done_t_[i] || (tc == done_t_[i] && kind > done_by_[i])) done_t_[i] = tc, done_by_[i] = kind;
+  };
+  // Completes every flow that leaves before `until`.
+  auto drain = [&](double until) {
+    while (head < h.size()) {
+      const double n = static_cast<double>(h.size() - head);
+      const double tc = t + (h[head].f - v) * n;
+      if (tc > until) return;
+      t = tc;
+      v = h[head].f;
+      leave(h[head].msg, tc);
+      ++head;
+    }
+    h.clear();
+    head = 0;
+  };
+  // Data of earlier steps still on this resource goes first: arrivals before `busy_until` wait
+  // for it (order is kept: a max with a constant).
+  const Time free = busy_until;
+  auto arrival = [&](std::size_t j) { return static_cast<double>(std::max(items[j].act, free)); };
+  for (std::size_t j = 0; j < k; ++j) {
+    const std::uint32_t i = items[j].msg;
+    const double a = arrival(j);
+    drain(a);
+    if (head == h.size()) {
+      // Idle resource: the batch of flows arriving together (same activation time) shares it in
+      // closed form when it is done before the next arrival. Sorted by work w_0 <= w_1 <= ...,
+      // flow q of b leaves at a + (w_0 + ... + w_{q-1}) + (b - q) w_q.
+      std::size_t z = j + 1;
+      while (z < k && arrival(z) == a) ++z;
+      const std::size_t b = z - j;
+      bool equal = true;
+      for (std::size_t q = j + 1; q < z && equal; ++q) equal = items[q].work == items[j].work;
+      if (equal) {  // b equal flows: all leave at a + b*w
+        const double last = a + static_cast<double>(b) * items[j].work;
+        if (z == k || arrival(z) >= last) {
+          for (std::size_t q = j; q < z; ++q) leave(items[q].msg, last);
+          t = last;
+          j = z - 1;
+          continue;
+        }
+      } else {
+        batch_.resize(b);
+        for (std::size_t q = 0; q < b; ++q) batch_[q] = {items[j + q].work, items[j + q].msg};
+        if (b > 24) {
+          std::sort(batch_.begin(), batch_.end(), before);
+        } else {  // insertion sort: small batches
+          for (std::size_t q = 1; q < b; ++q) {
+            const PsEntry e = batch_[q];
+            std::size_t r = q;
+            for (; r > 0 && before(e, batch_[r - 1]); --r) batch_[r] = batch_[r - 1];
+            batch_[r] = e;
+          }
+        }
+        double sum = 0, last = a;
+        for (std::size_t q = 0; q < b; ++q) {
+          last = a + sum + static_cast<double>(b - q) * batch_[q].f;
+          sum += batch_[q].f;
+        }
+        if (z == k || arrival(z) >= last) {
+          sum = 0;
+          for (std::size_t q = 0; q < b; ++q) {
+            leave(batch_[q].msg, a + sum + static_cast<double>(b - q) * batch_[q].f);
+            sum += batch_[q].f;
+          }
+          t = last;
+          j = z - 1;
+          continue;
+        }
+      }
+      v = 0;
+    } else {
+      v += (a - t) / static_cast<double>(h.size() - head);
+    }
+    t = a;
+    const PsEntry e{v + items[j].work, i};
+    if (head == h.size() || !before(e, h.back())) h.push_back(e);
+    else h.insert(std::upper_bound(h.begin() + static_cast<std::ptrdiff_t>(head), h.end(), e, before), e);
+  }
+  drain(std::numeric_limits<double>::infinity());
+  busy_until = std::max(busy_until, static_cast<Time>(end + 0.5));
+}
+
+// order_ = message indices by (activation time, index): a stable LSD radix sort on the time
+// offsets from the earliest activation, 11 bits a pass, only as many passes as the span needs.
+void Engine::sort_by_activation(std::size_t nm) {
+  order_.resize(nm);
+  order_tmp_.resize(nm);
+  if (nm == 0) return;
+  Time lo = act_[0], hi = act_[0];
+  for (std::size_t i = 0; i < nm; ++i) lo = std::min(lo, act_[i]), hi = std::max(hi, act_[i]);
+  const auto span = static_cast<std::uint64_t>(hi - lo);
+  for (std::size_t i = 0; i < nm; ++i) order_[i] = static_cast<std::uint32_t>(i);
+  constexpr int kBits = 11;
+  constexpr std::size_t kBuckets = std::size_t{1} << kBits;
+  std::uint32_t count[kBuckets];
+  for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += kBits) {
+    std::fill(std::begin(count), std::end(count), 0);
+    auto digit = [&](std::uint32_t i) { return static_cast<std::size_t>((static_cast<std::uint64_t>(act_[i] - lo) >> shift) & (kBuckets - 1)); };
+    for (auto i : order_) ++count[digit(i)];
+    std::uint32_t sum = 0;
+    for (auto& c : count) {
+      const auto x = c;
+      c = sum;
+      sum += x;
+    }
+    for (auto i : order_) order_tmp_[count[digit(i)]++] = i;
+    order_.swap(order_tmp_);
+  }
+}
+
+void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
+  const std::size_t n = node_.size();
+  const std::size_t nm = s.msgs.size();
+  const int legs = m_.handshake_legs;
+  act_.resize(nm);
+  post_.resize(nm);
+  done_t_.resize(nm);
+  done_by_.resize(nm);
+  order_.resize(nm);
+  cpu_end_.assign(start_.begin(), start_.end());
+  // 1. Posts (the sender's CPU: o_send each, at least g apart) and activations (transfer start
+  //    after the handshake or the matching receive, then the wire latency). Receives are posted at
+  //    the receiver's start.
+  for (std::size_t i = 0; i < nm;) {
+    const std::int32_t src = s.msgs[i].src;
+    Time t = start_[src];
+    for (; i < nm && s.msgs[i].src == src; ++i) {
+      const Msg& msg = s.msgs[i];
+      const auto& c = s.cost[i];
+      const Time post = t + o_send_;
+      t = post + std::max<Time>(0, gap_ - o_send_);
+      const Time recv_post = start_[msg.dst];
+      Time x = post;
+      if (c.rendezvous && legs > 0) {
+        const Time rts = post + c.handshake * ((legs + 1) / 2);
+        x = std::max(rts, recv_post) + c.handshake * (legs / 2);
+      } else if (c.waits) {
+        x = std::max(post, recv_post);
+      }
+      post_[i] = post;
+      act_[i] = x + c.alpha;
+      done_t_[i] = act_[i];
+      done_by_[i] = 0;
+      if (!c.rendezvous) send_free_[src] = std::max(send_free_[src], post);  // eager: completes locally
+    }
+    cpu_end_[static_cast<std::size_t>(src)] = t - std::max<Time>(0, gap_ - o_send_);
+    send_free_[src] = std::max(send_free_[src], cpu_end_[static_cast<std::size_t>(src)]);
+  }
+  messages_ += nm;
+  sort_by_activation(nm);
+  // 2. Every resource's flows in activation order (CSR: send links, receive links, NICs), then
+  //    processor sharing at each; a flow completes when it has left all of its resources.
+  const std::size_t nres = s.res_off.size() - 1;
+  const auto& res_off_ = s.res_off;
+  if (busy_.size() < nres) busy_.resize(nres, 0);
+  res_items_.resize(res_off_[nres]);
+  res_fill_.assign(res_off_.begin(), res_off_.end() - 1);
+  for (const auto i : order_) {
+    const Msg& msg = s.msgs[i];
+    const Time a = act_[i];
+    const auto& c = s.cost[i];
+    res_items_[res_fill_[static_cast<std::size_t>(msg.src)]++] = {a, c.work_link, i};
+    res_items_[res_fill_[n + static_cast<std::size_t>(msg.dst)]++] = {a, c.work_link, i};
+    if (c.work_nic > 0) res_items_[res_fill_[2 * n + static_cast<std::size_t>(node_[msg.src])]++] = {a, c.work_nic, i};
+  }
+  for (std::size_t r = 0; r < nres; ++r) {
+    const auto b = res_off_[r], z = res_off_[r + 1];
+    if (b == z) continue;
+    share(res_items_.data() + b, z - b, r < 2 * n ? 1 : 2, busy_[r]);
+  }
+  // 3. Receive sides (o_recv per message in completion order) and rendezvous send sides.
+  const Time o_recv = s.one_sided ? 0 : o_recv_;
+  crit_msg_.assign(2 * n, kNil);
+  nin_.assign(n, 0);
   for (std::size_t e = 0; e < n; ++e) {
-    const Time done = std::max({start_[e], send_free_[e], recv_free_[e]});
-    const Time post = s.post.empty() ? 0 : s.post[e];
-    if (tl && post > 0) tl->add(static_cast<std::int32_t>(e), done, done + post, 3);
-    ready[e] = done + post;
+    const auto b = res_off_[n + e], z = res_off_[n + e + 1];
+    if (b == z) continue;
+    auto* first = res_items_.data() + b;
+    if (o_recv > 0) std::sort(first, first + (z - b), [&](const ResItem& x, const ResItem& y) { return done_t_[x.msg] != done_t_[y.msg] ? done_t_[x.msg] < done_t_[y.msg] : x.msg < y.msg; });
+    Time free = recv_free_[e];
+    std::uint32_t crit = kNil;
+    for (auto* it = first; it != first + (z - b); ++it) {
+      const Time c = done_t_[it->msg];
+      if (crit == kNil || c >= done_t_[crit]) crit = it->msg;  // the last to complete
+      free = std::max(free, c) + o_recv;
+    }
+    recv_free_[e] = free;
+    nin_[e] = static_cast<std::uint32_t>(z - b);
+    crit_msg_[e] = crit;
+  }
+  for (std::size_t i = 0; i < nm; ++i) {
+    const auto src = static_cast<std::size_t>(s.msgs[i].src);
+    if (s.cost[i].rendezvous && done_t_[i] >= send_free_[src]) send_free_[src] = done_t_[i], crit_msg_[n + src] = static_cast<std::uint32_t>(i);
+    if (tl) {
+      const Msg& msg = s.msgs[i];
+      tl->add(msg.src, post_[i], done_t_[i], Timeline::send, msg.dst, msg.bytes);
+      tl->add(msg.dst, act_[i], done_t_[i], Timeline::recv, msg.src, msg.bytes);
+    }
+  }
+  // 4. Attribution: what finished each endpoint.
+  for (std::size_t e = 0; e < n; ++e) {
+    std::uint32_t i = kNil;
+    if (recv_free_[e] >= send_free_[e] && recv_free_[e] > start_[e]) {
+      i = crit_msg_[e];
+      acc.overhead[e] += static_cast<Time>(nin_[e]) * o_recv;
+    } else if (send_free_[e] > cpu_end_[e]) {
+      i = crit_msg_[n + e];
+    } else {
+      acc.overhead[e] += cpu_end_[e] - start_[e];
+    }
+    if (i == kNil) continue;
+    const auto& c = s.cost[i];
+    const Time transfer = done_t_[i] - act_[i];
+    const Time alone = std::min(c.wire, transfer);
+    acc.latency[e] += c.alpha + (c.rendezvous ? c.handshake * legs : 0);
+    acc.bandwidth[e] += alone;
+    (done_by_[i] == 2 ? acc.injection : acc.contention)[e] += transfer - alone;
   }
 }
 

@@ -1,17 +1,32 @@
-// Discrete-event core, LogGOPSim-style: small plain events with integer time (picoseconds: the
-// study's beta values are fractions of a nanosecond per byte, so nanoseconds would round every
-// small message) and a sequence number for deterministic ties; resources (send port, receive
-// stream, node NIC) are arrays of next-free times; a busy resource pushes the event back.
+// Discrete-event core with integer time (picoseconds: the study's beta values are fractions of a
+// nanosecond per byte, so nanoseconds would round every small message) and deterministic ties.
 // The engine sees only messages of one step; strategies (strategies.hpp) turn a plan into steps.
 //
-// Within a step, senders interact only through their node's NIC, and nothing a sender does
-// depends on a receive completing (receives are posted at the step's start; a rendezvous
-// handshake needs only the receiver's start). So the event queue is partitioned: one small heap
-// per node orders that node's send events (time, then sequence number); each arrival gets its
-// time and a sequence number; then every receiver takes its arrivals in (time, sequence) order
-// through its receive stream. This is the same schedule a single global queue would produce, with
-// heaps of at most ranks-per-node entries (the reason the engine reaches tens of millions of
-// messages per second).
+// Two engines, chosen by the machine's model (machine.hpp):
+//
+// Flow engine (postal, max-rate, loggp: the default). Every endpoint starts the step at its
+// ready time plus its `pre` work and posts all its receives then. Its CPU posts its sends in
+// order, each costing o_send and spaced by at least the gap g (LogGP); nothing else serialises at
+// a rank. A message's transfer starts when it is posted (eager), or when the matching receive is
+// posted too (rendezvous, after `handshake_legs` short latencies; eager too when the machine says
+// so), then waits its wire latency L, then moves its bytes as a flow. Flows share the sender's
+// link, the receiver's link and (off-node, max-rate and loggp) the sending node's NIC: each
+// resource is a processor-sharing server (n active flows progress at 1/n of its speed each), and
+// a flow is done when it has passed all of its resources (the latest of its per-resource
+// completions: each resource is evaluated on its own, a decoupled approximation of max-min
+// sharing that is exact when one resource limits a flow throughout, e.g. every ring). A NIC
+// that is at least as fast as its node's sending links together cannot limit and is skipped.
+// Data of an earlier step still on a resource goes first. The receiver's CPU then pays o_recv
+// per message in completion order; a rendezvous send completes with its transfer, an eager one
+// when posted. Cost: one radix sort of activations per step, then per resource a sweep with
+// virtual time (closed forms for batches that arrive together and leave before the next).
+//
+// Serial engine (study-postal, study-max-rate): the node-aware study's forms. The sender's port
+// is busy alpha + beta*s per message; with max-rate an off-node message's bytes also pass the
+// node's NIC first come first served; the receiver's stream takes arrivals one at a time in
+// (time, sequence) order. Senders interact only through their node's NIC and never wait on a
+// receive, so one small heap per node orders its senders' events and every receiver then orders
+// its arrivals: the same schedule as one global queue, with small heaps.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +55,7 @@ struct Step {
   std::vector<Msg> msgs;        // grouped by src; within a src, in send order
   std::vector<Time> pre, post;  // empty or one per endpoint
   std::vector<Time> copy;       // part of pre+post spent packing/copying (breakdown only)
+  std::vector<Time> sync;       // part of pre spent in synchronisation (collective start-up)
   std::vector<Time> extra_latency;  // part of pre that is latency (alltoallv empty messages)
   bool barrier_before = false;  // all trace ranks synchronise (fence) before the step
   Time barrier_cost = 0;
@@ -48,36 +64,66 @@ struct Step {
   // Filled by Engine::prepare (once; a step is replayed `repeat` times): per message costs and
   // the grouping of messages by sending node and by receiver.
   struct Cost {
-    std::int64_t alpha, wire, inject;  // picoseconds; inject < 0: does not pass the NIC
-    std::int64_t handshake;            // one leg of the rendezvous handshake, 0 when none
+    std::int64_t alpha;      // wire latency L (picoseconds)
+    std::int64_t wire;       // beta*s (picoseconds): the transfer alone on idle links
+    std::int64_t inject;     // s / R_N through the NIC (picoseconds); < 0: does not pass the NIC
+    std::int64_t handshake;  // one leg of the rendezvous handshake, 0 when none
+    bool rendezvous;         // the transfer waits for the receive; the send completes with it
+    bool waits;              // the transfer waits for the matching receive to be posted
+    double work_link;        // flow engine: picoseconds of its links alone (beta*s)
+    double work_nic;         // picoseconds of its node's NIC alone (0: the NIC cannot limit it)
   };
+  mutable std::vector<std::uint32_t> res_off;  // flow engine: CSR offsets of the resources' lists
   mutable std::vector<Cost> cost;
   mutable std::vector<std::uint32_t> node_groups;  // CSR over nodes of (first message of a src run)
   mutable std::vector<std::uint32_t> group_first;
   mutable std::vector<std::uint32_t> dst_offsets, dst_slot;
-  mutable const void* prepared_for = nullptr;  // the engine whose model the costs belong to
+  mutable std::uint64_t prepared_for = 0;  // id of the engine whose model the costs belong to
 };
 
-// Per endpoint accumulated cost components (for breakdowns).
+// Per endpoint accumulated cost components along the chain that finishes it (for breakdowns):
+// latency (wire latency and handshakes of the message that completed last), bandwidth (its bytes
+// at full link speed), contention (its slow-down from sharing links), injection (waiting for /
+// sharing the NIC), overhead (per-message CPU costs), copies (pack, host<->device), sync
+// (fences, collective start-up).
 struct Accum {
-  std::vector<Time> latency, bandwidth, injection, copies;
-  void resize(std::size_t n) { latency.assign(n, 0); bandwidth.assign(n, 0); injection.assign(n, 0); copies.assign(n, 0); }
+  std::vector<Time> latency, bandwidth, contention, injection, overhead, copies, sync;
+  void resize(std::size_t n) {
+    for (auto* v : {&latency, &bandwidth, &contention, &injection, &overhead, &copies, &sync}) v->assign(n, 0);
+  }
+  void add(const Accum& o, std::size_t e) {
+    latency[e] += o.latency[e], bandwidth[e] += o.bandwidth[e], contention[e] += o.contention[e];
+    injection[e] += o.injection[e], overhead[e] += o.overhead[e], copies[e] += o.copies[e], sync[e] += o.sync[e];
+  }
 };
 
-// Chrome trace events, one track (tid) per endpoint.
+// Chrome trace events: one process per backend, one track (tid) per endpoint.
 struct Timeline {
-  struct Slice { std::int32_t track; Time begin, end; std::uint8_t kind; };  // kind: 0 send,1 recv,2 pre,3 post,4 wait
+  enum Kind : std::uint8_t { send = 0, recv = 1, pre = 2, post = 3, fence = 4 };
+  struct Slice {
+    std::int32_t track;
+    Time begin, end;
+    Kind kind;
+    std::int32_t backend, op, peer;  // peer < 0: none
+    std::int64_t bytes;
+  };
   std::vector<Slice> slices;
   std::size_t limit = 500000;
-  void add(std::int32_t track, Time b, Time e, std::uint8_t kind) {
-    if (slices.size() < limit && e > b) slices.push_back({track, b, e, kind});
+  std::int32_t backend = 0, op = 0;  // set by the caller before each op
+  std::vector<std::string> backend_names;
+  std::vector<std::string> op_labels;
+  std::int32_t nranks = 0;
+  void add(std::int32_t track, Time b, Time e, Kind kind, std::int32_t peer = -1, std::int64_t bytes = 0) {
+    if (slices.size() < limit && e > b) slices.push_back({track, b, e, kind, backend, op, peer, bytes});
   }
 };
 
 class Engine {
 public:
-  // node and socket of every endpoint (trace ranks first, then helper processes).
-  Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<std::int32_t> socket);
+  // node and socket of every endpoint (trace ranks first, then helper processes). `busy`, when
+  // given, carries the links' and NICs' occupancy from one engine to the next (the ops of one
+  // replay); otherwise the engine keeps its own across the steps it runs.
+  Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<std::int32_t> socket, std::vector<Time>* busy = nullptr);
   std::size_t endpoints() const { return node_.size(); }
   Tier tier(std::int32_t a, std::int32_t b) const {
     return node_[a] != node_[b] ? Tier::network : socket_[a] != socket_[b] ? Tier::node : Tier::socket;
@@ -104,8 +150,24 @@ private:
   void pop();
   void replace_top(Time t, std::uint32_t code);
   void sift_down(Ev e);
+  void run_serial(const Step& s, Accum& acc, Timeline* tl);
+  void run_flows(const Step& s, Accum& acc, Timeline* tl);
+
+  // Flow engine state, reused between steps.
+  struct PsEntry {
+    double f;  // virtual finish time
+    std::uint32_t msg;
+  };
+  struct ResItem {
+    Time act;     // activation
+    double work;  // picoseconds of the resource alone
+    std::uint32_t msg;
+  };
+  void share(const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until);
+  void sort_by_activation(std::size_t nm);
 
   const MachineModel& m_;
+  std::uint64_t id_;  // unique per engine (a new engine may reuse an old one's address)
   std::vector<std::int32_t> node_, socket_;
   std::vector<Ev> heap_;
   std::uint32_t seq_ = 0;
@@ -118,6 +180,21 @@ private:
   double beta_[2][3][3];
   double inj_beta_;
   Time o_send_, o_recv_, gap_;
+  bool serial_, nic_;
+
+  std::vector<Time> act_, post_, done_t_;
+  std::vector<std::uint8_t> done_by_;  // 1: a link finished the flow last, 2: the NIC
+  std::vector<std::uint32_t> order_, order_tmp_;
+  std::vector<std::uint32_t> res_fill_;
+  std::vector<ResItem> res_items_;
+  std::vector<PsEntry> ps_heap_, batch_;
+  // Per endpoint e: the message whose completion last advanced its receive side ([e]) and, for
+  // rendezvous sends, its send side ([n + e]); UINT32_MAX: none.
+  std::vector<std::uint32_t> crit_msg_;
+  std::vector<std::uint32_t> nin_;  // messages received per endpoint
+  std::vector<Time> cpu_end_;       // per endpoint: its CPU posted its last send
+  std::vector<Time> own_busy_;
+  std::vector<Time>& busy_;         // per resource: when the data of earlier steps has left it
 };
 
 }  // namespace sfr::sim

@@ -1,6 +1,7 @@
 #include "sim/machine.hpp"
 
 #include <cmath>
+#include <cstdlib>
 
 #include "core/error.hpp"
 
@@ -8,13 +9,16 @@ namespace sfr::sim {
 
 using trace::Json;
 
-const char* model_name(ModelKind k) {
-  switch (k) {
-    case ModelKind::postal: return "postal";
-    case ModelKind::max_rate: return "max-rate";
-    case ModelKind::loggp: return "loggp";
-  }
-  return "?";
+namespace {
+constexpr const char* kModelNames[] = {"postal", "max-rate", "loggp", "study-postal", "study-max-rate"};
+}
+
+const char* model_name(ModelKind k) { return kModelNames[static_cast<int>(k)]; }
+const char* model_names() { return "postal, max-rate, loggp, study-postal, study-max-rate"; }
+ModelKind parse_model(const std::string& name, const std::string& where) {
+  for (int i = 0; i < 5; ++i)
+    if (name == kModelNames[i]) return static_cast<ModelKind>(i);
+  throw InputError(where, "unknown model '" + name + "' (expected one of: " + model_names() + ")");
 }
 const char* tier_label(Tier t) {
   static const char* n[] = {"socket", "node", "network"};
@@ -40,7 +44,7 @@ Table table(const double (&a)[3][3], const double (&b)[3][3]) {
 MachineModel lassen() {
   MachineModel m;
   m.name = "lassen";
-  m.model = ModelKind::max_rate;
+  m.model = ModelKind::max_rate;  // overlapping latency; study-max-rate reproduces the study's form
   m.topology = {4, 2, 4};  // one rank per V100 GPU: 4 per node, 2 per socket
   // Table 2, inter-CPU (short, eager, rendezvous).
   const double ca[3][3] = {{3.67e-07, 9.25e-07, 1.89e-06}, {4.61e-07, 1.17e-06, 2.44e-06}, {3.15e-06, 6.77e-06, 7.76e-06}};
@@ -70,7 +74,7 @@ MachineModel lassen() {
 MachineModel generic() {
   MachineModel m;
   m.name = "generic";
-  m.model = ModelKind::max_rate;
+  m.model = ModelKind::loggp;
   m.topology = {32, 16, 4};
   const double ca[3][3] = {{2.0e-07, 5.0e-07, 1.5e-06}, {3.0e-07, 7.0e-07, 2.0e-06}, {2.0e-06, 4.0e-06, 6.0e-06}};
   const double cb[3][3] = {{1.0e-10, 2.0e-10, 2.0e-10}, {8.0e-11, 1.5e-10, 1.0e-10}, {5.0e-11, 1.0e-10, 8.0e-11}};
@@ -174,10 +178,10 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   }
   if (j.contains("model")) {
     const auto& v = j["model"];
-    if (v == "postal") m.model = ModelKind::postal;
-    else if (v == "max-rate") m.model = ModelKind::max_rate;
-    else if (v == "loggp") m.model = ModelKind::loggp;
-    else r.fail("/model", "expected \"postal\", \"max-rate\" or \"loggp\"");
+    bool ok = false;
+    for (int i = 0; i < 5 && v.is_string(); ++i)
+      if (v == kModelNames[i]) m.model = static_cast<ModelKind>(i), ok = true;
+    if (!ok) r.fail("/model", std::string("expected one of: ") + model_names());
   }
   if (j.contains("topology")) {
     const auto& t = j["topology"];
@@ -196,7 +200,11 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   if (j.contains("device")) r.p2p(j["device"], "/device", m.p2p[1]);
   if (j.contains("thresholds")) {
     const auto& t = j["thresholds"];
-    r.object(t, "/thresholds", {"short_max", "eager_max", "handshake_legs"});
+    r.object(t, "/thresholds", {"short_max", "eager_max", "handshake_legs", "eager_waits_for_receive"});
+    if (t.contains("eager_waits_for_receive")) {
+      if (!t["eager_waits_for_receive"].is_boolean()) r.fail("/thresholds/eager_waits_for_receive", "expected true or false");
+      m.eager_waits_for_receive = t["eager_waits_for_receive"].get<bool>();
+    }
     if (t.contains("short_max")) m.short_max = r.integer(t["short_max"], "/thresholds/short_max", 0);
     if (t.contains("eager_max")) m.eager_max = r.integer(t["eager_max"], "/thresholds/eager_max", 0);
     if (t.contains("handshake_legs")) m.handshake_legs = static_cast<int>(r.integer(t["handshake_legs"], "/thresholds/handshake_legs", 0));
@@ -233,10 +241,60 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   return m;
 }
 
+MachineModel uniform_machine(double latency, double bandwidth) {
+  MachineModel m = *preset("generic");
+  m.name = "uniform";
+  m.model = ModelKind::postal;
+  m.p2p = {};
+  for (auto& mem : m.p2p)
+    for (auto& tier : mem)
+      for (auto& p : tier) p = {latency, 1.0 / bandwidth};
+  m.short_max = 0;
+  m.eager_max = 65535;  // SMPI's default smpi/send-is-detached-thresh: smaller sends are detached
+  m.handshake_legs = 0;
+  m.eager_waits_for_receive = true;
+  m.injection_beta = 0;
+  m.h2d = m.d2h = {AlphaBeta{}, AlphaBeta{}};
+  m.pack = {};
+  m.o_send = m.o_recv = m.gap = 0;
+  m.collective_overhead = 0;
+  m.topology = {1, 1, 0};
+  return m;
+}
+
+namespace {
+// "uniform:latency=1e-6,bandwidth=1e10" (keys in any order, both required).
+MachineModel parse_uniform(const std::string& spec) {
+  const std::string body = spec.substr(std::string("uniform:").size());
+  double lat = -1, bw = -1;
+  std::size_t at = 0;
+  while (at <= body.size()) {
+    const auto comma = body.find(',', at);
+    const std::string item = body.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    const auto eq = item.find('=');
+    const std::string key = item.substr(0, eq), val = eq == std::string::npos ? "" : item.substr(eq + 1);
+    double* dst = key == "latency" ? &lat : key == "bandwidth" ? &bw : nullptr;
+    if (!dst || eq == std::string::npos)
+      throw InputError("--machine", "'" + item + "': expected uniform:latency=SECONDS,bandwidth=BYTES_PER_SECOND");
+    if (*dst >= 0) throw InputError("--machine", "'" + key + "' given twice in '" + spec + "'");
+    char* end = nullptr;
+    const double v = std::strtod(val.c_str(), &end);
+    if (val.empty() || *end != '\0' || !std::isfinite(v) || v < 0 || (dst == &bw && v <= 0))
+      throw InputError("--machine", "'" + item + "': expected a finite number" + (dst == &bw ? " > 0" : " >= 0"));
+    *dst = v;
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  if (lat < 0 || bw < 0) throw InputError("--machine", "'" + spec + "': expected uniform:latency=SECONDS,bandwidth=BYTES_PER_SECOND");
+  return uniform_machine(lat, bw);
+}
+}  // namespace
+
 MachineModel load_machine(const std::string& name_or_path) {
   if (auto p = preset(name_or_path)) return *p;
+  if (name_or_path.rfind("uniform:", 0) == 0) return parse_uniform(name_or_path);
   if (name_or_path.find('/') == std::string::npos && name_or_path.find('.') == std::string::npos)
-    throw InputError("--machine", "unknown preset '" + name_or_path + "' (presets: " + preset_names() + "; or a machine file path)");
+    throw InputError("--machine", "unknown preset '" + name_or_path + "' (presets: " + preset_names() + "; uniform:latency=S,bandwidth=B/s; or a machine file path)");
   const std::string text = trace::read_text_file(name_or_path);
   return parse_machine(trace::parse_json_strict(text, name_or_path), name_or_path);
 }
@@ -255,7 +313,8 @@ Json machine_to_json(const MachineModel& m) {
         mem[proto_label(static_cast<Proto>(p))][tier_label(static_cast<Tier>(k))] = {m.p2p[d][k][p].alpha, m.p2p[d][k][p].beta};
     j[d ? "device" : "host"] = mem;
   }
-  j["thresholds"] = {{"short_max", m.short_max}, {"eager_max", m.eager_max}, {"handshake_legs", m.handshake_legs}};
+  j["thresholds"] = {{"short_max", m.short_max}, {"eager_max", m.eager_max}, {"handshake_legs", m.handshake_legs},
+                     {"eager_waits_for_receive", m.eager_waits_for_receive}};
   j["injection_beta"] = m.injection_beta;
   j["copy"] = {{"h2d", {{"1", {m.h2d[0].alpha, m.h2d[0].beta}}, {"4", {m.h2d[1].alpha, m.h2d[1].beta}}}},
                {"d2h", {{"1", {m.d2h[0].alpha, m.d2h[0].beta}}, {"4", {m.d2h[1].alpha, m.d2h[1].beta}}}}};

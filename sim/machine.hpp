@@ -1,5 +1,14 @@
-// Machine models: pure data plus cost functions. A model is chosen by name ("postal", "max-rate",
-// "loggp"), SimGrid-style; parameters are per locality tier (on-socket / on-node / off-node), per
+// Machine models: pure data plus cost functions. A model is chosen by name, SimGrid-style:
+//  - "postal", "max-rate", "loggp": non-blocking MPI as it behaves. A message's wire latency
+//    overlaps with the other messages in flight; only per-message CPU costs (LogGP's o_send,
+//    o_recv, gap) serialise at a rank. Flows that share a sender's link, a receiver's link or
+//    (max-rate, loggp) a node's NIC share its bandwidth (equal share, re-evaluated whenever a flow
+//    starts or ends). postal: alpha (latency) and beta (per byte) only; max-rate: plus the NIC's
+//    injection limit; loggp: plus o_send, o_recv, gap.
+//  - "study-postal", "study-max-rate": the node-aware study's forms, kept to reproduce it: the
+//    sender is busy alpha + beta*s per message (m messages: m*alpha + s*beta), off-node bytes pass
+//    the NIC first come first served.
+// Parameters are parameters are per locality tier (on-socket / on-node / off-node), per
 // protocol (short / eager / rendezvous) and per memory (host / device). Presets: "lassen" (the
 // measured Spectrum MPI parameters of the node-aware study, Tables 2, 3, 4) and "generic".
 // Machine files are JSON (see sim/README.md); errors name the JSON pointer.
@@ -15,8 +24,12 @@
 
 namespace sfr::sim {
 
-enum class ModelKind { postal, max_rate, loggp };
+enum class ModelKind { postal, max_rate, loggp, study_postal, study_max_rate };
 const char* model_name(ModelKind k);
+// Throws InputError naming `where` for an unknown name.
+ModelKind parse_model(const std::string& name, const std::string& where);
+const char* model_names();  // "postal, max-rate, loggp, study-postal, study-max-rate"
+inline bool is_study(ModelKind k) { return k == ModelKind::study_postal || k == ModelKind::study_max_rate; }
 
 // Simulator tiers (self is not a message).
 enum class Tier : std::uint8_t { socket = 0, node = 1, network = 2 };
@@ -42,6 +55,9 @@ struct MachineModel {
   std::int64_t eager_max = 8192;  // bytes: size <= eager_max uses eager, above: rendezvous
   // Extra one-way short-message latencies of the rendezvous handshake (RTS, CTS) before the data.
   int handshake_legs = 2;
+  // Whether short/eager transfers also wait for the matching receive to be posted (SimGrid SMPI's
+  // mailbox semantics); rendezvous transfers always do. Eager sends complete locally either way.
+  bool eager_waits_for_receive = false;
   double injection_beta = 0;      // R_N^-1, seconds per byte through one node's NIC (max-rate)
   // cudaMemcpyAsync, [0] one process copying, [1] several (4) processes copying one GPU at once.
   std::array<AlphaBeta, 2> h2d{}, d2h{};
@@ -70,8 +86,13 @@ const char* preset_names();  // "lassen, generic"
 MachineModel load_machine(const std::string& name_or_path);
 MachineModel parse_machine(const trace::Json& j, const std::string& source);
 // `m` reduced to one postal alpha-beta for every memory kind, tier and protocol, without a
-// rendezvous handshake: the model both we and SimGrid SMPI evaluate in the comparison.
+// rendezvous handshake.
 MachineModel uniform_postal(MachineModel m, AlphaBeta ab);
+// The inline uniform machine "uniform:latency=SECONDS,bandwidth=BYTES_PER_SECOND": one tier and
+// one protocol everywhere (postal model, overlapping latency, fair bandwidth sharing), no pack,
+// copy, injection, synchronisation or CPU overhead costs; transfers wait for the matching receive
+// and sends below 64 KiB complete locally, as in SimGrid SMPI (what it is compared with).
+MachineModel uniform_machine(double latency, double bandwidth);
 // Full JSON form (round-trips through parse_machine).
 trace::Json machine_to_json(const MachineModel& m);
 

@@ -55,15 +55,16 @@ SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m,
   }
   ex.trace_list = (std::filesystem::path(dir) / "trace_list.txt").string();
   trace::write_file_atomic(ex.trace_list, list);
-  // Postal alpha + beta*s, off-node eager parameters: two private links of alpha/2 each, the
-  // backbone free. Bandwidth in bytes per second.
+  // Postal alpha + beta*s with the off-node eager parameters: a cluster of private split-duplex
+  // links of latency alpha/2 each (up, then down: alpha end to end) and no backbone, so that only
+  // flows that share a sender's up link or a receiver's down link share bandwidth.
   const auto& ab = m.ab(false, Tier::network, Proto::eager);
   char buf[1024];
   std::snprintf(buf, sizeof buf,
                 "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n"
-                "  <cluster id=\"sfr\" prefix=\"rank\" suffix=\"\" radical=\"0-%d\" speed=\"1Gf\" bw=\"%.6gBps\" lat=\"%.6gs\" "
-                "bb_bw=\"%.6gBps\" bb_lat=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n</platform>\n",
-                t.nranks - 1, ab.beta > 0 ? 1.0 / ab.beta : 1e15, ab.alpha / 2, ab.beta > 0 ? 1e3 / ab.beta : 1e18);
+                "  <cluster id=\"sfr\" prefix=\"rank\" suffix=\"\" radical=\"0-%d\" speed=\"1Gf\" bw=\"%.17gBps\" lat=\"%.17gs\" "
+                "sharing_policy=\"SPLITDUPLEX\"/>\n</platform>\n",
+                t.nranks - 1, ab.beta > 0 ? 1.0 / ab.beta : 1e15, ab.alpha / 2);
   ex.platform = (std::filesystem::path(dir) / "platform.xml").string();
   trace::write_file_atomic(ex.platform, buf);
   std::string hosts;
@@ -71,7 +72,9 @@ SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m,
   ex.hostfile = (std::filesystem::path(dir) / "hostfile.txt").string();
   trace::write_file_atomic(ex.hostfile, hosts);
   ex.command = "smpirun -np " + std::to_string(t.nranks) + " -platform " + ex.platform + " -hostfile " + ex.hostfile +
-               " -replay " + ex.trace_list + " --cfg=network/model:CM02 --cfg=smpi/bw-factor:1 --cfg=smpi/lat-factor:1";
+               " -replay " + ex.trace_list +
+               " --cfg=network/model:CM02 --cfg=smpi/bw-factor:1 --cfg=smpi/lat-factor:1 --cfg=network/crosstraffic:0"
+               " --cfg=smpi/display-timing:yes";
   return ex;
 }
 
@@ -83,7 +86,9 @@ double run_smpirun(const SimgridExport& ex, const std::string& dir) {
   std::ifstream in(log);
   std::string line;
   double t = -1;
-  const std::string key = "Simulation time ";
+  // "Simulated time: 1.22032e-05 seconds." (smpi/display-timing; six significant digits), not the
+  // replay's "Simulation time" line, which is rounded to microseconds.
+  const std::string key = "Simulated time: ";
   while (std::getline(in, line)) {
     const auto at = line.find(key);
     if (at != std::string::npos) t = std::strtod(line.c_str() + at + key.size(), nullptr);

@@ -62,6 +62,25 @@ std::vector<bool> rounds_of(trace::OpKind k) {
 
 }  // namespace
 
+const char* Breakdown::term_name(int k) {
+  static const char* n[] = {"latency", "bandwidth", "contention", "injection_wait", "overhead", "copies", "sync", "other"};
+  return n[k];
+}
+double Breakdown::term(int k) const {
+  const double v[] = {latency, bandwidth, contention, injection_wait, overhead, copies, sync, other};
+  return v[k];
+}
+Breakdown& Breakdown::operator+=(const Breakdown& b) {
+  latency += b.latency, bandwidth += b.bandwidth, contention += b.contention, injection_wait += b.injection_wait;
+  overhead += b.overhead, copies += b.copies, sync += b.sync, other += b.other;
+  return *this;
+}
+Breakdown Breakdown::scaled(double f) const {
+  Breakdown b = *this;
+  b.latency *= f, b.bandwidth *= f, b.contention *= f, b.injection_wait *= f, b.overhead *= f, b.copies *= f, b.sync *= f, b.other *= f;
+  return b;
+}
+
 SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std::vector<Backend>& backends, Timeline* timeline) {
   const auto& t = bt.trace();
   SimResult res;
@@ -70,11 +89,18 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
   res.model = model_name(m.model);
   const Layout lay = layout_for(t, m);
   std::map<const core::Graph*, std::vector<core::RankPlan>> plans;
+  if (timeline) {
+    timeline->nranks = t.nranks;
+    timeline->backend_names.clear();
+    timeline->op_labels.clear();
+    for (const auto& b : backends) timeline->backend_names.push_back(b.name());
+    for (const auto& op : t.ops) timeline->op_labels.push_back(op_label(op));
+  }
   for (std::size_t bi = 0; bi < backends.size(); ++bi) {
     const Backend b = backends[bi];
     BackendResult br;
     br.backend = b;
-    std::vector<Time> ready(static_cast<std::size_t>(lay.nranks), 0), helper_ready;
+    std::vector<Time> ready(static_cast<std::size_t>(lay.nranks), 0), helper_ready, busy;
     Accum acc;
     acc.resize(static_cast<std::size_t>(lay.nranks));
     for (std::size_t oi = 0; oi < t.ops.size(); ++oi) {
@@ -89,7 +115,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
         const Traffic tr = traffic_from_plans(it->second, r2l, vb, r2l ? root_dev : leaf_dev, r2l ? leaf_dev : root_dev);
         add_round(sc, lay, m, b, tr);
       }
-      Engine eng(m, sc.node, sc.socket);
+      Engine eng(m, sc.node, sc.socket, &busy);
       const auto ne = static_cast<std::size_t>(sc.endpoints);
       if (helper_ready.size() < ne - ready.size()) helper_ready.resize(ne - ready.size(), 0);
       std::vector<Time> rd(ne);
@@ -100,18 +126,16 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       const Accum before = acc;
       const Time before_max = ready.empty() ? 0 : *std::max_element(ready.begin(), ready.end());
       const Time overlap = to_ps(op.overlap_us * 1e-6);
+      if (timeline) timeline->backend = static_cast<std::int32_t>(bi), timeline->op = static_cast<std::int32_t>(oi);
       std::vector<Time> start;
       for (core::Index rep = 0; rep < op.repeat; ++rep) {
         start.assign(rd.begin(), rd.begin() + lay.nranks);
-        for (const auto& st : sc.steps) eng.run(st, rd, a, bi == 0 ? timeline : nullptr);
+        for (const auto& st : sc.steps) eng.run(st, rd, a, timeline);
         for (std::size_t r = 0; r < ready.size(); ++r) rd[r] = std::max(rd[r], start[r] + overlap);
       }
       std::copy(rd.begin(), rd.begin() + lay.nranks, ready.begin());
       std::copy(rd.begin() + lay.nranks, rd.end(), helper_ready.begin());
-      for (std::size_t r = 0; r < ready.size(); ++r) {
-        acc.latency[r] += a.latency[r], acc.bandwidth[r] += a.bandwidth[r];
-        acc.injection[r] += a.injection[r], acc.copies[r] += a.copies[r];
-      }
+      for (std::size_t r = 0; r < ready.size(); ++r) acc.add(a, r);
       OpResult o;
       o.index = oi;
       o.label = op_label(op);
@@ -123,16 +147,21 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
         o.total_s = to_seconds(after_max - before_max);
         o.per_call_s = o.total_s / static_cast<double>(op.repeat);
         const double rep = static_cast<double>(op.repeat);
+        auto term = [&](const std::vector<Time>& now, const std::vector<Time>& was) { return to_seconds(now[crit] - was[crit]) / rep; };
         auto& bd = o.breakdown;
-        bd.latency = to_seconds(acc.latency[crit] - before.latency[crit]) / rep;
-        bd.bandwidth = to_seconds(acc.bandwidth[crit] - before.bandwidth[crit]) / rep;
-        bd.injection_wait = to_seconds(acc.injection[crit] - before.injection[crit]) / rep;
-        bd.copies = to_seconds(acc.copies[crit] - before.copies[crit]) / rep;
-        bd.other = o.per_call_s - bd.latency - bd.bandwidth - bd.injection_wait - bd.copies;
+        bd.latency = term(acc.latency, before.latency);
+        bd.bandwidth = term(acc.bandwidth, before.bandwidth);
+        bd.contention = term(acc.contention, before.contention);
+        bd.injection_wait = term(acc.injection, before.injection);
+        bd.overhead = term(acc.overhead, before.overhead);
+        bd.copies = term(acc.copies, before.copies);
+        bd.sync = term(acc.sync, before.sync);
+        bd.other = o.per_call_s - bd.latency - bd.bandwidth - bd.contention - bd.injection_wait - bd.overhead - bd.copies - bd.sync;
         if (std::abs(bd.other) <= 1e-9 * o.per_call_s) bd.other = 0;  // rounding of the subtraction, not waiting
       }
       br.total_s += o.total_s;
       br.messages += o.messages;
+      br.breakdown += o.breakdown.scaled(static_cast<double>(op.repeat));
       br.ops.push_back(std::move(o));
     }
     res.backends.push_back(std::move(br));
@@ -149,55 +178,124 @@ std::string fmt(const char* f, double v) {
 std::string us(double s) { return fmt("%.3f", s * 1e6); }
 }  // namespace
 
+std::string dominant_terms(const Breakdown& b, double total) {
+  if (total <= 0) return "no communication";
+  std::vector<std::pair<double, int>> v;
+  for (int k = 0; k < Breakdown::kTerms; ++k)
+    if (b.term(k) > 0.05 * total) v.push_back({b.term(k), k});
+  std::sort(v.begin(), v.end(), [](auto& x, auto& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; });
+  std::string out;
+  for (const auto& [val, k] : v) {
+    if (!out.empty()) out += ", ";
+    out += std::string(Breakdown::term_name(k)) + " " + fmt("%.0f", 100 * val / total) + "%";
+  }
+  return out.empty() ? "spread over many small terms" : out;
+}
+
+std::string why_faster(const std::string& win_name, const Breakdown& win, double win_time, std::uint64_t win_msgs,
+                       const std::string& other_name, const Breakdown& other, double other_time, std::uint64_t other_msgs) {
+  std::string out = win_name + " beats " + other_name;
+  if (win_time > 0) out += " by x" + fmt("%.2f", other_time / win_time);
+  std::vector<std::pair<double, int>> d;
+  for (int k = 0; k < Breakdown::kTerms; ++k) d.push_back({other.term(k) - win.term(k), k});
+  std::sort(d.begin(), d.end(), [](auto& x, auto& y) { return std::abs(x.first) != std::abs(y.first) ? std::abs(x.first) > std::abs(y.first) : x.second < y.second; });
+  std::string terms;
+  for (const auto& [diff, k] : d) {
+    if (std::abs(diff) < 0.1 * std::max(1e-15, other_time - win_time) || std::abs(diff) < 1e-12) continue;
+    if (!terms.empty()) terms += ", ";
+    terms += std::string(Breakdown::term_name(k)) + (diff > 0 ? " -" : " +") + us(std::abs(diff)) + " us";
+    if (terms.size() > 120) break;
+  }
+  out += ": " + (terms.empty() ? std::string("the same terms, shorter waits") : terms);
+  if (win_msgs != other_msgs)
+    out += " (" + std::to_string(win_msgs) + " vs " + std::to_string(other_msgs) + " messages)";
+  return out;
+}
+
 std::string render_table(const SimResult& r) {
   std::ostringstream os;
   os << "trace " << r.trace << ", machine " << r.machine << " (" << r.model << "), times per call in microseconds\n";
-  os << "breakdown on the rank that finishes last: lat = latency, bw = bandwidth, inj = injection wait, copy = pack and host<->device copies, other = waiting/serialisation\n";
+  os << "breakdown on the rank that finishes last: lat = latency, bw = bandwidth, cont = link sharing, inj = NIC injection, ovh = per-message CPU overhead, copy = pack and host<->device copies, sync = fences and collective start-up, other = waiting for peers\n";
   for (const auto& b : r.backends) {
-    os << "\nbackend " << b.backend.name() << "  (total " << us(b.total_s) << " us, " << b.messages << " messages)\n";
+    os << "\nbackend " << b.backend.name() << "  (total " << us(b.total_s) << " us, " << b.messages << " messages; "
+       << dominant_terms(b.breakdown, b.total_s) << ")\n";
     char line[512];
-    std::snprintf(line, sizeof line, "  %-3s %-40s %7s %12s %10s %10s %10s %10s %10s\n", "#", "op", "repeat", "per call", "lat", "bw",
-                  "inj", "copy", "other");
+    std::snprintf(line, sizeof line, "  %-3s %-40s %7s %11s %9s %9s %9s %9s %9s %9s %9s %9s\n", "#", "op", "repeat", "per call", "lat", "bw",
+                  "cont", "inj", "ovh", "copy", "sync", "other");
     os << line;
     for (const auto& o : b.ops) {
-      std::snprintf(line, sizeof line, "  %-3zu %-40s %7lld %12.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", o.index, o.label.c_str(),
-                    static_cast<long long>(o.repeat), o.per_call_s * 1e6, o.breakdown.latency * 1e6, o.breakdown.bandwidth * 1e6,
-                    o.breakdown.injection_wait * 1e6, o.breakdown.copies * 1e6, o.breakdown.other * 1e6);
+      const auto& d = o.breakdown;
+      std::snprintf(line, sizeof line, "  %-3zu %-40s %7lld %11.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n", o.index, o.label.c_str(),
+                    static_cast<long long>(o.repeat), o.per_call_s * 1e6, d.latency * 1e6, d.bandwidth * 1e6, d.contention * 1e6,
+                    d.injection_wait * 1e6, d.overhead * 1e6, d.copies * 1e6, d.sync * 1e6, d.other * 1e6);
       os << line;
     }
   }
   return os.str();
 }
 
+namespace {
+template <class TimeOf>
+std::vector<std::size_t> rank_by(std::size_t n, TimeOf time_of) {
+  std::vector<std::size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return time_of(a) < time_of(b); });
+  return idx;
+}
+}  // namespace
+
 std::string render_ranking(const SimResult& r) {
   std::ostringstream os;
   os << "trace " << r.trace << ", machine " << r.machine << " (" << r.model << ")\n";
-  auto rank = [&](auto time_of) {
-    std::vector<std::size_t> idx(r.backends.size());
-    std::iota(idx.begin(), idx.end(), 0);
-    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return time_of(a) < time_of(b); });
-    return idx;
-  };
-  os << "\nwhole trace (total simulated time):\n";
-  const auto all = rank([&](std::size_t i) { return r.backends[i].total_s; });
+  os << "\nwhole trace (total simulated time; what dominates on the rank that finishes last):\n";
+  const auto all = rank_by(r.backends.size(), [&](std::size_t i) { return r.backends[i].total_s; });
   const double best = all.empty() ? 0 : r.backends[all[0]].total_s;
   for (std::size_t k = 0; k < all.size(); ++k) {
     const auto& b = r.backends[all[k]];
     os << "  " << k + 1 << ". " << b.backend.name() << "  " << us(b.total_s) << " us"
-       << (best > 0 ? "  x" + fmt("%.2f", b.total_s / best) : std::string()) << "\n";
+       << (best > 0 ? "  x" + fmt("%.2f", b.total_s / best) : std::string()) << "  " << b.messages << " msgs  ["
+       << dominant_terms(b.breakdown, b.total_s) << "]\n";
+  }
+  if (all.size() >= 2) {
+    const auto& w = r.backends[all[0]];
+    const auto& s = r.backends[all[1]];
+    os << "  why: " << why_faster(w.backend.name(), w.breakdown, w.total_s, w.messages, s.backend.name(), s.breakdown, s.total_s, s.messages)
+       << "\n";
   }
   if (r.backends.empty()) return os.str();
   for (std::size_t oi = 0; oi < r.backends[0].ops.size(); ++oi) {
     os << "\nop " << oi << " " << r.backends[0].ops[oi].label << " (per call):\n";
-    const auto order = rank([&](std::size_t i) { return r.backends[i].ops[oi].per_call_s; });
-    for (std::size_t k = 0; k < order.size(); ++k)
-      os << "  " << k + 1 << ". " << r.backends[order[k]].backend.name() << "  " << us(r.backends[order[k]].ops[oi].per_call_s) << " us\n";
+    const auto order = rank_by(r.backends.size(), [&](std::size_t i) { return r.backends[i].ops[oi].per_call_s; });
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const auto& o = r.backends[order[k]].ops[oi];
+      os << "  " << k + 1 << ". " << r.backends[order[k]].backend.name() << "  " << us(o.per_call_s) << " us  ["
+         << dominant_terms(o.breakdown, o.per_call_s) << "]\n";
+    }
+    if (order.size() >= 2) {
+      const auto& w = r.backends[order[0]];
+      const auto& s = r.backends[order[1]];
+      const auto &wo = w.ops[oi], &so = s.ops[oi];
+      const auto rep = static_cast<std::uint64_t>(std::max<core::Index>(1, wo.repeat));
+      os << "  why: " << why_faster(w.backend.name(), wo.breakdown, wo.per_call_s, wo.messages / rep, s.backend.name(), so.breakdown,
+                                    so.per_call_s, so.messages / rep)
+         << "\n";
+    }
   }
   return os.str();
 }
 
+namespace {
+trace::Json breakdown_json(const Breakdown& b) {
+  trace::Json j = trace::Json::object();
+  for (int k = 0; k < Breakdown::kTerms; ++k) j[Breakdown::term_name(k)] = b.term(k);
+  return j;
+}
+}  // namespace
+
 std::string render_json(const SimResult& r) {
   trace::Json j;
+  j["format"] = "sf-simulation";
+  j["version"] = 1;
   j["trace"] = r.trace;
   j["machine"] = r.machine;
   j["model"] = r.model;
@@ -208,40 +306,76 @@ std::string render_json(const SimResult& r) {
     jb["backend"] = b.backend.name();
     jb["total"] = b.total_s;
     jb["messages"] = b.messages;
+    jb["breakdown"] = breakdown_json(b.breakdown);
+    jb["dominant"] = dominant_terms(b.breakdown, b.total_s);
     jb["ops"] = trace::Json::array();
     for (const auto& o : b.ops)
       jb["ops"].push_back({{"index", o.index}, {"op", o.label}, {"repeat", o.repeat}, {"total", o.total_s}, {"per_call", o.per_call_s},
-                           {"messages", o.messages},
-                           {"breakdown", {{"latency", o.breakdown.latency}, {"bandwidth", o.breakdown.bandwidth},
-                                          {"injection_wait", o.breakdown.injection_wait}, {"copies", o.breakdown.copies},
-                                          {"other", o.breakdown.other}}}});
+                           {"messages", o.messages}, {"breakdown", breakdown_json(o.breakdown)},
+                           {"dominant", dominant_terms(o.breakdown, o.per_call_s)}});
     j["backends"].push_back(std::move(jb));
   }
+  // Ranking with reasons: whole trace and per op.
+  trace::Json rk;
+  if (!r.backends.empty()) {
+    const auto all = rank_by(r.backends.size(), [&](std::size_t i) { return r.backends[i].total_s; });
+    rk["order"] = trace::Json::array();
+    for (auto i : all) rk["order"].push_back(r.backends[i].backend.name());
+    if (all.size() >= 2) {
+      const auto &w = r.backends[all[0]], &s = r.backends[all[1]];
+      rk["why"] = why_faster(w.backend.name(), w.breakdown, w.total_s, w.messages, s.backend.name(), s.breakdown, s.total_s, s.messages);
+    }
+    rk["ops"] = trace::Json::array();
+    for (std::size_t oi = 0; oi < r.backends[0].ops.size(); ++oi) {
+      const auto order = rank_by(r.backends.size(), [&](std::size_t i) { return r.backends[i].ops[oi].per_call_s; });
+      trace::Json jo;
+      jo["index"] = oi;
+      jo["order"] = trace::Json::array();
+      for (auto i : order) jo["order"].push_back(r.backends[i].backend.name());
+      if (order.size() >= 2) {
+        const auto &w = r.backends[order[0]].ops[oi], &s = r.backends[order[1]].ops[oi];
+        const auto rep = static_cast<std::uint64_t>(std::max<core::Index>(1, w.repeat));
+        jo["why"] = why_faster(r.backends[order[0]].backend.name(), w.breakdown, w.per_call_s, w.messages / rep,
+                               r.backends[order[1]].backend.name(), s.breakdown, s.per_call_s, s.messages / rep);
+      }
+      rk["ops"].push_back(std::move(jo));
+    }
+  }
+  j["ranking"] = rk;
   return j.dump(1) + "\n";
 }
 
-std::string render_timeline(const Timeline& tl, int nranks) {
+std::string render_timeline(const Timeline& tl) {
   static const char* names[] = {"send", "recv", "pack/copy", "unpack/copy", "fence"};
-  std::string out = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
-  std::int32_t tracks = 0;
+  trace::Json ev = trace::Json::array();
+  std::int32_t tracks = tl.nranks;
   for (const auto& s : tl.slices) tracks = std::max(tracks, s.track + 1);
-  tracks = std::max(tracks, nranks);
-  char buf[256];
-  bool first = true;
-  for (std::int32_t k = 0; k < tracks; ++k) {
-    std::snprintf(buf, sizeof buf, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,\"args\":{\"name\":\"%s %d\"}}",
-                  first ? "" : ",\n", k, k < nranks ? "rank" : "helper", k < nranks ? k : k - nranks);
-    out += buf;
-    first = false;
+  for (std::size_t b = 0; b < tl.backend_names.size(); ++b) {
+    ev.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", b}, {"args", {{"name", "backend " + tl.backend_names[b]}}}});
+    for (std::int32_t k = 0; k < tracks; ++k)
+      ev.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", b}, {"tid", k},
+                    {"args", {{"name", (k < tl.nranks ? "rank " + std::to_string(k) : "helper " + std::to_string(k - tl.nranks))}}}});
   }
+  // Chrome traces count microseconds; picoseconds keep 6 decimals. Messages overlap on a track
+  // in the flow engine, so they are async slices (one id each); CPU work is a complete slice.
+  std::uint64_t id = 0;
   for (const auto& s : tl.slices) {
-    // Chrome traces count microseconds; keep picosecond resolution with 6 decimals.
-    std::snprintf(buf, sizeof buf, ",\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":%.6f,\"dur\":%.6f}", names[s.kind], s.track,
-                  static_cast<double>(s.begin) * 1e-6, static_cast<double>(s.end - s.begin) * 1e-6);
-    out += buf;
+    trace::Json args = {{"op", s.op}};
+    if (s.op >= 0 && static_cast<std::size_t>(s.op) < tl.op_labels.size()) args["op_label"] = tl.op_labels[static_cast<std::size_t>(s.op)];
+    if (s.peer >= 0) args["peer"] = s.peer, args["bytes"] = s.bytes;
+    const double ts = static_cast<double>(s.begin) * 1e-6, dur = static_cast<double>(s.end - s.begin) * 1e-6;
+    std::string name = names[s.kind];
+    if (s.peer >= 0) name += (s.kind == Timeline::send ? " to " : " from ") + std::to_string(s.peer);
+    if (s.kind == Timeline::send || s.kind == Timeline::recv) {
+      ++id;
+      ev.push_back({{"name", name}, {"cat", names[s.kind]}, {"ph", "b"}, {"id", id}, {"pid", s.backend}, {"tid", s.track}, {"ts", ts}, {"args", args}});
+      ev.push_back({{"name", name}, {"cat", names[s.kind]}, {"ph", "e"}, {"id", id}, {"pid", s.backend}, {"tid", s.track}, {"ts", ts + dur}});
+    } else {
+      ev.push_back({{"name", name}, {"ph", "X"}, {"pid", s.backend}, {"tid", s.track}, {"ts", ts}, {"dur", dur}, {"args", args}});
+    }
   }
-  out += "\n]}\n";
-  return out;
+  trace::Json j = {{"displayTimeUnit", "ns"}, {"traceEvents", ev}};
+  return j.dump() + "\n";
 }
 
 }  // namespace sfr::sim

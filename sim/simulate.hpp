@@ -11,8 +11,15 @@
 
 namespace sfr::sim {
 
-struct Breakdown {  // per call, on the rank that finished last (seconds)
-  double latency = 0, bandwidth = 0, injection_wait = 0, copies = 0, other = 0;
+// Per call, on the rank that finished last (seconds): the terms along the chain that finished it
+// (engine.hpp's Accum); `other` is the rest (waiting for peers that started late).
+struct Breakdown {
+  double latency = 0, bandwidth = 0, contention = 0, injection_wait = 0, overhead = 0, copies = 0, sync = 0, other = 0;
+  static constexpr int kTerms = 8;
+  static const char* term_name(int k);  // "latency", "bandwidth", "contention", ...
+  double term(int k) const;
+  Breakdown& operator+=(const Breakdown& b);
+  Breakdown scaled(double f) const;
 };
 struct OpResult {
   std::size_t index = 0;
@@ -27,6 +34,7 @@ struct BackendResult {
   Backend backend;
   double total_s = 0;
   std::uint64_t messages = 0;
+  Breakdown breakdown;  // sum over ops of per-call breakdown x repeat
   std::vector<OpResult> ops;
 };
 struct SimResult {
@@ -42,13 +50,21 @@ bool uses_device(const trace::Trace& t);
 // name is given); the basic backend otherwise. Throws InputError for both or a bad name.
 std::vector<Backend> select_backends(const std::vector<std::string>& names, bool all, const trace::Trace& t, bool default_all);
 
-// `timeline`: when non-null, the first backend's slices are recorded (tracks = endpoints).
+// `timeline`: when non-null, every backend's slices are recorded (tracks = endpoints).
 SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std::vector<Backend>& backends,
                    Timeline* timeline = nullptr);
+
+// The largest terms of a breakdown ("latency 62%, bandwidth 30%").
+std::string dominant_terms(const Breakdown& b, double total);
+// Why `win` beats `other`: the terms that differ most, with message counts.
+std::string why_faster(const std::string& win_name, const Breakdown& win, double win_time, std::uint64_t win_msgs,
+                       const std::string& other_name, const Breakdown& other, double other_time, std::uint64_t other_msgs);
 
 std::string render_table(const SimResult& r);
 std::string render_ranking(const SimResult& r);
 std::string render_json(const SimResult& r);
-std::string render_timeline(const Timeline& tl, int nranks);  // Chrome trace / Perfetto JSON
+// Chrome trace / Perfetto JSON: one process per backend, one track per endpoint; messages are
+// async slices carrying the op index, peer and bytes.
+std::string render_timeline(const Timeline& tl);
 
 }  // namespace sfr::sim

@@ -15,7 +15,8 @@ bool is_node_aware(BackendKind k) { return static_cast<int>(k) >= static_cast<in
 }  // namespace
 
 const char* backend_kind_name(BackendKind k) { return kKindNames[static_cast<int>(k)]; }
-std::string Backend::name() const { return std::string(backend_kind_name(kind)) + (aware ? ":aware" : ":staged"); }
+// The executor's names; the GPU path is named only when device-aware (staged is the default).
+std::string Backend::name() const { return std::string(backend_kind_name(kind)) + (aware ? ":aware" : ""); }
 
 Backend parse_backend(const std::string& s, const std::string& where) {
   const auto colon = s.find(':');
@@ -92,11 +93,12 @@ struct StepBuilder {
   const MachineModel& m;
   bool device;  // transfers of this step are device-aware
   std::vector<Msg> msgs;
-  std::vector<Time> pre, post, copy, lat;
+  std::vector<Time> pre, post, copy, sync, lat;
   StepBuilder(const Schedule& sc, const MachineModel& mm, bool dev) : s(sc), m(mm), device(dev) {
     const auto n = static_cast<std::size_t>(s.endpoints);
-    pre.assign(n, 0), post.assign(n, 0), copy.assign(n, 0);
+    pre.assign(n, 0), post.assign(n, 0), copy.assign(n, 0), sync.assign(n, 0);
   }
+  void add_sync(std::int32_t e, Time t) { pre[e] += t; sync[e] += t; }
   void send(std::int32_t a, std::int32_t b, std::int64_t bytes) {
     if (a != b && bytes > 0) msgs.push_back({a, b, bytes, Tier::network, device});
   }
@@ -123,7 +125,7 @@ struct StepBuilder {
     Step st;
     st.label = std::move(label);
     st.msgs = std::move(msgs);
-    st.pre = std::move(pre), st.post = std::move(post), st.copy = std::move(copy);
+    st.pre = std::move(pre), st.post = std::move(post), st.copy = std::move(copy), st.sync = std::move(sync);
     if (!lat.empty()) st.extra_latency = std::move(lat);
     return st;
   }
@@ -162,7 +164,7 @@ void add_direct(Schedule& s, const Layout& lay, const MachineModel& m, Backend b
   self_copies(sb, m, t);
   staged_copies(sb, sb, lay, m, t, b.aware, sent, recvd);
   if (b.kind == BackendKind::neighbor || b.kind == BackendKind::alltoallv)
-    for (int r = 0; r < lay.nranks; ++r) sb.add_pre(r, to_ps(m.collective_overhead), false);
+    for (int r = 0; r < lay.nranks; ++r) sb.add_sync(r, to_ps(m.collective_overhead));
   if (b.kind == BackendKind::alltoallv) {
     // MPI_Alltoallv also sends the empty messages: one short-protocol latency per non-peer,
     // counted per tier from the topology (no O(P^2) message list).

@@ -30,7 +30,7 @@ int cmd_simulate(const Args& args) {
   const auto res = sim::simulate(bt, machine, backends, a.timeline.empty() ? nullptr : &tl);
   std::cout << sim::render_table(res);
   if (!a.json.empty()) trace::write_file_atomic(a.json, sim::render_json(res));
-  if (!a.timeline.empty()) trace::write_file_atomic(a.timeline, sim::render_timeline(tl, bt.trace().nranks));
+  if (!a.timeline.empty()) trace::write_file_atomic(a.timeline, sim::render_timeline(tl));
   if (!a.simgrid.empty()) {
     const auto ex = sim::export_simgrid(bt, machine, a.simgrid);
     std::cout << "\nSimGrid export: " << ex.trace_list << ", " << ex.platform << "\n  replay with: " << ex.command << "\n";

@@ -71,7 +71,8 @@ TEST(SimMachine, BadFilesGivePointedErrors) {
       {R"({"host": {"eager": {"network": [-1, 0]}}})", "m.json: /host/eager/network/0: expected a finite number >= 0"},
       {R"({"host": {"eagre": {}}})", "m.json: /host/eagre: unknown key"},
       {R"({"hots": {}})", "m.json: /hots: unknown key"},
-      {R"({"model": "fast"})", "m.json: /model: expected \"postal\", \"max-rate\" or \"loggp\""},
+      {R"({"model": "fast"})", "m.json: /model: expected one of: postal, max-rate, loggp, study-postal, study-max-rate"},
+      {R"({"thresholds": {"eager_waits_for_receive": 1}})", "m.json: /thresholds/eager_waits_for_receive: expected true or false"},
       {R"({"thresholds": {"short_max": 100, "eager_max": 10}})", "m.json: /thresholds/eager_max: must be >= short_max"},
       {R"({"thresholds": {"short_max": 1.5}})", "m.json: /thresholds/short_max: expected an integer"},
       {R"({"copy": {"h2d": {"2": [0, 0]}}})", "m.json: /copy/h2d/2: unknown key"},
@@ -106,4 +107,44 @@ TEST(SimMachine, LoadByNameOrPath) {
     EXPECT_EQ(std::string(e.what()).rfind(bad + ":2:", 0), 0u) << e.what();
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST(SimMachine, InlineUniformMachine) {
+  const auto m = sim::load_machine("uniform:latency=2e-6,bandwidth=5e9");
+  EXPECT_EQ(m.model, sim::ModelKind::postal);
+  for (bool dev : {false, true})
+    for (auto t : {Tier::socket, Tier::node, Tier::network})
+      for (auto p : {Proto::short_, Proto::eager, Proto::rendezvous}) {
+        EXPECT_DOUBLE_EQ(m.ab(dev, t, p).alpha, 2e-6);
+        EXPECT_DOUBLE_EQ(m.ab(dev, t, p).beta, 1.0 / 5e9);
+      }
+  EXPECT_EQ(m.injection_beta, 0);
+  EXPECT_EQ(m.pack.alpha + m.pack.beta + m.collective_overhead + m.o_send + m.o_recv + m.gap, 0);
+  EXPECT_EQ(m.h2d[0].alpha + m.d2h[1].beta, 0);
+  EXPECT_TRUE(m.eager_waits_for_receive);
+  EXPECT_EQ(m.handshake_legs, 0);
+  EXPECT_DOUBLE_EQ(sim::load_machine("uniform:bandwidth=1e10,latency=0").ab(false, Tier::node, Proto::eager).beta, 1e-10);
+  for (const char* bad : {"uniform:", "uniform:latency=1e-6", "uniform:latency=1e-6,bandwidth=0", "uniform:latency=-1,bandwidth=1",
+                          "uniform:latency=1e-6,bandwidth=1e10,latency=2", "uniform:latency=x,bandwidth=1", "uniform:lat=1,bandwidth=1",
+                          "uniform:latency=1e-6,bandwidth=inf"}) {
+    try {
+      sim::load_machine(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const InputError& e) {
+      const std::string w = e.what();
+      EXPECT_EQ(w.rfind("--machine: ", 0), 0u) << w;
+      EXPECT_EQ(w.find('\n'), std::string::npos);
+    }
+  }
+}
+
+TEST(SimMachine, ModelNames) {
+  for (auto k : {sim::ModelKind::postal, sim::ModelKind::max_rate, sim::ModelKind::loggp, sim::ModelKind::study_postal,
+                 sim::ModelKind::study_max_rate})
+    EXPECT_EQ(sim::parse_model(sim::model_name(k), "--model"), k);
+  EXPECT_THROW(sim::parse_model("fluid", "--model"), InputError);
+  // A machine file names the study's serial forms too, and round-trips.
+  const auto m = sim::parse_machine(trace::Json::parse(R"({"model": "study-max-rate"})"), "m.json");
+  EXPECT_EQ(m.model, sim::ModelKind::study_max_rate);
+  EXPECT_EQ(sim::parse_machine(sim::machine_to_json(m), "x").model, sim::ModelKind::study_max_rate);
 }
