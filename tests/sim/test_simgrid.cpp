@@ -1,34 +1,89 @@
-// Test-only comparison with SimGrid/SMPI (skipped when smpirun is not installed): the same ring
-// trace replayed by SMPI (exported as a time-independent trace) and by us, under the same postal
-// alpha-beta model (lassen's off-node eager parameters everywhere). Large messages, so that the
-// two models' different treatment of concurrent flows (SMPI shares a link's bandwidth, we
-// serialise a sender's messages) stays a small part of the time.
+// Agreement with SimGrid SMPI (skipped when smpirun is not installed): the same communication
+// replayed by SMPI (exported time-independent trace, CM02 on private split-duplex links without a
+// backbone) and by us on the same uniform machine (1 us end to end, 10 GB/s), the default flow
+// engine. Rings are where one link limits each flow throughout; random degree-8 exchanges and SpMV
+// ghost exchanges mix fan-in, fan-out and late receivers. Every case must be within 10%.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "sim/simgrid_export.hpp"
+#include "sim/smpi_compare.hpp"
+#include "support/cli_fixture.hpp"
+#include "trace/reader.hpp"
 #include "sim_support.hpp"
 
 using namespace sfr_simtest;
 
-TEST(SimSimgrid, RingWithinFivePercentOfSmpi) {
+namespace {
+
+struct Case {
+  const char* name;
+  int kind;  // 0 ring, 1 random, 2 SpMV
+  int ranks;
+  std::vector<int> offsets;
+  std::int64_t bytes;
+  int ops;
+  const char* matrix;
+};
+
+std::string case_name(const ::testing::TestParamInfo<Case>& i) { return i.param.name; }
+
+class SimSmpi : public sfr_test::CliTest, public ::testing::WithParamInterface<Case> {};
+
+}  // namespace
+
+TEST_P(SimSmpi, WithinTenPercent) {
   if (!sim::smpirun_available()) GTEST_SKIP() << "smpirun not installed (libsimgrid-dev)";
-  const int P = 16;
-  core::Graph g(P);
-  for (int r = 0; r < P; ++r) link(g, r, (r + 1) % P, 64, 0);  // bcast: r -> r+1, 64 x 8 KiB
-  auto o = op(trace::OpKind::bcast, core::Unit::float64, 1024, 3);
-  const auto bt = make_trace(g, {o});
-  const auto lassen = *sim::preset("lassen");
-  const auto ab = lassen.ab(false, sim::Tier::network, sim::Proto::eager);
-  const auto m = sim::uniform_postal(lassen, ab);
-  const auto dir = (std::filesystem::temp_directory_path() / "sfr_sim_simgrid_test").string();
-  const auto ex = sim::export_simgrid(bt, m, dir);
-  const double theirs = sim::run_smpirun(ex, dir);
-  ASSERT_GT(theirs, 0) << "smpirun failed, see " << dir << "/smpirun.log";
-  const double ours = one(bt, m);
-  const double diff = (ours - theirs) / theirs;
-  std::printf("SimGrid SMPI %.9f s, sf-replay %.9f s, difference %+.3f%%\n", theirs, ours, diff * 100);
-  EXPECT_LT(std::abs(diff), 0.05);
+  const Case& c = GetParam();
+  const auto m = sim::uniform_machine(1e-6, 1e10);
+  std::optional<trace::BuiltTrace> bt;
+  if (c.kind == 0) bt.emplace(sim::ring_trace(c.ranks, c.offsets, c.bytes, c.ops));
+  if (c.kind == 1) bt.emplace(sim::random_degree_trace(c.ranks, 8, c.bytes, c.ops, 7));
+  if (c.kind == 2) {
+    const std::string mtx = std::string(SFR_MATRICES_DIR) + "/" + c.matrix + ".mtx";
+    if (!std::filesystem::exists(mtx)) GTEST_SKIP() << mtx << " not found (../shared/matrices)";
+    const auto t = dir_ / "spmv.json";
+    const auto g = run("generate spmv --matrix " + mtx + " --ranks " + std::to_string(c.ranks) + " --partition rows -o " + t.string());
+    ASSERT_EQ(g.status, 0) << g.err;
+    auto tr = trace::read_trace_file(t.string()).trace();
+    for (auto& op : tr.ops) op.repeat = c.ops / 2;  // MatMult and MatMultTranspose
+    bt.emplace(std::move(tr));
+  }
+  const auto r = sim::compare_with_smpi(*bt, m, (dir_ / "smpi").string());
+  ASSERT_GT(r.smpi_s, 0) << "smpirun failed, see its log in " << dir_;
+  std::printf("%s: SMPI %.3f us, sf-replay %.3f us, difference %+.2f%%, SMPI %.2f s wall, sf-replay %.5f s wall\n", c.name, r.smpi_s * 1e6,
+              r.ours_s * 1e6, r.diff() * 100, r.smpi_wall_s, r.ours_wall_s);
+  EXPECT_LT(std::abs(r.diff()), 0.10);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Patterns, SimSmpi,
+    ::testing::Values(Case{"OneWayRing256x1KiB", 0, 256, {1}, 1024, 20, nullptr}, Case{"TwoWayRing64x64KiB", 0, 64, {-1, 1}, 65536, 20, nullptr},
+                      Case{"TwoWayRing256x512KiB", 0, 256, {-1, 1}, 524288, 10, nullptr},
+                      Case{"PlusMinus2Ring1024x1KiB", 0, 1024, {-2, -1, 1, 2}, 1024, 20, nullptr},
+                      Case{"RandomDegree8x128x4KiB", 1, 128, {}, 4096, 20, nullptr},
+                      Case{"RandomDegree8x64x64KiB", 1, 64, {}, 65536, 10, nullptr}, Case{"SpmvBcsstk13x64", 2, 64, {}, 0, 20, "bcsstk13"},
+                      Case{"SpmvCryg2500x64", 2, 64, {}, 0, 20, "cryg2500"}, Case{"SpmvPdx64", 2, 64, {}, 0, 20, "Pd"}),
+    case_name);
+
+TEST(SimSimgridExport, PlatformAndCommand) {
+  core::Graph g(4);
+  for (int r = 0; r < 4; ++r) link(g, r, (r + 1) % 4, 16);
+  const auto bt = make_trace(g, {op(trace::OpKind::bcast)});
+  const auto dir = (std::filesystem::temp_directory_path() / "sfr_sim_export_test").string();
+  const auto ex = sim::export_simgrid(bt, sim::uniform_machine(2e-6, 5e9), dir);
+  std::ifstream in(ex.platform);
+  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(xml.find("bb_bw"), std::string::npos) << "no backbone: it would cap the sum of all flows";
+  auto attr = [&](const std::string& key) {
+    const auto at = xml.find(" " + key + "=\"");
+    return at == std::string::npos ? -1.0 : std::strtod(xml.c_str() + at + key.size() + 3, nullptr);
+  };
+  EXPECT_NEAR(attr("lat"), 1e-6, 1e-18) << xml;  // alpha/2 per link: up, then down
+  EXPECT_NEAR(attr("bw"), 5e9, 1e-3) << xml;
+  for (const char* cfg : {"--cfg=network/crosstraffic:0", "--cfg=smpi/display-timing:yes", "--cfg=network/model:CM02"})
+    EXPECT_NE(ex.command.find(cfg), std::string::npos) << cfg;
   std::filesystem::remove_all(dir);
 }
