@@ -24,8 +24,13 @@ core::Graph scenario_graph(const ScenarioOptions& o) {
     s.nroots += k - d;
   }
   std::map<std::pair<int, int>, Index> shared;  // (sender, destination node) -> first root of its block
+  // Sender s's messages are numbered q = s*M + j (j-th of its M); q cycles over the destination
+  // nodes, so each sender reaches min(M, n) nodes and every node receives m/n messages (Table 7's
+  // m_proc->node and s_node->node), spread over the node's ranks.
+  const int per_sender = (o.msgs + rpn - 1) / rpn;
   for (int m = 0; m < o.msgs; ++m) {
-    const int sender = m % rpn, node = 1 + (m / rpn) % o.nodes, dest = node * rpn + (m / (rpn * o.nodes)) % rpn;
+    const int sender = m % rpn, q = sender * per_sender + m / rpn;
+    const int node = 1 + q % o.nodes, dest = node * rpn + (q / o.nodes) % rpn;
     auto [it, fresh] = shared.try_emplace({sender, node}, g[sender].nroots);
     if (fresh) g[sender].nroots += d;
     core::RankGraph& r = g[dest];

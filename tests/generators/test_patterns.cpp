@@ -132,6 +132,32 @@ TEST(Scenario, MessagesNodesAndDuplicates) {
   EXPECT_THROW(gen::scenario_graph({0, 4, 8, 0, {4, 0}}), InputError);
 }
 
+TEST(Scenario, EveryNodeReceivesAndSendersSpread) {
+  // 32 messages from 4 ranks to 16 nodes: each node receives 2, each sender reaches 8 nodes.
+  for (const auto& [msgs, nodes] : {std::pair{32, 16}, std::pair{256, 16}, std::pair{32, 4}, std::pair{6, 16}}) {
+    gen::ScenarioOptions o;
+    o.msgs = msgs, o.nodes = nodes, o.size = 16;
+    const core::Graph g = gen::scenario_graph(o);
+    const int R = o.place.ranks_per_node;
+    std::map<int, int> per_node;
+    std::map<int, std::set<int>> reach;
+    for (int r = R; r < g.nranks; ++r) {
+      std::set<int> from(g[r].remote_rank.begin(), g[r].remote_rank.end());
+      if (!from.empty()) per_node[r / R] += static_cast<int>(from.size());
+      for (int s : from) reach[s].insert(r / R);
+    }
+    const int expect_nodes = std::min(msgs, nodes);
+    EXPECT_EQ(static_cast<int>(per_node.size()), expect_nodes) << msgs << " " << nodes;
+    if (msgs % nodes == 0) {
+      for (const auto& [node, n] : per_node) EXPECT_EQ(n, msgs / nodes) << msgs << " " << nodes << " node " << node;
+    }
+    for (const auto& [s, set] : reach) {
+      const int sent = (msgs - s + R - 1) / R;  // messages g with g mod R = s
+      EXPECT_EQ(static_cast<int>(set.size()), std::min(sent, nodes)) << msgs << " " << nodes << " sender " << s;
+    }
+  }
+}
+
 Index expected_closure(Index a, Index b, Index c, Index n) {
   auto e = [&](Index x) { return x < n ? x + 1 : x; };  // points along an axis in the closure
   return a * b * c + (e(a) * b * c + a * e(b) * c + a * b * e(c)) + (a * e(b) * e(c) + e(a) * b * e(c) + e(a) * e(b) * c) +
