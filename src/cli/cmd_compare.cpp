@@ -15,26 +15,37 @@ namespace sfr::cli {
 namespace {
 
 int analytic(const sim::MachineModel& m, const std::vector<int>& messages, const std::vector<int>& nodes,
-             const std::vector<double>& sizes, double dup) {
+             const std::vector<double>& sizes, double dup, const std::string& json_out) {
+  for (int msg : messages)
+    if (msg <= 0) throw InputError("--messages", "expected counts > 0");
+  for (int n : nodes)
+    if (n <= 0) throw InputError("--nodes", "expected counts > 0");
+  for (double s : sizes)
+    if (!(s >= 0)) throw InputError("--bytes", "expected sizes >= 0");
   const sim::analytic::Model model(m);
   std::cout << "analytic (closed forms of the node-aware study, Table 6), machine " << m.name << ", duplicate fraction " << dup
             << "\ntimes in microseconds, fastest first\n";
+  trace::Json j = {{"format", "sf-analytic"}, {"version", 1}, {"machine", m.name}, {"duplicate", dup}, {"unit", "seconds"},
+                   {"scenarios", trace::Json::array()}};
   for (int msg : messages)
     for (int n : nodes) {
       std::cout << "\n" << msg << " inter-node messages to " << n << " nodes:\n";
       for (double s : sizes) {
-        if (msg <= 0 || n <= 0 || s < 0) throw InputError("--analytic", "messages and nodes must be > 0 and bytes >= 0");
         const auto v = sim::analytic::predict(model, {msg, n, s, dup});
         char buf[64];
         std::snprintf(buf, sizeof buf, "  %9.0f B:", s);
         std::cout << buf;
+        trace::Json ranking = trace::Json::array();
         for (const auto& p : v) {
           std::snprintf(buf, sizeof buf, " %s %.2f", p.strategy.c_str(), p.seconds * 1e6);
           std::cout << buf << (&p == &v.back() ? "" : ",");
+          ranking.push_back({{"backend", p.strategy}, {"seconds", p.seconds}});
         }
         std::cout << "\n";
+        j["scenarios"].push_back({{"messages", msg}, {"nodes", n}, {"bytes", s}, {"ranking", ranking}});
       }
     }
+  if (!json_out.empty()) trace::write_file_atomic(json_out, j.dump(1) + "\n");
   return 0;
 }
 
@@ -60,12 +71,16 @@ int cmd_compare(const Args& args) {
   if (parse_options("compare", "TRACE --machine M [--backend B ...|--all-backends] [--json OUT]  |  --analytic [--messages N..] [--nodes K..] [--bytes S..] [--duplicate F]",
                     args, opts, pos, vm))
     return 0;
-  const auto machine = sim::load_machine(a.machine);
+  const auto machine = load_sim_machine(a);
   if (use_analytic) {
+    if (!a.file.empty()) throw InputError("--analytic", "takes no trace: it evaluates the study's scenarios (drop " + a.file + ")");
+    if (!a.backends.empty() || a.all) throw InputError("--analytic", "ranks all of the study's strategies: --backend/--all-backends do not apply");
     if (dup < 0 || dup >= 1) throw InputError("--duplicate", "expected a fraction in [0, 1)");
     return analytic(machine, messages.empty() ? std::vector<int>{32, 256} : messages, nodes.empty() ? std::vector<int>{4, 16} : nodes,
-                    sizes.empty() ? std::vector<double>{10, 100, 1000, 10000, 100000} : sizes, dup);
+                    sizes.empty() ? std::vector<double>{10, 100, 1000, 10000, 100000} : sizes, dup, a.json);
   }
+  for (const char* opt : {"messages", "nodes", "bytes", "duplicate"})
+    if (vm.count(opt)) throw InputError(std::string("--") + opt, "applies only with --analytic");
   if (a.file.empty()) throw InputError("compare", "a trace file is required (or --analytic)");
   const auto bt = trace::read_trace_file(a.file);
   const auto res = sim::simulate(bt, machine, sim::select_backends(a.backends, a.all, bt.trace(), true));

@@ -23,7 +23,7 @@ int cmd_simulate(const Args& args) {
   if (parse_options("simulate", "TRACE --machine M [--backend B ...|--all-backends] [--json OUT] [--timeline OUT] [--export-simgrid DIR]",
                     args, opts, pos, vm))
     return 0;
-  const auto machine = sim::load_machine(a.machine);
+  const auto machine = load_sim_machine(a);
   const auto bt = trace::read_trace_file(a.file);
   const auto backends = sim::select_backends(a.backends, a.all, bt.trace(), false);
   sim::Timeline tl;

@@ -37,9 +37,12 @@ TEST(SimAnalytic, OffNodeAndCopies) {
   near(m.t_off(1, 1000, 100000, 1000), 2.44e-6 + 4.19e-6);
   // device-aware, rendezvous: 2 x 1.10e-5 + 20000 x 1.72e-10
   near(m.t_off_da(2, 20000, 10000), 2.2e-5 + 3.44e-6);
-  // copies: 1.30e-5 + 1.85e-11 x 1000 + 1.27e-5 + 1.96e-11 x 2000
-  near(m.t_copy(1000, 2000, 1), 1.30e-5 + 1.85e-8 + 1.27e-5 + 3.92e-8);
-  near(m.t_copy(1000, 2000, 4), 1.52e-5 + 5.52e-7 + 1.47e-5 + 3.0e-7);
+  // copies: the data sent leaves the GPU (D2H 1.27e-5 + 1.96e-11 x 1000), the data received
+  // enters it (H2D 1.30e-5 + 1.85e-11 x 2000)
+  near(m.t_copy(1000, 2000, 1), 1.27e-5 + 1.96e-8 + 1.30e-5 + 3.7e-8);
+  near(m.t_copy(1000, 2000, 4), 1.47e-5 + 1.5e-7 + 1.52e-5 + 1.104e-6);
+  // standard staged: the max-rate model as printed (no copies)
+  near(m.standard_staged(8, 8000, 1000, 4), 8 * 2.44e-6 + std::max(4 * 8000 * 4.19e-11, 8000 * 3.79e-10));
 }
 
 TEST(SimAnalytic, StrategiesCombineTheTerms) {
@@ -52,8 +55,8 @@ TEST(SimAnalytic, StrategiesCombineTheTerms) {
   near(m.split(p, true), m.t_off(4, 800, 32000, 200) + 2 * m.t_on_split(32000, 4) + m.t_copy(8000, 8000, 4));
   // a worked number: 3-step staged = 2.44e-6 + max(32000*4.19e-11, 8000*3.79e-10)
   //   + 2 x [ (4.61e-7 + 8000*7.12e-11) + 2 (1.17e-6 + 8000*2.18e-10) ]
-  //   + (1.30e-5 + 8000*1.85e-11) + (1.27e-5 + 8000*1.96e-11)
-  const double hand = 2.44e-6 + 3.032e-6 + 2 * ((4.61e-7 + 5.696e-7) + 2 * (1.17e-6 + 1.744e-6)) + (1.30e-5 + 1.48e-7) + (1.27e-5 + 1.568e-7);
+  //   + (1.27e-5 + 8000*1.96e-11) + (1.30e-5 + 8000*1.85e-11)
+  const double hand = 2.44e-6 + 3.032e-6 + 2 * ((4.61e-7 + 5.696e-7) + 2 * (1.17e-6 + 1.744e-6)) + (1.27e-5 + 1.568e-7) + (1.30e-5 + 1.48e-7);
   near(m.three_step(p, false), hand);
 }
 
@@ -66,14 +69,14 @@ TEST(SimAnalytic, StudyRankings) {
   for (double bytes : {10.0, 100.0, 1000.0}) {
     const Scenario sc{32, 4, bytes, 0};
     std::set<std::string> top = {best(sc, 0), best(sc, 1)};
-    EXPECT_EQ(top, (std::set<std::string>{"standard:staged", "3step:staged"})) << bytes;
+    EXPECT_EQ(top, (std::set<std::string>{"basic", "3step"})) << bytes;
   }
   // 256 messages, up to 1e3 bytes: a staged node-aware strategy (3-step or 2-step) is best.
   for (int nodes : {4, 16})
     for (double bytes : {10.0, 100.0, 1000.0})
       for (double dup : {0.0, 0.25}) {
         const auto b = best({256, nodes, bytes, dup});
-        EXPECT_TRUE(b == "3step:staged" || b == "2step:staged") << nodes << " " << bytes << " " << b;
+        EXPECT_TRUE(b == "3step" || b == "2step") << nodes << " " << bytes << " " << b;
       }
   // 256 messages of 1e4 bytes: the device-aware node-aware strategies win.
   for (int nodes : {4, 16}) {
