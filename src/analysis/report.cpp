@@ -41,7 +41,7 @@ void measured(std::ostringstream& o, const trace::Json& j) {
       << " |\n";
 }
 
-// Backend name of a simulator result without its GPU path suffix ("basic:staged" -> "basic").
+// Backend name of a simulator result without its GPU path suffix ("basic:aware" -> "basic").
 std::string base_backend(const std::string& b) { return b.substr(0, b.find(':')); }
 
 void predicted(std::ostringstream& o, const trace::Json& j) {
