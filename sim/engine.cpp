@@ -263,19 +263,134 @@ namespace {
 constexpr std::uint32_t kNil = UINT32_MAX;
 }  // namespace
 
+namespace {
+// Processor sharing of b flows arriving together at an idle resource at time a: sorted by work
+// w_0 <= w_1 <= ..., flow q leaves at a + (w_0 + ... + w_{q-1}) + (b - q) w_q (flows of equal work
+// leave together), the last at a + the sum of all works (the resource never idles). Returns false,
+// doing nothing, when that is after `next` (the next arrival), before sorting anything.
+template <class Entry, class Item, class Leave>
+bool batch_closed_form(const Item* items, std::size_t b, double a, double next, std::vector<Entry>& sorted, double& last, Leave&& leave) {
+  double total = 0;
+  for (std::size_t q = 0; q < b; ++q) total += items[q].work;
+  if (next < a + total) return false;
+  sorted.resize(b);
+  for (std::size_t q = 0; q < b; ++q) sorted[q] = {items[q].work, items[q].msg};
+  auto less = [](const Entry& x, const Entry& y) { return x.f < y.f; };
+  if (b > 24) {
+    std::sort(sorted.begin(), sorted.end(), less);
+  } else {  // insertion sort: small batches
+    for (std::size_t q = 1; q < b; ++q) {
+      const Entry e = sorted[q];
+      std::size_t r = q;
+      for (; r > 0 && less(e, sorted[r - 1]); --r) sorted[r] = sorted[r - 1];
+      sorted[r] = e;
+    }
+  }
+  double sum = 0, at = a;
+  for (std::size_t q = 0; q < b; ++q) {
+    if (q == 0 || sorted[q].f != sorted[q - 1].f) at = a + sum + static_cast<double>(b - q) * sorted[q].f;
+    sum += sorted[q].f;
+    leave(sorted[q].msg, at);
+  }
+  last = at;
+  return true;
+}
+}  // namespace
+
+// The active flows of a processor-sharing resource, ordered by virtual finish time f.
+//  - SortedQueue: one vector sorted by (f, msg), read from `head` (any mix of works).
+//  - ClassQueues: one FIFO per distinct work w. A flow arriving at virtual time V0 finishes at
+//    V0 + w and V only grows, so within a class finish times follow arrival order; the next to
+//    leave is the least of the class heads (a resource sees few distinct works: message sizes).
+//    Ties in f need no order (in either queue): flows that finish together leave at the same time.
+struct Engine::SortedQueue {
+  std::vector<PsEntry>& h;
+  std::size_t head = 0;
+  static bool before(const PsEntry& x, const PsEntry& y) { return x.f < y.f; }  // ties leave together
+  void reset() { h.clear(), head = 0; }
+  bool empty() const { return head == h.size(); }
+  std::size_t size() const { return h.size() - head; }
+  const PsEntry& top() { return h[head]; }
+  void pop() {
+    if (++head == h.size()) reset();
+  }
+  void push(const PsEntry& e, double /*work*/) {
+    if (empty() || !before(e, h.back())) h.push_back(e);
+    else h.insert(std::upper_bound(h.begin() + static_cast<std::ptrdiff_t>(head), h.end(), e, before), e);
+  }
+};
+
+struct Engine::ClassQueues {
+  std::vector<FlowClass>& cls;
+  std::size_t nclasses = 0, n = 0, best = 0;
+  bool best_valid = false;
+  void reset() {
+    for (std::size_t c = 0; c < nclasses; ++c) cls[c].q.clear(), cls[c].head = 0;
+    n = 0, best_valid = false;
+  }
+  bool empty() const { return n == 0; }
+  std::size_t size() const { return n; }
+  const PsEntry& top() {
+    if (!best_valid) {
+      const PsEntry* m = nullptr;
+      for (std::size_t c = 0; c < nclasses; ++c) {
+        const auto& x = cls[c];
+        if (x.head == x.q.size()) continue;
+        const PsEntry& e = x.q[x.head];
+        if (!m || e.f < m->f) m = &e, best = c;
+      }
+      best_valid = true;
+    }
+    return cls[best].q[cls[best].head];
+  }
+  void pop() {
+    auto& x = cls[best];
+    if (++x.head == x.q.size()) x.q.clear(), x.head = 0;
+    --n, best_valid = false;
+  }
+  void push(const PsEntry& e, double work) {
+    std::size_t c = 0;
+    while (cls[c].w != work) ++c;  // every work of the resource has a class (set up by share)
+    cls[c].q.push_back(e);
+    ++n, best_valid = false;
+  }
+};
+
 // Processor sharing at one resource: the flows of `items` (message indices, in activation order)
 // each need `work` picoseconds of the resource alone; n active flows progress at 1/n each. Virtual
 // time V advances at 1/n; a flow arriving at V0 leaves when V reaches V0 + work. Raises each
 // flow's completion to the time it leaves this resource (`kind` records which resource finished it
-// last). Flows that find the resource idle and leave before the next arrival skip the heap.
+// last). Flows that find the resource idle and leave before the next arrival, and batches that
+// arrive together at an idle resource and leave before the next arrival, are done in closed form;
+// the rest go through a queue of active flows (per-work FIFOs when there are few distinct works).
 void Engine::share(const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until) {
-  // Active flows ordered by virtual finish: a sorted vector read from `head` (arrivals mostly
-  // append at the end: equal works arriving in order leave in order).
-  auto& h = ps_heap_;
-  h.clear();
-  std::size_t head = 0;
-  auto before = [](const PsEntry& x, const PsEntry& y) { return x.f != y.f ? x.f < y.f : x.msg < y.msg; };
-  double t = 0, v = 0, end = 0;
+  // Per-work FIFOs pay off where many flows are active at once (a node's NIC, shared by all its
+  // senders); a link's few active flows are cheaper in one sorted vector.
+  constexpr std::size_t kMaxClasses = 8;
+  std::size_t nc = kind == 2 ? 0 : kMaxClasses + 1;
+  for (std::size_t j = 0; j < k && nc <= kMaxClasses; ++j) {
+    const double w = items[j].work;
+    std::size_t c = 0;
+    while (c < nc && classes_[c].w != w) ++c;
+    if (c == nc) {
+      if (nc == classes_.size()) classes_.emplace_back();
+      classes_[nc++].w = w;
+    }
+  }
+  if (nc <= kMaxClasses) {
+    ClassQueues q{classes_, nc};
+    q.reset();
+    share_with(q, items, k, kind, busy_until);
+  } else {
+    SortedQueue q{ps_heap_};
+    q.reset();
+    share_with(q, items, k, kind, busy_until);
+  }
+}
+
+template <class Queue>
+void Engine::share_with(Queue& q, const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until) {
+  double t = 0, v = 0, end = 0, batch_last = 0;
   auto leave = [&](std::uint32_t i, double at) {
     const auto tc = static_cast<Time>(at + 0.5);  // times are never negative
     end = std::max(end, at);
@@ -283,80 +398,75 @@ void Engine::share(const ResItem* items, std::size_t k, std::uint8_t kind, Time&
   };
   // Completes every flow that leaves before `until`.
   auto drain = [&](double until) {
-    while (head < h.size()) {
-      const double n = static_cast<double>(h.size() - head);
-      const double tc = t + (h[head].f - v) * n;
+    while (!q.empty()) {
+      const PsEntry& e = q.top();
+      const double tc = t + (e.f - v) * static_cast<double>(q.size());
       if (tc > until) return;
       t = tc;
-      v = h[head].f;
-      leave(h[head].msg, tc);
-      ++head;
+      v = e.f;
+      leave(e.msg, tc);
+      q.pop();
     }
-    h.clear();
-    head = 0;
   };
   // Data of earlier steps still on this resource goes first: arrivals before `busy_until` wait
   // for it (order is kept: a max with a constant).
   const Time free = busy_until;
   auto arrival = [&](std::size_t j) { return static_cast<double>(std::max(items[j].act, free)); };
-  for (std::size_t j = 0; j < k; ++j) {
-    const std::uint32_t i = items[j].msg;
+  std::size_t j = 0;
+  while (j < k) {
+    if (q.empty()) {
+      // Idle resource: flows that are alone from arrival to departure (the common case for small
+      // messages) leave at arrival + work, in one tight loop.
+      double a = arrival(j), last = a + items[j].work;
+      for (;;) {
+        if (j + 1 < k) {
+          const double an = arrival(j + 1);
+          if (an < last) break;
+          leave(items[j].msg, last);
+          t = last;
+          ++j;
+          a = an;
+          last = a + items[j].work;
+        } else {
+          leave(items[j].msg, last);
+          t = last;
+          ++j;
+          break;
+        }
+      }
+      if (j == k) break;
+    }
     const double a = arrival(j);
     drain(a);
-    if (head == h.size()) {
+    if (q.empty()) {
       // Idle resource: the batch of flows arriving together (same activation time) shares it in
-      // closed form when it is done before the next arrival. Sorted by work w_0 <= w_1 <= ...,
-      // flow q of b leaves at a + (w_0 + ... + w_{q-1}) + (b - q) w_q.
+      // closed form when it is done before the next arrival.
       std::size_t z = j + 1;
       while (z < k && arrival(z) == a) ++z;
       const std::size_t b = z - j;
       bool equal = true;
-      for (std::size_t q = j + 1; q < z && equal; ++q) equal = items[q].work == items[j].work;
+      for (std::size_t p = j + 1; p < z && equal; ++p) equal = items[p].work == items[j].work;
+      const double next = z == k ? std::numeric_limits<double>::infinity() : arrival(z);
       if (equal) {  // b equal flows: all leave at a + b*w
         const double last = a + static_cast<double>(b) * items[j].work;
-        if (z == k || arrival(z) >= last) {
-          for (std::size_t q = j; q < z; ++q) leave(items[q].msg, last);
+        if (next >= last) {
+          for (std::size_t p = j; p < z; ++p) leave(items[p].msg, last);
           t = last;
-          j = z - 1;
+          j = z;
           continue;
         }
-      } else {
-        batch_.resize(b);
-        for (std::size_t q = 0; q < b; ++q) batch_[q] = {items[j + q].work, items[j + q].msg};
-        if (b > 24) {
-          std::sort(batch_.begin(), batch_.end(), before);
-        } else {  // insertion sort: small batches
-          for (std::size_t q = 1; q < b; ++q) {
-            const PsEntry e = batch_[q];
-            std::size_t r = q;
-            for (; r > 0 && before(e, batch_[r - 1]); --r) batch_[r] = batch_[r - 1];
-            batch_[r] = e;
-          }
-        }
-        double sum = 0, last = a;
-        for (std::size_t q = 0; q < b; ++q) {
-          last = a + sum + static_cast<double>(b - q) * batch_[q].f;
-          sum += batch_[q].f;
-        }
-        if (z == k || arrival(z) >= last) {
-          sum = 0;
-          for (std::size_t q = 0; q < b; ++q) {
-            leave(batch_[q].msg, a + sum + static_cast<double>(b - q) * batch_[q].f);
-            sum += batch_[q].f;
-          }
-          t = last;
-          j = z - 1;
-          continue;
-        }
+      } else if (batch_closed_form(items + j, b, a, next, batch_, batch_last, leave)) {
+        t = batch_last;
+        j = z;
+        continue;
       }
       v = 0;
     } else {
-      v += (a - t) / static_cast<double>(h.size() - head);
+      v += (a - t) / static_cast<double>(q.size());
     }
     t = a;
-    const PsEntry e{v + items[j].work, i};
-    if (head == h.size() || !before(e, h.back())) h.push_back(e);
-    else h.insert(std::upper_bound(h.begin() + static_cast<std::ptrdiff_t>(head), h.end(), e, before), e);
+    q.push({v + items[j].work, items[j].msg}, items[j].work);
+    ++j;
   }
   drain(std::numeric_limits<double>::infinity());
   busy_until = std::max(busy_until, static_cast<Time>(end + 0.5));

@@ -163,7 +163,16 @@ private:
     double work;  // picoseconds of the resource alone
     std::uint32_t msg;
   };
+  struct FlowClass {  // the active flows of one work value, in arrival order (= finish order)
+    double w = 0;
+    std::vector<PsEntry> q;
+    std::size_t head = 0;
+  };
+  struct SortedQueue;
+  struct ClassQueues;
   void share(const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until);
+  template <class Queue>
+  void share_with(Queue& q, const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until);
   void sort_by_activation(std::size_t nm);
 
   const MachineModel& m_;
@@ -187,7 +196,9 @@ private:
   std::vector<std::uint32_t> order_, order_tmp_;
   std::vector<std::uint32_t> res_fill_;
   std::vector<ResItem> res_items_;
-  std::vector<PsEntry> ps_heap_, batch_;
+  std::vector<PsEntry> ps_heap_;
+  std::vector<FlowClass> classes_;
+  std::vector<PsEntry> batch_;  // a batch of flows arriving together, sorted by work
   // Per endpoint e: the message whose completion last advanced its receive side ([e]) and, for
   // rendezvous sends, its send side ([n + e]); UINT32_MAX: none.
   std::vector<std::uint32_t> crit_msg_;
