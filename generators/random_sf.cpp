@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "random_sf.hpp"
 
 #include <cmath>
@@ -23,17 +24,21 @@ core::Graph random_graph(const RandomOptions& o) {
     degree[static_cast<std::size_t>(r)].assign(static_cast<std::size_t>(g[r].nroots), 0);
     if (g[r].nroots > 0) with_roots.push_back(r);
   }
+  // The ranks with roots other than r, without building that list per rank (quadratic in ranks):
+  // with_roots is ascending, so r's own place in it is found by binary search and skipped.
   for (int r = 0; r < o.nranks; ++r) {
-    std::vector<int> others;
-    for (int q : with_roots)
-      if (q != r) others.push_back(q);
+    const auto self_at = std::lower_bound(with_roots.begin(), with_roots.end(), r);
+    const bool r_has_roots = self_at != with_roots.end() && *self_at == r;
+    const auto skip = static_cast<std::size_t>(self_at - with_roots.begin());
+    const std::size_t nothers = with_roots.size() - (r_has_roots ? 1 : 0);
+    auto other = [&](std::size_t k) { return with_roots[r_has_roots && k >= skip ? k + 1 : k]; };
     const Index attempts = rng.below(o.max_leaves + 1);
     std::vector<std::pair<int, Index>> edges;
     for (Index a = 0; a < attempts; ++a) {
       const bool own = rng.unit() < o.self;
       int q = -1;
       if (own && g[r].nroots > 0) q = r;
-      else if (!own && !others.empty()) q = others[static_cast<std::size_t>(rng.below(static_cast<Index>(others.size())))];
+      else if (!own && nothers > 0) q = other(static_cast<std::size_t>(rng.below(static_cast<Index>(nothers))));
       if (q < 0) continue;
       for (int t = 0; t < 16; ++t) {
         const Index i = rng.below(g[q].nroots);
