@@ -8,6 +8,8 @@
 #include "core/error.hpp"
 
 #ifdef HAVE_SFREPLAY_GENERATORS
+#include "core/budget.hpp"
+#include "generators/estimate.hpp"
 #include "generators/hexmesh.hpp"
 #include "generators/random_sf.hpp"
 #include "generators/scatter.hpp"
@@ -15,6 +17,7 @@
 #include "generators/spmv.hpp"
 #include "generators/stencil.hpp"
 #include "generators/synthetic.hpp"
+#include "trace/output_file.hpp"
 #include "trace/writer.hpp"
 #endif
 
@@ -29,12 +32,20 @@ int cmd_generate(const Args&) {
 namespace {
 
 struct Common {
-  std::string out;
+  std::string out, max_memory;
   gen::Placement place;
   void add(po::options_description& opts) {
     opts.add_options()("output,o", po::value(&out)->required(), "trace file to write (atomically)")(
+        "max-memory", po::value(&max_memory),
+        "refuse, before building anything, a trace whose estimated peak memory exceeds this (e.g. 4G, 512M; default: the memory "
+        "available now)")(
         "ranks-per-node", po::value(&place.ranks_per_node)->default_value(place.ranks_per_node), "machine placement: ranks per node")(
         "ranks-per-socket", po::value(&place.ranks_per_socket)->default_value(0), "ranks per socket (0: = ranks per node)");
+  }
+  // Before any work: the output path can be written and the estimated size fits the memory limit.
+  void check(const core::SizeEstimate& e) const {
+    trace::check_output_path("--output", out);
+    core::check_budget(e, max_memory.empty() ? core::available_memory() : core::parse_bytes("--max-memory", max_memory));
   }
   int write(const trace::Trace& t) const {
     trace::write_trace_file(t, out);
@@ -49,17 +60,19 @@ int gen_spmv(const Args& args) {
   po::options_description opts("generate spmv options");
   Common c;
   gen::SpmvOptions o;
-  std::string part = "rows";
+  std::string part = "rows", seed = std::to_string(o.seed);
   opts.add_options()("matrix", po::value(&o.matrix_path)->required(), "Matrix Market or Rutherford-Boeing file")(
       "ranks", po::value(&o.nranks)->required(), "number of ranks P")("partition", po::value(&part)->default_value(part),
                                                                        "rows | nnz | metis | rcm")(
-      "seed", po::value(&o.seed)->default_value(o.seed), "METIS seed");
+      "seed", po::value(&seed)->default_value(seed), "METIS seed");
   c.add(opts);
   po::variables_map vm;
   if (parse_options("generate spmv", "--matrix FILE --ranks P [--partition rows|nnz|metis|rcm] -o TRACE", args, opts, Pos(), vm))
     return 0;
   o.partition = gen::parse_partition(part);
+  o.seed = parse_seed("--seed", seed);
   o.place = c.place;
+  c.check(gen::estimate(o));
   return c.write(gen::spmv_trace(o));
 }
 
@@ -88,6 +101,7 @@ int gen_stencil(const Args& args) {
   o.stencil = kind == "star" ? gen::StencilKind::star : gen::StencilKind::box;
   o.periodic = gen::parse_periodic(periodic, o.dims);
   o.place = c.place;
+  c.check(gen::estimate(o));
   return c.write(gen::stencil_trace(o));
 }
 
@@ -95,16 +109,18 @@ int gen_hexmesh(const Args& args) {
   po::options_description opts("generate hexmesh options");
   Common c;
   gen::HexmeshOptions o;
-  std::string order = "chunks";
+  std::string order = "chunks", seed = std::to_string(o.seed);
   opts.add_options()("cells", po::value(&o.cells)->required(), "N: the mesh has N^3 cells")("ranks", po::value(&o.nranks)->required(),
                                                                                            "number of ranks")(
-      "order", po::value(&order)->default_value(order), "sequential | chunks | random")("seed", po::value(&o.seed)->default_value(o.seed),
+      "order", po::value(&order)->default_value(order), "sequential | chunks | random")("seed", po::value(&seed)->default_value(seed),
                                                                                        "seed of the random order");
   c.add(opts);
   po::variables_map vm;
   if (parse_options("generate hexmesh", "--cells N --ranks P [--order sequential|chunks|random] -o TRACE", args, opts, Pos(), vm)) return 0;
   o.order = gen::parse_mesh_order(order);
+  o.seed = parse_seed("--seed", seed);
   o.place = c.place;
+  c.check(gen::estimate(o));
   return c.write(gen::hexmesh_trace(o));
 }
 
@@ -112,20 +128,22 @@ int gen_synthetic(const Args& args) {
   po::options_description opts("generate synthetic options");
   Common c;
   gen::SyntheticOptions o;
-  std::string pattern, direction = "block-to-part";
+  std::string pattern, direction = "block-to-part", seed = std::to_string(o.seed);
   opts.add_options()("pattern", po::value(&pattern)->required(), "diagonal | quasi-diagonal | random")(
       "fraction", po::value(&o.fraction)->default_value(o.fraction), "quasi-diagonal: fraction of each part from other ranks")(
       "per-rank", po::value(&o.per_rank)->default_value(o.per_rank), "elements per rank")("ranks", po::value(&o.nranks)->required(),
                                                                                           "number of ranks")(
       "direction", po::value(&direction)->default_value(direction), "block-to-part | part-to-block")(
-      "seed", po::value(&o.seed)->default_value(o.seed), "random seed");
+      "seed", po::value(&seed)->default_value(seed), "random seed");
   c.add(opts);
   po::variables_map vm;
   if (parse_options("generate synthetic", "--pattern P --ranks P [--fraction F] [--per-rank N] [--direction D] -o TRACE", args, opts, Pos(), vm))
     return 0;
   o.pattern = gen::parse_synthetic_pattern(pattern);
   o.direction = gen::parse_direction(direction);
+  o.seed = parse_seed("--seed", seed);
   o.place = c.place;
+  c.check(gen::estimate(o));
   return c.write(gen::synthetic_trace(o));
 }
 
@@ -142,6 +160,7 @@ int gen_scatter(const Args& args) {
   if (parse_options("generate scatter", "--pattern P --ranks P [--per-rank N] -o TRACE", args, opts, Pos(), vm)) return 0;
   o.pattern = gen::parse_scatter_pattern(pattern);
   o.place = c.place;
+  c.check(gen::estimate(o));
   return c.write(gen::scatter_trace(o));
 }
 
@@ -158,6 +177,7 @@ int gen_scenario(const Args& args) {
   if (parse_options("generate scenario", "--msgs M --nodes N --size BYTES [--duplicates F] [--ranks-per-node R] -o TRACE", args, opts, Pos(), vm))
     return 0;
   o.place = c.place;
+  c.check(gen::estimate(o));
   return c.write(gen::scenario_trace(o));
 }
 
@@ -165,7 +185,8 @@ int gen_random(const Args& args) {
   po::options_description opts("generate random options");
   Common c;
   gen::RandomOptions o;
-  opts.add_options()("ranks", po::value(&o.nranks)->required(), "number of ranks")("seed", po::value(&o.seed)->required(), "random seed")(
+  std::string seed;
+  opts.add_options()("ranks", po::value(&o.nranks)->required(), "number of ranks")("seed", po::value(&seed)->required(), "random seed")(
       "max-roots", po::value(&o.max_roots)->default_value(o.max_roots), "roots per rank: uniform in [0, N]")(
       "max-leaves", po::value(&o.max_leaves)->default_value(o.max_leaves), "leaves per rank: uniform in [0, N]")(
       "max-degree", po::value(&o.max_degree)->default_value(o.max_degree), "cap on root degrees (0: none)")(
@@ -176,7 +197,9 @@ int gen_random(const Args& args) {
   if (parse_options("generate random", "--ranks P --seed S [--max-roots N] [--max-leaves N] [--max-degree D] [--holes F] [--self F] -o TRACE",
                     args, opts, Pos(), vm))
     return 0;
+  o.seed = parse_seed("--seed", seed);
   o.place = c.place;
+  c.check(gen::estimate(o));
   return c.write(gen::random_trace(o));
 }
 

@@ -18,6 +18,12 @@ bool parse_options(const char* cmd, const char* usage, const Args& args, po::opt
   return false;
 }
 
+std::uint64_t parse_seed(const std::string& option, const std::string& text) {
+  const bool digits = !text.empty() && text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
+  if (digits && (text.size() < 20 || text <= "18446744073709551615")) return std::stoull(text);
+  throw InputError(option, "expected an integer from 0 to 18446744073709551615, got '" + text + "'");
+}
+
 int run_guarded(const char* cmd, int (*body)(const Args&), const Args& args) {
   try {
     return body(args);

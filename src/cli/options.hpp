@@ -1,6 +1,7 @@
 // Shared option-parsing helpers over Boost.Program_options.
 #pragma once
 
+#include <cstdint>
 #include <iostream>
 #include <string>
 
@@ -16,6 +17,9 @@ namespace po = boost::program_options;
 // po::error on bad options (reported by run_guarded with exit status 2).
 bool parse_options(const char* cmd, const char* usage, const Args& args, po::options_description& opts,
                    const po::positional_options_description& pos, po::variables_map& vm);
+
+// A seed: an unsigned 64-bit integer in decimal digits (no sign: "-1" does not wrap around).
+std::uint64_t parse_seed(const std::string& option, const std::string& text);
 
 // Runs a subcommand body, turning exceptions into one-line messages and exit statuses.
 int run_guarded(const char* cmd, int (*body)(const Args&), const Args& args);

@@ -11,6 +11,17 @@
 
 namespace sfr::trace {
 
+void check_output_path(const std::string& option, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path target(path);
+  if (path.empty()) throw InputError(option, "empty output path");
+  if (fs::is_directory(target, ec)) throw InputError(option, "'" + path + "' is a folder, not a file");
+  const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  if (!fs::is_directory(dir, ec)) throw InputError(option, "cannot write '" + path + "': folder '" + dir.string() + "' does not exist");
+  if (::access(dir.c_str(), W_OK) != 0) throw InputError(option, "cannot write '" + path + "': folder '" + dir.string() + "' is not writable");
+}
+
 void write_file_atomic(const std::string& path, const std::string& content) {
   namespace fs = std::filesystem;
   const fs::path target(path);

@@ -9,4 +9,9 @@ namespace sfr::trace {
 // Throws InputError naming the path if it cannot be written.
 void write_file_atomic(const std::string& path, const std::string& content);
 
+// Throws InputError(option, ...) when `path` could not be written later: it is a folder, or its
+// folder is missing or not writable. Commands call it before any work, so that a long run does
+// not fail at its very end.
+void check_output_path(const std::string& option, const std::string& path);
+
 }  // namespace sfr::trace

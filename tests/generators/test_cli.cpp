@@ -94,4 +94,59 @@ TEST_F(GenerateCli, BadInputIsOneLineExitTwoNoOutput) {
   }
 }
 
+// Sizes that would need terabytes are refused from the options alone: under a 1 GB address-space
+// limit, an attempt to build them would die of "out of memory" (exit 1) instead of this line.
+TEST_F(GenerateCli, HugeInputsAreRefusedBeforeAllocating) {
+  const std::string o = " -o " + (dir_ / "out.json").string();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"scatter --pattern par-to-seq --ranks 4000 --per-rank 1000", "--ranks: would build 1.6e+10 leaves on 4000 ranks"},
+      {"scatter --pattern par-to-par --ranks 4 --per-rank 100000000000", "--per-rank: would build 4e+11 leaves"},
+      {"scenario --msgs 32 --nodes 4 --size 100000000000", "--size: would build 4e+11 leaves"},
+      {"random --ranks 4 --seed 1 --max-leaves 100000000000", "--max-leaves: would build 4e+11 leaves"},
+      {"random --ranks 4 --seed 1 --max-roots 100000000000", "--max-roots: would build 4e+11 roots"},
+      {"stencil --dims 3 --size 100000x100000x100000 --procs 2x2x2", "--size: would build 1e+15 leaves"},
+      {"stencil --dims 1 --size 10000000000 --procs 2", "--size: would build 1e+10 leaves"},
+      {"hexmesh --cells 100000 --ranks 8", "--cells: would build 1e+16 leaves"},
+      {"synthetic --pattern random --ranks 4 --per-rank 100000000000", "--per-rank: would build 4e+11 leaves"},
+      {"spmv --matrix " + kMat + "/bcsstk13.mtx --ranks 2000000000", "--ranks: would build"},
+      // --max-memory lowers the limit; the same small trace is fine without it (below).
+      {"random --ranks 4 --seed 1 --max-leaves 100000 --max-memory 1M", "over the memory limit of 1.0 MiB (--max-memory)"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const auto r = sh("ulimit -v 1000000; " + std::string(SFR_CLI) + " generate " + args + o);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << args << ": " << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "out.json")) << args;
+  }
+  EXPECT_EQ(sh("ulimit -v 1000000; " + std::string(SFR_CLI) + " generate random --ranks 4 --seed 1 --max-leaves 100000" + o).status, 0);
+  EXPECT_EQ(gen("random --ranks 4 --seed 1 --max-leaves 100000 --max-memory 1G" + o).status, 0);
+}
+
+// Seeds are unsigned decimal integers: "-1" is refused instead of wrapping to 2^64 - 1; output
+// paths are checked before any work; --max-memory takes a byte count.
+TEST_F(GenerateCli, SeedsOutputPathsAndMemoryLimitsAreChecked) {
+  const std::string o = " -o " + (dir_ / "out.json").string();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"random --ranks 4 --seed -1" + o, "--seed: expected an integer from 0 to 18446744073709551615, got '-1'"},
+      {"random --ranks 4 --seed 18446744073709551616" + o, "--seed"},
+      {"random --ranks 4 --seed 12abc" + o, "--seed"},
+      {"synthetic --pattern random --ranks 2 --seed -5" + o, "--seed"},
+      {"hexmesh --cells 2 --ranks 2 --order random --seed -1" + o, "--seed"},
+      {"spmv --matrix " + kMat + "/bcsstk13.mtx --ranks 2 --partition metis --seed -1" + o, "--seed"},
+      {"random --ranks 4 --seed 1 -o " + dir_.string(), "is a folder, not a file"},
+      {"random --ranks 4 --seed 1 -o " + (dir_ / "missing" / "t.json").string(), "does not exist"},
+      {"random --ranks 4 --seed 1 --max-memory 0" + o, "--max-memory: must be more than 0"},
+      {"random --ranks 4 --seed 1 --max-memory lots" + o, "--max-memory: expected a byte count"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const auto r = gen(args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << args << ": " << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "out.json")) << args;
+  }
+  EXPECT_EQ(gen("random --ranks 4 --seed 18446744073709551615" + o).status, 0);
+}
+
 }  // namespace
