@@ -261,17 +261,27 @@ void Engine::run_serial(const Step& s, Accum& acc, Timeline* tl) {
 // ---- the flow engine ------------------------------------------------------------------------------
 namespace {
 constexpr std::uint32_t kNil = UINT32_MAX;
+// Resource kinds, as recorded in done_by_: which resource finished a flow last.
+constexpr std::uint8_t kLink = 1, kNic = 2;
 }  // namespace
 
 namespace {
 // Processor sharing of b flows arriving together at an idle resource at time a: sorted by work
 // w_0 <= w_1 <= ..., flow q leaves at a + (w_0 + ... + w_{q-1}) + (b - q) w_q (flows of equal work
-// leave together), the last at a + the sum of all works (the resource never idles). Returns false,
-// doing nothing, when that is after `next` (the next arrival), before sorting anything.
+// leave together), the last at a + the sum of all works (the resource never idles); b equal works
+// all leave at a + b*w. Returns false, doing nothing, when the last would leave after `next` (the
+// next arrival), before sorting anything.
 template <class Entry, class Item, class Leave>
 bool batch_closed_form(const Item* items, std::size_t b, double a, double next, std::vector<Entry>& sorted, double& last, Leave&& leave) {
+  bool equal = true;
   double total = 0;
-  for (std::size_t q = 0; q < b; ++q) total += items[q].work;
+  for (std::size_t q = 0; q < b; ++q) total += items[q].work, equal = equal && items[q].work == items[0].work;
+  if (equal) {
+    last = a + static_cast<double>(b) * items[0].work;
+    if (next < last) return false;
+    for (std::size_t q = 0; q < b; ++q) leave(items[q].msg, last);
+    return true;
+  }
   if (next < a + total) return false;
   sorted.resize(b);
   for (std::size_t q = 0; q < b; ++q) sorted[q] = {items[q].work, items[q].msg};
@@ -298,7 +308,7 @@ bool batch_closed_form(const Item* items, std::size_t b, double a, double next, 
 }  // namespace
 
 // The active flows of a processor-sharing resource, ordered by virtual finish time f.
-//  - SortedQueue: one vector sorted by (f, msg), read from `head` (any mix of works).
+//  - SortedQueue: one vector sorted by f, read from `head` (any mix of works).
 //  - ClassQueues: one FIFO per distinct work w. A flow arriving at virtual time V0 finishes at
 //    V0 + w and V only grows, so within a class finish times follow arrival order; the next to
 //    leave is the least of the class heads (a resource sees few distinct works: message sizes).
@@ -367,7 +377,7 @@ void Engine::share(const ResItem* items, std::size_t k, std::uint8_t kind, Time&
   // Per-work FIFOs pay off where many flows are active at once (a node's NIC, shared by all its
   // senders); a link's few active flows are cheaper in one sorted vector.
   constexpr std::size_t kMaxClasses = 8;
-  std::size_t nc = kind == 2 ? 0 : kMaxClasses + 1;
+  std::size_t nc = kind == kNic ? 0 : kMaxClasses + 1;
   for (std::size_t j = 0; j < k && nc <= kMaxClasses; ++j) {
     const double w = items[j].work;
     std::size_t c = 0;
@@ -417,22 +427,12 @@ void Engine::share_with(Queue& q, const ResItem* items, std::size_t k, std::uint
     if (q.empty()) {
       // Idle resource: flows that are alone from arrival to departure (the common case for small
       // messages) leave at arrival + work, in one tight loop.
-      double a = arrival(j), last = a + items[j].work;
       for (;;) {
-        if (j + 1 < k) {
-          const double an = arrival(j + 1);
-          if (an < last) break;
-          leave(items[j].msg, last);
-          t = last;
-          ++j;
-          a = an;
-          last = a + items[j].work;
-        } else {
-          leave(items[j].msg, last);
-          t = last;
-          ++j;
-          break;
-        }
+        const double last = arrival(j) + items[j].work;
+        if (j + 1 < k && arrival(j + 1) < last) break;
+        leave(items[j].msg, last);
+        t = last;
+        if (++j == k) break;
       }
       if (j == k) break;
     }
@@ -443,19 +443,8 @@ void Engine::share_with(Queue& q, const ResItem* items, std::size_t k, std::uint
       // closed form when it is done before the next arrival.
       std::size_t z = j + 1;
       while (z < k && arrival(z) == a) ++z;
-      const std::size_t b = z - j;
-      bool equal = true;
-      for (std::size_t p = j + 1; p < z && equal; ++p) equal = items[p].work == items[j].work;
       const double next = z == k ? std::numeric_limits<double>::infinity() : arrival(z);
-      if (equal) {  // b equal flows: all leave at a + b*w
-        const double last = a + static_cast<double>(b) * items[j].work;
-        if (next >= last) {
-          for (std::size_t p = j; p < z; ++p) leave(items[p].msg, last);
-          t = last;
-          j = z;
-          continue;
-        }
-      } else if (batch_closed_form(items + j, b, a, next, batch_, batch_last, leave)) {
+      if (batch_closed_form(items + j, z - j, a, next, batch_, batch_last, leave)) {
         t = batch_last;
         j = z;
         continue;
@@ -558,7 +547,7 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
   for (std::size_t r = 0; r < nres; ++r) {
     const auto b = res_off_[r], z = res_off_[r + 1];
     if (b == z) continue;
-    share(res_items_.data() + b, z - b, r < 2 * n ? 1 : 2, busy_[r]);
+    share(res_items_.data() + b, z - b, r < 2 * n ? kLink : kNic, busy_[r]);
   }
   // 3. Receive sides (o_recv per message in completion order) and rendezvous send sides.
   const Time o_recv = s.one_sided ? 0 : o_recv_;
@@ -606,7 +595,7 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
     const Time alone = std::min(c.wire, transfer);
     acc.latency[e] += c.alpha + (c.rendezvous ? c.handshake * legs : 0);
     acc.bandwidth[e] += alone;
-    (done_by_[i] == 2 ? acc.injection : acc.contention)[e] += transfer - alone;
+    (done_by_[i] == kNic ? acc.injection : acc.contention)[e] += transfer - alone;
   }
 }
 
