@@ -60,17 +60,16 @@ int gen_spmv(const Args& args) {
   po::options_description opts("generate spmv options");
   Common c;
   gen::SpmvOptions o;
-  std::string part = "rows", seed = std::to_string(o.seed);
+  std::string part = "rows";
   opts.add_options()("matrix", po::value(&o.matrix_path)->required(), "Matrix Market or Rutherford-Boeing file")(
       "ranks", po::value(&o.nranks)->required(), "number of ranks P")("partition", po::value(&part)->default_value(part),
                                                                        "rows | nnz | metis | rcm")(
-      "seed", po::value(&seed)->default_value(seed), "METIS seed");
+      "seed", seed_value(&o.seed), "METIS seed");
   c.add(opts);
   po::variables_map vm;
   if (parse_options("generate spmv", "--matrix FILE --ranks P [--partition rows|nnz|metis|rcm] -o TRACE", args, opts, Pos(), vm))
     return 0;
   o.partition = gen::parse_partition(part);
-  o.seed = parse_seed("--seed", seed);
   o.place = c.place;
   c.check(gen::estimate(o));
   return c.write(gen::spmv_trace(o));
@@ -109,16 +108,15 @@ int gen_hexmesh(const Args& args) {
   po::options_description opts("generate hexmesh options");
   Common c;
   gen::HexmeshOptions o;
-  std::string order = "chunks", seed = std::to_string(o.seed);
+  std::string order = "chunks";
   opts.add_options()("cells", po::value(&o.cells)->required(), "N: the mesh has N^3 cells")("ranks", po::value(&o.nranks)->required(),
                                                                                            "number of ranks")(
-      "order", po::value(&order)->default_value(order), "sequential | chunks | random")("seed", po::value(&seed)->default_value(seed),
+      "order", po::value(&order)->default_value(order), "sequential | chunks | random")("seed", seed_value(&o.seed),
                                                                                        "seed of the random order");
   c.add(opts);
   po::variables_map vm;
   if (parse_options("generate hexmesh", "--cells N --ranks P [--order sequential|chunks|random] -o TRACE", args, opts, Pos(), vm)) return 0;
   o.order = gen::parse_mesh_order(order);
-  o.seed = parse_seed("--seed", seed);
   o.place = c.place;
   c.check(gen::estimate(o));
   return c.write(gen::hexmesh_trace(o));
@@ -128,20 +126,19 @@ int gen_synthetic(const Args& args) {
   po::options_description opts("generate synthetic options");
   Common c;
   gen::SyntheticOptions o;
-  std::string pattern, direction = "block-to-part", seed = std::to_string(o.seed);
+  std::string pattern, direction = "block-to-part";
   opts.add_options()("pattern", po::value(&pattern)->required(), "diagonal | quasi-diagonal | random")(
       "fraction", po::value(&o.fraction)->default_value(o.fraction), "quasi-diagonal: fraction of each part from other ranks")(
       "per-rank", po::value(&o.per_rank)->default_value(o.per_rank), "elements per rank")("ranks", po::value(&o.nranks)->required(),
                                                                                           "number of ranks")(
       "direction", po::value(&direction)->default_value(direction), "block-to-part | part-to-block")(
-      "seed", po::value(&seed)->default_value(seed), "random seed");
+      "seed", seed_value(&o.seed), "random seed");
   c.add(opts);
   po::variables_map vm;
   if (parse_options("generate synthetic", "--pattern P --ranks P [--fraction F] [--per-rank N] [--direction D] -o TRACE", args, opts, Pos(), vm))
     return 0;
   o.pattern = gen::parse_synthetic_pattern(pattern);
   o.direction = gen::parse_direction(direction);
-  o.seed = parse_seed("--seed", seed);
   o.place = c.place;
   c.check(gen::estimate(o));
   return c.write(gen::synthetic_trace(o));
@@ -185,8 +182,7 @@ int gen_random(const Args& args) {
   po::options_description opts("generate random options");
   Common c;
   gen::RandomOptions o;
-  std::string seed;
-  opts.add_options()("ranks", po::value(&o.nranks)->required(), "number of ranks")("seed", po::value(&seed)->required(), "random seed")(
+  opts.add_options()("ranks", po::value(&o.nranks)->required(), "number of ranks")("seed", seed_value(&o.seed, true), "random seed")(
       "max-roots", po::value(&o.max_roots)->default_value(o.max_roots), "roots per rank: uniform in [0, N]")(
       "max-leaves", po::value(&o.max_leaves)->default_value(o.max_leaves), "leaves per rank: uniform in [0, N]")(
       "max-degree", po::value(&o.max_degree)->default_value(o.max_degree), "cap on root degrees (0: none)")(
@@ -197,7 +193,6 @@ int gen_random(const Args& args) {
   if (parse_options("generate random", "--ranks P --seed S [--max-roots N] [--max-leaves N] [--max-degree D] [--holes F] [--self F] -o TRACE",
                     args, opts, Pos(), vm))
     return 0;
-  o.seed = parse_seed("--seed", seed);
   o.place = c.place;
   c.check(gen::estimate(o));
   return c.write(gen::random_trace(o));

@@ -24,6 +24,11 @@ std::uint64_t parse_seed(const std::string& option, const std::string& text) {
   throw InputError(option, "expected an integer from 0 to 18446744073709551615, got '" + text + "'");
 }
 
+po::typed_value<std::string>* seed_value(std::uint64_t* target, bool required) {
+  auto* v = po::value<std::string>()->notifier([target](const std::string& s) { *target = parse_seed("--seed", s); });
+  return required ? v->required() : v->default_value(std::to_string(*target));
+}
+
 int run_guarded(const char* cmd, int (*body)(const Args&), const Args& args) {
   try {
     return body(args);

@@ -20,6 +20,9 @@ bool parse_options(const char* cmd, const char* usage, const Args& args, po::opt
 
 // A seed: an unsigned 64-bit integer in decimal digits (no sign: "-1" does not wrap around).
 std::uint64_t parse_seed(const std::string& option, const std::string& text);
+// The value of a --seed option: its text goes through parse_seed into *target when the options
+// are notified; a required seed has no default, an optional one defaults to *target's value.
+po::typed_value<std::string>* seed_value(std::uint64_t* target, bool required = false);
 
 // Runs a subcommand body, turning exceptions into one-line messages and exit statuses.
 int run_guarded(const char* cmd, int (*body)(const Args&), const Args& args);

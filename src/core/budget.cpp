@@ -3,7 +3,6 @@
 #include <cctype>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 
 #include "core/error.hpp"
 
