@@ -1,8 +1,11 @@
 #include "trace/json_strict.hpp"
 
+#include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <set>
+#include <limits>
 #include <sstream>
+#include <unordered_set>
 #include <vector>
 
 #include "core/error.hpp"
@@ -26,25 +29,85 @@ std::string pointer_display(const std::string& ptr) { return ptr.empty() ? std::
 
 std::string json_quote(std::string_view s) { return Json(std::string(s)).dump(); }
 
+// ---- packed integer arrays: a binary value whose subtype is the element width (4 or 8 bytes) ----
+
+bool is_packed(const Json& j) { return j.is_binary(); }
+bool is_array_like(const Json& j) { return j.is_array() || j.is_binary(); }
+
+std::size_t array_length(const Json& j) {
+  if (j.is_array()) return j.size();
+  if (j.is_binary()) return j.get_binary().size() / static_cast<std::size_t>(j.get_binary().subtype());
+  return 0;
+}
+
+std::int64_t packed_at(const Json& j, std::size_t k) {
+  const auto& b = j.get_binary();
+  if (b.subtype() == 4) {
+    std::int32_t v;
+    std::memcpy(&v, b.data() + 4 * k, 4);
+    return v;
+  }
+  std::int64_t v;
+  std::memcpy(&v, b.data() + 8 * k, 8);
+  return v;
+}
+
+Json element_at(const Json& j, std::size_t k) { return j.is_binary() ? Json(packed_at(j, k)) : j[k]; }
+
 namespace {
 
-// Builds the DOM itself (so that no nlohmann internals are needed) and tracks the JSON pointer of
-// the current position to name duplicate keys.
+void append_packed(Json::binary_t& b, std::int64_t v) {
+  if (b.subtype() == 4 && (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())) {
+    // Widen every element to 8 bytes.
+    const std::size_t n = b.size() / 4;
+    std::vector<std::uint8_t> wide(8 * n);
+    for (std::size_t k = 0; k < n; ++k) {
+      std::int32_t x;
+      std::memcpy(&x, b.data() + 4 * k, 4);
+      const std::int64_t y = x;
+      std::memcpy(wide.data() + 8 * k, &y, 8);
+    }
+    b = Json::binary_t(std::move(wide), 8);
+  }
+  const std::size_t at = b.size();
+  if (b.subtype() == 4) {
+    const auto x = static_cast<std::int32_t>(v);
+    b.resize(at + 4);
+    std::memcpy(b.data() + at, &x, 4);
+  } else {
+    b.resize(at + 8);
+    std::memcpy(b.data() + at, &v, 8);
+  }
+}
+
+// Builds the document itself (so that no nlohmann internals are needed) and tracks where it is, to
+// name duplicate keys and too deep nesting.
 class StrictSax {
 public:
-  explicit StrictSax(std::string source) : source_(std::move(source)) {}
+  StrictSax(std::string source, const JsonOptions& opt) : source_(std::move(source)), opt_(opt) {}
   Json result;
 
   bool null() { return put(Json(nullptr)); }
   bool boolean(bool v) { return put(Json(v)); }
-  bool number_integer(Json::number_integer_t v) { return put(Json(v)); }
-  bool number_unsigned(Json::number_unsigned_t v) { return put(Json(v)); }
+  bool number_integer(Json::number_integer_t v) {
+    if (packing()) return append_packed(frames_.back().node->get_binary(), v), true;
+    return put(Json(v));
+  }
+  bool number_unsigned(Json::number_unsigned_t v) {
+    if (packing() && v <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      return append_packed(frames_.back().node->get_binary(), static_cast<std::int64_t>(v)), true;
+    return put(Json(v));
+  }
   bool number_float(Json::number_float_t v, const std::string&) { return put(Json(v)); }
   bool string(std::string& v) { return put(Json(std::move(v))); }
   bool binary(Json::binary_t& v) { return put(Json::binary(std::move(v))); }
 
-  bool start_object(std::size_t) { return open(Json::object()); }
-  bool start_array(std::size_t) { return open(Json::array()); }
+  bool start_object(std::size_t) { return open(Json::object(), false); }
+  bool start_array(std::size_t) {
+    const bool under_meta = !frames_.empty() && !frames_[0].is_array && frames_[0].key == "meta";
+    if (opt_.pack_integer_arrays && !under_meta) return open(Json::binary({}, 4), true);
+    return open(Json::array(), true);
+  }
   bool end_object() { return close(); }
   bool end_array() { return close(); }
 
@@ -69,9 +132,6 @@ public:
       long line = 0, col = 0;
       std::string skip;
       is >> line >> skip >> col;  // "L," "column" "C"
-      if (!is) {
-        is.clear();
-      }
       where += ":" + std::to_string(line) + ":" + std::to_string(col);
       msg = msg.substr(colon + 2);
     } else if (const auto rb = msg.find("] "); rb != std::string::npos) {
@@ -83,17 +143,28 @@ public:
 private:
   struct Frame {
     Json* node;
+    bool is_array;
     std::string pointer;
     std::string key;
-    std::size_t index = 0;
-    std::set<std::string> keys;
+    std::unordered_set<std::string> keys;
   };
+
+  bool packing() const { return !frames_.empty() && frames_.back().node->is_binary(); }
 
   // Pointer of the value about to be stored in the top frame.
   std::string child_pointer() const {
     if (frames_.empty()) return "";
     const Frame& f = frames_.back();
-    return f.node->is_array() ? pointer_join(f.pointer, f.index) : pointer_join(f.pointer, f.key);
+    return f.is_array ? pointer_join(f.pointer, array_length(*f.node)) : pointer_join(f.pointer, f.key);
+  }
+
+  // A packed array that meets a value other than an integer becomes a plain array.
+  static void unpack(Json& node) {
+    Json plain = Json::array();
+    const std::size_t n = array_length(node);
+    plain.get_ref<Json::array_t&>().reserve(n);
+    for (std::size_t k = 0; k < n; ++k) plain.push_back(packed_at(node, k));
+    node = std::move(plain);
   }
 
   Json* put(Json&& v) {
@@ -102,20 +173,24 @@ private:
       return &result;
     }
     Frame& f = frames_.back();
-    if (f.node->is_array()) {
+    if (f.is_array) {
+      if (f.node->is_binary()) unpack(*f.node);
       f.node->push_back(std::move(v));
-      ++f.index;
       return &f.node->back();
     }
-    Json& slot = (*f.node)[f.key];
-    slot = std::move(v);
-    return &slot;
+    // Keys are unique (checked above): append without the ordered map's linear search.
+    auto& members = static_cast<Json::object_t::Container&>(f.node->get_ref<Json::object_t&>());
+    members.emplace_back(f.key, std::move(v));
+    return &members.back().second;
   }
 
-  bool open(Json&& empty) {
+  bool open(Json&& empty, bool is_array) {
+    if (static_cast<int>(frames_.size()) >= opt_.max_depth)
+      throw InputError(source_, pointer_display(child_pointer()) + ": nested deeper than " + std::to_string(opt_.max_depth) +
+                                    " levels of arrays and objects");
     std::string ptr = child_pointer();
     Json* node = put(std::move(empty));
-    frames_.push_back(Frame{node, std::move(ptr), {}, 0, {}});
+    frames_.push_back(Frame{node, is_array, std::move(ptr), {}, {}});
     return true;
   }
   bool close() {
@@ -124,24 +199,68 @@ private:
   }
 
   std::string source_;
+  JsonOptions opt_;
   std::vector<Frame> frames_;
 };
 
+// Opens `path` for reading with its own message for what cannot be a text file.
+std::ifstream open_text_file(const std::string& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (st.type() == std::filesystem::file_type::not_found) throw InputError(path, "no such file");
+  if (st.type() == std::filesystem::file_type::directory) throw InputError(path, "is a directory, not a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "cannot open file for reading");
+  return in;
+}
+
+bool is_blank(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// Fails unless `c`, the first non-blank byte (EOF: none) at offset `at`, can start JSON text.
+void check_json_start(int c, std::size_t at, const std::string& source) {
+  if (c == EOF) throw InputError(source, at == 0 ? "is empty (expected JSON text)" : "holds only blanks (expected JSON text)");
+  const bool json_start = (c != 0 && std::strchr("{[\"-0123456789tfn", c) != nullptr) || c == 0xEF /* UTF-8 byte order mark */;
+  if (json_start) return;
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(c));
+  throw InputError(source, std::string("is not JSON text (byte ") + hex + " at offset " + std::to_string(at) +
+                               (c >= 0x20 && c < 0x7f ? std::string(" '") + static_cast<char>(c) + "'" : std::string()) + ")");
+}
+
 }  // namespace
 
-Json parse_json_strict(std::string_view text, const std::string& source) {
-  StrictSax sax(source);
+Json parse_json_strict(std::string_view text, const std::string& source, const JsonOptions& opt) {
+  std::size_t at = 0;
+  while (at < text.size() && is_blank(static_cast<unsigned char>(text[at]))) ++at;
+  check_json_start(at < text.size() ? static_cast<unsigned char>(text[at]) : EOF, at, source);
+  StrictSax sax(source, opt);
   Json::sax_parse(text.begin(), text.end(), &sax);
   return std::move(sax.result);
 }
 
+Json parse_json_file(const std::string& path, const JsonOptions& opt) {
+  std::ifstream in = open_text_file(path);
+  int c;
+  std::size_t at = 0;
+  while ((c = in.get()) != EOF && is_blank(c)) ++at;
+  if (in.bad()) throw InputError(path, "error while reading file");
+  check_json_start(c, at, path);
+  in.clear();
+  in.seekg(0);
+  StrictSax sax(path, opt);
+  Json::sax_parse(in, &sax);
+  if (in.bad()) throw InputError(path, "error while reading file");
+  return std::move(sax.result);
+}
+
 std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "cannot open file for reading");
+  std::ifstream in = open_text_file(path);
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw InputError(path, "error while reading file");
-  return ss.str();
+  std::string text = ss.str();
+  if (text.empty()) throw InputError(path, "is empty");
+  return text;
 }
 
 }  // namespace sfr::trace

@@ -1,8 +1,15 @@
-// Strict JSON parsing: nlohmann's parser plus rejection of duplicate object keys (which the JSON
-// grammar allows but which would let a typo pass silently). Errors are InputErrors naming
-// "source:line:column" for syntax and the JSON pointer for duplicate keys.
+// Strict JSON parsing: nlohmann's SAX parser building the document itself, with
+//  - rejection of duplicate object keys (the JSON grammar allows them; they would let a typo pass),
+//  - a nesting-depth limit (one error naming the place, instead of unbounded work),
+//  - optionally, arrays of integers packed into 4 or 8 bytes per element (instead of a 16-byte JSON
+//    value each), so that a large trace costs about what its numbers cost,
+//  - files streamed in small blocks (never held whole), with their own messages for directories,
+//    empty files and files that are not JSON text.
+// Errors are InputErrors naming "source:line:column" for syntax and the JSON pointer otherwise.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -12,9 +19,28 @@ namespace sfr::trace {
 
 using Json = nlohmann::ordered_json;
 
-Json parse_json_strict(std::string_view text, const std::string& source);
-// Reads a whole file; InputError naming the file if it cannot be read.
+struct JsonOptions {
+  // Deepest nesting of arrays and objects accepted (sf-trace needs 6).
+  int max_depth = 64;
+  // Store every array whose elements are all integers in [-2^63, 2^63) as a packed array (see
+  // below), except under the top-level key "meta". Off: plain JSON arrays everywhere.
+  bool pack_integer_arrays = false;
+};
+
+Json parse_json_strict(std::string_view text, const std::string& source, const JsonOptions& opt = {});
+// Streams the file through the parser. InputError naming the file if it cannot be read, is a
+// directory, is empty or does not start like JSON text.
+Json parse_json_file(const std::string& path, const JsonOptions& opt = {});
+// Reads a whole file (same checks as parse_json_file, without the JSON-text one).
 std::string read_text_file(const std::string& path);
+
+// Packed integer arrays (only produced with pack_integer_arrays) are JSON binary values; these
+// helpers let a reader treat packed and plain arrays alike.
+bool is_packed(const Json& j);
+bool is_array_like(const Json& j);        // a plain or a packed array
+std::size_t array_length(const Json& j);  // its element count (0 for anything else)
+std::int64_t packed_at(const Json& j, std::size_t k);  // element k of a packed array
+Json element_at(const Json& j, std::size_t k);         // element k of either kind, as a value
 
 // JSON pointer helpers (RFC 6901).
 std::string pointer_escape(std::string_view token);

@@ -28,7 +28,7 @@ std::string describe(const Json& j) {
   }
   if (j.is_boolean()) return std::string("the boolean ") + (j.get<bool>() ? "true" : "false");
   if (j.is_null()) return "null";
-  if (j.is_array()) return "an array";
+  if (is_array_like(j)) return "an array";
   return "an object";
 }
 
@@ -42,8 +42,7 @@ class Reader {
 public:
   explicit Reader(std::string source) : source_(std::move(source)) {}
 
-  BuiltTrace read(std::string_view text) {
-    const Json root = parse_json_strict(text, source_);
+  BuiltTrace read(Json root) {
     if (!root.is_object()) fail("", "expected a JSON object (an sf-trace document), got " + describe(root));
     check_keys(root, "", {"format", "version", "name", "nranks", "machine", "meta", "sfs", "ops"});
     if (auto* f = opt(root, "format")) {
@@ -64,11 +63,12 @@ public:
       if (!m->is_object()) fail("/meta", "expected an object, got " + describe(*m));
       t.meta_json = m->dump();
     }
-    const Json& sfs = need(root, "", "sfs");
+    need(root, "", "sfs");
+    Json& sfs = root["sfs"];
     if (!sfs.is_object()) fail("/sfs", "expected an object mapping SF names to SFs, got " + describe(sfs));
     for (const auto& [name, _] : sfs.items()) all_names_.push_back(name);
     BuiltTrace::GraphMap graphs;
-    for (const auto& [name, j] : sfs.items()) {
+    for (auto& [name, j] : sfs.items()) {
       const std::string ptr = pointer_join("/sfs", name);
       if (name.empty()) fail(ptr, "SF names must not be empty");
       SFDef def = read_sf(name, j, ptr, graphs);
@@ -83,8 +83,11 @@ public:
       t.sfs.push_back(std::move(def));
     }
     const Json& ops = need(root, "", "ops");
-    if (!ops.is_array()) fail("/ops", "expected an array of operations, got " + describe(ops));
-    for (size_t i = 0; i < ops.size(); ++i) t.ops.push_back(read_op(ops[i], pointer_join("/ops", i), graphs));
+    if (!is_array_like(ops)) fail("/ops", "expected an array of operations, got " + describe(ops));
+    for (size_t i = 0; i < array_length(ops); ++i) {
+      Json tmp;
+      t.ops.push_back(read_op(element(ops, i, tmp), pointer_join("/ops", i), graphs));
+    }
     return BuiltTrace(std::move(t), std::move(graphs));
   }
 
@@ -116,9 +119,26 @@ private:
     if (!j.is_object()) fail(ptr, std::string("expected ") + what + ", got " + describe(j));
   }
   void expect_array(const Json& j, const std::string& ptr, const char* what, size_t n = SIZE_MAX) const {
-    if (!j.is_array()) fail(ptr, std::string("expected ") + what + ", got " + describe(j));
-    if (n != SIZE_MAX && j.size() != n)
-      fail(ptr, "has " + std::to_string(j.size()) + " entries, expected " + std::to_string(n));
+    if (!is_array_like(j)) fail(ptr, std::string("expected ") + what + ", got " + describe(j));
+    if (n != SIZE_MAX && array_length(j) != n)
+      fail(ptr, "has " + std::to_string(array_length(j)) + " entries, expected " + std::to_string(n));
+  }
+
+  // Element k of a plain or packed array (a packed element is decoded into `tmp`).
+  static const Json& element(const Json& arr, size_t k, Json& tmp) {
+    if (!is_packed(arr)) return arr[k];
+    tmp = packed_at(arr, k);
+    return tmp;
+  }
+
+  // Integer element k of an array (the pointer to it is built only for the error message).
+  Index int_at(const Json& arr, size_t k, const std::string& arr_ptr, Index lo, Index hi, const char* what) const {
+    if (!is_packed(arr)) return get_int(arr[k], pointer_join(arr_ptr, k), lo, hi, what);
+    const Index v = packed_at(arr, k);
+    if (v < lo || v > hi)
+      fail(pointer_join(arr_ptr, k), std::string(what) + " " + std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " +
+                                         std::to_string(hi) + "]");
+    return v;
   }
 
   Index get_int(const Json& j, const std::string& ptr, Index lo, Index hi, const char* what) const {
@@ -153,8 +173,9 @@ private:
                                      size_t n = SIZE_MAX) const {
     expect_array(j, ptr, "an array of integers", n);
     std::vector<Index> out;
-    out.reserve(j.size());
-    for (size_t k = 0; k < j.size(); ++k) out.push_back(get_int(j[k], pointer_join(ptr, k), lo, hi, what));
+    const size_t n_in = array_length(j);
+    out.reserve(n_in);
+    for (size_t k = 0; k < n_in; ++k) out.push_back(int_at(j, k, ptr, lo, hi, what));
     return out;
   }
 
@@ -164,9 +185,9 @@ private:
     has = il && !il->is_null();
     if (!has) return;
     const std::string ptr = pointer_join(rptr, "ilocal");
-    if (!il->is_array()) fail(ptr, "expected null or an array of leaf positions, got " + describe(*il));
-    if (il->size() != nleaves)
-      fail(ptr, "has " + std::to_string(il->size()) + " entries but the rank has " + std::to_string(nleaves) + " leaves");
+    if (!is_array_like(*il)) fail(ptr, "expected null or an array of leaf positions, got " + describe(*il));
+    if (array_length(*il) != nleaves)
+      fail(ptr, "has " + std::to_string(array_length(*il)) + " entries but the rank has " + std::to_string(nleaves) + " leaves");
     out = get_index_array(*il, ptr, 0, kMaxIndex, "leaf position");
     std::vector<size_t> order(out.size());
     std::iota(order.begin(), order.end(), size_t{0});
@@ -192,7 +213,7 @@ private:
     return mc;
   }
 
-  SFDef read_sf(const std::string& name, const Json& j, const std::string& ptr, const BuiltTrace::GraphMap& built) const {
+  SFDef read_sf(const std::string& name, Json& j, const std::string& ptr, const BuiltTrace::GraphMap& built) const {
     expect_object(j, ptr, "an SF object");
     SFDef def;
     def.name = name;
@@ -204,49 +225,53 @@ private:
     return def;
   }
 
-  ExplicitSF read_explicit(const Json& j, const std::string& ptr) const {
+  // Frees each rank's JSON once it is in the graph, so that the document and the graph are never
+  // both held whole.
+  ExplicitSF read_explicit(Json& j, const std::string& ptr) const {
     check_keys(j, ptr, {"ranks"});
     const std::string rptr = pointer_join(ptr, "ranks");
-    const Json& ranks = j["ranks"];
+    Json& ranks = j["ranks"];
     expect_array(ranks, rptr, "an array with one object per rank", static_cast<size_t>(nranks_));
     auto g = std::make_shared<core::Graph>(nranks_);
     for (int r = 0; r < nranks_; ++r) {
       const std::string p = pointer_join(rptr, static_cast<size_t>(r));
-      const Json& R = ranks[static_cast<size_t>(r)];
+      Json tmp;
+      const Json& R = element(ranks, static_cast<size_t>(r), tmp);
       expect_object(R, p, "a rank object");
       check_keys(R, p, {"nroots", "ilocal", "remote_rank", "remote_index"});
       (*g)[r].nroots = get_int(need(R, p, "nroots"), pointer_join(p, "nroots"), 0, kMaxIndex, "a root count");
     }
     for (int r = 0; r < nranks_; ++r) {
       const std::string p = pointer_join(rptr, static_cast<size_t>(r));
-      const Json& R = ranks[static_cast<size_t>(r)];
+      Json& R = ranks[static_cast<size_t>(r)];
       core::RankGraph& rg = (*g)[r];
       const std::string prr = pointer_join(p, "remote_rank"), pri = pointer_join(p, "remote_index");
       const Json& rr = need(R, p, "remote_rank");
       const Json& ri = need(R, p, "remote_index");
       expect_array(rr, prr, "an array of ranks");
       expect_array(ri, pri, "an array of root indices");
-      if (ri.size() != rr.size())
-        fail(pri, "has " + std::to_string(ri.size()) + " entries but remote_rank has " + std::to_string(rr.size()));
-      rg.remote_rank.reserve(rr.size());
-      rg.remote_index.reserve(rr.size());
-      for (size_t k = 0; k < rr.size(); ++k) {
-        const int s = static_cast<int>(get_int(rr[k], pointer_join(prr, k), 0, nranks_ - 1, "rank"));
+      const size_t n = array_length(rr);
+      if (array_length(ri) != n)
+        fail(pri, "has " + std::to_string(array_length(ri)) + " entries but remote_rank has " + std::to_string(n));
+      rg.remote_rank.reserve(n);
+      rg.remote_index.reserve(n);
+      for (size_t k = 0; k < n; ++k) {
+        const int s = static_cast<int>(int_at(rr, k, prr, 0, nranks_ - 1, "rank"));
         const Index nr = (*g)[s].nroots;
-        const std::string pk = pointer_join(pri, k);
-        const Index i = get_int(ri[k], pk, 0, kMaxIndex, "root index");
+        const Index i = int_at(ri, k, pri, 0, kMaxIndex, "root index");
         if (i >= nr)
-          fail(pk, "root index " + std::to_string(i) + " is out of range: rank " + std::to_string(s) + " has " +
-                       std::to_string(nr) + " roots");
+          fail(pointer_join(pri, k), "root index " + std::to_string(i) + " is out of range: rank " + std::to_string(s) + " has " +
+                                         std::to_string(nr) + " roots");
         rg.remote_rank.push_back(s);
         rg.remote_index.push_back(i);
       }
-      read_ilocal(R, p, rr.size(), rg.has_ilocal, rg.ilocal);
+      read_ilocal(R, p, n, rg.has_ilocal, rg.ilocal);
+      R = nullptr;
     }
     return ExplicitSF{std::move(g)};
   }
 
-  LayoutSF read_layout(const Json& j, const std::string& ptr) const {
+  LayoutSF read_layout(Json& j, const std::string& ptr) const {
     check_keys(j, ptr, {"layout", "ranks"});
     LayoutSF l;
     const std::string lp = pointer_join(ptr, "layout");
@@ -258,27 +283,31 @@ private:
                                       std::to_string(l.layout[p - 1]));
     const Index total = l.layout.back();
     const std::string rptr = pointer_join(ptr, "ranks");
-    const Json& ranks = need(j, ptr, "ranks");
+    need(j, ptr, "ranks");
+    Json& ranks = j["ranks"];
     expect_array(ranks, rptr, "an array with one object per rank", static_cast<size_t>(nranks_));
     for (int r = 0; r < nranks_; ++r) {
       const std::string p = pointer_join(rptr, static_cast<size_t>(r));
-      const Json& R = ranks[static_cast<size_t>(r)];
+      Json tmp;
+      const Json& R = element(ranks, static_cast<size_t>(r), tmp);
       expect_object(R, p, "a rank object");
       check_keys(R, p, {"ilocal", "global"});
       core::LayoutRank lr;
       const std::string gp = pointer_join(p, "global");
       const Json& gl = need(R, p, "global");
       expect_array(gl, gp, "an array of global root numbers");
-      lr.global.reserve(gl.size());
-      for (size_t k = 0; k < gl.size(); ++k) {
-        const Index v = get_int(gl[k], pointer_join(gp, k), 0, kMaxIndex, "global root number");
+      const size_t n = array_length(gl);
+      lr.global.reserve(n);
+      for (size_t k = 0; k < n; ++k) {
+        const Index v = int_at(gl, k, gp, 0, kMaxIndex, "global root number");
         if (v >= total)
           fail(pointer_join(gp, k), "global root number " + std::to_string(v) + " is out of range: the layout has " +
                                         std::to_string(total) + " roots");
         lr.global.push_back(v);
       }
-      read_ilocal(R, p, gl.size(), lr.has_ilocal, lr.ilocal);
+      read_ilocal(R, p, n, lr.has_ilocal, lr.ilocal);
       l.ranks.push_back(std::move(lr));
+      ranks[static_cast<size_t>(r)] = nullptr;
     }
     return l;
   }
@@ -316,15 +345,17 @@ private:
     expect_array(of, op, "an array of SF names");
     size_t want = 1;
     if (d.kind == DeriveKind::compose || d.kind == DeriveKind::compose_inverse) want = 2;
+    const size_t nof = array_length(of);
     if (d.kind == DeriveKind::concatenate) {
-      if (of.empty()) fail(op, "concatenate needs at least one SF");
-    } else if (of.size() != want) {
+      if (nof == 0) fail(op, "concatenate needs at least one SF");
+    } else if (nof != want) {
       fail(op, std::string(derive_kind_name(d.kind)) + " takes " + std::to_string(want) + " SF name" + (want > 1 ? "s" : "") +
-                   ", got " + std::to_string(of.size()));
+                   ", got " + std::to_string(nof));
     }
-    for (size_t k = 0; k < of.size(); ++k) {
+    for (size_t k = 0; k < nof; ++k) {
       const std::string p = pointer_join(op, k);
-      const std::string n = get_string(of[k], p, "an SF name");
+      Json tmp;
+      const std::string n = get_string(element(of, k, tmp), p, "an SF name");
       if (!built.count(n)) {
         if (n == name) fail(p, "SF " + json_quote(n) + " refers to itself");
         if (std::find(all_names_.begin(), all_names_.end(), n) != all_names_.end())
@@ -342,7 +373,8 @@ private:
         const bool roots = d.kind == DeriveKind::embed_roots;
         const Index limit = roots ? in[r].nroots : in[r].nleaves();
         const std::string rp = pointer_join(sp, static_cast<size_t>(r));
-        std::vector<Index> v = get_index_array(sel[static_cast<size_t>(r)], rp, 0, kMaxIndex, roots ? "root index" : "leaf index");
+        Json tmp;
+        std::vector<Index> v = get_index_array(element(sel, static_cast<size_t>(r), tmp), rp, 0, kMaxIndex, roots ? "root index" : "leaf index");
         for (size_t k = 0; k < v.size(); ++k)
           if (v[k] >= limit)
             fail(pointer_join(rp, k), std::string("selected ") + (roots ? "root " : "leaf ") + std::to_string(v[k]) +
@@ -438,8 +470,17 @@ private:
 
 }  // namespace
 
-BuiltTrace parse_trace(std::string_view text, const std::string& source) { return Reader(source).read(text); }
+// Traces pack their index arrays: a large trace costs about 4 bytes per number while it is read.
+static JsonOptions trace_json_options() {
+  JsonOptions o;
+  o.pack_integer_arrays = true;
+  return o;
+}
 
-BuiltTrace read_trace_file(const std::string& path) { return parse_trace(read_text_file(path), path); }
+BuiltTrace parse_trace(std::string_view text, const std::string& source) {
+  return Reader(source).read(parse_json_strict(text, source, trace_json_options()));
+}
+
+BuiltTrace read_trace_file(const std::string& path) { return Reader(path).read(parse_json_file(path, trace_json_options())); }
 
 }  // namespace sfr::trace
