@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -153,8 +154,12 @@ CsrPattern read_rutherford_boeing(const std::string& path) {
 }  // namespace
 
 CsrPattern read_matrix(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "is a directory, not a matrix file");
   std::ifstream probe(path);
   if (!probe) throw InputError(path, std::string("cannot open matrix file: ") + std::strerror(errno));
+  if (probe.peek() == std::ifstream::traits_type::eof())
+    throw InputError(path, "is empty (expected a Matrix Market or Rutherford-Boeing matrix)");
   std::string first;
   std::getline(probe, first);
   probe.close();

@@ -2,6 +2,8 @@
 #include <iostream>
 
 #include "cli/options.hpp"
+#include "core/budget.hpp"
+#include "exec/conformance.hpp"
 #include "exec/dump_check.hpp"
 #include "trace/json_strict.hpp"
 #include "trace/reader.hpp"
@@ -11,12 +13,16 @@ namespace sfr::cli {
 int cmd_check(const Args& args) {
   po::options_description opts("check options");
   std::string file, dump;
+  std::uint64_t max_memory = 0;
   opts.add_options()("trace", po::value(&file)->required(), "trace file")("dump", po::value(&dump)->required(), "sf-dump v1 file to check");
+  add_max_memory_option(opts, &max_memory);
   po::positional_options_description pos;
   pos.add("trace", 1).add("dump", 1);
   po::variables_map vm;
   if (parse_options("check", "TRACE DUMP", args, opts, pos, vm)) return 0;
-  const auto t = trace::read_trace_file(file);
+  const auto t = trace::read_trace_file(file, {max_memory});
+  // The reference results of every op, beside the dump's.
+  core::check_budget(exec::data_estimate(t, -1, false, false), t.max_memory());
   const auto res = exec::check_dump(t, trace::read_text_file(dump), dump);
   for (const auto& p : res.problems) std::cout << dump << ": " << p << "\n";
   std::cout << dump << ": " << res.ops_checked << " ops checked, " << (res.ok() ? "conforms" : "does NOT conform") << "\n";

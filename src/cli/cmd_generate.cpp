@@ -32,20 +32,19 @@ int cmd_generate(const Args&) {
 namespace {
 
 struct Common {
-  std::string out, max_memory;
+  std::string out;
+  std::uint64_t max_memory = 0;
   gen::Placement place;
   void add(po::options_description& opts) {
+    add_max_memory_option(opts, &max_memory);
     opts.add_options()("output,o", po::value(&out)->required(), "trace file to write (atomically)")(
-        "max-memory", po::value(&max_memory),
-        "refuse, before building anything, a trace whose estimated peak memory exceeds this (e.g. 4G, 512M; default: the memory "
-        "available now)")(
         "ranks-per-node", po::value(&place.ranks_per_node)->default_value(place.ranks_per_node), "machine placement: ranks per node")(
         "ranks-per-socket", po::value(&place.ranks_per_socket)->default_value(0), "ranks per socket (0: = ranks per node)");
   }
   // Before any work: the output path can be written and the estimated size fits the memory limit.
   void check(const core::SizeEstimate& e) const {
     trace::check_output_path("--output", out);
-    core::check_budget(e, max_memory.empty() ? core::available_memory() : core::parse_bytes("--max-memory", max_memory));
+    core::check_budget(e, core::memory_limit(max_memory));
   }
   int write(const trace::Trace& t) const {
     trace::write_trace_file(t, out);

@@ -3,6 +3,9 @@
 #include "analysis/report.hpp"
 #include "analysis/result_docs.hpp"
 #include "cli/options.hpp"
+#include "core/budget.hpp"
+#include "core/error.hpp"
+#include "exec/conformance.hpp"
 #include "exec/reference/reference.hpp"
 #include "trace/dump.hpp"
 #include "trace/output_file.hpp"
@@ -14,6 +17,7 @@ int cmd_report(const Args& args) {
   po::options_description opts("report options");
   std::string file, out, dump, timing, simulation;
   bool reference = false;
+  std::uint64_t max_memory = 0;
   opts.add_options()("trace", po::value(&file)->required(), "trace file")("output,o", po::value(&out)->required(),
                                                                           "Markdown report to write (atomically)")(
       "reference", po::bool_switch(&reference), "also run the trace with the reference executor and summarise the run")(
@@ -21,13 +25,18 @@ int cmd_report(const Args& args) {
       "timing", po::value(&timing), "include measured times from an sf-timing JSON (sf-replay run --timing)")(
       "simulation", po::value(&simulation),
       "include predicted times from sf-replay simulate --json (and, with --timing, measured vs predicted per op and backend)");
+  add_max_memory_option(opts, &max_memory);
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
   if (parse_options("report", "TRACE -o REPORT.md [--reference [--dump FILE]] [--timing TIMING.json] [--simulation SIM.json]", args, opts,
                     pos, vm))
     return 0;
-  const auto t = trace::read_trace_file(file);
+  if (!dump.empty() && !reference) throw InputError("--dump", "only a run writes a dump: add --reference");
+  trace::check_output_path("--output", out);
+  if (!dump.empty()) trace::check_output_path("--dump", dump);
+  const auto t = trace::read_trace_file(file, {max_memory});
+  if (reference) core::check_budget(exec::data_estimate(t, -1, true, !dump.empty()), t.max_memory());
   analysis::ReportInputs in;
   if (!timing.empty()) in.timing = analysis::load_timing_doc(timing, t.trace().name);
   if (!simulation.empty()) in.simulation = analysis::load_simulation_doc(simulation, t.trace().name);

@@ -7,6 +7,8 @@
 
 #include "cli/options.hpp"
 #include "core/error.hpp"
+#include "core/budget.hpp"
+#include "exec/conformance.hpp"
 #include "exec/reference/reference.hpp"
 #include "trace/dump.hpp"
 #include "trace/output_file.hpp"
@@ -27,10 +29,13 @@ struct RunArgs {
   std::string file, dump, timing, backend = "basic";
   bool reference = false;
   int warmup = 2, iters = 10;
+  std::uint64_t max_memory = 0;
 };
 
 int run_reference(const RunArgs& a) {
-  const auto t = trace::read_trace_file(a.file);
+  const auto t = trace::read_trace_file(a.file, {a.max_memory});
+  // Every op's results are kept until the dump is written.
+  core::check_budget(exec::data_estimate(t, -1, true, !a.dump.empty()), t.max_memory());
   std::vector<trace::DumpEntry> entries;
   for (size_t i = 0; i < t.trace().ops.size(); ++i) {
     const auto& op = t.trace().ops[i];
@@ -52,25 +57,47 @@ std::vector<std::string> split_backends(const std::string& s) {
   return v;
 }
 
-// Runs `step` on every rank; if it throws InputError anywhere, rank 0 prints one line (its own
-// message, or a generic one) before anyone leaves, and every rank returns false (exit status 2).
-// The barrier matters: mpirun kills the job as soon as one rank exits non-zero.
+// Runs `step` on every rank; if it throws InputError anywhere, rank 0 prints one line (the message
+// of the lowest failing rank, sent to it) before anyone leaves, and every rank returns false (exit
+// status 2). The barrier matters: mpirun kills the job as soon as one rank exits non-zero.
 template <class F>
-bool agreed(int rank, F&& step) {
+bool agreed(int rank, int size, F&& step) {
   std::string err;
   try {
     step();
   } catch (const InputError& e) {
     err = e.what();
   }
-  int bad = !err.empty(), any = 0;
-  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (!any) return true;
+  int mine = err.empty() ? size : rank, first = size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == size) return true;
+  if (first != 0 && rank == first) {
+    const int len = static_cast<int>(err.size());
+    MPI_Send(&len, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+    MPI_Send(err.data(), len, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
+  }
   if (rank == 0) {
-    std::cerr << "sf-replay run: error: " << (err.empty() ? "failed on another rank" : err) << std::endl;
+    if (first != 0) {
+      int len = 0;
+      MPI_Recv(&len, 1, MPI_INT, first, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      err.resize(static_cast<size_t>(len));
+      MPI_Recv(err.data(), len, MPI_CHAR, first, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      err = "rank " + std::to_string(first) + ": " + err;
+    }
+    std::cerr << "sf-replay run: error: " << err << std::endl;
   }
   MPI_Barrier(MPI_COMM_WORLD);
   return false;
+}
+
+// The ranks of this job on this node.
+int ranks_on_node() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int n = 1;
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  return n;
 }
 
 int run_mpi(const RunArgs& a) {
@@ -89,30 +116,35 @@ int run_mpi(const RunArgs& a) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   std::optional<trace::BuiltTrace> t;
   const auto backends = split_backends(a.backend);
-  if (!agreed(rank, [&] {
+  const int local = ranks_on_node();
+  if (!agreed(rank, size, [&] {
         if (backends.empty()) throw InputError("--backend", "no backend given");
-        t.emplace(trace::read_trace_file(a.file));
+        // The node's memory is shared by its ranks.
+        t.emplace(trace::read_trace_file(a.file, {core::memory_limit(a.max_memory) / static_cast<std::uint64_t>(local)}));
         if (t->trace().nranks != size)
           throw InputError(a.file, "trace \"" + t->trace().name + "\" needs " + std::to_string(t->trace().nranks) + " ranks but this run has " +
                                        std::to_string(size) + " (use mpirun -np " + std::to_string(t->trace().nranks) + ")");
         for (const auto& b : backends) exec::mpi::check_backend(*t, b);
+        // One op's buffers at a time; rank 0 also gathers every op's results for a dump.
+        core::check_budget(exec::data_estimate(*t, rank, false, false), t->max_memory());
+        if (rank == 0 && !a.dump.empty()) core::check_budget(exec::data_estimate(*t, -1, true, true), t->max_memory());
       }))
     return 2;
   if (!a.dump.empty()) {
     const std::string text = exec::mpi::conformance_dump(MPI_COMM_WORLD, *t, backends.front());
-    if (!agreed(rank, [&] {
+    if (!agreed(rank, size, [&] {
           if (rank == 0) trace::write_file_atomic(a.dump, text);
         }))
       return 2;
   }
-  if (a.iters > 0 && (a.dump.empty() || !a.timing.empty())) {
+  if (a.dump.empty() || !a.timing.empty()) {
     std::vector<exec::mpi::OpTiming> all;
     for (const auto& b : backends) {
       auto r = exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, a.warmup, a.iters);
       all.insert(all.end(), r.begin(), r.end());
     }
     if (rank == 0) std::cout << exec::mpi::timing_table(*t, all, a.iters);
-    if (!a.timing.empty() && !agreed(rank, [&] {
+    if (!a.timing.empty() && !agreed(rank, size, [&] {
           if (rank == 0) trace::write_file_atomic(a.timing, exec::mpi::timing_json(*t, all, a.warmup, a.iters));
         }))
       return 2;
@@ -133,16 +165,28 @@ int cmd_run(const Args& args) {
       "dump", po::value(&a.dump), "write the sf-dump v1 conformance dump to this file (atomically)")(
       "timing", po::value(&a.timing), "write timings (sf-timing v1 JSON) to this file (atomically)")(
       "warmup", po::value(&a.warmup), "untimed iterations per op (default 2)")("iters", po::value(&a.iters), "timed iterations per op (default 10)");
+  add_max_memory_option(opts, &a.max_memory);
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
   if (parse_options("run", "TRACE (--reference | --backend B) [--dump FILE] [--timing FILE] [--warmup N] [--iters N]", args, opts, pos, vm))
     return 0;
-  if (a.warmup < 0 || a.iters < 0) throw InputError(a.warmup < 0 ? "--warmup" : "--iters", "must be >= 0");
+  if (a.warmup < 0) throw InputError("--warmup", "must be >= 0, got " + std::to_string(a.warmup));
+  if (a.iters < 1) throw InputError("--iters", "must be >= 1 (a timed run times at least one iteration), got " + std::to_string(a.iters));
   if (a.reference) {
     if (vm.count("backend")) throw InputError("--backend", "--reference and --backend exclude each other");
-    return run_reference(a);
+    for (const char* o : {"timing", "warmup", "iters"})
+      if (vm.count(o))
+        throw InputError(std::string("--") + o, "the reference executor is not timed; timings come from the MPI executor (--backend)");
+  } else if (!a.dump.empty() && a.timing.empty()) {
+    // A dump-only run times nothing.
+    for (const char* o : {"warmup", "iters"})
+      if (vm.count(o)) throw InputError(std::string("--") + o, "nothing is timed in a run with --dump and no --timing; add --timing FILE");
   }
+  // Output paths are checked before any work.
+  if (!a.dump.empty()) trace::check_output_path("--dump", a.dump);
+  if (!a.timing.empty()) trace::check_output_path("--timing", a.timing);
+  if (a.reference) return run_reference(a);
 #ifdef HAVE_SFREPLAY_MPI
   return run_mpi(a);
 #else

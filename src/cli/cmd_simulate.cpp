@@ -24,7 +24,9 @@ int cmd_simulate(const Args& args) {
                     args, opts, pos, vm))
     return 0;
   const auto machine = load_sim_machine(a);
-  const auto bt = trace::read_trace_file(a.file);
+  if (!a.json.empty()) trace::check_output_path("--json", a.json);
+  if (!a.timeline.empty()) trace::check_output_path("--timeline", a.timeline);
+  const auto bt = trace::read_trace_file(a.file, {a.max_memory});
   const auto backends = sim::select_backends(a.backends, a.all, bt.trace(), false);
   sim::Timeline tl;
   const auto res = sim::simulate(bt, machine, backends, a.timeline.empty() ? nullptr : &tl);

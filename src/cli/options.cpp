@@ -1,7 +1,9 @@
 #include "cli/options.hpp"
 
+#include <cstdlib>
 #include <new>
 
+#include "core/budget.hpp"
 #include "core/error.hpp"
 
 namespace sfr::cli {
@@ -29,14 +31,35 @@ po::typed_value<std::string>* seed_value(std::uint64_t* target, bool required) {
   return required ? v->required() : v->default_value(std::to_string(*target));
 }
 
+void add_max_memory_option(po::options_description& opts, std::uint64_t* target) {
+  opts.add_options()("max-memory", po::value<std::string>()->notifier([target](const std::string& s) {
+    *target = core::parse_bytes("--max-memory", s);
+  }),
+                     "refuse, before building it, anything whose estimated memory exceeds this (e.g. 4G, 512M; default: the memory "
+                     "available now)");
+}
+
+namespace {
+
+// True in a process that mpirun started as a rank other than 0: every rank sees the same command
+// line, so an error in it is printed by rank 0 alone.
+bool quiet_mpi_rank() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* v = std::getenv(var)) return std::string(v) != "0";
+  return false;
+}
+
+}  // namespace
+
 int run_guarded(const char* cmd, int (*body)(const Args&), const Args& args) {
   try {
     return body(args);
   } catch (const InputError& e) {
-    std::cerr << "sf-replay " << cmd << ": error: " << e.what() << "\n";
+    if (!quiet_mpi_rank()) std::cerr << "sf-replay " << cmd << ": error: " << e.what() << "\n";
     return 2;
   } catch (const po::error& e) {
-    std::cerr << "sf-replay " << cmd << ": error: " << InputError::one_line(e.what()) << " (see sf-replay " << cmd << " --help)\n";
+    if (!quiet_mpi_rank())
+      std::cerr << "sf-replay " << cmd << ": error: " << InputError::one_line(e.what()) << " (see sf-replay " << cmd << " --help)\n";
     return 2;
   } catch (const std::bad_alloc&) {
     std::cerr << "sf-replay " << cmd << ": error: out of memory\n";

@@ -24,6 +24,10 @@ std::uint64_t parse_seed(const std::string& option, const std::string& text);
 // are notified; a required seed has no default, an optional one defaults to *target's value.
 po::typed_value<std::string>* seed_value(std::uint64_t* target, bool required = false);
 
+// --max-memory SIZE (parse_bytes) into *target when the options are notified; *target stays 0
+// when it is not given, meaning the memory available now (core::memory_limit).
+void add_max_memory_option(po::options_description& opts, std::uint64_t* target);
+
 // Runs a subcommand body, turning exceptions into one-line messages and exit statuses.
 int run_guarded(const char* cmd, int (*body)(const Args&), const Args& args);
 

@@ -13,6 +13,7 @@ struct SimArgs {
   std::string file, machine = "lassen", model, json, timeline, simgrid;
   std::vector<std::string> backends;
   bool all = false;
+  std::uint64_t max_memory = 0;
 };
 
 // `trace_required`: false for compare, whose --analytic mode needs no trace.
@@ -29,6 +30,7 @@ inline void add_sim_options(po::options_description& opts, SimArgs& a, bool trac
       "backend: basic, neighbor, window, alltoallv, 3step, 2step, split-md, split-dd, each optionally :aware (GPU buffers "
       "handed to MPI; default: staged through the host); repeatable")("all-backends", po::bool_switch(&a.all), "every backend (device-aware variants when the trace uses device memory)")(
       "json", po::value(&a.json), "also write the results as JSON to this file");
+  add_max_memory_option(opts, &a.max_memory);
 }
 
 }  // namespace sfr::cli

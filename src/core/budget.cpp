@@ -20,6 +20,8 @@ std::uint64_t available_memory() {
   return std::uint64_t{8} << 30;
 }
 
+std::uint64_t memory_limit(std::uint64_t given) { return given ? given : available_memory(); }
+
 std::uint64_t parse_bytes(const std::string& option, const std::string& text) {
   auto bad = [&](const std::string& why) { return InputError(option, why + " (got '" + text + "'; e.g. 4G, 512M, 1000000)"); };
   std::size_t i = 0;

@@ -11,6 +11,9 @@ namespace sfr::core {
 // the system does not say).
 std::uint64_t available_memory();
 
+// `given` when it is not 0, else available_memory().
+std::uint64_t memory_limit(std::uint64_t given);
+
 // A byte count as given on the command line: an integer with an optional K, M, G or T suffix
 // (powers of 1024; "KiB"-style and a trailing "B" accepted). InputError naming `option` otherwise,
 // for 0, negatives and values over 2^62.
@@ -22,7 +25,7 @@ std::string format_bytes(long double bytes);
 // What a command will hold at its peak, from its options: `bytes` (long double: a product of
 // options may exceed 2^64) and a short description of what the bytes are for ("3.2e+10 leaves").
 struct SizeEstimate {
-  const char* option;  // the option most responsible, named in the refusal
+  std::string option;  // the option (or place) most responsible, named in the refusal
   long double bytes = 0;
   std::string what;
 };

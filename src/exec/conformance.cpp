@@ -1,5 +1,8 @@
 #include "exec/conformance.hpp"
 
+#include <algorithm>
+#include <cstdio>
+
 namespace sfr::exec {
 
 using core::Index;
@@ -57,6 +60,31 @@ std::vector<Buffer> conformance_inputs(const core::Graph& g, Side side, const tr
 std::optional<core::MpiOp> effective_mpi_op(const trace::OpSpec& op) {
   if (trace::op_takes_mpi_op(op.op)) return op.mpi_op;
   return std::nullopt;
+}
+
+core::SizeEstimate data_estimate(const trace::BuiltTrace& t, int rank, bool kept, bool text) {
+  constexpr long double kTextBytesPerNumber = 24;
+  long double total = 0, largest = -1;
+  std::size_t largest_op = 0;
+  for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
+    const trace::OpSpec& op = t.trace().ops[i];
+    const core::Graph& g = t.graph_for(op);
+    long double roots = 0, leaves = 0;
+    for (int r = (rank < 0 ? 0 : rank); r < (rank < 0 ? g.nranks : rank + 1); ++r) {
+      roots += static_cast<long double>(g[r].nroots);
+      leaves += static_cast<long double>(g[r].leafspace());
+    }
+    const long double width = static_cast<long double>(core::unit_size(op.unit)) * op.bs;
+    const long double values = roots + 2 * leaves;  // roots, leaves, leaf update
+    const long double numbers = values * op.bs * 2;  // complex128 and int32_pair have two per entry
+    const long double bytes = values * width + (text ? numbers * kTextBytesPerNumber : 0);
+    if (bytes > largest) largest = bytes, largest_op = i;
+    total = kept ? total + bytes : std::max(total, bytes);
+  }
+  char what[160];
+  std::snprintf(what, sizeof what, "the data arrays of %zu op%s%s", t.trace().ops.size(), t.trace().ops.size() == 1 ? "" : "s",
+                rank < 0 ? " on all ranks" : " on this rank");
+  return {"/ops/" + std::to_string(largest_op), total, what};
 }
 
 }  // namespace sfr::exec

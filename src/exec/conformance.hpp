@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/budget.hpp"
 #include "core/ops.hpp"
 #include "exec/buffer.hpp"
 #include "trace/trace.hpp"
@@ -35,6 +36,13 @@ using RankArrays = std::vector<NamedBuffer>;
 struct OpResult {
   std::vector<RankArrays> ranks;
 };
+
+// Bytes of the data arrays an executor holds for the trace's ops (root, leaf and leaf-update
+// buffers), on `rank` or, for rank < 0, on all ranks; `kept`: every op's results are kept instead
+// of one op's at a time; `text`: they are also written as a dump (about 24 bytes per number).
+// Builds the graphs the ops use (within the trace's memory limit). Named after the op with the
+// most data.
+core::SizeEstimate data_estimate(const trace::BuiltTrace& t, int rank, bool kept, bool text);
 
 // The op's mpi_op when it takes one.
 std::optional<core::MpiOp> effective_mpi_op(const trace::OpSpec& op);

@@ -2,7 +2,10 @@
 
 #include <string>
 
+#include "core/budget.hpp"
 #include "core/error.hpp"
+#include "trace/json_strict.hpp"
+#include "trace/size.hpp"
 
 namespace sfr::trace {
 
@@ -46,6 +49,19 @@ std::shared_ptr<const core::Graph> build_sf(const SFDef& def, int nranks, const 
   if (g.nranks != nranks) throw GraphError("SF has " + std::to_string(g.nranks) + " ranks, trace has " + std::to_string(nranks));
   core::check_graph(g);
   return std::make_shared<const core::Graph>(std::move(g));
+}
+
+std::shared_ptr<const core::Graph> build_sf_within(const SFDef& def, int nranks, const GraphLookup& lookup, std::uint64_t limit,
+                                                   long double& bytes_built) {
+  const BuildCost c = build_cost(def, nranks, [&](std::string_view n) {
+    const core::Graph* g = lookup(n);
+    return g ? shape_of(*g) : SFShape{};
+  });
+  const std::string others = bytes_built > 0 ? " besides " + core::format_bytes(bytes_built) + " of SFs built before it" : "";
+  core::check_budget({pointer_join("/sfs", def.name), bytes_built + c.bytes, c.what + others}, limit);
+  auto g = build_sf(def, nranks, lookup);
+  bytes_built += c.bytes;
+  return g;
 }
 
 }  // namespace sfr::trace

@@ -1,5 +1,6 @@
 #include "trace/json_strict.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -186,7 +187,8 @@ private:
 
   bool open(Json&& empty, bool is_array) {
     if (static_cast<int>(frames_.size()) >= opt_.max_depth)
-      throw InputError(source_, pointer_display(child_pointer()) + ": nested deeper than " + std::to_string(opt_.max_depth) +
+      throw InputError(source_, (frames_.empty() ? std::string() : frames_[std::min<std::size_t>(8, frames_.size() - 1)].pointer) +
+                                    "/...: nested deeper than " + std::to_string(opt_.max_depth) +
                                     " levels of arrays and objects");
     std::string ptr = child_pointer();
     Json* node = put(std::move(empty));

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <set>
 
+#include "core/budget.hpp"
 #include "core/error.hpp"
 #include "trace/build.hpp"
 #include "trace/json_strict.hpp"
@@ -40,7 +41,7 @@ std::string join_names(const std::vector<std::string>& v) {
 
 class Reader {
 public:
-  explicit Reader(std::string source) : source_(std::move(source)) {}
+  Reader(std::string source, std::uint64_t limit) : source_(std::move(source)), limit_(limit) {}
 
   BuiltTrace read(Json root) {
     if (!root.is_object()) fail("", "expected a JSON object (an sf-trace document), got " + describe(root));
@@ -67,31 +68,50 @@ public:
     Json& sfs = root["sfs"];
     if (!sfs.is_object()) fail("/sfs", "expected an object mapping SF names to SFs, got " + describe(sfs));
     for (const auto& [name, _] : sfs.items()) all_names_.push_back(name);
-    BuiltTrace::GraphMap graphs;
     for (auto& [name, j] : sfs.items()) {
       const std::string ptr = pointer_join("/sfs", name);
       if (name.empty()) fail(ptr, "SF names must not be empty");
-      SFDef def = read_sf(name, j, ptr, graphs);
-      try {
-        graphs[name] = build_sf(def, nranks_, [&](std::string_view n) -> const core::Graph* {
-          auto it = graphs.find(n);
-          return it == graphs.end() ? nullptr : it->second.get();
-        });
-      } catch (const GraphError& e) {
-        fail(ptr, e.what());
-      }
+      SFDef def = read_sf(name, j, ptr);
+      // A pattern SF is valid once its root counts are: it is built only when something uses it
+      // (a derived SF here, an operation later), so validating a huge one costs nothing.
+      if (std::holds_alternative<PatternSF>(def.def)) pending_.emplace(name, def);
+      else build(def);
       t.sfs.push_back(std::move(def));
     }
     const Json& ops = need(root, "", "ops");
     if (!is_array_like(ops)) fail("/ops", "expected an array of operations, got " + describe(ops));
     for (size_t i = 0; i < array_length(ops); ++i) {
       Json tmp;
-      t.ops.push_back(read_op(element(ops, i, tmp), pointer_join("/ops", i), graphs));
+      t.ops.push_back(read_op(element(ops, i, tmp), pointer_join("/ops", i)));
     }
-    return BuiltTrace(std::move(t), std::move(graphs));
+    return BuiltTrace(std::move(t), std::move(graphs_), limit_, bytes_built_);
   }
 
 private:
+  // Builds `def` within the memory limit; errors name the source and the SF.
+  void build(const SFDef& def) const {
+    const std::string ptr = pointer_join("/sfs", def.name);
+    try {
+      graphs_[def.name] = build_sf_within(def, nranks_, [&](std::string_view n) { return input_graph(n); }, limit_, bytes_built_);
+    } catch (const GraphError& e) {
+      fail(ptr, e.what());
+    } catch (const InputError& e) {
+      throw InputError(source_, e.what());
+    }
+  }
+  // A graph built so far, or a pending pattern SF built now; nullptr for a name not defined yet.
+  const core::Graph* input_graph(std::string_view n) const {
+    auto it = graphs_.find(n);
+    if (it != graphs_.end()) return it->second.get();
+    auto p = pending_.find(n);
+    if (p == pending_.end()) return nullptr;
+    const SFDef def = p->second;
+    pending_.erase(p);
+    build(def);
+    return graphs_.at(def.name).get();
+  }
+  bool defined(std::string_view n) const { return graphs_.count(n) || pending_.count(n); }
+
   [[noreturn]] void fail(const std::string& ptr, const std::string& msg) const {
     throw InputError(source_, pointer_display(ptr) + ": " + msg);
   }
@@ -213,11 +233,11 @@ private:
     return mc;
   }
 
-  SFDef read_sf(const std::string& name, Json& j, const std::string& ptr, const BuiltTrace::GraphMap& built) const {
+  SFDef read_sf(const std::string& name, Json& j, const std::string& ptr) const {
     expect_object(j, ptr, "an SF object");
     SFDef def;
     def.name = name;
-    if (j.contains("derive")) def.def = read_derived(name, j, ptr, built);
+    if (j.contains("derive")) def.def = read_derived(name, j, ptr);
     else if (j.contains("pattern")) def.def = read_pattern(j, ptr);
     else if (j.contains("layout")) def.def = read_layout(j, ptr);
     else if (j.contains("ranks")) def.def = read_explicit(j, ptr);
@@ -329,7 +349,7 @@ private:
     return p;
   }
 
-  DerivedSF read_derived(const std::string& name, const Json& j, const std::string& ptr, const BuiltTrace::GraphMap& built) const {
+  DerivedSF read_derived(const std::string& name, const Json& j, const std::string& ptr) const {
     DerivedSF d;
     const std::string kp = pointer_join(ptr, "derive");
     const std::string kind = get_string(j["derive"], kp, "a derive kind");
@@ -356,7 +376,7 @@ private:
       const std::string p = pointer_join(op, k);
       Json tmp;
       const std::string n = get_string(element(of, k, tmp), p, "an SF name");
-      if (!built.count(n)) {
+      if (!defined(n)) {
         if (n == name) fail(p, "SF " + json_quote(n) + " refers to itself");
         if (std::find(all_names_.begin(), all_names_.end(), n) != all_names_.end())
           fail(p, "forward reference to SF " + json_quote(n) + ", which is defined later (an SF may use only SFs defined before it)");
@@ -368,7 +388,7 @@ private:
       const std::string sp = pointer_join(ptr, "selected");
       const Json& sel = need(j, ptr, "selected");
       expect_array(sel, sp, "an array with one index array per rank", static_cast<size_t>(nranks_));
-      const core::Graph& in = *built.at(d.of[0]);
+      const core::Graph& in = *input_graph(d.of[0]);
       for (int r = 0; r < nranks_; ++r) {
         const bool roots = d.kind == DeriveKind::embed_roots;
         const Index limit = roots ? in[r].nroots : in[r].nleaves();
@@ -408,7 +428,7 @@ private:
     rd.fail(ptr, "unknown memory type " + json_quote(s) + " (expected host or device)");
   }
 
-  OpSpec read_op(const Json& j, const std::string& ptr, const BuiltTrace::GraphMap& built) const {
+  OpSpec read_op(const Json& j, const std::string& ptr) const {
     expect_object(j, ptr, "an operation object");
     check_keys(j, ptr, {"op", "sf", "unit", "bs", "mpi_op", "memtype", "repeat", "overlap_us"});
     OpSpec o;
@@ -418,7 +438,7 @@ private:
       fail(opp, "unknown operation " + json_quote(ops) + " (expected bcast, reduce, fetch_and_op, gather, scatter or degree)");
     const std::string sfp = pointer_join(ptr, "sf");
     o.sf = get_string(need(j, ptr, "sf"), sfp, "an SF name");
-    if (!built.count(o.sf)) fail(sfp, "unknown SF " + json_quote(o.sf) + " (defined: " + join_names(all_names_) + ")");
+    if (!defined(o.sf)) fail(sfp, "unknown SF " + json_quote(o.sf) + " (defined: " + join_names(all_names_) + ")");
     const std::string up = pointer_join(ptr, "unit");
     if (auto* u = opt(j, "unit")) {
       const std::string us = get_string(*u, up, "a unit name");
@@ -464,8 +484,12 @@ private:
   }
 
   std::string source_;
+  std::uint64_t limit_;
   int nranks_ = 0;
   std::vector<std::string> all_names_;
+  mutable BuiltTrace::GraphMap graphs_;
+  mutable std::map<std::string, SFDef, std::less<>> pending_;  // pattern SFs not built yet
+  mutable long double bytes_built_ = 0;
 };
 
 }  // namespace
@@ -477,10 +501,14 @@ static JsonOptions trace_json_options() {
   return o;
 }
 
-BuiltTrace parse_trace(std::string_view text, const std::string& source) {
-  return Reader(source).read(parse_json_strict(text, source, trace_json_options()));
+static std::uint64_t limit_of(const ReadOptions& o) { return o.max_memory ? o.max_memory : core::available_memory(); }
+
+BuiltTrace parse_trace(std::string_view text, const std::string& source, const ReadOptions& o) {
+  return Reader(source, limit_of(o)).read(parse_json_strict(text, source, trace_json_options()));
 }
 
-BuiltTrace read_trace_file(const std::string& path) { return Reader(path).read(parse_json_file(path, trace_json_options())); }
+BuiltTrace read_trace_file(const std::string& path, const ReadOptions& o) {
+  return Reader(path, limit_of(o)).read(parse_json_file(path, trace_json_options()));
+}
 
 }  // namespace sfr::trace

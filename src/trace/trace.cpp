@@ -87,18 +87,27 @@ BuiltTrace::BuiltTrace(Trace t) : trace_(std::move(t)) {
       throw InputError(pointer_join(pointer_join("/ops", i), "sf"), "unknown SF " + json_quote(trace_.ops[i].sf));
 }
 
-BuiltTrace::BuiltTrace(Trace t, GraphMap prebuilt) : trace_(std::move(t)), graphs_(std::move(prebuilt)) {}
+BuiltTrace::BuiltTrace(Trace t, GraphMap built, std::uint64_t max_memory, long double bytes_built)
+    : trace_(std::move(t)), graphs_(std::move(built)), max_memory_(max_memory), bytes_built_(bytes_built) {}
 
 const core::Graph& BuiltTrace::graph(std::string_view name) const {
   auto it = graphs_.find(name);
-  if (it == graphs_.end()) throw InputError("", "unknown SF " + json_quote(name));
-  return *it->second;
+  if (it != graphs_.end()) return *it->second;
+  const SFDef* def = trace_.find_sf(name);
+  if (!def) throw InputError("", "unknown SF " + json_quote(name));
+  // Built on first use (a pattern SF the reader left unbuilt).
+  auto g = build_sf_within(*def, trace_.nranks, [&](std::string_view n) { return &graph(n); }, max_memory_, bytes_built_);
+  return *graphs_.emplace(std::string(name), std::move(g)).first->second;
 }
 
 const core::Graph& BuiltTrace::multi(std::string_view name) const {
   auto it = multis_.find(name);
-  if (it == multis_.end())
-    it = multis_.emplace(std::string(name), std::make_shared<const core::Graph>(core::multi_sf(graph(name)))).first;
+  if (it == multis_.end()) {
+    const SFDef def{std::string(name), DerivedSF{DeriveKind::multi, {std::string(name)}, {}, false}};
+    it = multis_.emplace(std::string(name), build_sf_within(def, trace_.nranks, [&](std::string_view n) { return &graph(n); },
+                                                            max_memory_, bytes_built_))
+             .first;
+  }
   return *it->second;
 }
 

@@ -3,6 +3,7 @@
 // writing a trace back reproduces it; `build_graphs` turns them into core graphs.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -97,17 +98,22 @@ struct Trace {
 class BuiltTrace {
 public:
   using GraphMap = std::map<std::string, std::shared_ptr<const core::Graph>, std::less<>>;
-  explicit BuiltTrace(Trace t);  // throws InputError naming the SF (pointer /sfs/NAME) on failure
-  BuiltTrace(Trace t, GraphMap prebuilt);  // graphs already built (by the reader)
+  explicit BuiltTrace(Trace t);  // builds every SF; throws InputError naming the SF (pointer /sfs/NAME) on failure
+  // `built`: the graphs the reader built (taking `bytes_built` of `max_memory`); the others are
+  // built on first use, refused (InputError naming /sfs/NAME) when they would pass the limit.
+  BuiltTrace(Trace t, GraphMap built, std::uint64_t max_memory, long double bytes_built);
   const Trace& trace() const { return trace_; }
   const core::Graph& graph(std::string_view name) const;
   const core::Graph& multi(std::string_view name) const;  // multi-SF of the named SF
   const core::Graph& graph_for(const OpSpec& op) const;   // multi for gather/scatter
+  std::uint64_t max_memory() const { return max_memory_; }
 
 private:
   Trace trace_;
-  GraphMap graphs_;
+  mutable GraphMap graphs_;
   mutable GraphMap multis_;
+  std::uint64_t max_memory_ = UINT64_MAX;
+  mutable long double bytes_built_ = 0;
 };
 
 // Locality tier of a rank pair under `machine` (absent machine: every rank its own node).

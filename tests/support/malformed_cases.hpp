@@ -52,7 +52,7 @@ inline std::vector<MalformedCase> malformed_cases() {
       {"blank_file", " \n\t ", ":", "holds only blanks"},
       {"binary_file", std::string("\x7f" "ELF\x02\x01", 6), ":", "is not JSON text (byte 0x7f at offset 0)"},
       {"not_json_text", "  <?xml version=\"1.0\"?>", ":", "is not JSON text (byte 0x3c at offset 2 '<')"},
-      {"too_deep", std::string(200000, '['), "/0/0/0/0", "nested deeper than 64 levels"},
+      {"too_deep", std::string(200000, '['), "/0/0/0/0/0/0/0/0/...", "nested deeper than 64 levels"},
       {"too_deep_in_meta", edit(R"({"generator": "test"})", R"({"generator": )" + std::string(70, '[') + std::string(70, ']') + "}"),
        "/meta/generator/0/0", "nested deeper than 64 levels"},
       {"not_an_object", "[1, 2]", "(top level)", "expected a JSON object"},
