@@ -123,10 +123,13 @@ struct Reader {
     if (positive_only && v <= 0) fail(ptr, "expected a number > 0");
     return v;
   }
-  std::int64_t integer(const Json& j, const std::string& ptr, std::int64_t lo) const {
+  // An integer in [lo, hi] (hi: 2^24 by default, beyond any rank or GPU count of a node).
+  std::int64_t integer(const Json& j, const std::string& ptr, std::int64_t lo, std::int64_t hi = std::int64_t{1} << 24) const {
     if (!j.is_number_integer()) fail(ptr, "expected an integer");
+    if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
+      fail(ptr, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
     const auto v = j.get<std::int64_t>();
-    if (v < lo) fail(ptr, "expected an integer >= " + std::to_string(lo));
+    if (v < lo || v > hi) fail(ptr, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
     return v;
   }
   AlphaBeta ab(const Json& j, const std::string& ptr) const {
@@ -205,8 +208,8 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
       if (!t["eager_waits_for_receive"].is_boolean()) r.fail("/thresholds/eager_waits_for_receive", "expected true or false");
       m.eager_waits_for_receive = t["eager_waits_for_receive"].get<bool>();
     }
-    if (t.contains("short_max")) m.short_max = r.integer(t["short_max"], "/thresholds/short_max", 0);
-    if (t.contains("eager_max")) m.eager_max = r.integer(t["eager_max"], "/thresholds/eager_max", 0);
+    if (t.contains("short_max")) m.short_max = r.integer(t["short_max"], "/thresholds/short_max", 0, INT64_MAX);
+    if (t.contains("eager_max")) m.eager_max = r.integer(t["eager_max"], "/thresholds/eager_max", 0, INT64_MAX);
     if (t.contains("handshake_legs")) m.handshake_legs = static_cast<int>(r.integer(t["handshake_legs"], "/thresholds/handshake_legs", 0));
     if (m.eager_max < m.short_max) r.fail("/thresholds/eager_max", "must be >= short_max");
   }
@@ -236,7 +239,7 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
     const auto& s = j["split"];
     r.object(s, "/split", {"procs_per_node", "message_cap"});
     if (s.contains("procs_per_node")) m.procs_per_node = static_cast<int>(r.integer(s["procs_per_node"], "/split/procs_per_node", 1));
-    if (s.contains("message_cap")) m.message_cap = r.integer(s["message_cap"], "/split/message_cap", 1);
+    if (s.contains("message_cap")) m.message_cap = r.integer(s["message_cap"], "/split/message_cap", 1, INT64_MAX);
   }
   return m;
 }

@@ -90,6 +90,38 @@ TEST(MpiBadInput, CollectiveBackendRefusesGeneralGraphs) {
   EXPECT_NE(r.out.find("/ops/0: backend collective"), std::string::npos) << r.out;
 }
 
+namespace {
+size_t occurrences(const std::string& s, const std::string& what) {
+  size_t count = 0;
+  for (size_t pos = 0; (pos = s.find(what, pos)) != std::string::npos; ++pos) ++count;
+  return count;
+}
+}  // namespace
+
+// Every rank sees the same bad command line; rank 0 alone says so.
+TEST(MpiBadInput, OptionErrorsArePrintedOnce) {
+  const std::string t = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+  for (const std::string bad : {"--iters -1", "--iters abc", "--reference --backend basic", "--iters 0", "--bogus"}) {
+    const auto r = mpirun(4, "run " + t + " " + bad);
+    EXPECT_NE(r.status, 0) << bad;
+    EXPECT_EQ(occurrences(r.out, "sf-replay run: error:"), 1u) << bad << ": " << r.out;
+  }
+}
+
+// An error on a rank other than 0 reaches rank 0, which prints it with the rank.
+TEST(MpiBadInput, AnotherRanksErrorIsPrintedByRankZero) {
+  const fs::path p = fs::temp_directory_path() / ("sfr_mpi_roots_" + std::to_string(::getpid()) + ".json");
+  // Rank 1 alone holds 2^40 roots: only its buffers are too large.
+  std::ofstream(p) << R"({"name": "x", "nranks": 2, "sfs": {"A": {"ranks": [{"nroots": 1, "remote_rank": [1], "remote_index": [0]},
+      {"nroots": 1099511627776, "remote_rank": [], "remote_index": []}]}}, "ops": [{"op": "bcast", "sf": "A", "unit": "int32"}]})";
+  const auto r = mpirun(2, "run " + p.string() + " --backend basic --max-memory 1G");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(occurrences(r.out, "sf-replay run: error:"), 1u) << r.out;
+  EXPECT_NE(r.out.find("error: rank 1: /ops/0: would build the data arrays of 1 op on this rank: about 4.0 TiB"), std::string::npos)
+      << r.out;
+  fs::remove(p);
+}
+
 TEST(MpiBadInput, MalformedTraceUnderMpi) {
   const fs::path p = fs::temp_directory_path() / ("sfr_mpi_bad_" + std::to_string(::getpid()) + ".json");
   std::ofstream(p) << "{\"name\": \"x\", \"nranks\": 2, \"sfs\": {}, \"ops\": [{\"op\": \"bcast\", \"sf\": \"nope\", \"unit\": \"int32\"}]}";
