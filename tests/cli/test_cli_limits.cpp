@@ -63,12 +63,7 @@ TEST_F(Cli, HugeTracesAreRefusedOrCheckedWithoutBuilding) {
       {"validate " + kSample + " --max-memory 1K", "would build", },
       {"validate " + kSample + " --max-memory 0", "--max-memory: must be more than 0"},
   };
-  for (const auto& [args, want] : refused) {
-    const auto r = sh(kLimit1G + SFR_CLI + " " + args);
-    EXPECT_EQ(r.status, 2) << args << ": " << r.err;
-    EXPECT_EQ(lines(r.err), 1u) << args << ": " << r.err;
-    EXPECT_NE(r.err.find(want), std::string::npos) << args << ": " << r.err;
-  }
+  for (const auto& [args, want] : refused) sfr_test::expect_refused(sh(kLimit1G + SFR_CLI + " " + args), args, want);
   EXPECT_FALSE(fs::exists(dir_ / "r.md"));
 }
 
@@ -100,12 +95,7 @@ TEST_F(Cli, OptionsThatWouldDoNothingAreRefused) {
       {"simulate " + kSample + " --timeline " + dir_.string(), "--timeline: '" + dir_.string() + "' is a folder, not a file"},
       {"inspect " + kSample + " -o " + (dir_ / "none" / "i.txt").string(), "--output: cannot write"},
   };
-  for (const auto& [args, want] : cases) {
-    const auto r = run(args);
-    EXPECT_EQ(r.status, 2) << args << ": " << r.err;
-    EXPECT_EQ(lines(r.err), 1u) << args << ": " << r.err;
-    EXPECT_NE(r.err.find(want), std::string::npos) << args << ": " << r.err;
-  }
+  for (const auto& [args, want] : cases) sfr_test::expect_refused(run(args), args, want);
   EXPECT_FALSE(fs::exists(out));
   EXPECT_FALSE(fs::exists(dir_ / "r.md"));
 }
@@ -137,10 +127,5 @@ TEST_F(Cli, FilesThatAreNotTracesOrMatricesSaySo) {
       {"generate spmv --matrix " + mtx + " --ranks 2 -o " + (dir_ / "s.json").string(), "empty.mtx: is empty (expected a Matrix Market"},
       {"generate spmv --matrix " + dir_.string() + " --ranks 2 -o " + (dir_ / "s.json").string(), "is a directory, not a matrix file"},
   };
-  for (const auto& [args, want] : cases) {
-    const auto r = run(args);
-    EXPECT_EQ(r.status, 2) << args << ": " << r.err;
-    EXPECT_EQ(lines(r.err), 1u) << args << ": " << r.err;
-    EXPECT_NE(r.err.find(want), std::string::npos) << args << ": " << r.err;
-  }
+  for (const auto& [args, want] : cases) sfr_test::expect_refused(run(args), args, want);
 }

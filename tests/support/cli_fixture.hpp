@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -43,5 +44,13 @@ protected:
 
   std::filesystem::path dir_;
 };
+
+// A refusal: exit status 2 and exactly one line on stderr that contains `want` (`what` names the
+// case in failure messages).
+inline void expect_refused(const CliResult& r, const std::string& what, const std::string& want) {
+  EXPECT_EQ(r.status, 2) << what << ": " << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << what << ": " << r.err;
+  EXPECT_NE(r.err.find(want), std::string::npos) << what << ": " << r.err;
+}
 
 }  // namespace sfr_test
