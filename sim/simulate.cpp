@@ -81,6 +81,18 @@ Breakdown Breakdown::scaled(double f) const {
   return b;
 }
 
+core::SizeEstimate memory_estimate(const trace::BuiltTrace& bt) {
+  constexpr long double kBytesPerLeaf = 128;
+  long double total = 0, largest = -1;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < bt.trace().ops.size(); ++i) {
+    const long double leaves = static_cast<long double>(bt.graph_for(bt.trace().ops[i]).total_leaves());
+    total += kBytesPerLeaf * leaves;
+    if (leaves > largest) largest = leaves, at = i;
+  }
+  return {"/ops/" + std::to_string(at), total, "the simulation plans of " + std::to_string(bt.trace().ops.size()) + " ops"};
+}
+
 SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std::vector<Backend>& backends, Timeline* timeline) {
   const auto& t = bt.trace();
   SimResult res;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/budget.hpp"
+
 #include "sim/strategies.hpp"
 #include "trace/trace.hpp"
 
@@ -51,6 +53,11 @@ bool uses_device(const trace::Trace& t);
 std::vector<Backend> select_backends(const std::vector<std::string>& names, bool all, const trace::Trace& t, bool default_all);
 
 // `timeline`: when non-null, every backend's slices are recorded (tracks = endpoints).
+// Peak memory of simulating the trace's ops (plans and message lists, about 60 bytes per leaf of
+// each op's graph, bounded here by 128), named after the op with the largest graph; builds the
+// graphs the ops use (within the trace's memory limit).
+core::SizeEstimate memory_estimate(const trace::BuiltTrace& bt);
+
 SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std::vector<Backend>& backends,
                    Timeline* timeline = nullptr);
 

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/sim_options.hpp"
+#include "core/budget.hpp"
 #include "core/error.hpp"
 #include "sim/analytic.hpp"
 #include "sim/simulate.hpp"
@@ -86,6 +87,7 @@ int cmd_compare(const Args& args) {
   if (a.file.empty()) throw InputError("compare", "a trace file is required (or --analytic)");
   if (!a.json.empty()) trace::check_output_path("--json", a.json);
   const auto bt = trace::read_trace_file(a.file, {a.max_memory});
+  core::check_budget(sim::memory_estimate(bt), bt.max_memory());
   const auto res = sim::simulate(bt, machine, sim::select_backends(a.backends, a.all, bt.trace(), true));
   std::cout << sim::render_ranking(res);
   if (!a.json.empty()) trace::write_file_atomic(a.json, sim::render_json(res));

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/sim_options.hpp"
+#include "core/budget.hpp"
 #include "core/error.hpp"
 #include "sim/simgrid_export.hpp"
 #include "sim/simulate.hpp"
@@ -27,6 +28,7 @@ int cmd_simulate(const Args& args) {
   if (!a.json.empty()) trace::check_output_path("--json", a.json);
   if (!a.timeline.empty()) trace::check_output_path("--timeline", a.timeline);
   const auto bt = trace::read_trace_file(a.file, {a.max_memory});
+  core::check_budget(sim::memory_estimate(bt), bt.max_memory());
   const auto backends = sim::select_backends(a.backends, a.all, bt.trace(), false);
   sim::Timeline tl;
   const auto res = sim::simulate(bt, machine, backends, a.timeline.empty() ? nullptr : &tl);

@@ -62,6 +62,8 @@ TEST_F(Cli, HugeTracesAreRefusedOrCheckedWithoutBuilding) {
       {"check " + roots + " " + kSample, "/ops/0: would build the data arrays"},
       {"validate " + kSample + " --max-memory 1K", "would build", },
       {"validate " + kSample + " --max-memory 0", "--max-memory: must be more than 0"},
+      // The graphs fit, the simulator's plans (up to 128 bytes per leaf of each op) do not.
+      {"simulate " + kSample + " --max-memory 20K", "/ops/"},
   };
   for (const auto& [args, want] : refused) sfr_test::expect_refused(sh(kLimit1G + SFR_CLI + " " + args), args, want);
   EXPECT_FALSE(fs::exists(dir_ / "r.md"));
