@@ -21,7 +21,7 @@ int cmd_check(const Args& args) {
   po::variables_map vm;
   if (parse_options("check", "TRACE DUMP", args, opts, pos, vm)) return 0;
   const auto t = trace::read_trace_file(file, {max_memory});
-  // The reference results of every op, beside the dump's.
+  // The reference results of one op at a time, beside the dump (read whole).
   core::check_budget(exec::data_estimate(t, -1, false, false), t.max_memory());
   const auto res = exec::check_dump(t, trace::read_text_file(dump), dump);
   for (const auto& p : res.problems) std::cout << dump << ": " << p << "\n";

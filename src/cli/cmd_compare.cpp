@@ -73,19 +73,19 @@ int cmd_compare(const Args& args) {
                     args, opts, pos, vm))
     return 0;
   const auto machine = load_sim_machine(a);
+  // Either mode writes --json: its path is checked before any work.
+  if (!a.json.empty()) trace::check_output_path("--json", a.json);
   if (use_analytic) {
     if (!a.file.empty()) throw InputError("--analytic", "takes no trace: it evaluates the study's scenarios (drop " + a.file + ")");
     if (!a.backends.empty() || a.all) throw InputError("--analytic", "ranks all of the study's strategies: --backend/--all-backends do not apply");
     if (dup < 0 || dup >= 1) throw InputError("--duplicate", "expected a fraction in [0, 1)");
     if (vm.count("max-memory")) throw InputError("--max-memory", "applies to a trace; --analytic builds nothing");
-    if (!a.json.empty()) trace::check_output_path("--json", a.json);
     return analytic(machine, messages.empty() ? std::vector<int>{32, 256} : messages, nodes.empty() ? std::vector<int>{4, 16} : nodes,
                     sizes.empty() ? std::vector<double>{10, 100, 1000, 10000, 100000} : sizes, dup, a.json);
   }
   for (const char* opt : {"messages", "nodes", "bytes", "duplicate"})
     if (vm.count(opt)) throw InputError(std::string("--") + opt, "applies only with --analytic");
   if (a.file.empty()) throw InputError("compare", "a trace file is required (or --analytic)");
-  if (!a.json.empty()) trace::check_output_path("--json", a.json);
   const auto bt = trace::read_trace_file(a.file, {a.max_memory});
   core::check_budget(sim::memory_estimate(bt), bt.max_memory());
   const auto res = sim::simulate(bt, machine, sim::select_backends(a.backends, a.all, bt.trace(), true));

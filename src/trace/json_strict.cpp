@@ -53,7 +53,11 @@ std::int64_t packed_at(const Json& j, std::size_t k) {
   return v;
 }
 
-Json element_at(const Json& j, std::size_t k) { return j.is_binary() ? Json(packed_at(j, k)) : j[k]; }
+const Json& element_at(const Json& j, std::size_t k, Json& tmp) {
+  if (!j.is_binary()) return j[k];
+  tmp = packed_at(j, k);
+  return tmp;
+}
 
 namespace {
 

@@ -40,7 +40,8 @@ bool is_packed(const Json& j);
 bool is_array_like(const Json& j);        // a plain or a packed array
 std::size_t array_length(const Json& j);  // its element count (0 for anything else)
 std::int64_t packed_at(const Json& j, std::size_t k);  // element k of a packed array
-Json element_at(const Json& j, std::size_t k);         // element k of either kind, as a value
+// Element k of either kind: a plain array's element itself, a packed one decoded into `tmp`.
+const Json& element_at(const Json& j, std::size_t k, Json& tmp);
 
 // JSON pointer helpers (RFC 6901).
 std::string pointer_escape(std::string_view token);

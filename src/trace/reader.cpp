@@ -82,7 +82,7 @@ public:
     if (!is_array_like(ops)) fail("/ops", "expected an array of operations, got " + describe(ops));
     for (size_t i = 0; i < array_length(ops); ++i) {
       Json tmp;
-      t.ops.push_back(read_op(element(ops, i, tmp), pointer_join("/ops", i)));
+      t.ops.push_back(read_op(element_at(ops, i, tmp), pointer_join("/ops", i)));
     }
     return BuiltTrace(std::move(t), std::move(graphs_), limit_, bytes_built_);
   }
@@ -142,13 +142,6 @@ private:
     if (!is_array_like(j)) fail(ptr, std::string("expected ") + what + ", got " + describe(j));
     if (n != SIZE_MAX && array_length(j) != n)
       fail(ptr, "has " + std::to_string(array_length(j)) + " entries, expected " + std::to_string(n));
-  }
-
-  // Element k of a plain or packed array (a packed element is decoded into `tmp`).
-  static const Json& element(const Json& arr, size_t k, Json& tmp) {
-    if (!is_packed(arr)) return arr[k];
-    tmp = packed_at(arr, k);
-    return tmp;
   }
 
   // Integer element k of an array (the pointer to it is built only for the error message).
@@ -256,7 +249,7 @@ private:
     for (int r = 0; r < nranks_; ++r) {
       const std::string p = pointer_join(rptr, static_cast<size_t>(r));
       Json tmp;
-      const Json& R = element(ranks, static_cast<size_t>(r), tmp);
+      const Json& R = element_at(ranks, static_cast<size_t>(r), tmp);
       expect_object(R, p, "a rank object");
       check_keys(R, p, {"nroots", "ilocal", "remote_rank", "remote_index"});
       (*g)[r].nroots = get_int(need(R, p, "nroots"), pointer_join(p, "nroots"), 0, kMaxIndex, "a root count");
@@ -309,7 +302,7 @@ private:
     for (int r = 0; r < nranks_; ++r) {
       const std::string p = pointer_join(rptr, static_cast<size_t>(r));
       Json tmp;
-      const Json& R = element(ranks, static_cast<size_t>(r), tmp);
+      const Json& R = element_at(ranks, static_cast<size_t>(r), tmp);
       expect_object(R, p, "a rank object");
       check_keys(R, p, {"ilocal", "global"});
       core::LayoutRank lr;
@@ -375,7 +368,7 @@ private:
     for (size_t k = 0; k < nof; ++k) {
       const std::string p = pointer_join(op, k);
       Json tmp;
-      const std::string n = get_string(element(of, k, tmp), p, "an SF name");
+      const std::string n = get_string(element_at(of, k, tmp), p, "an SF name");
       if (!defined(n)) {
         if (n == name) fail(p, "SF " + json_quote(n) + " refers to itself");
         if (std::find(all_names_.begin(), all_names_.end(), n) != all_names_.end())
@@ -394,7 +387,7 @@ private:
         const Index limit = roots ? in[r].nroots : in[r].nleaves();
         const std::string rp = pointer_join(sp, static_cast<size_t>(r));
         Json tmp;
-        std::vector<Index> v = get_index_array(element(sel, static_cast<size_t>(r), tmp), rp, 0, kMaxIndex, roots ? "root index" : "leaf index");
+        std::vector<Index> v = get_index_array(element_at(sel, static_cast<size_t>(r), tmp), rp, 0, kMaxIndex, roots ? "root index" : "leaf index");
         for (size_t k = 0; k < v.size(); ++k)
           if (v[k] >= limit)
             fail(pointer_join(rp, k), std::string("selected ") + (roots ? "root " : "leaf ") + std::to_string(v[k]) +

@@ -14,6 +14,8 @@ std::string count(long double n) {
   return buf;
 }
 
+// Bytes per leaf of a built graph (remote rank and index, leaf position, vector slack).
+constexpr long double kGraphBytesPerLeaf = 32;
 // Derive algorithms keep a few words per root, per leaf position and per leaf of their inputs.
 constexpr long double kWorkBytesPerElement = 32;
 

@@ -25,9 +25,6 @@ struct BuildCost {
   std::string what;       // "pattern allgather with 6.4e+10 leaves"
 };
 
-// Bytes per leaf of a built graph (remote rank and index, leaf position, vector slack).
-inline constexpr long double kGraphBytesPerLeaf = 32;
-
 // The cost of building `def`, given the shapes of the SFs it derives from.
 BuildCost build_cost(const SFDef& def, int nranks, const std::function<SFShape(std::string_view)>& input_shape);
 
