@@ -1,7 +1,9 @@
 #include "cli/options.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <new>
+#include <thread>
 
 #include "core/budget.hpp"
 #include "core/error.hpp"
@@ -49,17 +51,25 @@ bool quiet_mpi_rank() {
   return false;
 }
 
+// Prints a command's one-line error. Another rank under mpirun first waits: mpirun aborts the job
+// when a rank exits non-zero, so leaving at once could kill rank 0 before it has printed the
+// same line. Rank 0's exit ends the wait (mpirun kills this rank); a rank still alive after it
+// failed alone and prints its own line.
+void report_error(const std::string& line) {
+  if (quiet_mpi_rank()) std::this_thread::sleep_for(std::chrono::seconds(5));
+  std::cerr << line << std::endl;
+}
+
 }  // namespace
 
 int run_guarded(const char* cmd, int (*body)(const Args&), const Args& args) {
   try {
     return body(args);
   } catch (const InputError& e) {
-    if (!quiet_mpi_rank()) std::cerr << "sf-replay " << cmd << ": error: " << e.what() << "\n";
+    report_error(std::string("sf-replay ") + cmd + ": error: " + e.what());
     return 2;
   } catch (const po::error& e) {
-    if (!quiet_mpi_rank())
-      std::cerr << "sf-replay " << cmd << ": error: " << InputError::one_line(e.what()) << " (see sf-replay " << cmd << " --help)\n";
+    report_error(std::string("sf-replay ") + cmd + ": error: " + InputError::one_line(e.what()) + " (see sf-replay " + cmd + " --help)");
     return 2;
   } catch (const std::bad_alloc&) {
     std::cerr << "sf-replay " << cmd << ": error: out of memory\n";

@@ -104,8 +104,7 @@ TEST(MpiBadInput, OptionErrorsArePrintedOnce) {
   for (const std::string bad : {"--iters -1", "--iters abc", "--reference --backend basic", "--iters 0", "--bogus"}) {
     const auto r = mpirun(4, "run " + t + " " + bad);
     EXPECT_NE(r.status, 0) << bad;
-    // mpirun may interleave its own lines with ours: count the shortest reliable marker.
-    EXPECT_EQ(occurrences(r.out, "error:"), 1u) << bad << ": " << r.out;
+    EXPECT_EQ(occurrences(r.out, "sf-replay run: error:"), 1u) << bad << ": " << r.out;
   }
 }
 
@@ -117,7 +116,7 @@ TEST(MpiBadInput, AnotherRanksErrorIsPrintedByRankZero) {
       {"nroots": 1099511627776, "remote_rank": [], "remote_index": []}]}}, "ops": [{"op": "bcast", "sf": "A", "unit": "int32"}]})";
   const auto r = mpirun(2, "run " + p.string() + " --backend basic --max-memory 1G");
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_EQ(occurrences(r.out, "error:"), 1u) << r.out;
+  EXPECT_EQ(occurrences(r.out, "sf-replay run: error:"), 1u) << r.out;
   EXPECT_NE(r.out.find("error: rank 1: /ops/0: would build the data arrays of 1 op on this rank: about 4.0 TiB"), std::string::npos)
       << r.out;
   fs::remove(p);
