@@ -7,7 +7,6 @@
 #include <stdexcept>
 
 namespace sfr::sim {
-
 namespace {
 std::uint64_t next_engine_id() {
   static std::atomic<std::uint64_t> next{1};
@@ -135,6 +134,32 @@ void Engine::prepare(const Step& s) const {
       if (s.cost[i].work_nic > 0) ++s.res_off[2 * n + static_cast<std::size_t>(node_[msg.src]) + 1];
     }
     for (std::size_t r = 0; r < nres; ++r) s.res_off[r + 1] += s.res_off[r];
+    s.route.resize(nm);
+    for (std::size_t i = 0; i < nm; ++i) {
+      const Msg& msg = s.msgs[i];
+      const auto& c = s.cost[i];
+      s.route[i] = {static_cast<std::uint32_t>(msg.src), static_cast<std::uint32_t>(n + static_cast<std::size_t>(msg.dst)),
+                    c.work_nic > 0 ? static_cast<std::uint32_t>(2 * n + static_cast<std::size_t>(node_[msg.src])) : UINT32_MAX, 0, c.work_link,
+                    c.work_nic};
+    }
+    // A sender's messages often all activate together (no gap, one latency): its link then shares
+    // them as one batch, whose departures only the works decide. Sorted once here, not per run.
+    s.send_batch.resize(nm);
+    std::vector<std::pair<double, std::uint32_t>> by_work;
+    for (std::size_t i = 0; i < nm;) {
+      std::size_t e = i;
+      by_work.clear();
+      for (; e < nm && s.msgs[e].src == s.msgs[i].src; ++e) by_work.push_back({s.cost[e].work_link, static_cast<std::uint32_t>(e)});
+      std::sort(by_work.begin(), by_work.end());
+      const std::size_t b = by_work.size();
+      double sum = 0, at = 0;
+      for (std::size_t q = 0; q < b; ++q) {
+        if (q == 0 || by_work[q].first != by_work[q - 1].first) at = sum + static_cast<double>(b - q) * by_work[q].first;
+        sum += by_work[q].first;
+        s.send_batch[by_work[q].second] = at;
+      }
+      i = e;
+    }
   }
   // Runs of equal src, grouped by the sender's node (stable: node, then src order).
   std::vector<std::uint32_t> firsts;
@@ -266,6 +291,22 @@ constexpr std::uint8_t kLink = 1, kNic = 2;
 }  // namespace
 
 namespace {
+// Sorts entries by f: insertion sort for small runs (batches are mostly small), else std::sort.
+template <class Entry>
+void sort_by_f(Entry* e, std::size_t b) {
+  auto less = [](const Entry& x, const Entry& y) { return x.f < y.f; };
+  if (b > 24) {
+    std::sort(e, e + b, less);
+    return;
+  }
+  for (std::size_t q = 1; q < b; ++q) {
+    const Entry x = e[q];
+    std::size_t r = q;
+    for (; r > 0 && less(x, e[r - 1]); --r) e[r] = e[r - 1];
+    e[r] = x;
+  }
+}
+
 // Processor sharing of b flows arriving together at an idle resource at time a: sorted by work
 // w_0 <= w_1 <= ..., flow q leaves at a + (w_0 + ... + w_{q-1}) + (b - q) w_q (flows of equal work
 // leave together), the last at a + the sum of all works (the resource never idles); b equal works
@@ -283,19 +324,42 @@ bool batch_closed_form(const Item* items, std::size_t b, double a, double next, 
     return true;
   }
   if (next < a + total) return false;
+  // A resource sees few distinct works (message sizes): then, for large batches, counts per work
+  // replace the sort (the same sums, added in the same order).
+  constexpr std::size_t kMaxWorks = 8;
+  double wv[kMaxWorks], at_w[kMaxWorks];
+  std::size_t cnt[kMaxWorks], nw = 0;
+  auto find = [&](double w) {
+    std::size_t c = 0;
+    while (c < nw && wv[c] != w) ++c;
+    return c;
+  };
+  std::size_t q = b <= 24 ? b + 1 : 0;  // small batches: the insertion sort below is cheaper
+  for (; q < b; ++q) {
+    const std::size_t c = find(items[q].work);
+    if (c == nw) {
+      if (nw == kMaxWorks) break;
+      wv[nw] = items[q].work, cnt[nw++] = 0;
+    }
+    ++cnt[c];
+  }
+  if (q == b) {
+    for (std::size_t c = 1; c < nw; ++c)  // by work
+      for (std::size_t r = c; r > 0 && wv[r] < wv[r - 1]; --r) std::swap(wv[r], wv[r - 1]), std::swap(cnt[r], cnt[r - 1]);
+    double sum = 0;
+    std::size_t before = 0;
+    for (std::size_t c = 0; c < nw; ++c) {
+      at_w[c] = a + sum + static_cast<double>(b - before) * wv[c];
+      for (std::size_t r = 0; r < cnt[c]; ++r) sum += wv[c];
+      before += cnt[c];
+    }
+    for (q = 0; q < b; ++q) leave(items[q].msg, at_w[find(items[q].work)]);
+    last = at_w[nw - 1];
+    return true;
+  }
   sorted.resize(b);
   for (std::size_t q = 0; q < b; ++q) sorted[q] = {items[q].work, items[q].msg};
-  auto less = [](const Entry& x, const Entry& y) { return x.f < y.f; };
-  if (b > 24) {
-    std::sort(sorted.begin(), sorted.end(), less);
-  } else {  // insertion sort: small batches
-    for (std::size_t q = 1; q < b; ++q) {
-      const Entry e = sorted[q];
-      std::size_t r = q;
-      for (; r > 0 && less(e, sorted[r - 1]); --r) sorted[r] = sorted[r - 1];
-      sorted[r] = e;
-    }
-  }
+  sort_by_f(sorted.data(), b);
   double sum = 0, at = a;
   for (std::size_t q = 0; q < b; ++q) {
     if (q == 0 || sorted[q].f != sorted[q - 1].f) at = a + sum + static_cast<double>(b - q) * sorted[q].f;
@@ -325,9 +389,37 @@ struct Engine::SortedQueue {
     if (++head == h.size()) reset();
   }
   void push(const PsEntry& e, double /*work*/) {
-    if (empty() || !before(e, h.back())) h.push_back(e);
-    else h.insert(std::upper_bound(h.begin() + static_cast<std::ptrdiff_t>(head), h.end(), e, before), e);
+    // A new flow's finish time is usually among the last (V only grows): scan from the back.
+    if (empty() || !before(e, h.back())) {
+      h.push_back(e);
+      return;
+    }
+    // Usually near the end (V only grows): a short scan from the back, else a binary search.
+    const std::size_t n = h.size();
+    std::size_t r = n - 1;
+    while (r > head && n - r < 8 && before(e, h[r - 1])) --r;
+    if (r > head && before(e, h[r - 1])) r = static_cast<std::size_t>(std::upper_bound(h.begin() + static_cast<std::ptrdiff_t>(head), h.begin() + static_cast<std::ptrdiff_t>(r), e, before) - h.begin());
+    h.insert(h.begin() + static_cast<std::ptrdiff_t>(r), e);
   }
+  // Flows arriving together: sorted among themselves, then one merge from the back (O(size + b)
+  // instead of b insertions).
+  void push_batch(const ResItem* items, std::size_t b, double v) {
+    const std::size_t old = h.size();
+    h.resize(old + b);
+    PsEntry* nb = h.data() + old;
+    for (std::size_t q = 0; q < b; ++q) nb[q] = {v + items[q].work, items[q].msg};
+    sort_by_f(nb, b);
+    if (old == head || !before(nb[0], h[old - 1])) return;
+    // Merge [head, old) and [old, old + b) in place: the batch is copied out, then both runs are
+    // merged from their ends into the end of the vector.
+    tmp.assign(nb, nb + b);
+    std::size_t x = old, y = b, out = old + b;
+    while (y > 0) {
+      if (x > head && before(tmp[y - 1], h[x - 1])) h[--out] = h[--x];
+      else h[--out] = tmp[--y];
+    }
+  }
+  std::vector<PsEntry>& tmp;
 };
 
 struct Engine::ClassQueues {
@@ -364,6 +456,9 @@ struct Engine::ClassQueues {
     cls[c].q.push_back(e);
     ++n, best_valid = false;
   }
+  void push_batch(const ResItem* items, std::size_t b, double v) {
+    for (std::size_t q = 0; q < b; ++q) push({v + items[q].work, items[q].msg}, items[q].work);
+  }
 };
 
 // Processor sharing at one resource: the flows of `items` (message indices, in activation order)
@@ -373,7 +468,7 @@ struct Engine::ClassQueues {
 // last). Flows that find the resource idle and leave before the next arrival, and batches that
 // arrive together at an idle resource and leave before the next arrival, are done in closed form;
 // the rest go through a queue of active flows (per-work FIFOs when there are few distinct works).
-void Engine::share(const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until) {
+void Engine::share(const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until, const double* batch) {
   // Per-work FIFOs pay off where many flows are active at once (a node's NIC, shared by all its
   // senders); a link's few active flows are cheaper in one sorted vector.
   constexpr std::size_t kMaxClasses = 8;
@@ -390,16 +485,16 @@ void Engine::share(const ResItem* items, std::size_t k, std::uint8_t kind, Time&
   if (nc <= kMaxClasses) {
     ClassQueues q{classes_, nc};
     q.reset();
-    share_with(q, items, k, kind, busy_until);
+    share_with(q, items, k, kind, busy_until, batch);
   } else {
-    SortedQueue q{ps_heap_};
+    SortedQueue q{ps_heap_, 0, batch_};
     q.reset();
-    share_with(q, items, k, kind, busy_until);
+    share_with(q, items, k, kind, busy_until, batch);
   }
 }
 
 template <class Queue>
-void Engine::share_with(Queue& q, const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until) {
+void Engine::share_with(Queue& q, const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until, const double* batch) {
   double t = 0, v = 0, end = 0, batch_last = 0;
   auto leave = [&](std::uint32_t i, double at) {
     const auto tc = static_cast<Time>(at + 0.5);  // times are never negative
@@ -421,30 +516,35 @@ void Engine::share_with(Queue& q, const ResItem* items, std::size_t k, std::uint
   // Data of earlier steps still on this resource goes first: arrivals before `busy_until` wait
   // for it (order is kept: a max with a constant).
   const Time free = busy_until;
-  auto arrival = [&](std::size_t j) { return static_cast<double>(std::max(items[j].act, free)); };
-  std::size_t j = 0;
-  while (j < k) {
-    if (q.empty()) {
-      // Idle resource: flows that are alone from arrival to departure (the common case for small
-      // messages) leave at arrival + work, in one tight loop.
-      for (;;) {
-        const double last = arrival(j) + items[j].work;
-        if (j + 1 < k && arrival(j + 1) < last) break;
-        leave(items[j].msg, last);
-        t = last;
-        if (++j == k) break;
-      }
-      if (j == k) break;
-    }
-    const double a = arrival(j);
+  if (batch && items[0].act == items[k - 1].act) {  // a sender's messages, all activated together
+    const auto a = static_cast<double>(std::max(items[0].act, free));
+    for (std::size_t j = 0; j < k; ++j) leave(items[j].msg, a + batch[items[j].msg]);
+    busy_until = std::max(busy_until, static_cast<Time>(end + 0.5));
+    return;
+  }
+  // One pass over the batches of flows arriving together (items are in activation order, so a
+  // batch is a run of items whose activation is at most its arrival time).
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  for (std::size_t j = 0; j < k;) {
+    const Time at = std::max(items[j].act, free);
+    std::size_t z = j + 1;
+    while (z < k && items[z].act <= at) ++z;
+    const auto a = static_cast<double>(at);
+    const double next = z == k ? kNever : static_cast<double>(items[z].act);
     drain(a);
     if (q.empty()) {
-      // Idle resource: the batch of flows arriving together (same activation time) shares it in
-      // closed form when it is done before the next arrival.
-      std::size_t z = j + 1;
-      while (z < k && arrival(z) == a) ++z;
-      const double next = z == k ? std::numeric_limits<double>::infinity() : arrival(z);
-      if (batch_closed_form(items + j, z - j, a, next, batch_, batch_last, leave)) {
+      // Idle resource: a flow alone from arrival to departure (the common case for small
+      // messages) leaves at arrival + work; a batch shares it in closed form when it is done
+      // before the next arrival.
+      if (z == j + 1) {
+        const double last = a + items[j].work;
+        if (last <= next) {
+          leave(items[j].msg, last);
+          t = last;
+          j = z;
+          continue;
+        }
+      } else if (batch_closed_form(items + j, z - j, a, next, batch_, batch_last, leave)) {
         t = batch_last;
         j = z;
         continue;
@@ -454,8 +554,10 @@ void Engine::share_with(Queue& q, const ResItem* items, std::size_t k, std::uint
       v += (a - t) / static_cast<double>(q.size());
     }
     t = a;
-    q.push({v + items[j].work, items[j].msg}, items[j].work);
-    ++j;
+    // Every flow arriving at `a` joins at the same virtual time.
+    if (z == j + 1) q.push({v + items[j].work, items[j].msg}, items[j].work);
+    else q.push_batch(items + j, z - j, v);
+    j = z;
   }
   drain(std::numeric_limits<double>::infinity());
   busy_until = std::max(busy_until, static_cast<Time>(end + 0.5));
@@ -463,16 +565,50 @@ void Engine::share_with(Queue& q, const ResItem* items, std::size_t k, std::uint
 
 // order_ = message indices by (activation time, index): a stable LSD radix sort on the time
 // offsets from the earliest activation, 11 bits a pass, only as many passes as the span needs.
+// When offset and index fit in 64 bits together, the keys carry the index (offset << bits | i):
+// the passes then read their digits in sequence, and all histograms come from one read.
 void Engine::sort_by_activation(std::size_t nm) {
   order_.resize(nm);
-  order_tmp_.resize(nm);
   if (nm == 0) return;
   Time lo = act_[0], hi = act_[0];
   for (std::size_t i = 0; i < nm; ++i) lo = std::min(lo, act_[i]), hi = std::max(hi, act_[i]);
   const auto span = static_cast<std::uint64_t>(hi - lo);
-  for (std::size_t i = 0; i < nm; ++i) order_[i] = static_cast<std::uint32_t>(i);
   constexpr int kBits = 11;
   constexpr std::size_t kBuckets = std::size_t{1} << kBits;
+  auto width = [](std::uint64_t x) { return x == 0 ? 0 : 64 - __builtin_clzll(x); };
+  const int ibits = std::max(1, width(nm - 1)), tbits = width(span);
+  if (ibits + tbits <= 64) {
+    keys_.resize(nm);
+    keys_tmp_.resize(nm);
+    const int passes = (tbits + kBits - 1) / kBits;
+    for (std::size_t i = 0; i < nm; ++i) keys_[i] = (static_cast<std::uint64_t>(act_[i] - lo) << ibits) | i;
+    if (passes > 0) {
+      count_.assign(static_cast<std::size_t>(passes) * kBuckets, 0);
+      for (const auto key : keys_)
+        for (int p = 0; p < passes; ++p) ++count_[static_cast<std::size_t>(p) * kBuckets + ((key >> (ibits + p * kBits)) & (kBuckets - 1))];
+      for (int p = 0; p < passes; ++p) {
+        std::uint32_t* count = count_.data() + static_cast<std::size_t>(p) * kBuckets;
+        std::uint32_t sum = 0;
+        for (std::size_t b = 0; b < kBuckets; ++b) {
+          const auto x = count[b];
+          count[b] = sum;
+          sum += x;
+        }
+        const int shift = ibits + p * kBits;
+        for (const auto key : keys_) keys_tmp_[count[(key >> shift) & (kBuckets - 1)]++] = key;
+        keys_.swap(keys_tmp_);
+      }
+    }
+    const std::uint64_t mask = (std::uint64_t{1} << ibits) - 1;
+    sorted_act_.resize(nm);
+    for (std::size_t j = 0; j < nm; ++j) {
+      order_[j] = static_cast<std::uint32_t>(keys_[j] & mask);
+      sorted_act_[j] = lo + static_cast<Time>(keys_[j] >> ibits);
+    }
+    return;
+  }
+  order_tmp_.resize(nm);
+  for (std::size_t i = 0; i < nm; ++i) order_[i] = static_cast<std::uint32_t>(i);
   std::uint32_t count[kBuckets];
   for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += kBits) {
     std::fill(std::begin(count), std::end(count), 0);
@@ -487,6 +623,8 @@ void Engine::sort_by_activation(std::size_t nm) {
     for (auto i : order_) order_tmp_[count[digit(i)]++] = i;
     order_.swap(order_tmp_);
   }
+  sorted_act_.resize(nm);
+  for (std::size_t j = 0; j < nm; ++j) sorted_act_[j] = act_[order_[j]];
 }
 
 void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
@@ -536,18 +674,18 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
   if (busy_.size() < nres) busy_.resize(nres, 0);
   res_items_.resize(res_off_[nres]);
   res_fill_.assign(res_off_.begin(), res_off_.end() - 1);
-  for (const auto i : order_) {
-    const Msg& msg = s.msgs[i];
-    const Time a = act_[i];
-    const auto& c = s.cost[i];
-    res_items_[res_fill_[static_cast<std::size_t>(msg.src)]++] = {a, c.work_link, i};
-    res_items_[res_fill_[n + static_cast<std::size_t>(msg.dst)]++] = {a, c.work_link, i};
-    if (c.work_nic > 0) res_items_[res_fill_[2 * n + static_cast<std::size_t>(node_[msg.src])]++] = {a, c.work_nic, i};
+  for (std::size_t j = 0; j < nm; ++j) {
+    const auto i = order_[j];
+    const Time a = sorted_act_[j];
+    const auto& rt = s.route[i];
+    res_items_[res_fill_[rt.send]++] = {a, rt.work_link, i};
+    res_items_[res_fill_[rt.recv]++] = {a, rt.work_link, i};
+    if (rt.nic != UINT32_MAX) res_items_[res_fill_[rt.nic]++] = {a, rt.work_nic, i};
   }
   for (std::size_t r = 0; r < nres; ++r) {
     const auto b = res_off_[r], z = res_off_[r + 1];
     if (b == z) continue;
-    share(res_items_.data() + b, z - b, r < 2 * n ? kLink : kNic, busy_[r]);
+    share(res_items_.data() + b, z - b, r < 2 * n ? kLink : kNic, busy_[r], r < n ? s.send_batch.data() : nullptr);
   }
   // 3. Receive sides (o_recv per message in completion order) and rendezvous send sides.
   const Time o_recv = s.one_sided ? 0 : o_recv_;

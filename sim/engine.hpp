@@ -74,6 +74,16 @@ struct Step {
     double work_nic;         // picoseconds of its node's NIC alone (0: the NIC cannot limit it)
   };
   mutable std::vector<std::uint32_t> res_off;  // flow engine: CSR offsets of the resources' lists
+  // Flow engine: each message's departure from its send link, after the activation, when all of
+  // its sender's messages activate together (processor sharing of that batch, in closed form).
+  mutable std::vector<double> send_batch;
+  // Flow engine: each message's resources (send link, receive link, NIC or UINT32_MAX) and works,
+  // packed for the per-run scatter in activation order.
+  struct Route {
+    std::uint32_t send, recv, nic, unused;
+    double work_link, work_nic;
+  };
+  mutable std::vector<Route> route;
   mutable std::vector<Cost> cost;
   mutable std::vector<std::uint32_t> node_groups;  // CSR over nodes of (first message of a src run)
   mutable std::vector<std::uint32_t> group_first;
@@ -170,9 +180,9 @@ private:
   };
   struct SortedQueue;
   struct ClassQueues;
-  void share(const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until);
+  void share(const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until, const double* batch);
   template <class Queue>
-  void share_with(Queue& q, const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until);
+  void share_with(Queue& q, const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until, const double* batch);
   void sort_by_activation(std::size_t nm);
 
   const MachineModel& m_;
@@ -193,7 +203,9 @@ private:
 
   std::vector<Time> act_, post_, done_t_;
   std::vector<std::uint8_t> done_by_;  // 1: a link finished the flow last, 2: the NIC
-  std::vector<std::uint32_t> order_, order_tmp_;
+  std::vector<std::uint32_t> order_, order_tmp_, count_;
+  std::vector<std::uint64_t> keys_, keys_tmp_;
+  std::vector<Time> sorted_act_;  // act_ in the order of order_
   std::vector<std::uint32_t> res_fill_;
   std::vector<ResItem> res_items_;
   std::vector<PsEntry> ps_heap_;
