@@ -142,8 +142,28 @@ void Engine::prepare(const Step& s) const {
                     c.work_nic > 0 ? static_cast<std::uint32_t>(2 * n + static_cast<std::size_t>(node_[msg.src])) : UINT32_MAX, 0, c.work_link,
                     c.work_nic};
     }
-    // A sender's messages often all activate together (no gap, one latency): its link then shares
-    // them as one batch, whose departures only the works decide. Sorted once here, not per run.
+    // A send link's flows are its sender's messages. Their activations relative to the sender's
+    // start are fixed unless a message waited for its receiver (`send_rel`: the activation had it
+    // not waited); then, on a link idle when they arrive, so are their departures: the first run
+    // records them (`send_off`), later runs of the step replay them.
+    s.send_rel.resize(nm);
+    for (std::size_t i = 0; i < nm;) {
+      const std::int32_t src = s.msgs[i].src;
+      Time t = 0;
+      for (; i < nm && s.msgs[i].src == src; ++i) {
+        const auto& c = s.cost[i];
+        const Time post = t + o_send_;
+        t = post + std::max<Time>(0, gap_ - o_send_);
+        const int legs = m_.handshake_legs;
+        const Time x = c.rendezvous && legs > 0 ? post + c.handshake * ((legs + 1) / 2) + c.handshake * (legs / 2) : post;
+        s.send_rel[i] = x + c.alpha;
+      }
+    }
+    s.send_off.assign(nm, 0);
+    s.send_known.assign(n, 0);
+    // When all of a sender's messages arrive together (one activation, or all queued behind
+    // earlier data), its link shares them as one batch, whose departures only the works decide:
+    // sorted once here, not per run.
     s.send_batch.resize(nm);
     std::vector<std::pair<double, std::uint32_t>> by_work;
     for (std::size_t i = 0; i < nm;) {
@@ -424,37 +444,47 @@ struct Engine::SortedQueue {
 
 struct Engine::ClassQueues {
   std::vector<FlowClass>& cls;
-  std::size_t nclasses = 0, n = 0, best = 0;
-  bool best_valid = false;
+  std::size_t nclasses = 0, n = 0;
+  // The non-empty classes in a binary heap by their head's finish time (at most kMaxClasses).
+  std::uint8_t heap[16] = {};
+  std::size_t hn = 0;
+  double key(std::size_t h) const { return cls[heap[h]].q[cls[heap[h]].head].f; }
+  void sift_down(std::size_t h) {
+    const std::uint8_t c = heap[h];
+    const double f = key(h);
+    for (;;) {
+      std::size_t l = 2 * h + 1;
+      if (l >= hn) break;
+      if (l + 1 < hn && key(l + 1) < key(l)) ++l;
+      if (!(key(l) < f)) break;
+      heap[h] = heap[l];
+      h = l;
+    }
+    heap[h] = c;
+  }
   void reset() {
     for (std::size_t c = 0; c < nclasses; ++c) cls[c].q.clear(), cls[c].head = 0;
-    n = 0, best_valid = false;
+    n = 0, hn = 0;
   }
   bool empty() const { return n == 0; }
   std::size_t size() const { return n; }
-  const PsEntry& top() {
-    if (!best_valid) {
-      const PsEntry* m = nullptr;
-      for (std::size_t c = 0; c < nclasses; ++c) {
-        const auto& x = cls[c];
-        if (x.head == x.q.size()) continue;
-        const PsEntry& e = x.q[x.head];
-        if (!m || e.f < m->f) m = &e, best = c;
-      }
-      best_valid = true;
-    }
-    return cls[best].q[cls[best].head];
-  }
+  const PsEntry& top() const { return cls[heap[0]].q[cls[heap[0]].head]; }
   void pop() {
-    auto& x = cls[best];
-    if (++x.head == x.q.size()) x.q.clear(), x.head = 0;
-    --n, best_valid = false;
+    auto& x = cls[heap[0]];
+    if (++x.head == x.q.size()) x.q.clear(), x.head = 0, heap[0] = heap[--hn];
+    if (hn > 0) sift_down(0);
+    --n;
   }
   void push(const PsEntry& e, double work) {
     std::size_t c = 0;
     while (cls[c].w != work) ++c;  // every work of the resource has a class (set up by share)
-    cls[c].q.push_back(e);
-    ++n, best_valid = false;
+    auto& x = cls[c];
+    x.q.push_back(e);
+    ++n;
+    if (x.q.size() - x.head > 1) return;  // the class's head (its earliest finish) is unchanged
+    std::size_t h = hn++;  // a class becomes non-empty: sift it up
+    for (; h > 0 && e.f < key((h - 1) / 2); h = (h - 1) / 2) heap[h] = heap[(h - 1) / 2];
+    heap[h] = static_cast<std::uint8_t>(c);
   }
   void push_batch(const ResItem* items, std::size_t b, double v) {
     for (std::size_t q = 0; q < b; ++q) push({v + items[q].work, items[q].msg}, items[q].work);
@@ -468,7 +498,7 @@ struct Engine::ClassQueues {
 // last). Flows that find the resource idle and leave before the next arrival, and batches that
 // arrive together at an idle resource and leave before the next arrival, are done in closed form;
 // the rest go through a queue of active flows (per-work FIFOs when there are few distinct works).
-void Engine::share(const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until, const double* batch) {
+void Engine::share(const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until, const SendCache* sc) {
   // Per-work FIFOs pay off where many flows are active at once (a node's NIC, shared by all its
   // senders); a link's few active flows are cheaper in one sorted vector.
   constexpr std::size_t kMaxClasses = 8;
@@ -485,18 +515,21 @@ void Engine::share(const ResItem* items, std::size_t k, std::uint8_t kind, Time&
   if (nc <= kMaxClasses) {
     ClassQueues q{classes_, nc};
     q.reset();
-    share_with(q, items, k, kind, busy_until, batch);
+    share_with(q, items, k, kind, busy_until, sc);
   } else {
     SortedQueue q{ps_heap_, 0, batch_};
     q.reset();
-    share_with(q, items, k, kind, busy_until, batch);
+    share_with(q, items, k, kind, busy_until, sc);
   }
 }
 
 template <class Queue>
-void Engine::share_with(Queue& q, const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until, const double* batch) {
+void Engine::share_with(Queue& q, const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until, const SendCache* sc) {
   double t = 0, v = 0, end = 0, batch_last = 0;
+  double* const record = sc && !sc->replay ? sc->off : nullptr;
+  const double base = sc ? sc->base : 0;
   auto leave = [&](std::uint32_t i, double at) {
+    if (record) record[i] = at - base;
     const auto tc = static_cast<Time>(at + 0.5);  // times are never negative
     end = std::max(end, at);
     if (tc > done_t_[i] || (tc == done_t_[i] && kind > done_by_[i])) done_t_[i] = tc, done_by_[i] = kind;
@@ -516,9 +549,8 @@ void Engine::share_with(Queue& q, const ResItem* items, std::size_t k, std::uint
   // Data of earlier steps still on this resource goes first: arrivals before `busy_until` wait
   // for it (order is kept: a max with a constant).
   const Time free = busy_until;
-  if (batch && items[0].act == items[k - 1].act) {  // a sender's messages, all activated together
-    const auto a = static_cast<double>(std::max(items[0].act, free));
-    for (std::size_t j = 0; j < k; ++j) leave(items[j].msg, a + batch[items[j].msg]);
+  if (sc && sc->replay) {
+    for (std::size_t j = 0; j < k; ++j) leave(items[j].msg, base + sc->off[items[j].msg]);
     busy_until = std::max(busy_until, static_cast<Time>(end + 0.5));
     return;
   }
@@ -685,7 +717,20 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
   for (std::size_t r = 0; r < nres; ++r) {
     const auto b = res_off_[r], z = res_off_[r + 1];
     if (b == z) continue;
-    share(res_items_.data() + b, z - b, r < 2 * n ? kLink : kNic, busy_[r], r < n ? s.send_batch.data() : nullptr);
+    const ResItem* items = res_items_.data() + b;
+    SendCache sc{s.send_off.data(), static_cast<double>(start_[r]), s.send_known[r] != 0}, *use = nullptr;
+    if (r < n) {  // a send link
+      const Time first = std::max(items[0].act, busy_[r]);
+      if (items[z - b - 1].act <= first) {  // all arrive together
+        sc = {s.send_batch.data(), static_cast<double>(first), true};
+        use = &sc;
+      } else if (busy_[r] <= items[0].act) {  // idle when its first flow arrives
+        bool fixed = true;
+        for (auto it = items; it != items + (z - b) && fixed; ++it) fixed = it->act == start_[r] + s.send_rel[it->msg];
+        if (fixed) use = &sc, s.send_known[r] = 1;
+      }
+    }
+    share(items, z - b, r < 2 * n ? kLink : kNic, busy_[r], use);
   }
   // 3. Receive sides (o_recv per message in completion order) and rendezvous send sides.
   const Time o_recv = s.one_sided ? 0 : o_recv_;

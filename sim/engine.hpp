@@ -19,7 +19,9 @@
 // Data of an earlier step still on a resource goes first. The receiver's CPU then pays o_recv
 // per message in completion order; a rendezvous send completes with its transfer, an eager one
 // when posted. Cost: one radix sort of activations per step, then per resource a sweep with
-// virtual time (closed forms for batches that arrive together and leave before the next).
+// virtual time (closed forms for batches that arrive together and leave before the next); a send
+// link's departures relative to its sender's start are worked out once per step and replayed
+// while its messages arrive in the same pattern (Step::send_batch, send_off).
 //
 // Serial engine (study-postal, study-max-rate): the node-aware study's forms. The sender's port
 // is busy alpha + beta*s per message; with max-rate an off-node message's bytes also pass the
@@ -74,9 +76,13 @@ struct Step {
     double work_nic;         // picoseconds of its node's NIC alone (0: the NIC cannot limit it)
   };
   mutable std::vector<std::uint32_t> res_off;  // flow engine: CSR offsets of the resources' lists
-  // Flow engine: each message's departure from its send link, after the activation, when all of
-  // its sender's messages activate together (processor sharing of that batch, in closed form).
-  mutable std::vector<double> send_batch;
+  // Flow engine, send links: each message's activation after its sender's start had it not waited
+  // for its receiver; its departure after that start, recorded by the first run in which no
+  // message of the sender waited and its link was idle (send_known[src]), and replayed after.
+  mutable std::vector<double> send_batch;  // departure after the arrival, all arriving together
+  mutable std::vector<Time> send_rel;
+  mutable std::vector<double> send_off;
+  mutable std::vector<std::uint8_t> send_known;
   // Flow engine: each message's resources (send link, receive link, NIC or UINT32_MAX) and works,
   // packed for the per-run scatter in activation order.
   struct Route {
@@ -180,9 +186,14 @@ private:
   };
   struct SortedQueue;
   struct ClassQueues;
-  void share(const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until, const double* batch);
+  struct SendCache {  // a send link's departures relative to its sender's start
+    double* off;
+    double base;
+    bool replay;  // false: record them
+  };
+  void share(const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until, const SendCache* sc);
   template <class Queue>
-  void share_with(Queue& q, const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until, const double* batch);
+  void share_with(Queue& q, const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until, const SendCache* sc);
   void sort_by_activation(std::size_t nm);
 
   const MachineModel& m_;

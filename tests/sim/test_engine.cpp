@@ -1,6 +1,7 @@
 // Closed-form checks of the engine: every expected value is worked out from the model's formula.
 #include <gtest/gtest.h>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <random>
 #include <set>
@@ -334,19 +335,30 @@ TEST(SimFlows, RandomStepsMatchExactProcessorSharing) {
   // Random steps on 2-3 nodes: senders with up to 40 messages (batches past the engine's small-
   // batch limits), few or many distinct sizes, start times drawn from a few values (flows that
   // arrive together) or spread out; links only (postal) and a NIC that limits (max-rate, the NIC
-  // as slow per byte as a link). Every message's completion is compared with exact processor
-  // sharing at each of its resources (the engine's decoupled model: the latest departure).
+  // as slow per byte as a link); off-node latency longer than on-node; sends spaced by LogGP's o
+  // and g (a sender's flows then reach its link one by one); eager messages that wait for the
+  // receive. One engine runs the step four times: at once, again 2 ns later (the first run's data
+  // still on the links goes first), 1 s later with every start moved by up to 3 ns (other
+  // messages wait for their receive), and 2 s later as at first (links idle). Every message's completion is
+  // compared with exact processor sharing at each of its resources (the engine's decoupled model:
+  // the latest departure).
   std::mt19937_64 rng(7);
   int cases = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const bool nic = trial % 2 == 1, few_sizes = trial % 3 != 0, few_starts = trial % 4 != 0;
+    const bool tiered = trial % 5 >= 3, spaced = trial % 7 >= 4, waits = trial % 11 >= 7;
     const int n = 4 + static_cast<int>(rng() % 44), nodes = 2 + static_cast<int>(rng() % 2);
-    auto m = flat(nic ? ModelKind::max_rate : ModelKind::postal, 1e-6, 1e-10);
+    auto m = flat(spaced ? ModelKind::loggp : nic ? ModelKind::max_rate : ModelKind::postal, 1e-6, 1e-10);
     if (nic) m.injection_beta = 1e-10;
+    if (tiered)
+      for (auto& mem : m.p2p)
+        for (auto& p : mem[2]) p.alpha = 1.5e-6;  // the network tier
+    if (spaced) m.o_send = 200e-12, m.gap = 500e-12;
+    m.eager_waits_for_receive = waits;
     std::vector<std::int32_t> node(static_cast<std::size_t>(n)), socket(node.size());
     for (int e = 0; e < n; ++e) node[e] = socket[e] = e % nodes;
     std::vector<sim::Time> start(node.size());
-    for (auto& s : start) s = few_starts ? static_cast<sim::Time>(rng() % 3) * 700 : static_cast<sim::Time>(rng() % 5000);
+    for (auto& x : start) x = few_starts ? static_cast<sim::Time>(rng() % 3) * 700 : static_cast<sim::Time>(rng() % 5000);
     sim::Step s;
     for (int src = 0; src < n; ++src) {
       const int count = static_cast<int>(rng() % 41);
@@ -356,11 +368,10 @@ TEST(SimFlows, RandomStepsMatchExactProcessorSharing) {
         s.msgs.push_back(msg(src, dst, bytes, node[src] == node[dst] ? sim::Tier::socket : sim::Tier::network));
       }
     }
-    // The reference: per resource, its flows; a node's NIC carries its off-node flows when its
-    // senders together could exceed it (every link is as fast as the NIC here: two senders).
-    const double alpha = 1e6, beta = 1e-10 * 1e12;  // picoseconds
+    // The reference. Resources: send links, receive links, and a node's NIC for its off-node flows
+    // when its senders together could exceed it (every link is as fast as the NIC here: two
+    // senders). `busy`: per resource, when the data of the previous run left it.
     const std::size_t nm = s.msgs.size();
-    std::vector<double> done(nm, 0);
     std::vector<std::vector<std::size_t>> res(2 * node.size() + static_cast<std::size_t>(nodes));
     std::vector<std::set<int>> senders(static_cast<std::size_t>(nodes));
     for (std::size_t i = 0; i < nm; ++i)
@@ -370,31 +381,51 @@ TEST(SimFlows, RandomStepsMatchExactProcessorSharing) {
       res[x.src].push_back(i);
       res[node.size() + x.dst].push_back(i);
       if (nic && x.tier == sim::Tier::network && senders[node[x.src]].size() > 1) res[2 * node.size() + node[x.src]].push_back(i);
-      done[i] = static_cast<double>(start[x.src]) + alpha;
     }
-    for (std::size_t r = 0; r < res.size(); ++r) {
-      std::vector<std::pair<double, double>> flows;
-      for (auto i : res[r]) flows.push_back({static_cast<double>(start[s.msgs[i].src]) + alpha, beta * static_cast<double>(s.msgs[i].bytes)});
-      const auto leave = processor_sharing(flows);
-      for (std::size_t q = 0; q < leave.size(); ++q) done[res[r][q]] = std::max(done[res[r][q]], leave[q]);
-    }
+    std::vector<double> busy(res.size(), 0);
+    auto reference = [&](const std::vector<sim::Time>& start, std::vector<double>& done, std::vector<double>& ready) {
+      done.assign(nm, 0);
+      ready.assign(node.size(), 0);
+      for (std::size_t q = 0; q < node.size(); ++q) ready[q] = static_cast<double>(start[q]);
+      for (std::size_t i = 0, q = 0; i < nm; ++i) {  // post: o + q max(o, g); then the latency
+        const auto& x = s.msgs[i];
+        q = i > 0 && s.msgs[i - 1].src == x.src ? q + 1 : 0;
+        const double post = static_cast<double>(start[x.src]) + (spaced ? 200 + static_cast<double>(q) * 500 : 0);
+        const double from = waits ? std::max(post, static_cast<double>(start[x.dst])) : post;
+        done[i] = from + (tiered && x.tier == sim::Tier::network ? 1.5e6 : 1e6);
+        ready[x.src] = std::max(ready[x.src], post);  // the CPU posted its sends
+      }
+      const std::vector<double> act = done;
+      for (std::size_t r = 0; r < res.size(); ++r) {
+        std::vector<std::pair<double, double>> flows;
+        for (auto i : res[r]) flows.push_back({std::max(act[i], busy[r]), 1e-10 * 1e12 * static_cast<double>(s.msgs[i].bytes)});
+        const auto leave = processor_sharing(flows);
+        double last = 0;
+        for (std::size_t q = 0; q < leave.size(); ++q) done[res[r][q]] = std::max(done[res[r][q]], leave[q]), last = std::max(last, leave[q]);
+        busy[r] = std::max(busy[r], std::floor(last + 0.5));
+      }
+      for (std::size_t i = 0; i < nm; ++i) ready[s.msgs[i].dst] = std::max(ready[s.msgs[i].dst], done[i]);
+    };
     sim::Engine e(m, node, socket);
-    sim::Accum acc;
-    acc.resize(node.size());
-    sim::Timeline tl;
-    auto ready = start;
-    e.run(s, ready, acc, &tl);
-    // The timeline holds, per message in order, its send slice and its receive slice (activation
-    // to completion).
-    std::vector<sim::Time> got;
-    for (const auto& sl : tl.slices)
-      if (sl.kind == sim::Timeline::recv) got.push_back(sl.end);
-    ASSERT_EQ(got.size(), nm);
-    for (std::size_t i = 0; i < nm; ++i)
-      ASSERT_NEAR(static_cast<double>(got[i]), done[i], 2.0) << "trial " << trial << " message " << i << " " << s.msgs[i].src << "->" << s.msgs[i].dst;
-    std::vector<double> expect(start.begin(), start.end());
-    for (std::size_t i = 0; i < nm; ++i) expect[s.msgs[i].dst] = std::max(expect[s.msgs[i].dst], done[i]);
-    for (std::size_t q = 0; q < node.size(); ++q) ASSERT_NEAR(static_cast<double>(ready[q]), expect[q], 2.0) << "trial " << trial << " endpoint " << q;
+    for (const sim::Time shift : {sim::Time{0}, sim::Time{2000}, sim::Time{1000000000000}, sim::Time{2000000000000}}) {
+      auto ready = start;
+      for (auto& x : ready) x += shift + (shift == 1000000000000 ? static_cast<sim::Time>(rng() % 3000) : 0);
+      std::vector<double> done, expect;
+      reference(ready, done, expect);
+      sim::Accum acc;
+      acc.resize(node.size());
+      sim::Timeline tl;
+      e.run(s, ready, acc, &tl);
+      // The timeline holds, per message in order, its send slice and its receive slice
+      // (activation to completion).
+      std::vector<sim::Time> got;
+      for (const auto& sl : tl.slices)
+        if (sl.kind == sim::Timeline::recv) got.push_back(sl.end);
+      ASSERT_EQ(got.size(), nm);
+      for (std::size_t i = 0; i < nm; ++i)
+        ASSERT_NEAR(static_cast<double>(got[i]), done[i], 2.0) << "trial " << trial << " shift " << shift << " message " << i << " " << s.msgs[i].src << "->" << s.msgs[i].dst;
+      for (std::size_t q = 0; q < node.size(); ++q) ASSERT_NEAR(static_cast<double>(ready[q]), expect[q], 2.0) << "trial " << trial << " shift " << shift << " endpoint " << q;
+    }
     ++cases;
   }
   EXPECT_EQ(cases, 300);
