@@ -17,6 +17,7 @@
 #ifdef HAVE_SFREPLAY_MPI
 #include <mpi.h>
 
+#include "cli/mpi_session.hpp"
 #include "exec/mpi/runner.hpp"
 #include "exec/mpi/star_forest.hpp"
 #endif
@@ -57,67 +58,13 @@ std::vector<std::string> split_backends(const std::string& s) {
   return v;
 }
 
-// Runs `step` on every rank; if it throws InputError anywhere, rank 0 prints one line (the message
-// of the lowest failing rank, sent to it) before anyone leaves, and every rank returns false (exit
-// status 2). The barrier matters: mpirun kills the job as soon as one rank exits non-zero.
-template <class F>
-bool agreed(int rank, int size, F&& step) {
-  std::string err;
-  try {
-    step();
-  } catch (const InputError& e) {
-    err = e.what();
-  }
-  int mine = err.empty() ? size : rank, first = size;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (first == size) return true;
-  if (first != 0 && rank == first) {
-    const int len = static_cast<int>(err.size());
-    MPI_Send(&len, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
-    MPI_Send(err.data(), len, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
-  }
-  if (rank == 0) {
-    if (first != 0) {
-      int len = 0;
-      MPI_Recv(&len, 1, MPI_INT, first, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      err.resize(static_cast<size_t>(len));
-      MPI_Recv(err.data(), len, MPI_CHAR, first, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      err = "rank " + std::to_string(first) + ": " + err;
-    }
-    std::cerr << "sf-replay run: error: " << err << std::endl;
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
-  return false;
-}
-
-// The ranks of this job on this node.
-int ranks_on_node() {
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int n = 1;
-  MPI_Comm_size(node, &n);
-  MPI_Comm_free(&node);
-  return n;
-}
-
 int run_mpi(const RunArgs& a) {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (!initialized) MPI_Init(nullptr, nullptr);
-  struct Finalizer {
-    ~Finalizer() {
-      int done = 0;
-      MPI_Finalized(&done);
-      if (!done) MPI_Finalize();
-    }
-  } finalizer;
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const MpiSession mpi;
+  const int rank = mpi.rank, size = mpi.size;
   std::optional<trace::BuiltTrace> t;
   const auto backends = split_backends(a.backend);
   const int local = ranks_on_node();
-  if (!agreed(rank, size, [&] {
+  if (!agreed("run", rank, size, [&] {
         if (backends.empty()) throw InputError("--backend", "no backend given");
         // The node's memory is shared by its ranks.
         t.emplace(trace::read_trace_file(a.file, {core::memory_limit(a.max_memory) / static_cast<std::uint64_t>(local)}));
@@ -132,7 +79,7 @@ int run_mpi(const RunArgs& a) {
     return 2;
   if (!a.dump.empty()) {
     const std::string text = exec::mpi::conformance_dump(MPI_COMM_WORLD, *t, backends.front());
-    if (!agreed(rank, size, [&] {
+    if (!agreed("run", rank, size, [&] {
           if (rank == 0) trace::write_file_atomic(a.dump, text);
         }))
       return 2;
@@ -144,7 +91,7 @@ int run_mpi(const RunArgs& a) {
       all.insert(all.end(), r.begin(), r.end());
     }
     if (rank == 0) std::cout << exec::mpi::timing_table(*t, all, a.iters);
-    if (!a.timing.empty() && !agreed(rank, size, [&] {
+    if (!a.timing.empty() && !agreed("run", rank, size, [&] {
           if (rank == 0) trace::write_file_atomic(a.timing, exec::mpi::timing_json(*t, all, a.warmup, a.iters));
         }))
       return 2;

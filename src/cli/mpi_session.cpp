@@ -1,0 +1,63 @@
+#include "cli/mpi_session.hpp"
+
+#ifdef HAVE_SFREPLAY_MPI
+#include <iostream>
+
+#include "core/error.hpp"
+
+namespace sfr::cli {
+
+MpiSession::MpiSession() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) MPI_Init(nullptr, nullptr);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+}
+
+MpiSession::~MpiSession() {
+  int done = 0;
+  MPI_Finalized(&done);
+  if (!done) MPI_Finalize();
+}
+
+bool agreed(const char* cmd, int rank, int size, const std::function<void()>& step) {
+  std::string err;
+  try {
+    step();
+  } catch (const InputError& e) {
+    err = e.what();
+  }
+  int mine = err.empty() ? size : rank, first = size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == size) return true;
+  if (first != 0 && rank == first) {
+    const int len = static_cast<int>(err.size());
+    MPI_Send(&len, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+    MPI_Send(err.data(), len, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
+  }
+  if (rank == 0) {
+    if (first != 0) {
+      int len = 0;
+      MPI_Recv(&len, 1, MPI_INT, first, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      err.resize(static_cast<size_t>(len));
+      MPI_Recv(err.data(), len, MPI_CHAR, first, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      err = "rank " + std::to_string(first) + ": " + err;
+    }
+    std::cerr << "sf-replay " << cmd << ": error: " << err << std::endl;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return false;
+}
+
+int ranks_on_node() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int n = 1;
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  return n;
+}
+
+}  // namespace sfr::cli
+#endif
