@@ -191,7 +191,7 @@ void add_direct(Schedule& s, const Layout& lay, const MachineModel& m, Backend b
     // Fence, puts, fence: a fence is a dissemination barrier over all ranks.
     const int rounds = lay.nranks > 1 ? static_cast<int>(std::ceil(std::log2(static_cast<double>(lay.nranks)))) : 0;
     const Tier worst = lay.nnodes() > 1 ? Tier::network : lay.ranks_per_socket < lay.nranks ? Tier::node : Tier::socket;
-    const Time fence = rounds * to_ps(m.ab(dev, worst, Proto::short_).alpha);
+    const Time fence = rounds * to_ps(m.ab(dev, worst, Proto::short_).alpha) + to_ps(m.fence_overhead);
     st.barrier_before = true;
     st.barrier_cost = fence;
     st.one_sided = true;

@@ -23,6 +23,7 @@ int cmd_generate(const Args& args);
 int cmd_simulate(const Args& args);
 int cmd_compare(const Args& args);
 int cmd_check(const Args& args);
+int cmd_calibrate(const Args& args);
 
 const std::vector<Command>& commands();
 

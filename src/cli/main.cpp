@@ -16,6 +16,7 @@ const std::vector<Command>& commands() {
       {"generate", "make a trace from a matrix, a mesh or a synthetic pattern", cmd_generate},
       {"simulate", "predict the time of a trace's ops on a machine model", cmd_simulate},
       {"compare", "rank backends by predicted time on a machine model", cmd_compare},
+      {"calibrate", "measure this machine under mpirun and write a machine file for simulate", cmd_calibrate},
       {"report", "write a Markdown report of a trace (and optionally its run and timing results)", cmd_report},
   };
   return cmds;

@@ -1,0 +1,209 @@
+#include "sim/calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace sfr::sim {
+
+namespace {
+double rms_rel(const core::TimedSample* s, std::size_t n, AlphaBeta ab) {
+  if (n == 0) return 0;
+  double e = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = (ab.at(s[i].x) - s[i].seconds) / s[i].seconds;
+    e += r * r;
+  }
+  return std::sqrt(e / static_cast<double>(n));
+}
+
+AlphaBeta fit_range(const core::TimedSample* s, std::size_t n) {
+  if (n == 0) return {};
+  double S = 0, Sx = 0, Sy = 0, Sxx = 0, Sxy = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double y = std::max(s[i].seconds, 1e-15), w = 1.0 / (y * y), x = s[i].x;
+    S += w, Sx += w * x, Sy += w * y, Sxx += w * x * x, Sxy += w * x * y;
+  }
+  const double det = S * Sxx - Sx * Sx;
+  AlphaBeta ab{Sy / S, 0};
+  if (det > 1e-300 * S * Sxx && n > 1) {
+    ab.beta = (S * Sxy - Sx * Sy) / det;
+    ab.alpha = (Sy - ab.beta * Sx) / S;
+  }
+  if (ab.beta < 0) ab = {Sy / S, 0};
+  if (ab.alpha < 0) ab = {0, Sxx > 0 ? Sxy / Sxx : 0};
+  return ab;
+}
+
+std::string pad(std::string s, std::size_t w) {
+  s.resize(std::max(s.size(), w), ' ');
+  return s;
+}
+
+std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 0) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, f, a, b, c, d);
+  return buf;
+}
+}  // namespace
+
+AlphaBeta fit_alpha_beta(const std::vector<core::TimedSample>& s, double* rms) {
+  const AlphaBeta ab = fit_range(s.data(), s.size());
+  if (rms) *rms = rms_rel(s.data(), s.size(), ab);
+  return ab;
+}
+
+namespace {
+// Fits the segments of `s` (sorted by size) cut after the samples at `cut[0]`, `cut[1]` (counts).
+ProtocolFit fit_cut(const std::vector<core::TimedSample>& s, std::size_t i, std::size_t j) {
+  ProtocolFit f;
+  const std::size_t lo[3] = {0, i, j}, hi[3] = {i, j, s.size()};
+  for (int k = 0; k < 3; ++k) {
+    const auto* p = s.data() + lo[k];
+    const std::size_t n = hi[k] - lo[k];
+    f.seg[k] = fit_range(p, n);
+    f.rms[k] = rms_rel(p, n, f.seg[k]);
+    f.count[k] = static_cast<int>(n);
+  }
+  f.short_max = i > 0 ? static_cast<std::int64_t>(s[i - 1].x) : 0;
+  f.eager_max = j > 0 ? static_cast<std::int64_t>(s[j - 1].x) : 0;
+  return f;
+}
+double cost(const ProtocolFit& f) {
+  double c = 0;
+  for (int k = 0; k < 3; ++k) c += f.rms[k] * f.rms[k] * f.count[k];
+  return c;
+}
+}  // namespace
+
+ProtocolFit fit_protocols(std::vector<core::TimedSample> s) {
+  std::sort(s.begin(), s.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+  const std::size_t n = s.size();
+  if (n < 6) {
+    ProtocolFit f = fit_cut(s, n, n);
+    f.seg[1] = f.seg[2] = f.seg[0];
+    return f;
+  }
+  ProtocolFit best;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 2; i + 4 <= n; ++i)
+    for (std::size_t j = i + 2; j + 2 <= n; ++j) {
+      const ProtocolFit f = fit_cut(s, i, j);
+      if (cost(f) < best_cost) best_cost = cost(f), best = f;
+    }
+  return best;
+}
+
+namespace {
+// Segments of `s` by fixed switch points; a segment with fewer than two samples takes its
+// neighbour's fit.
+ProtocolFit fit_with_thresholds(std::vector<core::TimedSample> s, std::int64_t short_max, std::int64_t eager_max) {
+  std::sort(s.begin(), s.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+  std::size_t i = 0, j = 0;
+  while (i < s.size() && s[i].x <= static_cast<double>(short_max)) ++i;
+  j = i;
+  while (j < s.size() && s[j].x <= static_cast<double>(eager_max)) ++j;
+  ProtocolFit f = fit_cut(s, i, j);
+  if (f.count[0] < 2) f.seg[0] = f.count[1] >= 2 ? f.seg[1] : f.seg[2];
+  if (f.count[1] < 2) f.seg[1] = f.count[0] >= 2 ? f.seg[0] : f.seg[2];
+  if (f.count[2] < 2) f.seg[2] = f.count[1] >= 2 ? f.seg[1] : f.seg[0];
+  f.short_max = short_max, f.eager_max = eager_max;
+  return f;
+}
+}  // namespace
+
+Calibration calibrate_machine(const core::CalibrationData& d) {
+  Calibration c;
+  MachineModel& m = c.machine;
+  m = *preset("generic");
+  m.name = "calibrated on " + (d.host.empty() ? std::string("this machine") : d.host);
+  m.model = ModelKind::loggp;
+  m.topology = {std::max(1, d.ranks_per_node), std::max(1, d.ranks_per_socket), 0};
+  m.o_send = d.o_send, m.o_recv = d.o_recv;
+  c.lines.push_back(fmt("LogGP      o_send %.3f us, o_recv %.3f us (measured CPU time per call)", d.o_send * 1e6, d.o_recv * 1e6));
+  // The switch points: from the off-node tier when measured (where they matter most), else the
+  // nearest tier.
+  int ref = -1;
+  for (int k : {2, 1, 0})
+    if (ref < 0 && d.pingpong[k].size() >= 2) ref = k;
+  if (ref < 0) {
+    c.lines.push_back("no ping-pong measured: the generic preset's point-to-point costs are kept");
+  } else {
+    const ProtocolFit sw = fit_protocols(d.pingpong[ref]);
+    m.short_max = sw.short_max, m.eager_max = sw.eager_max;
+    m.handshake_legs = 0;  // the rendezvous fit includes the handshake
+    m.eager_waits_for_receive = false;
+    c.lines.push_back("protocols  short <= " + std::to_string(m.short_max) + " B, eager <= " + std::to_string(m.eager_max) +
+                      " B, rendezvous above (switch points of the " + tier_label(static_cast<Tier>(ref)) +
+                      " tier's best three-segment fit; its handshake is in the rendezvous alpha)");
+    ProtocolFit fits[3];
+    bool have[3] = {false, false, false};
+    for (int k = 0; k < 3; ++k)
+      if (d.pingpong[k].size() >= 2) fits[k] = fit_with_thresholds(d.pingpong[k], m.short_max, m.eager_max), have[k] = true;
+    for (int k = 0; k < 3; ++k) {
+      int from = k;
+      for (int dist = 0; !have[from]; ++dist)  // the nearest measured tier, the lower one first
+        for (int cand : {k - dist, k + dist})
+          if (cand >= 0 && cand < 3 && have[cand]) {
+            from = cand;
+            break;
+          }
+      for (int p = 0; p < 3; ++p) {
+        // One-way time = o_send + L + beta s + o_recv: the wire latency is what is left.
+        AlphaBeta ab = fits[from].seg[p];
+        ab.alpha = std::max(0.0, ab.alpha - d.o_send - d.o_recv);
+        m.p2p[0][k][p] = ab;
+        if (from == k) {
+          c.lines.push_back(pad(tier_label(static_cast<Tier>(k)), 11) + pad(proto_label(static_cast<Proto>(p)), 11) +
+                            fmt("L %.3f us, beta %.4f ns/B (%.0f MB/s)", ab.alpha * 1e6, ab.beta * 1e9, ab.beta > 0 ? 1e-6 / ab.beta : 0.0) +
+                            fmt(", fit error %.1f%% over %.0f sizes", fits[k].rms[p] * 100, fits[k].count[p]));
+          if (fits[k].count[p] >= 2) c.worst_rms = std::max(c.worst_rms, fits[k].rms[p]);
+        }
+      }
+      if (from != k)
+        c.lines.push_back(pad(tier_label(static_cast<Tier>(k)), 11) + "not measured (no pair of ranks in this tier): copied from " +
+                          tier_label(static_cast<Tier>(from)));
+    }
+  }
+  if (d.train.size() >= 2) {
+    double rms = 0;
+    const AlphaBeta t = fit_alpha_beta(d.train, &rms);
+    m.gap = t.beta;
+    c.lines.push_back(fmt("LogGP      gap %.3f us per message (slope of a %.0f-size message train), fit error %.1f%%", t.beta * 1e6,
+                          static_cast<double>(d.train.size()), rms * 100));
+  }
+  if (d.nodes > 1 && d.injection_senders > 1 && d.injection_seconds_per_byte > 0) {
+    m.injection_beta = d.injection_seconds_per_byte;
+    c.lines.push_back(fmt("NIC        %.0f MB/s out of a node with %.0f senders (one sender alone: %.0f MB/s)", 1e-6 / d.injection_seconds_per_byte,
+                          d.injection_senders, d.injection_single_seconds_per_byte > 0 ? 1e-6 / d.injection_single_seconds_per_byte : 0.0));
+  } else {
+    m.injection_beta = 0;
+    c.lines.push_back("NIC        not measured (needs two nodes with two ranks each): no injection limit");
+  }
+  if (d.neighbor >= 0) {
+    m.collective_overhead = d.neighbor;
+    c.lines.push_back(fmt("sync       neighbourhood collective %.3f us per call (ring, empty messages)", d.neighbor * 1e6));
+  }
+  if (d.alltoallv >= 0) {
+    const double predicted = m.collective_overhead + static_cast<double>(std::max(0, d.ranks - 1)) * m.ab(false, Tier::socket, Proto::short_).alpha;
+    c.lines.push_back(fmt("sync       MPI_Alltoallv of empty messages %.3f us per call (model: overhead + P-1 short latencies = %.3f us)",
+                          d.alltoallv * 1e6, predicted * 1e6));
+  }
+  if (d.fence >= 0) {
+    const int rounds = d.ranks > 1 ? static_cast<int>(std::ceil(std::log2(static_cast<double>(d.ranks)))) : 0;
+    const Tier worst = d.nodes > 1 ? Tier::network : Tier::node;
+    m.fence_overhead = std::max(0.0, d.fence - rounds * m.ab(false, worst, Proto::short_).alpha);
+    c.lines.push_back(fmt("sync       MPI_Win_fence %.3f us per call: %.3f us beyond %.0f dissemination rounds", d.fence * 1e6, m.fence_overhead * 1e6,
+                          rounds));
+  }
+  if (d.pack.size() >= 2) {
+    double rms = 0;
+    m.pack = fit_alpha_beta(d.pack, &rms);
+    c.lines.push_back(fmt("pack       %.3f us + %.4f ns/B per message (indexed doubles), fit error %.1f%%", m.pack.alpha * 1e6, m.pack.beta * 1e9,
+                          rms * 100));
+  }
+  return c;
+}
+
+}  // namespace sfr::sim

@@ -1,0 +1,109 @@
+// sf-replay calibrate: mpirun -np P sf-replay calibrate -o machine.json [--ranks-per-node N]
+// [--ranks-per-socket N]. Measures this machine (exec/mpi/calibrate.hpp), fits the simulator's
+// model to it (sim/calibration.hpp), prints each fitted parameter with its error and writes a
+// machine file that `simulate --machine FILE` reads.
+#include <unistd.h>
+
+#include <ctime>
+#include <iostream>
+
+#include "cli/options.hpp"
+#include "core/error.hpp"
+#include "trace/output_file.hpp"
+
+#if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
+#include "cli/mpi_session.hpp"
+#include "exec/mpi/calibrate.hpp"
+#include "sim/calibration.hpp"
+#endif
+
+namespace sfr::cli {
+
+namespace {
+#if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
+trace::Json samples(const std::vector<core::TimedSample>& v) {
+  trace::Json a = trace::Json::array();
+  for (const auto& s : v) a.push_back({s.x, s.seconds});
+  return a;
+}
+
+std::string now_iso8601() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// The raw measurements, kept in the machine file next to the fitted parameters.
+trace::Json measured_json(const core::CalibrationData& d) {
+  trace::Json j;
+  static const char* tiers[] = {"socket", "node", "network"};
+  for (int k = 0; k < 3; ++k)
+    if (!d.pingpong[k].empty()) j["pingpong"][tiers[k]] = {{"partner", d.partner[k]}, {"bytes_seconds", samples(d.pingpong[k])}};
+  j["o_send"] = d.o_send;
+  j["o_recv"] = d.o_recv;
+  j["train_messages_seconds"] = samples(d.train);
+  if (d.injection_senders > 1)
+    j["injection"] = {{"senders", d.injection_senders}, {"seconds_per_byte", d.injection_seconds_per_byte},
+                      {"single_seconds_per_byte", d.injection_single_seconds_per_byte}};
+  j["fence_s"] = d.fence;
+  j["neighbor_alltoallv_s"] = d.neighbor;
+  j["alltoallv_s"] = d.alltoallv;
+  j["pack_bytes_seconds"] = samples(d.pack);
+  return j;
+}
+#endif
+}  // namespace
+
+int cmd_calibrate(const Args& args) {
+  po::options_description opts("calibrate options");
+  std::string out;
+  int rpn = 0, rps = 0;
+  opts.add_options()("output,o", po::value(&out)->required(), "machine file to write (sf-machine JSON, atomically)")(
+      "ranks-per-node", po::value(&rpn), "emulated nodes of N consecutive ranks (default: the real nodes, by shared memory)")(
+      "ranks-per-socket", po::value(&rps), "sockets of N consecutive ranks of a node (default: one socket per node)");
+  po::positional_options_description pos;
+  po::variables_map vm;
+  if (parse_options("calibrate", "-o FILE [--ranks-per-node N] [--ranks-per-socket N]   (under mpirun, at least 2 ranks)", args, opts, pos, vm))
+    return 0;
+  if (vm.count("ranks-per-node") && rpn < 1) throw InputError("--ranks-per-node", "must be >= 1, got " + std::to_string(rpn));
+  if (vm.count("ranks-per-socket") && rps < 1) throw InputError("--ranks-per-socket", "must be >= 1, got " + std::to_string(rps));
+  if (rpn > 0 && rps > rpn)
+    throw InputError("--ranks-per-socket", std::to_string(rps) + " ranks per socket exceed " + std::to_string(rpn) + " ranks per node");
+  trace::check_output_path("--output", out);
+#if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
+  const MpiSession mpi;
+  if (!agreed("calibrate", mpi.rank, mpi.size, [&] {
+        if (mpi.size < 2) throw InputError("calibrate", "needs at least 2 ranks to measure messages (mpirun -np 2 sf-replay calibrate ...)");
+        if (rpn > mpi.size) throw InputError("--ranks-per-node", std::to_string(rpn) + " exceeds the " + std::to_string(mpi.size) + " ranks of this run");
+      }))
+    return 2;
+  exec::mpi::CalibrateOptions o;
+  o.ranks_per_node = rpn;
+  o.ranks_per_socket = rps;
+  const bool tty = mpi.rank == 0 && isatty(STDERR_FILENO);
+  int part = 0;
+  if (tty) o.progress = [&](const std::string& what) { std::cerr << "\r\033[K[calibrate " << ++part << "] " << what << std::flush; };
+  const auto data = exec::mpi::calibrate(MPI_COMM_WORLD, o);
+  if (tty) std::cerr << "\r\033[K" << std::flush;
+  if (!agreed("calibrate", mpi.rank, mpi.size, [&] {
+        if (mpi.rank != 0) return;
+        const auto cal = sim::calibrate_machine(data);
+        trace::Json j = sim::machine_to_json(cal.machine);
+        j["calibration"] = {{"host", data.host},         {"date", now_iso8601()},           {"ranks", data.ranks},
+                            {"nodes", data.nodes},       {"ranks_per_node", data.ranks_per_node}, {"ranks_per_socket", data.ranks_per_socket},
+                            {"fit", cal.lines},          {"worst_fit_error", cal.worst_rms},     {"measured", measured_json(data)}};
+        trace::write_file_atomic(out, j.dump(2) + "\n");
+        std::cout << "calibrated " << data.host << ": " << data.ranks << " ranks, " << data.nodes << " node(s) of " << data.ranks_per_node
+                  << " ranks" << (rpn > 0 ? " (emulated)" : "") << ", " << data.ranks_per_socket << " per socket\n";
+        for (const auto& l : cal.lines) std::cout << "  " << l << "\n";
+        std::cout << "machine written to " << out << " (sf-replay simulate TRACE --machine " << out << ")\n";
+      }))
+    return 2;
+  return 0;
+#else
+  throw InputError("calibrate", "this build has no MPI executor or no simulator; calibrate needs both");
+#endif
+}
+
+}  // namespace sfr::cli

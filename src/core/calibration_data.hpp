@@ -1,0 +1,40 @@
+// What `sf-replay calibrate` measures on a machine (filled by the MPI executor, fitted by the
+// simulator's calibration into a machine model). Plain data: times in seconds, sizes in bytes.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace sfr::core {
+
+struct TimedSample {
+  double x = 0;        // bytes (ping-pong, pack) or messages (train)
+  double seconds = 0;  // median over repetitions
+};
+
+struct CalibrationData {
+  std::string host;
+  int ranks = 0, ranks_per_node = 0, ranks_per_socket = 0, nodes = 1;
+  // Half round trips of a blocking ping-pong, per locality tier (socket, node, network); empty
+  // when the tier has no pair of ranks.
+  std::array<std::vector<TimedSample>, 3> pingpong;
+  std::array<int, 3> partner{-1, -1, -1};  // rank 0's partner in each tier
+  // CPU time of one MPI_Isend of a small message, of one MPI_Recv of a message already arrived.
+  double o_send = 0, o_recv = 0;
+  // A train of k small non-blocking sends and a one-message reply: round trip against k, in the
+  // fastest tier measured.
+  std::vector<TimedSample> train;
+  // Several ranks of node 0 each sending to a rank of node 1 at once: seconds per byte through
+  // node 0 (0 when there is one node), and how many ranks sent.
+  double injection_seconds_per_byte = 0;
+  int injection_senders = 0;
+  double injection_single_seconds_per_byte = 0;  // one sender alone, the same message size
+  // Synchronisation per call, the slowest rank's median: MPI_Win_fence, a neighbourhood
+  // alltoallv with empty messages on a ring, an MPI_Alltoallv with empty messages.
+  double fence = -1, neighbor = -1, alltoallv = -1;
+  // Packing n doubles through an index list (bytes, seconds).
+  std::vector<TimedSample> pack;
+};
+
+}  // namespace sfr::core

@@ -1,0 +1,283 @@
+#include "exec/mpi/calibrate.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "core/pack.hpp"
+
+namespace sfr::exec::mpi {
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Ranks that take no part in a measurement wait here without spinning (an oversubscribed
+// machine's cores stay with the ranks being measured).
+void idle_barrier(MPI_Comm comm) {
+  MPI_Request r;
+  MPI_Ibarrier(comm, &r);
+  for (int done = 0;;) {
+    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    usleep(200);
+  }
+}
+
+constexpr int kTag = 7, kToken = 8;
+
+// Half round trips of a blocking ping-pong between rank 0 and `p`, median over repetitions.
+std::vector<core::TimedSample> pingpong(MPI_Comm comm, int rank, int p) {
+  static const int sizes[] = {8, 64, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576};
+  std::vector<core::TimedSample> out;
+  std::vector<char> buf(1 << 20);
+  for (const int n : sizes) {
+    const int reps = n <= 65536 ? 60 : 15, warm = 3;
+    std::vector<double> t;
+    for (int i = 0; i < warm + reps; ++i) {
+      if (rank == 0) {
+        const double t0 = MPI_Wtime();
+        MPI_Send(buf.data(), n, MPI_BYTE, p, kTag, comm);
+        MPI_Recv(buf.data(), n, MPI_BYTE, p, kTag, comm, MPI_STATUS_IGNORE);
+        if (i >= warm) t.push_back((MPI_Wtime() - t0) / 2);
+      } else if (rank == p) {
+        MPI_Recv(buf.data(), n, MPI_BYTE, 0, kTag, comm, MPI_STATUS_IGNORE);
+        MPI_Send(buf.data(), n, MPI_BYTE, 0, kTag, comm);
+      }
+    }
+    if (rank == 0) out.push_back({static_cast<double>(n), median(t)});
+  }
+  return out;
+}
+
+// LogGP's o_send (CPU time of an MPI_Isend), o_recv (of an MPI_Recv whose message has arrived)
+// and a train of k sends answered by one message (round trip against k).
+void overheads(MPI_Comm comm, int rank, int p, core::CalibrationData& d) {
+  constexpr int K = 64, reps = 7;
+  double msg[K] = {};
+  MPI_Request req[K];
+  std::vector<double> os, orv;
+  for (int r = 0; r < reps; ++r) {
+    if (rank == 0) {
+      double spent = 0;
+      for (int i = 0; i < K; ++i) {
+        const double t0 = MPI_Wtime();
+        MPI_Isend(&msg[i], 1, MPI_DOUBLE, p, kTag, comm, &req[i]);
+        spent += MPI_Wtime() - t0;
+      }
+      MPI_Waitall(K, req, MPI_STATUSES_IGNORE);
+      os.push_back(spent / K);
+      MPI_Send(msg, 0, MPI_BYTE, p, kToken, comm);
+    } else if (rank == p) {
+      MPI_Recv(msg, 0, MPI_BYTE, 0, kToken, comm, MPI_STATUS_IGNORE);
+      usleep(2000);  // the data messages, sent before the token, have arrived
+      double spent = 0;
+      for (int i = 0; i < K; ++i) {
+        const double t0 = MPI_Wtime();
+        MPI_Recv(&msg[i], 1, MPI_DOUBLE, 0, kTag, comm, MPI_STATUS_IGNORE);
+        spent += MPI_Wtime() - t0;
+      }
+      orv.push_back(spent / K);
+    }
+  }
+  if (rank == 0) d.o_send = median(os);
+  if (rank == p) d.o_recv = median(orv);
+  MPI_Bcast(&d.o_recv, 1, MPI_DOUBLE, p, comm);
+  for (const int k : {1, 2, 4, 8, 16, 32, 64}) {
+    std::vector<double> t;
+    for (int r = 0; r < 3 + 20; ++r) {
+      if (rank == 0) {
+        const double t0 = MPI_Wtime();
+        for (int i = 0; i < k; ++i) MPI_Isend(&msg[i], 1, MPI_DOUBLE, p, kTag, comm, &req[i]);
+        MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
+        MPI_Recv(msg, 0, MPI_BYTE, p, kToken, comm, MPI_STATUS_IGNORE);
+        if (r >= 3) t.push_back(MPI_Wtime() - t0);
+      } else if (rank == p) {
+        for (int i = 0; i < k; ++i) MPI_Recv(&msg[i], 1, MPI_DOUBLE, 0, kTag, comm, MPI_STATUS_IGNORE);
+        MPI_Send(msg, 0, MPI_BYTE, 0, kToken, comm);
+      }
+    }
+    if (rank == 0) d.train.push_back({static_cast<double>(k), median(t)});
+  }
+}
+
+// Seconds per byte of `senders` ranks of node 0 each sending `bytes` to a rank of node 1 at once
+// (the slowest sender's median time over all the bytes).
+double injection(MPI_Comm comm, int rank, const std::vector<int>& from, const std::vector<int>& to, std::size_t senders) {
+  constexpr int bytes = 1 << 20, reps = 10;
+  std::vector<char> buf(bytes);
+  const auto me_from = std::find(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(senders), rank) - from.begin();
+  const auto me_to = std::find(to.begin(), to.begin() + static_cast<std::ptrdiff_t>(senders), rank) - to.begin();
+  std::vector<double> t;
+  for (int r = 0; r < 2 + reps; ++r) {
+    MPI_Barrier(comm);
+    const double t0 = MPI_Wtime();
+    if (static_cast<std::size_t>(me_from) < senders) {
+      MPI_Send(buf.data(), bytes, MPI_BYTE, to[static_cast<std::size_t>(me_from)], kTag, comm);
+      MPI_Recv(buf.data(), 0, MPI_BYTE, to[static_cast<std::size_t>(me_from)], kToken, comm, MPI_STATUS_IGNORE);
+    } else if (static_cast<std::size_t>(me_to) < senders) {
+      MPI_Recv(buf.data(), bytes, MPI_BYTE, from[static_cast<std::size_t>(me_to)], kTag, comm, MPI_STATUS_IGNORE);
+      MPI_Send(buf.data(), 0, MPI_BYTE, from[static_cast<std::size_t>(me_to)], kToken, comm);
+    }
+    if (r >= 2) t.push_back(MPI_Wtime() - t0);
+  }
+  double mine = median(t), worst = 0;
+  if (static_cast<std::size_t>(me_from) >= senders) mine = 0;
+  MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return worst / (static_cast<double>(bytes) * static_cast<double>(senders));
+}
+
+// The slowest rank's median time per call of `f` (all ranks call it).
+template <class F>
+double per_call(MPI_Comm comm, F&& f) {
+  std::vector<double> t;
+  for (int r = 0; r < 5 + 50; ++r) {
+    const double t0 = MPI_Wtime();
+    f();
+    if (r >= 5) t.push_back(MPI_Wtime() - t0);
+  }
+  double mine = median(t), worst = 0;
+  MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return worst;
+}
+
+// Packing n doubles through a random index list (the executor's pack kernel).
+std::vector<core::TimedSample> pack_costs() {
+  std::vector<core::TimedSample> out;
+  std::mt19937_64 rng(1);
+  for (const int n : {1, 4, 16, 64, 256, 1024, 4096, 16384, 65536}) {
+    std::vector<double> src(4 * static_cast<std::size_t>(n), 1.0), dst(static_cast<std::size_t>(n));
+    std::vector<core::Index> idx(static_cast<std::size_t>(n));
+    for (auto& i : idx) i = static_cast<core::Index>(rng() % src.size());
+    const core::IndexShape shape = core::classify_indices(idx);
+    const int reps = std::max(5, 200000 / n);
+    std::vector<double> t;
+    for (int r = 0; r < 7; ++r) {
+      const double t0 = MPI_Wtime();
+      for (int k = 0; k < reps; ++k)
+        core::pack(reinterpret_cast<const std::byte*>(src.data()), idx, shape, sizeof(double), reinterpret_cast<std::byte*>(dst.data()));
+      t.push_back((MPI_Wtime() - t0) / reps);
+    }
+    out.push_back({8.0 * n, median(t)});
+  }
+  return out;
+}
+
+}  // namespace
+
+core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  core::CalibrationData d;
+  d.ranks = size;
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0;
+  MPI_Get_processor_name(host, &len);
+  d.host.assign(host, static_cast<std::size_t>(len));
+  auto say = [&](const std::string& s) {
+    if (rank == 0 && o.progress) o.progress(s);
+  };
+  // Every rank's node and socket.
+  int my_node = 0, local = 0, local_size = 1;
+  if (o.ranks_per_node > 0) {
+    my_node = rank / o.ranks_per_node;
+    local = rank % o.ranks_per_node;
+    local_size = std::min(o.ranks_per_node, size - my_node * o.ranks_per_node);
+  } else {
+    MPI_Comm shm;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
+    MPI_Comm_rank(shm, &local);
+    MPI_Comm_size(shm, &local_size);
+    int lowest = rank;
+    MPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, shm);
+    MPI_Comm_free(&shm);
+    my_node = lowest;  // renumbered below
+  }
+  const int rps = o.ranks_per_socket > 0 ? o.ranks_per_socket : local_size;
+  std::vector<int> node(static_cast<std::size_t>(size)), socket(node.size());
+  const int my_socket = local / rps;
+  MPI_Allgather(&my_node, 1, MPI_INT, node.data(), 1, MPI_INT, comm);
+  MPI_Allgather(&my_socket, 1, MPI_INT, socket.data(), 1, MPI_INT, comm);
+  {
+    std::vector<int> ids = node;
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    for (auto& n : node) n = static_cast<int>(std::lower_bound(ids.begin(), ids.end(), n) - ids.begin());
+    d.nodes = static_cast<int>(ids.size());
+  }
+  int rank0_local = local_size;
+  MPI_Bcast(&rank0_local, 1, MPI_INT, 0, comm);
+  d.ranks_per_node = o.ranks_per_node > 0 ? o.ranks_per_node : rank0_local;
+  d.ranks_per_socket = std::min(rps, d.ranks_per_node);
+  for (int p = size - 1; p > 0; --p) {  // the nearest partner of each tier (the lowest rank)
+    const int k = node[p] != node[0] ? 2 : socket[p] != socket[0] ? 1 : 0;
+    d.partner[k] = p;
+  }
+  // 1. Ping-pong per tier.
+  static const char* tier_names[] = {"same socket", "same node", "other node"};
+  for (int k = 0; k < 3; ++k) {
+    const int p = d.partner[k];
+    if (p < 0) continue;
+    say(std::string("ping-pong, ") + tier_names[k] + " (rank 0 and " + std::to_string(p) + ")");
+    if (rank == 0 || rank == p) d.pingpong[k] = pingpong(comm, rank, p);
+    idle_barrier(comm);
+  }
+  // 2. Overheads and gap, in the fastest tier present.
+  const int fast = d.partner[0] > 0 ? d.partner[0] : d.partner[1] > 0 ? d.partner[1] : d.partner[2];
+  if (fast > 0) {
+    say("LogGP overheads and gap");
+    if (rank == 0 || rank == fast) overheads(comm, rank, fast, d);
+    else MPI_Bcast(&d.o_recv, 1, MPI_DOUBLE, fast, comm);
+    idle_barrier(comm);
+  }
+  // 3. Injection: node 0's ranks to node 1's.
+  if (d.nodes > 1) {
+    std::vector<int> from, to;
+    for (int r = 0; r < size; ++r)
+      if (node[r] <= 1) (node[r] == 0 ? from : to).push_back(r);
+    const std::size_t senders = std::min(from.size(), to.size());
+    if (senders >= 2) {
+      say("injection limit of a node (" + std::to_string(senders) + " senders, then one)");
+      d.injection_seconds_per_byte = injection(comm, rank, from, to, senders);
+      d.injection_single_seconds_per_byte = injection(comm, rank, from, to, 1);
+      d.injection_senders = static_cast<int>(senders);
+    }
+  }
+  // 4. Synchronisation.
+  say("synchronisation: fence, neighbourhood collective, alltoallv");
+  {
+    double cell = 0;
+    MPI_Win win;
+    MPI_Win_create(&cell, sizeof cell, sizeof cell, MPI_INFO_NULL, comm, &win);
+    d.fence = per_call(comm, [&] { MPI_Win_fence(0, win); });
+    MPI_Win_free(&win);
+    std::vector<int> nb;
+    for (int x : {(rank + size - 1) % size, (rank + 1) % size})
+      if (x != rank && std::find(nb.begin(), nb.end(), x) == nb.end()) nb.push_back(x);
+    MPI_Comm ring;
+    MPI_Dist_graph_create_adjacent(comm, static_cast<int>(nb.size()), nb.data(), MPI_UNWEIGHTED, static_cast<int>(nb.size()), nb.data(),
+                                   MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &ring);
+    std::vector<int> zn(nb.size() + 1, 0);
+    char dummy = 0;
+    d.neighbor = per_call(comm, [&] { MPI_Neighbor_alltoallv(&dummy, zn.data(), zn.data(), MPI_BYTE, &dummy, zn.data(), zn.data(), MPI_BYTE, ring); });
+    MPI_Comm_free(&ring);
+    std::vector<int> za(static_cast<std::size_t>(size), 0);
+    d.alltoallv = per_call(comm, [&] { MPI_Alltoallv(&dummy, za.data(), za.data(), MPI_BYTE, &dummy, za.data(), za.data(), MPI_BYTE, comm); });
+  }
+  // 5. Pack costs (rank 0; the others wait).
+  say("pack costs");
+  if (rank == 0) d.pack = pack_costs();
+  idle_barrier(comm);
+  return d;
+}
+
+}  // namespace sfr::exec::mpi

@@ -1,0 +1,23 @@
+// The measurements behind `sf-replay calibrate`: ping-pong per locality tier, LogGP overheads
+// and gap, a node's injection limit, synchronisation per backend and pack costs (see
+// core/calibration_data.hpp). Collective over `comm`; the result is complete on rank 0.
+#pragma once
+
+#include <mpi.h>
+
+#include <functional>
+#include <string>
+
+#include "core/calibration_data.hpp"
+
+namespace sfr::exec::mpi {
+
+struct CalibrateOptions {
+  int ranks_per_node = 0;    // > 0: emulated nodes of this many consecutive ranks; 0: real nodes
+  int ranks_per_socket = 0;  // > 0: sockets of this many consecutive ranks of a node; 0: one
+  std::function<void(const std::string&)> progress;  // rank 0: called before each part
+};
+
+core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o);
+
+}  // namespace sfr::exec::mpi
