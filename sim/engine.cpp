@@ -718,8 +718,9 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
     const auto b = res_off_[r], z = res_off_[r + 1];
     if (b == z) continue;
     const ResItem* items = res_items_.data() + b;
-    SendCache sc{s.send_off.data(), static_cast<double>(start_[r]), s.send_known[r] != 0}, *use = nullptr;
+    SendCache sc{}, *use = nullptr;
     if (r < n) {  // a send link
+      sc = {s.send_off.data(), static_cast<double>(start_[r]), s.send_known[r] != 0};
       const Time first = std::max(items[0].act, busy_[r]);
       if (items[z - b - 1].act <= first) {  // all arrive together
         sc = {s.send_batch.data(), static_cast<double>(first), true};
