@@ -24,6 +24,7 @@ int cmd_simulate(const Args& args);
 int cmd_compare(const Args& args);
 int cmd_check(const Args& args);
 int cmd_calibrate(const Args& args);
+int cmd_validate_model(const Args& args);
 
 const std::vector<Command>& commands();
 

@@ -17,6 +17,7 @@ const std::vector<Command>& commands() {
       {"simulate", "predict the time of a trace's ops on a machine model", cmd_simulate},
       {"compare", "rank backends by predicted time on a machine model", cmd_compare},
       {"calibrate", "measure this machine under mpirun and write a machine file for simulate", cmd_calibrate},
+      {"validate-model", "under mpirun: run traces on every backend and compare with the simulator's predictions", cmd_validate_model},
       {"report", "write a Markdown report of a trace (and optionally its run and timing results)", cmd_report},
   };
   return cmds;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "sim/machine.hpp"
@@ -48,7 +49,7 @@ TEST(MpiCalibrate, TwoRanksOneNode) {
     const auto& ab = m.ab(false, sim::Tier::socket, m.proto_of(static_cast<std::int64_t>(bytes)));
     err.push_back(std::abs(m.o_send + ab.alpha + ab.beta * bytes + m.o_recv - measured) / measured);
   }
-  ASSERT_EQ(err.size(), 15u);
+  ASSERT_EQ(err.size(), 34u);
   std::sort(err.begin(), err.end());
   EXPECT_LT(err[err.size() / 2], 0.10) << "median relative error of the fitted ping-pong";
   // The simulator reads it.
@@ -103,4 +104,53 @@ TEST(MpiCalibrate, BadCommandLines) {
     EXPECT_NE(r.out.find(c.says), std::string::npos) << c.args << ": " << r.out;
     EXPECT_FALSE(fs::exists(out)) << c.args;
   }
+}
+
+// validate-model: every op of the traces of this run's rank count on every backend, measured and
+// predicted; traces of another rank count are skipped and said; bad command lines refused.
+TEST(MpiValidateModel, MeasuredAgainstPredicted) {
+  const fs::path trace = temp("t2.json"), json = temp("vm.json");
+  // Two ranks, two ops, one message each way.
+  std::ofstream(trace) << R"({"name": "two", "nranks": 2, "sfs": {"A": {"ranks": [
+      {"nroots": 64, "remote_rank": [1, 1, 1], "remote_index": [0, 1, 2]},
+      {"nroots": 64, "remote_rank": [0, 0], "remote_index": [5, 6]}]}},
+    "ops": [{"op": "bcast", "sf": "A", "unit": "float64"}, {"op": "reduce", "sf": "A", "unit": "int32", "mpi_op": "sum", "repeat": 3}]})";
+  const std::string four = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+  const auto r = mpirun(2, "validate-model " + trace.string() + " " + four + " --machine generic --iters 3 --json " + json.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("skipped " + four + ": needs 4 ranks"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("summary: 8 (op, backend) pairs"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(sfr_test::slurp(json));
+  EXPECT_EQ(j["format"], "sf-model-check");
+  ASSERT_EQ(j["pairs"].size(), 8u);  // 2 ops x basic, neighbor, window, alltoallv
+  for (const auto& p : j["pairs"]) {
+    EXPECT_EQ(p["trace"], "two");
+    EXPECT_GT(p["measured_us"].get<double>(), 0);
+    EXPECT_GT(p["predicted_us"].get<double>(), 0);
+    EXPECT_NEAR(p["error"].get<double>(), (p["predicted_us"].get<double>() - p["measured_us"].get<double>()) / p["measured_us"].get<double>(), 1e-12);
+  }
+  // The reduce repeats 3 times per timed iteration: the prediction covers the 3 calls.
+  EXPECT_EQ(j["ops"].size(), 2u);
+  // On `generic` a message costs more than 1 us: 3 sequential reduces cost more than one bcast.
+  EXPECT_GT(j["pairs"][1]["predicted_us"].get<double>(), 2 * j["pairs"][0]["predicted_us"].get<double>()) << j["pairs"].dump();
+  fs::remove(json);
+  const struct {
+    int np;
+    std::string args, says;
+  } bad[] = {
+      {2, "--machine generic", "no trace given"},
+      {2, four + " --machine generic", "no trace needs 2 ranks"},
+      {2, trace.string(), "machine"},
+      {2, trace.string() + " --machine generic --backend bogus", "bogus"},
+      {2, trace.string() + " --machine generic --iters 0", "--iters"},
+      {2, trace.string() + " --machine generic --json /nonexistent-dir/x.json", "/nonexistent-dir"},
+  };
+  for (const auto& c : bad) {
+    const auto b = mpirun(c.np, "validate-model " + c.args);
+    EXPECT_EQ(b.status, 2) << c.args << ": " << b.out;
+    EXPECT_EQ(occurrences(b.out, "sf-replay validate-model: error:"), 1u) << c.args << ": " << b.out;
+    EXPECT_NE(b.out.find(c.says), std::string::npos) << c.args << ": " << b.out;
+  }
+  EXPECT_FALSE(fs::exists(json));
+  fs::remove(trace);
 }

@@ -36,7 +36,10 @@ constexpr int kTag = 7, kToken = 8;
 
 // Half round trips of a blocking ping-pong between rank 0 and `p`, median over repetitions.
 std::vector<core::TimedSample> pingpong(MPI_Comm comm, int rank, int p) {
-  static const int sizes[] = {8, 64, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576};
+  // Four sizes per octave from 512 B to 8 KiB (where transports switch protocols), two above.
+  static const int sizes[] = {8,     64,    256,   512,   640,    768,    896,    1024,   1280,   1536,   1792,   2048,   2560,    3072,
+                              3584,  4096,  5120,  6144,  7168,   8192,   12288,  16384,  24576,  32768,  49152,  65536,  98304,   131072,
+                              196608, 262144, 393216, 524288, 786432, 1048576};
   std::vector<core::TimedSample> out;
   std::vector<char> buf(1 << 20);
   for (const int n : sizes) {

@@ -1,0 +1,91 @@
+#include "sim/model_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace sfr::sim {
+
+ModelCheck check_model(std::vector<ModelPair> pairs) {
+  ModelCheck c;
+  c.pairs = std::move(pairs);
+  std::vector<double> errs;
+  for (const auto& p : c.pairs) errs.push_back(std::abs(p.error()));
+  if (!errs.empty()) {
+    std::sort(errs.begin(), errs.end());
+    const std::size_t n = errs.size();
+    c.median_abs_error = n % 2 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]);
+  }
+  // Group by (trace, op) in order of first appearance.
+  std::vector<std::pair<std::string, std::size_t>> keys;
+  std::map<std::pair<std::string, std::size_t>, std::vector<const ModelPair*>> groups;
+  for (const auto& p : c.pairs) {
+    auto& g = groups[{p.trace, p.op}];
+    if (g.empty()) keys.push_back({p.trace, p.op});
+    g.push_back(&p);
+  }
+  std::size_t right = 0;
+  for (const auto& k : keys) {
+    const auto& g = groups[k];
+    if (g.size() < 2) continue;
+    const auto mb = *std::min_element(g.begin(), g.end(), [](auto a, auto b) { return a->measured_us < b->measured_us; });
+    const auto pb = *std::min_element(g.begin(), g.end(), [](auto a, auto b) { return a->predicted_us < b->predicted_us; });
+    OpRanking r{k.first, k.second, mb->backend, pb->backend, pb->measured_us, mb->measured_us};
+    right += r.right() ? 1 : 0;
+    c.ops.push_back(r);
+  }
+  c.ranking_right = c.ops.empty() ? 0 : static_cast<double>(right) / static_cast<double>(c.ops.size());
+  return c;
+}
+
+std::string render_model_check(const ModelCheck& c, const std::string& machine) {
+  std::ostringstream os;
+  char line[512];
+  os << "measured (executor, median per iteration) vs predicted (simulator, machine " << machine << "), microseconds\n";
+  std::snprintf(line, sizeof line, "%-28s %4s  %-28s %-10s %12s %12s %8s\n", "trace", "op", "label", "backend", "measured", "predicted", "error");
+  os << line;
+  for (const auto& p : c.pairs) {
+    std::snprintf(line, sizeof line, "%-28s %4zu  %-28s %-10s %12.3f %12.3f %+7.1f%%\n", p.trace.c_str(), p.op, p.label.c_str(), p.backend.c_str(),
+                  p.measured_us, p.predicted_us, 100 * p.error());
+    os << line;
+  }
+  if (!c.ops.empty()) {
+    os << "\nbest backend per op (right: the predicted best is the measured best or within 5 % of it when measured)\n";
+    std::snprintf(line, sizeof line, "%-28s %4s  %-10s %-10s %s\n", "trace", "op", "measured", "predicted", "");
+    os << line;
+    for (const auto& r : c.ops) {
+      std::snprintf(line, sizeof line, "%-28s %4zu  %-10s %-10s %s\n", r.trace.c_str(), r.op, r.measured_best.c_str(), r.predicted_best.c_str(),
+                    r.right() ? "right" : ("wrong: its measured time is +" +
+                                           std::to_string(static_cast<int>(std::lround(100 * (r.predicted_best_measured_us / r.measured_best_us - 1)))) +
+                                           "%")
+                                              .c_str());
+      os << line;
+    }
+  }
+  std::snprintf(line, sizeof line, "\nsummary: %zu (op, backend) pairs, median |error| %.1f%%; predicted best right in %zu of %zu ops (%.0f%%)\n",
+                c.pairs.size(), 100 * c.median_abs_error, static_cast<std::size_t>(std::lround(c.ranking_right * static_cast<double>(c.ops.size()))),
+                c.ops.size(), 100 * c.ranking_right);
+  os << line;
+  return os.str();
+}
+
+trace::Json model_check_json(const ModelCheck& c, const std::string& machine) {
+  trace::Json j;
+  j["format"] = "sf-model-check";
+  j["version"] = 1;
+  j["machine"] = machine;
+  j["pairs"] = trace::Json::array();
+  for (const auto& p : c.pairs)
+    j["pairs"].push_back({{"trace", p.trace}, {"op", p.op}, {"label", p.label}, {"backend", p.backend}, {"measured_us", p.measured_us},
+                          {"predicted_us", p.predicted_us}, {"error", p.error()}});
+  j["ops"] = trace::Json::array();
+  for (const auto& r : c.ops)
+    j["ops"].push_back({{"trace", r.trace}, {"op", r.op}, {"measured_best", r.measured_best}, {"predicted_best", r.predicted_best},
+                        {"right", r.right()}});
+  j["summary"] = {{"pairs", c.pairs.size()}, {"median_abs_error", c.median_abs_error}, {"ops_ranked", c.ops.size()}, {"ranking_right", c.ranking_right}};
+  return j;
+}
+
+}  // namespace sfr::sim

@@ -1,0 +1,45 @@
+// Measured against predicted: the comparison behind `sf-replay validate-model`. Pairs of (trace,
+// op, backend) with the executor's median time per iteration and the simulator's prediction;
+// per op, whether the predicted best backend is the measured best (or within 5 % of it when
+// measured); summaries over all pairs. Pure data in, text and JSON out.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "trace/json_strict.hpp"
+
+namespace sfr::sim {
+
+struct ModelPair {
+  std::string trace;
+  std::size_t op = 0;
+  std::string label;    // "bcast A float64x1"
+  std::string backend;
+  double measured_us = 0, predicted_us = 0;
+  double error() const { return (predicted_us - measured_us) / measured_us; }  // relative
+};
+
+struct OpRanking {
+  std::string trace;
+  std::size_t op = 0;
+  std::string measured_best, predicted_best;
+  double predicted_best_measured_us = 0, measured_best_us = 0;
+  // The predicted best is the measured best, or measured within 5 % of it.
+  bool right() const { return predicted_best == measured_best || predicted_best_measured_us <= 1.05 * measured_best_us; }
+};
+
+struct ModelCheck {
+  std::vector<ModelPair> pairs;
+  std::vector<OpRanking> ops;  // ops with at least two backends
+  double median_abs_error = 0;
+  double ranking_right = 0;  // fraction of `ops`
+};
+
+// Rankings and summaries of `pairs` (grouped by trace and op, in order of first appearance).
+ModelCheck check_model(std::vector<ModelPair> pairs);
+std::string render_model_check(const ModelCheck& c, const std::string& machine);
+trace::Json model_check_json(const ModelCheck& c, const std::string& machine);
+
+}  // namespace sfr::sim

@@ -1,0 +1,124 @@
+// sf-replay validate-model: mpirun -np P sf-replay validate-model TRACE... --machine M [--json F]
+// [--backend B,...] [--warmup N] [--iters N]. Runs every op of every trace of P ranks on each
+// backend with the MPI executor and predicts it with the simulator on machine M (each op alone,
+// as the executor times it between barriers), then prints measured against predicted with the
+// relative error, whether the predicted best backend is the measured best, and the summary
+// (sim/model_check.hpp).
+#include <unistd.h>
+
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "cli/options.hpp"
+#include "core/budget.hpp"
+#include "core/error.hpp"
+#include "trace/output_file.hpp"
+#include "trace/reader.hpp"
+
+#if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
+#include "cli/mpi_session.hpp"
+#include "exec/conformance.hpp"
+#include "exec/mpi/runner.hpp"
+#include "sim/model_check.hpp"
+#include "sim/simulate.hpp"
+#endif
+
+namespace sfr::cli {
+
+int cmd_validate_model(const Args& args) {
+  po::options_description opts("validate-model options");
+  std::vector<std::string> files;
+  std::string machine, json, backend_list = "basic,neighbor,window,alltoallv";
+  int warmup = 2, iters = 10;
+  std::uint64_t max_memory = 0;
+  opts.add_options()("traces", po::value(&files)->composing(), "trace files (those of another rank count are skipped, and said)")(
+      "machine,m", po::value(&machine)->required(), "machine the predictions are for: a calibrated machine file (sf-replay calibrate), a preset or uniform:...")(
+      "backend", po::value(&backend_list), "comma list of backends run and simulated (default basic,neighbor,window,alltoallv)")(
+      "json", po::value(&json), "also write the comparison (sf-model-check JSON) to this file")("warmup", po::value(&warmup), "untimed iterations per op (default 2)")(
+      "iters", po::value(&iters), "timed iterations per op (default 10)");
+  add_max_memory_option(opts, &max_memory);
+  po::positional_options_description pos;
+  pos.add("traces", -1);
+  po::variables_map vm;
+  if (parse_options("validate-model", "TRACE... --machine M [--json F] [--backend B,...] [--warmup N] [--iters N]   (under mpirun)", args, opts,
+                    pos, vm))
+    return 0;
+  if (files.empty()) throw InputError("validate-model", "no trace given");
+  if (warmup < 0) throw InputError("--warmup", "must be >= 0, got " + std::to_string(warmup));
+  if (iters < 1) throw InputError("--iters", "must be >= 1, got " + std::to_string(iters));
+  std::vector<std::string> backends;
+  {
+    std::stringstream ss(backend_list);
+    for (std::string b; std::getline(ss, b, ',');)
+      if (!b.empty()) backends.push_back(b);
+  }
+  if (backends.empty()) throw InputError("--backend", "no backend given");
+  if (!json.empty()) trace::check_output_path("--json", json);
+#if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
+  const auto m = sim::load_machine(machine);
+  for (const auto& b : backends) (void)sim::parse_backend(b, "--backend");  // the simulator knows it too
+  const MpiSession mpi;
+  const int rank = mpi.rank, size = mpi.size;
+  const int local = ranks_on_node();
+  std::vector<sim::ModelPair> pairs;
+  std::size_t ran = 0;
+  for (const auto& file : files) {
+    std::optional<trace::BuiltTrace> t;
+    if (!agreed("validate-model", rank, size, [&] {
+          t.emplace(trace::read_trace_file(file, {core::memory_limit(max_memory) / static_cast<std::uint64_t>(local)}));
+          if (t->trace().nranks == size) core::check_budget(exec::data_estimate(*t, rank, false, false), t->max_memory());
+        }))
+      return 2;
+    const auto& tr = t->trace();
+    if (tr.nranks != size) {
+      if (rank == 0) std::cout << "skipped " << file << ": needs " << tr.nranks << " ranks, this run has " << size << "\n";
+      continue;
+    }
+    ++ran;
+    for (const auto& b : backends) {
+      try {
+        exec::mpi::check_backend(*t, b);
+      } catch (const InputError& e) {
+        if (rank == 0) std::cout << "skipped " << b << " on " << tr.name << ": " << e.what() << "\n";
+        continue;
+      }
+      const auto timings = exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, warmup, iters);
+      if (rank != 0) continue;
+      for (const auto& ti : timings) {
+        // The op alone, from ranks that start together (the executor times it between barriers).
+        trace::Trace one = tr;
+        one.ops = {tr.ops[ti.index]};
+        const trace::BuiltTrace bt1(std::move(one));
+        const auto res = sim::simulate(bt1, m, {sim::parse_backend(b, "--backend")});
+        const auto& o = res.backends.at(0).ops.at(0);
+        pairs.push_back({tr.name, ti.index, o.label, b, ti.median_us, o.total_s * 1e6});
+      }
+    }
+  }
+  if (!agreed("validate-model", rank, size, [&] {
+        if (ran == 0) throw InputError("validate-model", "no trace needs " + std::to_string(size) + " ranks (mpirun -np N with the traces' rank count)");
+      }))
+    return 2;
+  if (rank == 0) {
+    const auto c = sim::check_model(std::move(pairs));
+    std::cout << sim::render_model_check(c, m.name);
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > 0 && local > cores)
+      std::cout << "note: " << local << " ranks share " << cores << " cores on this node; the model does not include that sharing, so "
+                << "its predictions do not hold for this run\n";
+    if (!agreed("validate-model", rank, size, [&] {
+          if (!json.empty()) trace::write_file_atomic(json, sim::model_check_json(c, m.name).dump(2) + "\n");
+        }))
+      return 2;
+  } else if (!agreed("validate-model", rank, size, [] {})) {
+    return 2;
+  }
+  return 0;
+#else
+  (void)max_memory;
+  throw InputError("validate-model", "this build has no MPI executor or no simulator; validate-model needs both");
+#endif
+}
+
+}  // namespace sfr::cli
