@@ -197,6 +197,14 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     c.lines.push_back(fmt("sync       MPI_Win_fence %.3f us per call: %.3f us beyond %.0f dissemination rounds", d.fence * 1e6, m.fence_overhead * 1e6,
                           rounds));
   }
+  if (d.sf_op >= 0 && !d.pingpong[d.sf_op_tier].empty()) {
+    // A ring bcast of 8 B per rank overlaps one send and one receive per rank: one ping-pong
+    // one-way time of 8 B; the rest is the executor's own work per call.
+    const double one_way = d.pingpong[d.sf_op_tier].front().seconds;
+    m.op_overhead = std::max(0.0, d.sf_op - one_way);
+    c.lines.push_back(fmt("executor   %.3f us per op call beyond the messages (a ring bcast of 8 B per rank: %.3f us, one-way 8 B: %.3f us)",
+                          m.op_overhead * 1e6, d.sf_op * 1e6, one_way * 1e6));
+  }
   if (d.pack.size() >= 2) {
     double rms = 0;
     m.pack = fit_alpha_beta(d.pack, &rms);

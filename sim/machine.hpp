@@ -65,6 +65,7 @@ struct MachineModel {
   double o_send = 0, o_recv = 0, gap = 0;  // LogGP overheads and gap (seconds)
   double collective_overhead = 0; // per call of a collective (neighbor, alltoallv), seconds
   double fence_overhead = 0;      // per MPI_Win_fence beyond its dissemination rounds, seconds
+  double op_overhead = 0;         // per op call and rank: the executor's own CPU work (begin/end), seconds
   int procs_per_node = 40;        // host processes a node can use for the split strategies
   std::int64_t message_cap = 8192;// split strategies: inter-node message cap (bytes)
 

@@ -50,6 +50,7 @@ trace::Json measured_json(const core::CalibrationData& d) {
   j["neighbor_alltoallv_s"] = d.neighbor;
   j["alltoallv_s"] = d.alltoallv;
   j["pack_bytes_seconds"] = samples(d.pack);
+  j["sf_op_s"] = d.sf_op;
   return j;
 }
 #endif

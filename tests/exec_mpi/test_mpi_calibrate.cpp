@@ -52,6 +52,10 @@ TEST(MpiCalibrate, TwoRanksOneNode) {
   ASSERT_EQ(err.size(), 34u);
   std::sort(err.begin(), err.end());
   EXPECT_LT(err[err.size() / 2], 0.10) << "median relative error of the fitted ping-pong";
+  // The executor's own cost per call was measured and is in the model.
+  EXPECT_GT(cal.at("measured").at("sf_op_s").get<double>(), 0);
+  EXPECT_GE(m.op_overhead, 0);
+  EXPECT_NE(r.out.find("executor   "), std::string::npos) << r.out;
   // The simulator reads it.
   const auto s = sfr_test::run_command(std::string(SFR_CLI) + " simulate " + SFR_TRACES_DIR + "/handmade-4.json --machine " + out.string());
   EXPECT_EQ(s.status, 0) << s.out;

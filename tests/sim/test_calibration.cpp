@@ -79,6 +79,7 @@ TEST(SimCalibration, MachineFromOneNode) {
   for (int k : {1, 2, 4, 8, 16}) d.train.push_back({static_cast<double>(k), 2e-6 + 0.3e-6 * k});
   d.fence = 1e-6, d.neighbor = 0.5e-6, d.alltoallv = 0.6e-6;
   for (double b : {8.0, 80.0, 800.0, 8000.0}) d.pack.push_back({b, 50e-9 + 0.2e-9 * b});
+  d.sf_op = 3e-6, d.sf_op_tier = 0;
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
   EXPECT_EQ(m.model, sim::ModelKind::loggp);
@@ -100,6 +101,8 @@ TEST(SimCalibration, MachineFromOneNode) {
   EXPECT_NEAR(m.collective_overhead, 0.5e-6, 1e-15);
   // One dissemination round on the node tier (0.7 us of wire latency): the rest is overhead.
   EXPECT_NEAR(m.fence_overhead, 1e-6 - 0.7e-6, 1e-9);
+  // The executor's ring bcast of 8 B less the 8 B one-way time (1 us + 0.8 ns).
+  EXPECT_NEAR(m.op_overhead, 3e-6 - (1e-6 + 0.8e-9), 1e-12);
   EXPECT_NEAR(m.pack.alpha, 50e-9, 1e-12);
   EXPECT_NEAR(m.pack.beta, 0.2e-9, 1e-15);
   EXPECT_LT(c.worst_rms, 1e-6);
@@ -107,6 +110,7 @@ TEST(SimCalibration, MachineFromOneNode) {
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
   EXPECT_EQ(sim::machine_to_json(back).dump(), sim::machine_to_json(m).dump());
   EXPECT_EQ(back.fence_overhead, m.fence_overhead);
+  EXPECT_EQ(back.op_overhead, m.op_overhead);
   EXPECT_EQ(back.gap, m.gap);
   EXPECT_EQ(back.short_max, m.short_max);
   EXPECT_EQ(back.ab(false, sim::Tier::socket, sim::Proto::eager).beta, m.ab(false, sim::Tier::socket, sim::Proto::eager).beta);

@@ -141,6 +141,18 @@ TEST(SimEngine, StagedAndDeviceAwareCopies) {
   EXPECT_NEAR(one(shared, m, {sim::BackendKind::basic, false}), (20e-6 + 4e-6) + 2e-6 + (22e-6 + 5e-6), kTol);
 }
 
+TEST(SimEngine, ExecutorOverheadPerCall) {
+  // A calibrated machine's op_overhead delays every rank's start of each call. Two calls of one
+  // eager message (1 us + 125*8 B * 1 ns = 2 us): rank 0 posts at 3 us (done: eager), rank 1
+  // receives at 5 us; rank 0 posts again at 3 + 3 = 6 us, arriving at 8 us, when rank 1 (5 + 3)
+  // has just started its second call: 8 us in all.
+  core::Graph g(2);
+  link(g, 0, 1, 125);
+  auto m = flat(ModelKind::postal);
+  m.op_overhead = 3e-6;
+  EXPECT_NEAR(one(make_trace(g, {op(OpKind::bcast, core::Unit::float64, 1, 2)}), m, {sim::BackendKind::basic, false}), 8e-6, kTol);
+}
+
 TEST(SimEngine, WindowFencesAndAlltoallvEmptyMessages) {
   core::Graph g(2);
   link(g, 0, 1, 125);

@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <vector>
 
 #include "core/pack.hpp"
+#include "exec/mpi/runner.hpp"
+#include "trace/trace.hpp"
 
 namespace sfr::exec::mpi {
 
@@ -276,7 +279,27 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     std::vector<int> za(static_cast<std::size_t>(size), 0);
     d.alltoallv = per_call(comm, [&] { MPI_Alltoallv(&dummy, za.data(), za.data(), MPI_BYTE, &dummy, za.data(), za.data(), MPI_BYTE, comm); });
   }
-  // 5. Pack costs (rank 0; the others wait).
+  // 5. The executor itself: one bcast of one float64 per rank on a ring, basic backend.
+  say("the executor's own cost per op");
+  {
+    core::Graph g(size);
+    for (int r = 0; r < size; ++r) g[r].nroots = 1;
+    for (int r = 0; r < size; ++r) g[r].add_leaf(0, (r + 1) % size, 0);
+    trace::Trace t;
+    t.name = "calibrate-ring";
+    t.nranks = size;
+    t.sfs.push_back({"R", trace::ExplicitSF{std::make_shared<const core::Graph>(std::move(g))}});
+    trace::OpSpec op;
+    op.op = trace::OpKind::bcast;
+    op.sf = "R";
+    op.unit = core::Unit::float64;
+    t.ops = {op};
+    const trace::BuiltTrace bt(std::move(t));
+    const auto r = time_ops(comm, bt, "basic", 20, 200);
+    d.sf_op = r.at(0).median_us * 1e-6;
+    d.sf_op_tier = node[1] != node[0] ? 2 : socket[1] != socket[0] ? 1 : 0;
+  }
+  // 6. Pack costs (rank 0; the others wait).
   say("pack costs");
   if (rank == 0) d.pack = pack_costs();
   idle_barrier(comm);
