@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/options.hpp"
@@ -14,6 +15,7 @@
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
 #include "cli/mpi_session.hpp"
 #include "exec/mpi/calibrate.hpp"
+#include "sim/auto_backend.hpp"
 #include "sim/calibration.hpp"
 #endif
 
@@ -60,12 +62,15 @@ int cmd_calibrate(const Args& args) {
   po::options_description opts("calibrate options");
   std::string out;
   int rpn = 0, rps = 0;
+  bool no_default = false;
   opts.add_options()("output,o", po::value(&out)->required(), "machine file to write (sf-machine JSON, atomically)")(
       "ranks-per-node", po::value(&rpn), "emulated nodes of N consecutive ranks (default: the real nodes, by shared memory)")(
-      "ranks-per-socket", po::value(&rps), "sockets of N consecutive ranks of a node (default: one socket per node)");
+      "ranks-per-socket", po::value(&rps), "sockets of N consecutive ranks of a node (default: one socket per node)")(
+      "no-default", po::bool_switch(&no_default),
+      "do not also save the machine where run --backend auto looks for it ($SFR_MACHINE_FILE, else ~/.config/sf-replay/machine.json)");
   po::positional_options_description pos;
   po::variables_map vm;
-  if (parse_options("calibrate", "-o FILE [--ranks-per-node N] [--ranks-per-socket N]   (under mpirun, at least 2 ranks)", args, opts, pos, vm))
+  if (parse_options("calibrate", "-o FILE [--ranks-per-node N] [--ranks-per-socket N] [--no-default]   (under mpirun, at least 2 ranks)", args, opts, pos, vm))
     return 0;
   if (vm.count("ranks-per-node") && rpn < 1) throw InputError("--ranks-per-node", "must be >= 1, got " + std::to_string(rpn));
   if (vm.count("ranks-per-socket") && rps < 1) throw InputError("--ranks-per-socket", "must be >= 1, got " + std::to_string(rps));
@@ -73,6 +78,7 @@ int cmd_calibrate(const Args& args) {
     throw InputError("--ranks-per-socket", std::to_string(rps) + " ranks per socket exceed " + std::to_string(rpn) + " ranks per node");
   trace::check_output_path("--output", out);
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
+  const std::string def = no_default ? "" : sim::default_machine_path();
   const MpiSession mpi;
   if (!agreed("calibrate", mpi.rank, mpi.size, [&] {
         if (mpi.size < 2) throw InputError("calibrate", "needs at least 2 ranks to measure messages (mpirun -np 2 sf-replay calibrate ...)");
@@ -95,6 +101,16 @@ int cmd_calibrate(const Args& args) {
                             {"nodes", data.nodes},       {"ranks_per_node", data.ranks_per_node}, {"ranks_per_socket", data.ranks_per_socket},
                             {"fit", cal.lines},          {"worst_fit_error", cal.worst_rms},     {"measured", measured_json(data)}};
         trace::write_file_atomic(out, j.dump(2) + "\n");
+        if (!def.empty()) {  // where run --backend auto looks (a failure here is not fatal: -o is written)
+          std::error_code ec;
+          std::filesystem::create_directories(std::filesystem::path(def).parent_path(), ec);
+          try {
+            trace::write_file_atomic(def, j.dump(2) + "\n");
+            std::cout << "also saved as the machine of run --backend auto: " << def << "\n";
+          } catch (const std::exception& e) {
+            std::cout << "note: could not save the machine of run --backend auto (" << e.what() << ")\n";
+          }
+        }
         std::cout << "calibrated " << data.host << ": " << data.ranks << " ranks, " << data.nodes << " node(s) of " << data.ranks_per_node
                   << " ranks" << (rpn > 0 ? " (emulated)" : "") << ", " << data.ranks_per_socket << " per socket\n";
         for (const auto& l : cal.lines) std::cout << "  " << l << "\n";

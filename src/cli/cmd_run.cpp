@@ -1,6 +1,8 @@
 // sf-replay run: the serial reference executor (--reference, no MPI) or the MPI executor
 // (mpirun -np P sf-replay run TRACE --backend B ...). Under MPI every rank validates the same
 // inputs; on bad input rank 0 prints the one-line error and every rank exits with status 2.
+#include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -21,13 +23,16 @@
 #include "exec/mpi/runner.hpp"
 #include "exec/mpi/star_forest.hpp"
 #endif
+#ifdef HAVE_SFREPLAY_SIM
+#include "sim/auto_backend.hpp"
+#endif
 
 namespace sfr::cli {
 
 namespace {
 
 struct RunArgs {
-  std::string file, dump, timing, backend = "basic";
+  std::string file, dump, timing, backend = "basic", machine;
   bool reference = false;
   int warmup = 2, iters = 10;
   std::uint64_t max_memory = 0;
@@ -77,8 +82,32 @@ int run_mpi(const RunArgs& a) {
         if (rank == 0 && !a.dump.empty()) core::check_budget(exec::data_estimate(*t, -1, true, true), t->max_memory());
       }))
     return 2;
+  // --backend auto: every rank simulates the trace on the machine and takes, per SF, the backend
+  // predicted fastest (the same choice everywhere: the simulation is deterministic).
+  exec::mpi::AutoChoice choice;
+  if (std::find(backends.begin(), backends.end(), "auto") != backends.end()) {
+#ifdef HAVE_SFREPLAY_SIM
+    std::string source;
+    if (!agreed("run", rank, size, [&] {
+          const auto m = sim::auto_machine(a.machine, &source);
+          for (const auto& c : sim::choose_backends(*t, m)) {
+            choice[c.sf] = c.backend;
+            if (rank == 0) {
+              char line[256];
+              std::snprintf(line, sizeof line, "auto: SF %s -> %s (predicted %.3f us for its %zu op(s); next: %s, +%.1f%%)\n", c.sf.c_str(),
+                            c.backend.c_str(), c.predicted_s * 1e6, c.ops, c.runner_up.c_str(), 100 * c.margin());
+              std::cout << line;
+            }
+          }
+          if (rank == 0) std::cout << "auto: predictions for " << m.name << " from " << source << "\n";
+        }))
+      return 2;
+#else
+    if (rank == 0) std::cout << "auto: this build has no simulator; every SF runs on basic\n";
+#endif
+  }
   if (!a.dump.empty()) {
-    const std::string text = exec::mpi::conformance_dump(MPI_COMM_WORLD, *t, backends.front());
+    const std::string text = exec::mpi::conformance_dump(MPI_COMM_WORLD, *t, backends.front(), &choice);
     if (!agreed("run", rank, size, [&] {
           if (rank == 0) trace::write_file_atomic(a.dump, text);
         }))
@@ -87,7 +116,7 @@ int run_mpi(const RunArgs& a) {
   if (a.dump.empty() || !a.timing.empty()) {
     std::vector<exec::mpi::OpTiming> all;
     for (const auto& b : backends) {
-      auto r = exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, a.warmup, a.iters);
+      auto r = exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, a.warmup, a.iters, &choice);
       all.insert(all.end(), r.begin(), r.end());
     }
     if (rank == 0) std::cout << exec::mpi::timing_table(*t, all, a.iters);
@@ -108,10 +137,12 @@ int cmd_run(const Args& args) {
   RunArgs a;
   opts.add_options()("trace", po::value(&a.file)->required(), "trace file")(
       "reference", po::bool_switch(&a.reference), "use the serial reference executor (all ranks in this process, no MPI)")(
-      "backend", po::value(&a.backend), "MPI backend: basic (default), neighbor, window, alltoallv, collective, auto; a comma list or all")(
+      "backend", po::value(&a.backend), "MPI backend: basic (default), neighbor, window, alltoallv, collective, auto (per SF, the one the simulator predicts fastest); a comma list or all")(
       "dump", po::value(&a.dump), "write the sf-dump v1 conformance dump to this file (atomically)")(
       "timing", po::value(&a.timing), "write timings (sf-timing v1 JSON) to this file (atomically)")(
-      "warmup", po::value(&a.warmup), "untimed iterations per op (default 2)")("iters", po::value(&a.iters), "timed iterations per op (default 10)");
+      "warmup", po::value(&a.warmup), "untimed iterations per op (default 2)")("iters", po::value(&a.iters), "timed iterations per op (default 10)")(
+      "machine", po::value(&a.machine),
+      "with --backend auto: the machine whose predictions choose (default: the file calibrate saved, else the generic preset)");
   add_max_memory_option(opts, &a.max_memory);
   po::positional_options_description pos;
   pos.add("trace", 1);
@@ -120,6 +151,8 @@ int cmd_run(const Args& args) {
     return 0;
   if (a.warmup < 0) throw InputError("--warmup", "must be >= 0, got " + std::to_string(a.warmup));
   if (a.iters < 1) throw InputError("--iters", "must be >= 1 (a timed run times at least one iteration), got " + std::to_string(a.iters));
+  if (vm.count("machine") && a.backend.find("auto") == std::string::npos)
+    throw InputError("--machine", "only --backend auto uses a machine (to choose backends); give --backend auto or drop --machine");
   if (a.reference) {
     if (vm.count("backend")) throw InputError("--backend", "--reference and --backend exclude each other");
     for (const char* o : {"timing", "warmup", "iters"})

@@ -1,4 +1,5 @@
 // sf-replay: command-line front end. main only dispatches to the subcommands.
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 
@@ -28,7 +29,9 @@ const std::vector<Command>& commands() {
 namespace {
 void usage(std::ostream& o) {
   o << "usage: sf-replay COMMAND [ARGS...]   (sf-replay COMMAND --help for details)\n\ncommands:\n";
-  for (const auto& c : sfr::cli::commands()) o << "  " << c.name << std::string(10 - std::strlen(c.name), ' ') << c.summary << "\n";
+  std::size_t w = 0;
+  for (const auto& c : sfr::cli::commands()) w = std::max(w, std::strlen(c.name));
+  for (const auto& c : sfr::cli::commands()) o << "  " << c.name << std::string(w + 2 - std::strlen(c.name), ' ') << c.summary << "\n";
 }
 }  // namespace
 

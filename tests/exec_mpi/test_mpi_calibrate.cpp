@@ -1,6 +1,7 @@
-// `mpirun -np P sf-replay calibrate -o FILE` end to end: the machine file it writes is read by the
+// The model-driven commands end to end: `calibrate` (the machine file it writes is read by the
 // simulator unchanged, its parameters agree with the raw measurements it keeps, the tiers it
-// measures follow the (emulated) placement, and bad command lines are refused with one line.
+// measures follow the (emulated) placement), `validate-model` and `run --backend auto`; bad
+// command lines are refused with one line.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,9 +17,13 @@ namespace fs = std::filesystem;
 using namespace sfr;
 
 namespace {
-sfr_test::Proc mpirun(int np, const std::string& args) { return sfr_test::run_command(sfr_test::mpiexec(np) + SFR_CLI + " " + args, 300); }
-
 fs::path temp(const std::string& name) { return fs::temp_directory_path() / ("sfr_cal_" + std::to_string(::getpid()) + "_" + name); }
+
+// The default machine (calibrate saves it, run --backend auto reads it) lives in a temporary file.
+const fs::path kDefault = temp("default-machine.json");
+sfr_test::Proc mpirun(int np, const std::string& args) {
+  return sfr_test::run_command("env SFR_MACHINE_FILE=" + kDefault.string() + " " + sfr_test::mpiexec(np) + SFR_CLI + " " + args, 300);
+}
 
 std::size_t occurrences(const std::string& s, const std::string& what) {
   std::size_t n = 0;
@@ -157,4 +162,44 @@ TEST(MpiValidateModel, MeasuredAgainstPredicted) {
   }
   EXPECT_FALSE(fs::exists(json));
   fs::remove(trace);
+}
+
+// run --backend auto: the backend of each SF comes from the simulator on the given machine (or
+// the one calibrate saved); it runs, conforms and is named in the timings.
+TEST(MpiAutoBackend, ChoosesByModelAndConforms) {
+  const fs::path trace = temp("auto.json"), machine = temp("recv-heavy.json"), timing = temp("timing.json"), dump = temp("dump.json");
+  std::ofstream(trace) << R"({"name": "auto", "nranks": 2, "sfs": {"A": {"ranks": [
+      {"nroots": 200, "remote_rank": [1, 1, 1], "remote_index": [0, 1, 2]},
+      {"nroots": 200, "remote_rank": [0, 0], "remote_index": [5, 6]}]}},
+    "ops": [{"op": "bcast", "sf": "A", "unit": "float64"}, {"op": "reduce", "sf": "A", "unit": "int32", "mpi_op": "sum"}]})";
+  // Receives cost 50 us of CPU: window (no receives) is predicted fastest.
+  std::ofstream(machine) << R"({"format": "sf-machine", "name": "recv-heavy", "model": "loggp", "loggp": {"o_recv": 5e-5}})";
+  auto r = mpirun(2, "run " + trace.string() + " --backend auto --machine " + machine.string() + " --timing " + timing.string() + " --iters 3");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("auto: SF A -> window"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("from " + machine.string()), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(sfr_test::slurp(timing));
+  bool named = false;
+  for (const auto& op : j["results"]) named = named || op["backend"] == "auto:window";
+  EXPECT_TRUE(named) << j.dump();
+  // Its results are right (the dump conforms).
+  r = mpirun(2, "run " + trace.string() + " --backend auto --machine " + machine.string() + " --dump " + dump.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto c = sfr_test::run_command(std::string(SFR_CLI) + " check " + trace.string() + " " + dump.string());
+  EXPECT_EQ(c.status, 0) << c.out;
+  // Without --machine: the machine calibrate saved (here: the temporary default), else generic.
+  fs::remove(kDefault);
+  r = mpirun(2, "run " + trace.string() + " --backend auto --iters 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("generic preset"), std::string::npos) << r.out;
+  fs::copy_file(machine, kDefault);
+  r = mpirun(2, "run " + trace.string() + " --backend auto --iters 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("auto: SF A -> window"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("written by calibrate"), std::string::npos) << r.out;
+  // --machine does nothing without auto: refused.
+  r = mpirun(2, "run " + trace.string() + " --backend basic --machine " + machine.string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--machine: only --backend auto uses a machine"), std::string::npos) << r.out;
+  for (const auto& p : {trace, machine, timing, dump, kDefault}) fs::remove(p);
 }

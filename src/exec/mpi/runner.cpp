@@ -28,10 +28,17 @@ int rank_of(MPI_Comm c) {
 // SFs built once per (name, backend) and reused by every op on them.
 class SFCache {
 public:
-  SFCache(MPI_Comm comm, const trace::BuiltTrace& t, std::string backend) : comm_(comm), t_(t), backend_(std::move(backend)) {}
+  SFCache(MPI_Comm comm, const trace::BuiltTrace& t, std::string backend, const AutoChoice* choice)
+      : comm_(comm), t_(t), backend_(std::move(backend)), choice_(choice) {}
+  // The backend an SF runs on: the named one, or for "auto" the choice made for it.
+  std::string backend_of(const std::string& name) const {
+    if (backend_ != "auto") return backend_;
+    const auto it = choice_ ? choice_->find(name) : AutoChoice::const_iterator{};
+    return choice_ && it != choice_->end() ? it->second : "basic";
+  }
   StarForest& get(const std::string& name) {
     auto it = sfs_.find(name);
-    if (it == sfs_.end()) it = sfs_.emplace(name, std::make_unique<StarForest>(comm_, t_.graph(name), backend_)).first;
+    if (it == sfs_.end()) it = sfs_.emplace(name, std::make_unique<StarForest>(comm_, t_.graph(name), backend_of(name))).first;
     return *it->second;
   }
 
@@ -39,6 +46,7 @@ private:
   MPI_Comm comm_;
   const trace::BuiltTrace& t_;
   std::string backend_;
+  const AutoChoice* choice_;
   std::map<std::string, std::unique_ptr<StarForest>> sfs_;
 };
 
@@ -136,8 +144,8 @@ void check_backend(const trace::BuiltTrace& t, const std::string& backend) {
   }
 }
 
-std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend) {
-  SFCache cache(comm, t, backend);
+std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, const AutoChoice* auto_choice) {
+  SFCache cache(comm, t, backend, auto_choice);
   const int me = rank_of(comm);
   std::string body;
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
@@ -174,8 +182,9 @@ std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const st
   return "{\"format\": \"sf-dump\", \"version\": 1, \"trace\": " + trace::json_quote(t.trace().name) + ",\n \"ops\": [\n" + body + "\n ]}\n";
 }
 
-std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters) {
-  SFCache cache(comm, t, backend);
+std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters,
+                               const AutoChoice* auto_choice) {
+  SFCache cache(comm, t, backend, auto_choice);
   const int me = rank_of(comm);
   std::vector<OpTiming> out;
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
@@ -206,7 +215,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     std::sort(samples.begin(), samples.end());
     OpTiming r;
     r.index = i;
-    r.backend = backend;
+    r.backend = backend == "auto" ? "auto:" + cache.backend_of(op.sf) : backend;
     r.bytes = total[0];
     r.messages = total[1];
     if (!samples.empty()) {
@@ -226,12 +235,12 @@ std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>
   std::snprintf(buf, sizeof buf, "# sf-replay run: %s on %d ranks, %d timed iterations (max over ranks per iteration)\n", t.trace().name.c_str(),
                 t.trace().nranks, iters);
   o += buf;
-  std::snprintf(buf, sizeof buf, "# %-4s %-12s %-12s %-10s %-11s %3s %12s %8s %12s %12s %12s\n", "op#", "op", "sf", "backend", "unit", "bs", "bytes",
+  std::snprintf(buf, sizeof buf, "# %-4s %-12s %-12s %-15s %-11s %3s %12s %8s %12s %12s %12s\n", "op#", "op", "sf", "backend", "unit", "bs", "bytes",
                 "msgs", "min(us)", "median(us)", "max(us)");
   o += buf;
   for (const auto& r : res) {
     const auto& op = t.trace().ops[r.index];
-    std::snprintf(buf, sizeof buf, "  %-4zu %-12s %-12s %-10s %-11s %3d %12lld %8lld %12.2f %12.2f %12.2f\n", r.index, trace::op_kind_name(op.op),
+    std::snprintf(buf, sizeof buf, "  %-4zu %-12s %-12s %-15s %-11s %3d %12lld %8lld %12.2f %12.2f %12.2f\n", r.index, trace::op_kind_name(op.op),
                   op.sf.c_str(), r.backend.c_str(), op.op == OpKind::degree ? "-" : core::unit_name(op.unit), op.bs, r.bytes, r.messages, r.min_us,
                   r.median_us, r.max_us);
     o += buf;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <mpi.h>
+
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,12 +24,18 @@ struct OpTiming {
 // Throws InputError (same on every rank) if `backend` cannot run some op of the trace.
 void check_backend(const trace::BuiltTrace& t, const std::string& backend);
 
+// Backend "auto" runs each SF on the backend `auto_choice` names for it (chosen by the caller,
+// e.g. with the simulator: the CLI's --backend auto); an SF it does not name, or no map, runs on
+// basic. Timings then name the backend used, "auto:NAME".
+using AutoChoice = std::map<std::string, std::string>;  // SF name -> backend
+
 // Conformance: runs every op once and returns the sf-dump text (on rank 0; empty elsewhere).
-std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend);
+std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, const AutoChoice* auto_choice = nullptr);
 
 // Timing: `warmup` untimed and `iters` timed iterations of every op (each iteration runs the op
 // `repeat` times with `overlap_us` of compute between begin and end). Results on every rank.
-std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters);
+std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters,
+                               const AutoChoice* auto_choice = nullptr);
 
 // Rank 0 receives every rank's string (in rank order); other ranks get an empty vector.
 std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine);

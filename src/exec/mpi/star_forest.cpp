@@ -12,7 +12,7 @@ std::vector<std::string> backend_names() { return {"basic", "neighbor", "window"
 namespace {
 
 std::unique_ptr<Backend> make_backend(StarForest& sf, const std::string& name, const core::Graph& g) {
-  if (name == "basic" || name == "auto") return make_basic();  // auto: placeholder rule (basic) until the model-driven choice
+  if (name == "basic" || name == "auto") return make_basic();  // auto without a choice (runner.hpp): basic
   if (name == "neighbor") return make_neighbor(sf, true);
   if (name == "window") return make_window();
   if (name == "alltoallv") return make_alltoallv(sf);
