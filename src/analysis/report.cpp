@@ -44,9 +44,18 @@ void measured(std::ostringstream& o, const trace::Json& j) {
 // Backend name of a simulator result without its GPU path suffix ("basic:aware" -> "basic").
 std::string base_backend(const std::string& b) { return b.substr(0, b.find(':')); }
 
-void predicted(std::ostringstream& o, const trace::Json& j) {
-  o << "\n## Predicted times (simulator)\n\nmachine `" << j.value("machine", "") << "` (" << j.value("model", "")
-    << " model); all repeats of every op, in microseconds.\n\n";
+// A machine written by `sf-replay calibrate` (its name says so): the prediction is for the
+// machine it measured.
+bool calibrated(const std::string& machine) { return machine.rfind("calibrated on ", 0) == 0; }
+
+void predicted(std::ostringstream& o, const trace::Json& j, bool what_if) {
+  if (what_if)
+    o << "\n## What-if: predicted on machine `" << j.value("machine", "") << "`\n\nA machine other than the one measured ("
+      << j.value("model", "") << " model): predictions only, not checked against the measurements; all repeats of every op, in "
+      << "microseconds.\n\n";
+  else
+    o << "\n## Predicted times (simulator)\n\nmachine `" << j.value("machine", "") << "` (" << j.value("model", "")
+      << " model); all repeats of every op, in microseconds.\n\n";
   const auto& bs = j.at("backends");
   double best = -1;
   for (const auto& b : bs)
@@ -71,16 +80,23 @@ void side_by_side(std::ostringstream& o, const trace::Json& timing, const trace:
   }
   std::ostringstream rows;
   for (const auto& r : timing.at("results")) {
-    const auto it = pred.find({r.value("backend", ""), r.value("index", 0LL)});
+    std::string backend = r.value("backend", "");
+    if (backend.rfind("auto:", 0) == 0) backend = backend.substr(5);  // --backend auto: the backend it chose
+    const auto it = pred.find({backend, r.value("index", 0LL)});
     if (it == pred.end()) continue;
     const double m = r.value("median_us", 0.0), p = it->second * 1e6;
     rows << "| " << r.value("index", 0) << " | " << r.value("op", "") << " | " << r.value("backend", "") << " | " << fmt("%.2f", m) << " | "
          << fmt("%.3f", p) << " | " << (p > 0 ? fmt("%.1f", m / p) : std::string("-")) << " |\n";
   }
   if (rows.str().empty()) return;
+  const std::string machine = sim.value("machine", "");
   o << "\n## Measured vs predicted\n\nMedian measured time against the simulator's prediction for the same op and backend on machine `"
-    << sim.value("machine", "") << "`.\n\n| op# | op | backend | measured us | predicted us | measured / predicted |\n|---:|---|---|---:|---:|---:|\n"
-    << rows.str();
+    << machine << "`. "
+    << (calibrated(machine) ? "The prediction is for the machine measured (its calibration): the ratio is the model's error.\n\n"
+                            : "Machine `" + machine +
+                                  "` is not a calibration of the machine measured: the ratio compares two machines (a what-if), it is not the "
+                                  "model's error. `sf-replay calibrate` makes a machine file of the machine measured.\n\n")
+    << "| op# | op | backend | measured us | predicted us | measured / predicted |\n|---:|---|---|---:|---:|---:|\n" << rows.str();
 }
 
 }  // namespace
@@ -97,8 +113,9 @@ std::string render_markdown(const TraceStats& ts, const ReportInputs& in) {
     if (!in.run->dump_path.empty()) o << "- conformance dump: `" << in.run->dump_path << "`\n";
   }
   if (!in.timing.is_null()) measured(o, in.timing);
-  if (!in.simulation.is_null()) predicted(o, in.simulation);
+  if (!in.simulation.is_null()) predicted(o, in.simulation, false);
   if (!in.timing.is_null() && !in.simulation.is_null()) side_by_side(o, in.timing, in.simulation);
+  if (!in.what_if.is_null()) predicted(o, in.what_if, true);
   return o.str();
 }
 

@@ -19,7 +19,8 @@ struct RunSummary {
 struct ReportInputs {
   const RunSummary* run = nullptr;
   trace::Json timing;      // sf-timing v1 document from `sf-replay run --timing`
-  trace::Json simulation;  // document from `sf-replay simulate --json`
+  trace::Json simulation;  // document from `sf-replay simulate --json`: the machine measured
+  trace::Json what_if;     // the same on another machine: predictions only, no comparison
 };
 
 std::string render_markdown(const TraceStats& s, const ReportInputs& in = {});

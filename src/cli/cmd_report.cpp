@@ -15,7 +15,7 @@ namespace sfr::cli {
 
 int cmd_report(const Args& args) {
   po::options_description opts("report options");
-  std::string file, out, dump, timing, simulation;
+  std::string file, out, dump, timing, simulation, what_if;
   bool reference = false;
   std::uint64_t max_memory = 0;
   opts.add_options()("trace", po::value(&file)->required(), "trace file")("output,o", po::value(&out)->required(),
@@ -24,12 +24,14 @@ int cmd_report(const Args& args) {
       "dump", po::value(&dump), "with --reference: also write the conformance dump here")(
       "timing", po::value(&timing), "include measured times from an sf-timing JSON (sf-replay run --timing)")(
       "simulation", po::value(&simulation),
-      "include predicted times from sf-replay simulate --json (and, with --timing, measured vs predicted per op and backend)");
+      "include predicted times from sf-replay simulate --json (and, with --timing, measured vs predicted per op and backend); for a check, "
+      "simulate on the machine calibrate wrote")(
+      "what-if", po::value(&what_if), "include predictions on another machine (sf-replay simulate --json), labelled as a what-if");
   add_max_memory_option(opts, &max_memory);
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
-  if (parse_options("report", "TRACE -o REPORT.md [--reference [--dump FILE]] [--timing TIMING.json] [--simulation SIM.json]", args, opts,
+  if (parse_options("report", "TRACE -o REPORT.md [--reference [--dump FILE]] [--timing TIMING.json] [--simulation SIM.json] [--what-if SIM.json]", args, opts,
                     pos, vm))
     return 0;
   if (!dump.empty() && !reference) throw InputError("--dump", "only a run writes a dump: add --reference");
@@ -40,6 +42,7 @@ int cmd_report(const Args& args) {
   analysis::ReportInputs in;
   if (!timing.empty()) in.timing = analysis::load_timing_doc(timing, t.trace().name);
   if (!simulation.empty()) in.simulation = analysis::load_simulation_doc(simulation, t.trace().name);
+  if (!what_if.empty()) in.what_if = analysis::load_simulation_doc(what_if, t.trace().name);
   const auto stats = analysis::compute_stats(t);
   analysis::RunSummary run{"reference (serial, all ranks in one process)", dump, 0};
   if (reference) {

@@ -144,6 +144,21 @@ TEST_F(Cli, ReportPutsMeasuredNextToPredicted) {
   EXPECT_NE(text.find("| basic | "), std::string::npos) << text;
   EXPECT_NE(text.find("## Measured vs predicted"), std::string::npos) << text;
   EXPECT_NE(text.find(" | 4.0 |\n"), std::string::npos) << text;
+  // `generic` is not a calibration of the machine measured: said, and no claim of model error.
+  EXPECT_NE(text.find("is not a calibration of the machine measured"), std::string::npos) << text;
+  EXPECT_EQ(text.find("the ratio is the model's error"), std::string::npos) << text;
+  // A calibrated machine: the ratio is the model's error. Another machine: a what-if section.
+  const fs::path mach = write("cal.json", R"({"format": "sf-machine", "name": "calibrated on h", "base": "generic"})");
+  const fs::path sim2 = dir_ / "sim2.json", wi = dir_ / "wi.json";
+  ASSERT_EQ(run("simulate " + kSample + " --machine " + mach.string() + " --backend basic --json " + sim2.string()).status, 0);
+  ASSERT_EQ(run("simulate " + kSample + " --machine lassen --backend basic --json " + wi.string()).status, 0);
+  const auto r2 = run("report " + kSample + " -o " + md.string() + " --timing " + timing.string() + " --simulation " + sim2.string() +
+                      " --what-if " + wi.string());
+  ASSERT_EQ(r2.status, 0) << r2.err;
+  const std::string text2 = slurp(md);
+  EXPECT_NE(text2.find("the ratio is the model's error"), std::string::npos) << text2;
+  EXPECT_NE(text2.find("## What-if: predicted on machine `lassen`"), std::string::npos) << text2;
+  EXPECT_NE(text2.find("not checked against the measurements"), std::string::npos) << text2;
 }
 
 TEST_F(Cli, ReportRejectsBadSimulationFiles) {
