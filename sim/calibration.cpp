@@ -197,19 +197,22 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     c.lines.push_back(fmt("sync       MPI_Win_fence %.3f us per call: %.3f us beyond %.0f dissemination rounds", d.fence * 1e6, m.fence_overhead * 1e6,
                           rounds));
   }
-  if (d.sf_op >= 0 && !d.pingpong[d.sf_op_tier].empty()) {
-    // A ring bcast of 8 B per rank overlaps one send and one receive per rank: one ping-pong
-    // one-way time of 8 B; the rest is the executor's own work per call.
-    const double one_way = d.pingpong[d.sf_op_tier].front().seconds;
-    m.op_overhead = std::max(0.0, d.sf_op - one_way);
-    c.lines.push_back(fmt("executor   %.3f us per op call beyond the messages (a ring bcast of 8 B per rank: %.3f us, one-way 8 B: %.3f us)",
-                          m.op_overhead * 1e6, d.sf_op * 1e6, one_way * 1e6));
-  }
   if (d.pack.size() >= 2) {
     double rms = 0;
     m.pack = fit_alpha_beta(d.pack, &rms);
     c.lines.push_back(fmt("pack       %.3f us + %.4f ns/B per message (indexed doubles), fit error %.1f%%", m.pack.alpha * 1e6, m.pack.beta * 1e9,
                           rms * 100));
+  }
+  if (d.sf_op >= 0 && !d.pingpong[d.sf_op_tier].empty()) {
+    // A ring bcast overlaps one send and one receive per rank: the model's one-way time of its
+    // message (overheads, latency, bytes) plus a pack and an unpack; the rest is the executor's
+    // own work per call.
+    const double bytes = 8.0 * core::kCalibrationSfOpValues;
+    const auto& ab = m.ab(false, static_cast<Tier>(d.sf_op_tier), m.proto_of(static_cast<std::int64_t>(bytes)));
+    const double model = m.o_send + ab.at(bytes) + m.o_recv + 2 * m.pack.at(bytes);
+    m.op_overhead = std::max(0.0, d.sf_op - model);
+    c.lines.push_back(fmt("executor   %.3f us per op call beyond its messages (a ring bcast of %.0f B per rank: %.3f us; the model without it: %.3f us)",
+                          m.op_overhead * 1e6, bytes, d.sf_op * 1e6, model * 1e6));
   }
   return c;
 }

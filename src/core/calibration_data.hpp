@@ -8,6 +8,10 @@
 
 namespace sfr::core {
 
+// Values per rank of the ring bcast that measures the executor's own cost per op (2 KiB of
+// doubles: a typical ghost exchange message, below the usual shared-memory protocol switch).
+constexpr int kCalibrationSfOpValues = 256;
+
 struct TimedSample {
   double x = 0;        // bytes (ping-pong, pack) or messages (train)
   double seconds = 0;  // median over repetitions
@@ -33,9 +37,9 @@ struct CalibrationData {
   // Synchronisation per call, the slowest rank's median: MPI_Win_fence, a neighbourhood
   // alltoallv with empty messages on a ring, an MPI_Alltoallv with empty messages.
   double fence = -1, neighbor = -1, alltoallv = -1;
-  // The executor's basic backend: one bcast of one float64 per rank on a ring (each rank sends
-  // one message and receives one), the slowest rank's median per call; and the ping-pong tier
-  // of that ring's messages (rank 0 to rank 1). -1: not measured.
+  // The executor's basic backend: a bcast of kCalibrationSfOpValues doubles per rank on a ring
+  // (each rank packs, sends one message, receives one, unpacks), the slowest rank's median per
+  // call; and the ping-pong tier of that ring's messages (rank 0 to rank 1). -1: not measured.
   double sf_op = -1;
   int sf_op_tier = 0;
   // Packing n doubles through an index list (bytes, seconds).

@@ -36,6 +36,7 @@ void idle_barrier(MPI_Comm comm) {
 }
 
 constexpr int kTag = 7, kToken = 8;
+constexpr int kSfOpValues = core::kCalibrationSfOpValues;
 
 // Half round trips of a blocking ping-pong between rank 0 and `p`, median over repetitions.
 std::vector<core::TimedSample> pingpong(MPI_Comm comm, int rank, int p) {
@@ -279,12 +280,13 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     std::vector<int> za(static_cast<std::size_t>(size), 0);
     d.alltoallv = per_call(comm, [&] { MPI_Alltoallv(&dummy, za.data(), za.data(), MPI_BYTE, &dummy, za.data(), za.data(), MPI_BYTE, comm); });
   }
-  // 5. The executor itself: one bcast of one float64 per rank on a ring, basic backend.
+  // 5. The executor itself: a bcast of kSfOpValues doubles per rank on a ring, basic backend.
   say("the executor's own cost per op");
   {
     core::Graph g(size);
-    for (int r = 0; r < size; ++r) g[r].nroots = 1;
-    for (int r = 0; r < size; ++r) g[r].add_leaf(0, (r + 1) % size, 0);
+    for (int r = 0; r < size; ++r) g[r].nroots = kSfOpValues;
+    for (int r = 0; r < size; ++r)
+      for (int i = 0; i < kSfOpValues; ++i) g[r].add_leaf(i, (r + 1) % size, (37 * i) % kSfOpValues);  // permuted: packed, as ghosts are
     trace::Trace t;
     t.name = "calibrate-ring";
     t.nranks = size;
