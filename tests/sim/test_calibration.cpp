@@ -79,7 +79,7 @@ TEST(SimCalibration, MachineFromOneNode) {
   for (int k : {1, 2, 4, 8, 16}) d.train.push_back({static_cast<double>(k), 2e-6 + 0.3e-6 * k});
   d.fence = 1e-6, d.neighbor = 0.5e-6, d.alltoallv = 0.6e-6;
   for (double b : {8.0, 80.0, 800.0, 8000.0}) d.pack.push_back({b, 50e-9 + 0.2e-9 * b});
-  d.sf_op = 3e-6, d.sf_op_tier = 0;
+  d.sf_op = 5e-6, d.sf_op_tier = 0;
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
   EXPECT_EQ(m.model, sim::ModelKind::loggp);
@@ -101,8 +101,9 @@ TEST(SimCalibration, MachineFromOneNode) {
   EXPECT_NEAR(m.collective_overhead, 0.5e-6, 1e-15);
   // One dissemination round on the node tier (0.7 us of wire latency): the rest is overhead.
   EXPECT_NEAR(m.fence_overhead, 1e-6 - 0.7e-6, 1e-9);
-  // The executor's ring bcast of 8 B less the 8 B one-way time (1 us + 0.8 ns).
-  EXPECT_NEAR(m.op_overhead, 3e-6 - (1e-6 + 0.8e-9), 1e-12);
+  // The executor's ring bcast of 256 doubles (2048 B, eager: 2 us + 0.08 ns/B one way, overheads
+  // included) less that message and a pack and an unpack (50 ns + 0.2 ns/B each).
+  EXPECT_NEAR(m.op_overhead, 5e-6 - (2e-6 + 0.08e-9 * 2048) - 2 * (50e-9 + 0.2e-9 * 2048), 1e-12);
   EXPECT_NEAR(m.pack.alpha, 50e-9, 1e-12);
   EXPECT_NEAR(m.pack.beta, 0.2e-9, 1e-15);
   EXPECT_LT(c.worst_rms, 1e-6);
