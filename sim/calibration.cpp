@@ -1,5 +1,9 @@
 #include "sim/calibration.hpp"
 
+#include <memory>
+
+#include "sim/simulate.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -203,16 +207,34 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     c.lines.push_back(fmt("pack       %.3f us + %.4f ns/B per message (indexed doubles), fit error %.1f%%", m.pack.alpha * 1e6, m.pack.beta * 1e9,
                           rms * 100));
   }
-  if (d.sf_op >= 0 && !d.pingpong[d.sf_op_tier].empty()) {
-    // A ring bcast overlaps one send and one receive per rank: the model's one-way time of its
-    // message (overheads, latency, bytes) plus a pack and an unpack; the rest is the executor's
-    // own work per call.
-    const double bytes = 8.0 * core::kCalibrationSfOpValues;
-    const auto& ab = m.ab(false, static_cast<Tier>(d.sf_op_tier), m.proto_of(static_cast<std::int64_t>(bytes)));
-    const double model = m.o_send + ab.at(bytes) + m.o_recv + 2 * m.pack.at(bytes);
-    m.op_overhead = std::max(0.0, d.sf_op - model);
-    c.lines.push_back(fmt("executor   %.3f us per op call beyond its messages (a ring bcast of %.0f B per rank: %.3f us; the model without it: %.3f us)",
-                          m.op_overhead * 1e6, bytes, d.sf_op * 1e6, model * 1e6));
+  if (d.ranks >= 2 && d.sf_op_backend[0] >= 0) {
+    // The executor's own work per call: what the executor measured on the ring, less what the
+    // model (everything else calibrated, no such work) predicts for it, per backend.
+    trace::Trace t;
+    t.name = "calibrate-ring";
+    t.nranks = d.ranks;
+    t.machine = trace::Machine{std::max(1, d.ranks_per_node), std::max(1, d.ranks_per_socket), 0};
+    t.sfs.push_back({"R", trace::ExplicitSF{std::make_shared<const core::Graph>(core::calibration_ring(d.ranks))}});
+    trace::OpSpec op;
+    op.op = trace::OpKind::bcast;
+    op.sf = "R";
+    op.unit = core::Unit::float64;
+    t.ops = {op};
+    const trace::BuiltTrace bt(std::move(t));
+    MachineModel bare = m;
+    bare.op_overhead = 0;
+    bare.op_overhead_by_backend.clear();
+    for (std::size_t k = 0; k < std::size(core::kCalibrationBackends); ++k) {
+      if (d.sf_op_backend[k] < 0) continue;
+      const char* name = core::kCalibrationBackends[k];
+      const double model = simulate(bt, bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
+      const double over = std::max(0.0, d.sf_op_backend[k] - model);
+      if (k == 0) m.op_overhead = over;
+      else m.op_overhead_by_backend[name] = over;
+      c.lines.push_back(std::string("executor   ") + pad(name, 10) +
+                        fmt("%.3f us per op call beyond the model (a ring bcast of %.0f B per rank: %.3f us measured, %.3f us modelled)", over * 1e6,
+                            8.0 * core::kCalibrationSfOpValues, d.sf_op_backend[k] * 1e6, model * 1e6));
+    }
   }
   return c;
 }

@@ -165,7 +165,7 @@ std::optional<MachineModel> preset(const std::string& name) {
 MachineModel parse_machine(const Json& j, const std::string& source) {
   Reader r{source};
   r.object(j, "", {"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta", "copy",
-                   "pack", "loggp", "collective_overhead", "fence_overhead", "op_overhead", "split", "calibration"});
+                   "pack", "loggp", "collective_overhead", "fence_overhead", "op_overhead", "op_overhead_by_backend", "split", "calibration"});
   if (j.contains("format") && j["format"] != "sf-machine") r.fail("/format", "expected \"sf-machine\"");
   std::string base = "generic";
   if (j.contains("base")) {
@@ -237,6 +237,11 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   if (j.contains("collective_overhead")) m.collective_overhead = r.number(j["collective_overhead"], "/collective_overhead");
   if (j.contains("fence_overhead")) m.fence_overhead = r.number(j["fence_overhead"], "/fence_overhead");
   if (j.contains("op_overhead")) m.op_overhead = r.number(j["op_overhead"], "/op_overhead");
+  if (j.contains("op_overhead_by_backend")) {
+    const auto& o = j["op_overhead_by_backend"];
+    r.object(o, "/op_overhead_by_backend", {"basic", "neighbor", "window", "alltoallv"});
+    for (const auto& [k, v] : o.items()) m.op_overhead_by_backend[k] = r.number(v, "/op_overhead_by_backend/" + k);
+  }
   if (j.contains("calibration") && !j["calibration"].is_object()) r.fail("/calibration", "expected an object (what calibrate measured)");
   if (j.contains("split")) {
     const auto& s = j["split"];
@@ -329,6 +334,8 @@ Json machine_to_json(const MachineModel& m) {
   j["collective_overhead"] = m.collective_overhead;
   j["fence_overhead"] = m.fence_overhead;
   j["op_overhead"] = m.op_overhead;
+  j["op_overhead_by_backend"] = Json::object();
+  for (const auto& [k, v] : m.op_overhead_by_backend) j["op_overhead_by_backend"][k] = v;
   j["split"] = {{"procs_per_node", m.procs_per_node}, {"message_cap", m.message_cap}};
   return j;
 }

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -66,6 +67,11 @@ struct MachineModel {
   double collective_overhead = 0; // per call of a collective (neighbor, alltoallv), seconds
   double fence_overhead = 0;      // per MPI_Win_fence beyond its dissemination rounds, seconds
   double op_overhead = 0;         // per op call and rank: the executor's own CPU work (begin/end), seconds
+  std::map<std::string, double> op_overhead_by_backend;  // the same for a backend (its name), when it differs
+  double op_overhead_for(const std::string& backend) const {
+    const auto it = op_overhead_by_backend.find(backend);
+    return it == op_overhead_by_backend.end() ? op_overhead : it->second;
+  }
   int procs_per_node = 40;        // host processes a node can use for the split strategies
   std::int64_t message_cap = 8192;// split strategies: inter-node message cap (bytes)
 

@@ -140,7 +140,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       const Time overlap = to_ps(op.overlap_us * 1e-6);
       if (timeline) timeline->backend = static_cast<std::int32_t>(bi), timeline->op = static_cast<std::int32_t>(oi);
       std::vector<Time> start;
-      const Time op_cpu = to_ps(m.op_overhead);
+      const Time op_cpu = to_ps(m.op_overhead_for(backend_kind_name(b.kind)));
       for (core::Index rep = 0; rep < op.repeat; ++rep) {
         start.assign(rd.begin(), rd.begin() + lay.nranks);
         if (op_cpu > 0)  // the executor's own work per call (begin/end), on every rank

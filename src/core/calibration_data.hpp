@@ -6,11 +6,25 @@
 #include <string>
 #include <vector>
 
+#include "core/graph.hpp"
+
 namespace sfr::core {
 
 // Values per rank of the ring bcast that measures the executor's own cost per op (2 KiB of
 // doubles: a typical ghost exchange message, below the usual shared-memory protocol switch).
 constexpr int kCalibrationSfOpValues = 256;
+// The executor backends whose own cost per op calibrate measures.
+inline constexpr const char* kCalibrationBackends[] = {"basic", "neighbor", "window", "alltoallv"};
+
+// The ring of that measurement: rank r has kCalibrationSfOpValues leaves on the roots of rank
+// r+1, in a permuted order (so they are packed, as ghost values are).
+inline Graph calibration_ring(int nranks) {
+  Graph g(nranks);
+  for (int r = 0; r < nranks; ++r) g[r].nroots = kCalibrationSfOpValues;
+  for (int r = 0; r < nranks; ++r)
+    for (int i = 0; i < kCalibrationSfOpValues; ++i) g[r].add_leaf(i, (r + 1) % nranks, (37 * i) % kCalibrationSfOpValues);
+  return g;
+}
 
 struct TimedSample {
   double x = 0;        // bytes (ping-pong, pack) or messages (train)
@@ -42,6 +56,7 @@ struct CalibrationData {
   // call; and the ping-pong tier of that ring's messages (rank 0 to rank 1). -1: not measured.
   double sf_op = -1;
   int sf_op_tier = 0;
+  std::array<double, 4> sf_op_backend{-1, -1, -1, -1};  // the same per kCalibrationBackends (basic = sf_op)
   // Packing n doubles through an index list (bytes, seconds).
   std::vector<TimedSample> pack;
 };

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 
 #include "core/error.hpp"
 #include "sim/calibration.hpp"
+#include "sim/simulate.hpp"
 
 using namespace sfr;
 using core::TimedSample;
@@ -80,6 +82,7 @@ TEST(SimCalibration, MachineFromOneNode) {
   d.fence = 1e-6, d.neighbor = 0.5e-6, d.alltoallv = 0.6e-6;
   for (double b : {8.0, 80.0, 800.0, 8000.0}) d.pack.push_back({b, 50e-9 + 0.2e-9 * b});
   d.sf_op = 5e-6, d.sf_op_tier = 0;
+  d.sf_op_backend = {5e-6, -1, 9e-6, 7e-6};  // basic, neighbor (not measured), window, alltoallv
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
   EXPECT_EQ(m.model, sim::ModelKind::loggp);
@@ -104,6 +107,21 @@ TEST(SimCalibration, MachineFromOneNode) {
   // The executor's ring bcast of 256 doubles (2048 B, eager: 2 us + 0.08 ns/B one way, overheads
   // included) less that message and a pack and an unpack (50 ns + 0.2 ns/B each).
   EXPECT_NEAR(m.op_overhead, 5e-6 - (2e-6 + 0.08e-9 * 2048) - 2 * (50e-9 + 0.2e-9 * 2048), 1e-12);
+  // With its overheads, the model reproduces every backend measured on that ring; neighbor, not
+  // measured, takes basic's.
+  EXPECT_EQ(m.op_overhead_by_backend.count("neighbor"), 0u);
+  EXPECT_EQ(m.op_overhead_for("neighbor"), m.op_overhead);
+  trace::Trace t;
+  t.name = "ring";
+  t.nranks = 2;
+  t.machine = trace::Machine{2, 2, 0};
+  t.sfs.push_back({"R", trace::ExplicitSF{std::make_shared<const core::Graph>(core::calibration_ring(2))}});
+  trace::OpSpec op;
+  op.op = trace::OpKind::bcast, op.sf = "R", op.unit = core::Unit::float64;
+  t.ops = {op};
+  const trace::BuiltTrace bt(std::move(t));
+  for (const auto& [name, measured] : {std::pair{"basic", 5e-6}, std::pair{"window", 9e-6}, std::pair{"alltoallv", 7e-6}})
+    EXPECT_NEAR(sim::simulate(bt, m, {sim::parse_backend(name, "test")}).backends[0].ops[0].total_s, measured, 1e-11) << name;
   EXPECT_NEAR(m.pack.alpha, 50e-9, 1e-12);
   EXPECT_NEAR(m.pack.beta, 0.2e-9, 1e-15);
   EXPECT_LT(c.worst_rms, 1e-6);
@@ -112,6 +130,7 @@ TEST(SimCalibration, MachineFromOneNode) {
   EXPECT_EQ(sim::machine_to_json(back).dump(), sim::machine_to_json(m).dump());
   EXPECT_EQ(back.fence_overhead, m.fence_overhead);
   EXPECT_EQ(back.op_overhead, m.op_overhead);
+  EXPECT_EQ(back.op_overhead_by_backend, m.op_overhead_by_backend);
   EXPECT_EQ(back.gap, m.gap);
   EXPECT_EQ(back.short_max, m.short_max);
   EXPECT_EQ(back.ab(false, sim::Tier::socket, sim::Proto::eager).beta, m.ab(false, sim::Tier::socket, sim::Proto::eager).beta);

@@ -36,7 +36,6 @@ void idle_barrier(MPI_Comm comm) {
 }
 
 constexpr int kTag = 7, kToken = 8;
-constexpr int kSfOpValues = core::kCalibrationSfOpValues;
 
 // Half round trips of a blocking ping-pong between rank 0 and `p`, median over repetitions.
 std::vector<core::TimedSample> pingpong(MPI_Comm comm, int rank, int p) {
@@ -280,13 +279,10 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     std::vector<int> za(static_cast<std::size_t>(size), 0);
     d.alltoallv = per_call(comm, [&] { MPI_Alltoallv(&dummy, za.data(), za.data(), MPI_BYTE, &dummy, za.data(), za.data(), MPI_BYTE, comm); });
   }
-  // 5. The executor itself: a bcast of kSfOpValues doubles per rank on a ring, basic backend.
+  // 5. The executor itself, per backend: a bcast on core::calibration_ring.
   say("the executor's own cost per op");
   {
-    core::Graph g(size);
-    for (int r = 0; r < size; ++r) g[r].nroots = kSfOpValues;
-    for (int r = 0; r < size; ++r)
-      for (int i = 0; i < kSfOpValues; ++i) g[r].add_leaf(i, (r + 1) % size, (37 * i) % kSfOpValues);  // permuted: packed, as ghosts are
+    core::Graph g = core::calibration_ring(size);
     trace::Trace t;
     t.name = "calibrate-ring";
     t.nranks = size;
@@ -297,8 +293,9 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     op.unit = core::Unit::float64;
     t.ops = {op};
     const trace::BuiltTrace bt(std::move(t));
-    const auto r = time_ops(comm, bt, "basic", 20, 200);
-    d.sf_op = r.at(0).median_us * 1e-6;
+    for (std::size_t k = 0; k < std::size(core::kCalibrationBackends); ++k)
+      d.sf_op_backend[k] = time_ops(comm, bt, core::kCalibrationBackends[k], 20, 200).at(0).median_us * 1e-6;
+    d.sf_op = d.sf_op_backend[0];
     d.sf_op_tier = node[1] != node[0] ? 2 : socket[1] != socket[0] ? 1 : 0;
   }
   // 6. Pack costs (rank 0; the others wait).
