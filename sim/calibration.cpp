@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "sim/simulate.hpp"
+#include "trace/calibration_ring.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -210,17 +211,8 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
   if (d.ranks >= 2 && d.sf_op_backend[0] >= 0) {
     // The executor's own work per call: what the executor measured on the ring, less what the
     // model (everything else calibrated, no such work) predicts for it, per backend.
-    trace::Trace t;
-    t.name = "calibrate-ring";
-    t.nranks = d.ranks;
-    t.machine = trace::Machine{std::max(1, d.ranks_per_node), std::max(1, d.ranks_per_socket), 0};
-    t.sfs.push_back({"R", trace::ExplicitSF{std::make_shared<const core::Graph>(core::calibration_ring(d.ranks))}});
-    trace::OpSpec op;
-    op.op = trace::OpKind::bcast;
-    op.sf = "R";
-    op.unit = core::Unit::float64;
-    t.ops = {op};
-    const trace::BuiltTrace bt(std::move(t));
+    const trace::BuiltTrace bt(
+        trace::calibration_ring_trace(d.ranks, trace::Machine{std::max(1, d.ranks_per_node), std::max(1, d.ranks_per_socket), 0}));
     MachineModel bare = m;
     bare.op_overhead = 0;
     bare.op_overhead_by_backend.clear();

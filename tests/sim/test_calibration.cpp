@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "sim/calibration.hpp"
 #include "sim/simulate.hpp"
+#include "trace/calibration_ring.hpp"
 
 using namespace sfr;
 using core::TimedSample;
@@ -111,15 +112,7 @@ TEST(SimCalibration, MachineFromOneNode) {
   // measured, takes basic's.
   EXPECT_EQ(m.op_overhead_by_backend.count("neighbor"), 0u);
   EXPECT_EQ(m.op_overhead_for("neighbor"), m.op_overhead);
-  trace::Trace t;
-  t.name = "ring";
-  t.nranks = 2;
-  t.machine = trace::Machine{2, 2, 0};
-  t.sfs.push_back({"R", trace::ExplicitSF{std::make_shared<const core::Graph>(core::calibration_ring(2))}});
-  trace::OpSpec op;
-  op.op = trace::OpKind::bcast, op.sf = "R", op.unit = core::Unit::float64;
-  t.ops = {op};
-  const trace::BuiltTrace bt(std::move(t));
+  const trace::BuiltTrace bt(trace::calibration_ring_trace(2, trace::Machine{2, 2, 0}));
   for (const auto& [name, measured] : {std::pair{"basic", 5e-6}, std::pair{"window", 9e-6}, std::pair{"alltoallv", 7e-6}})
     EXPECT_NEAR(sim::simulate(bt, m, {sim::parse_backend(name, "test")}).backends[0].ops[0].total_s, measured, 1e-11) << name;
   EXPECT_NEAR(m.pack.alpha, 50e-9, 1e-12);

@@ -11,7 +11,7 @@
 
 #include "core/pack.hpp"
 #include "exec/mpi/runner.hpp"
-#include "trace/trace.hpp"
+#include "trace/calibration_ring.hpp"
 
 namespace sfr::exec::mpi {
 
@@ -282,17 +282,7 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   // 5. The executor itself, per backend: a bcast on core::calibration_ring.
   say("the executor's own cost per op");
   {
-    core::Graph g = core::calibration_ring(size);
-    trace::Trace t;
-    t.name = "calibrate-ring";
-    t.nranks = size;
-    t.sfs.push_back({"R", trace::ExplicitSF{std::make_shared<const core::Graph>(std::move(g))}});
-    trace::OpSpec op;
-    op.op = trace::OpKind::bcast;
-    op.sf = "R";
-    op.unit = core::Unit::float64;
-    t.ops = {op};
-    const trace::BuiltTrace bt(std::move(t));
+    const trace::BuiltTrace bt(trace::calibration_ring_trace(size));
     for (std::size_t k = 0; k < std::size(core::kCalibrationBackends); ++k)
       d.sf_op_backend[k] = time_ops(comm, bt, core::kCalibrationBackends[k], 20, 200).at(0).median_us * 1e-6;
     d.sf_op = d.sf_op_backend[0];
