@@ -93,7 +93,8 @@ core::SizeEstimate memory_estimate(const trace::BuiltTrace& bt) {
   return {"/ops/" + std::to_string(at), total, "the simulation plans of " + std::to_string(bt.trace().ops.size()) + " ops"};
 }
 
-SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std::vector<Backend>& backends, Timeline* timeline) {
+SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std::vector<Backend>& backends, Timeline* timeline,
+                   bool ops_apart) {
   const auto& t = bt.trace();
   SimResult res;
   res.trace = t.name;
@@ -130,6 +131,12 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       Engine eng(m, sc.node, sc.socket, &busy);
       const auto ne = static_cast<std::size_t>(sc.endpoints);
       if (helper_ready.size() < ne - ready.size()) helper_ready.resize(ne - ready.size(), 0);
+      if (ops_apart && !ready.empty()) {  // everyone starts when the last finished (links are idle by then)
+        Time all = *std::max_element(ready.begin(), ready.end());
+        for (Time h : helper_ready) all = std::max(all, h);
+        std::fill(ready.begin(), ready.end(), all);
+        std::fill(helper_ready.begin(), helper_ready.end(), all);
+      }
       std::vector<Time> rd(ne);
       std::copy(ready.begin(), ready.end(), rd.begin());
       std::copy(helper_ready.begin(), helper_ready.begin() + static_cast<std::ptrdiff_t>(ne - ready.size()), rd.begin() + static_cast<std::ptrdiff_t>(ready.size()));

@@ -58,8 +58,10 @@ std::vector<Backend> select_backends(const std::vector<std::string>& names, bool
 // graphs the ops use (within the trace's memory limit).
 core::SizeEstimate memory_estimate(const trace::BuiltTrace& bt);
 
+// `ops_apart`: every rank waits for all before each op (a barrier of no cost), as the executor
+// times ops; each op's result is then what it would be alone.
 SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std::vector<Backend>& backends,
-                   Timeline* timeline = nullptr);
+                   Timeline* timeline = nullptr, bool ops_apart = false);
 
 // The largest terms of a breakdown ("latency 62%, bandwidth 30%").
 std::string dominant_terms(const Breakdown& b, double total);

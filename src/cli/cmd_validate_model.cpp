@@ -76,6 +76,8 @@ int cmd_validate_model(const Args& args) {
       continue;
     }
     ++ran;
+    std::vector<std::string> ran_on;
+    std::vector<std::vector<exec::mpi::OpTiming>> measured;
     for (const auto& b : backends) {
       try {
         exec::mpi::check_backend(*t, b);
@@ -83,18 +85,19 @@ int cmd_validate_model(const Args& args) {
         if (rank == 0) std::cout << "skipped " << b << " on " << tr.name << ": " << e.what() << "\n";
         continue;
       }
-      const auto timings = exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, warmup, iters);
-      if (rank != 0) continue;
-      for (const auto& ti : timings) {
-        // The op alone, from ranks that start together (the executor times it between barriers).
-        trace::Trace one = tr;
-        one.ops = {tr.ops[ti.index]};
-        const trace::BuiltTrace bt1(std::move(one));
-        const auto res = sim::simulate(bt1, m, {sim::parse_backend(b, "--backend")});
-        const auto& o = res.backends.at(0).ops.at(0);
-        pairs.push_back({tr.name, ti.index, o.label, b, ti.median_us, o.total_s * 1e6});
-      }
+      ran_on.push_back(b);
+      measured.push_back(exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, warmup, iters));
     }
+    if (rank != 0 || ran_on.empty()) continue;
+    // Every op from ranks that start together (the executor times it between barriers).
+    std::vector<sim::Backend> sb;
+    for (const auto& b : ran_on) sb.push_back(sim::parse_backend(b, "--backend"));
+    const auto res = sim::simulate(*t, m, sb, nullptr, true);
+    for (std::size_t k = 0; k < ran_on.size(); ++k)
+      for (const auto& ti : measured[k]) {
+        const auto& o = res.backends.at(k).ops.at(ti.index);
+        pairs.push_back({tr.name, ti.index, o.label, ran_on[k], ti.median_us, o.total_s * 1e6});
+      }
   }
   if (!agreed("validate-model", rank, size, [&] {
         if (ran == 0) throw InputError("validate-model", "no trace needs " + std::to_string(size) + " ranks (mpirun -np N with the traces' rank count)");

@@ -141,6 +141,32 @@ TEST(SimEngine, StagedAndDeviceAwareCopies) {
   EXPECT_NEAR(one(shared, m, {sim::BackendKind::basic, false}), (20e-6 + 4e-6) + 2e-6 + (22e-6 + 5e-6), kTol);
 }
 
+TEST(SimEngine, OpsApartAreEachAsAlone) {
+  // Op 0 keeps rank 1 busy (rank 0 sends it 1000 doubles); op 1 is rank 2 sending to rank 0, who
+  // are idle early: back to back, op 1 hides behind op 0; apart (as the executor times ops), it
+  // costs what it costs alone.
+  core::Graph g0(3), g1(3);
+  link(g0, 0, 1, 1000);
+  link(g1, 2, 0, 125);
+  const auto m = flat(ModelKind::postal);
+  trace::Trace t;
+  t.name = "two";
+  t.nranks = 3;
+  t.sfs.push_back({"S", trace::ExplicitSF{std::make_shared<const core::Graph>(g0)}});
+  t.sfs.push_back({"T", trace::ExplicitSF{std::make_shared<const core::Graph>(g1)}});
+  auto op1 = op(OpKind::bcast);
+  op1.sf = "T";
+  t.ops = {op(OpKind::bcast), op1};
+  const trace::BuiltTrace both(std::move(t));
+  const double alone = one(make_trace(g1, {op(OpKind::bcast)}), m);
+  EXPECT_NEAR(alone, 1e-6 + 1e-6, kTol);
+  const auto apart = sim::simulate(both, m, {sim::Backend{}}, nullptr, true);
+  EXPECT_NEAR(apart.backends[0].ops[1].total_s, alone, kTol);
+  EXPECT_NEAR(apart.backends[0].ops[0].total_s, 1e-6 + 8e-6, kTol);
+  const auto back_to_back = sim::simulate(both, m, {sim::Backend{}});
+  EXPECT_LT(back_to_back.backends[0].ops[1].total_s, alone);
+}
+
 TEST(SimEngine, ExecutorOverheadPerCall) {
   // A calibrated machine's op_overhead delays every rank's start of each call. Two calls of one
   // eager message (1 us + 125*8 B * 1 ns = 2 us): rank 0 posts at 3 us (done: eager), rank 1
