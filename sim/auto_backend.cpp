@@ -4,18 +4,14 @@
 #include <filesystem>
 #include <map>
 
+#include "core/backends.hpp"
 #include "sim/simulate.hpp"
 
 namespace sfr::sim {
 
-const std::vector<std::string>& auto_candidates() {
-  static const std::vector<std::string> c = {"basic", "neighbor", "window", "alltoallv"};
-  return c;
-}
-
 std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const MachineModel& m) {
   std::vector<Backend> backends;
-  for (const auto& name : auto_candidates()) backends.push_back(parse_backend(name, "--backend"));
+  for (const char* name : core::kModelledBackends) backends.push_back(parse_backend(name, "--backend"));
   const auto res = simulate(bt, m, backends);
   const auto& ops = bt.trace().ops;
   std::vector<SfChoice> out;
@@ -33,9 +29,9 @@ std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const Machine
       if (sum[k] < sum[best]) best = k;
     for (std::size_t k = 0; k < backends.size(); ++k)
       if (k != best && (second == backends.size() || sum[k] < sum[second])) second = k;
-    c.backend = auto_candidates()[best];
+    c.backend = core::kModelledBackends[best];
     c.predicted_s = sum[best];
-    if (second < backends.size()) c.runner_up = auto_candidates()[second], c.runner_up_s = sum[second];
+    if (second < backends.size()) c.runner_up = core::kModelledBackends[second], c.runner_up_s = sum[second];
   }
   return out;
 }

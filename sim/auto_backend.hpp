@@ -17,9 +17,7 @@ struct SfChoice {
   double margin() const { return predicted_s > 0 && !runner_up.empty() ? runner_up_s / predicted_s - 1 : 0; }
 };
 
-// The executor backends the simulator models, in order of preference on ties.
-const std::vector<std::string>& auto_candidates();
-// One choice per SF used by an op, in order of first use.
+// One choice per SF used by an op, in order of first use, among core::kModelledBackends.
 std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const MachineModel& m);
 
 // Where `calibrate` saves the machine `--backend auto` uses by default: $SFR_MACHINE_FILE, else

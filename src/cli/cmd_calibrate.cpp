@@ -53,7 +53,7 @@ trace::Json measured_json(const core::CalibrationData& d) {
   j["alltoallv_s"] = d.alltoallv;
   j["pack_bytes_seconds"] = samples(d.pack);
   j["sf_op_s"] = d.sf_op;
-  for (std::size_t k = 0; k < std::size(core::kCalibrationBackends); ++k) j["sf_op_by_backend_s"][core::kCalibrationBackends[k]] = d.sf_op_backend[k];
+  for (std::size_t k = 0; k < std::size(core::kModelledBackends); ++k) j["sf_op_by_backend_s"][core::kModelledBackends[k]] = d.sf_op_backend[k];
   return j;
 }
 #endif

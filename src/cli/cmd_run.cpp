@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 #include "cli/options.hpp"
 #include "core/error.hpp"
@@ -54,20 +53,11 @@ int run_reference(const RunArgs& a) {
 }
 
 #ifdef HAVE_SFREPLAY_MPI
-std::vector<std::string> split_backends(const std::string& s) {
-  if (s == "all") return {"basic", "neighbor", "window", "alltoallv"};
-  std::vector<std::string> v;
-  std::stringstream ss(s);
-  for (std::string b; std::getline(ss, b, ',');)
-    if (!b.empty()) v.push_back(b);
-  return v;
-}
-
 int run_mpi(const RunArgs& a) {
   const MpiSession mpi;
   const int rank = mpi.rank, size = mpi.size;
   std::optional<trace::BuiltTrace> t;
-  const auto backends = split_backends(a.backend);
+  const auto backends = backend_list(a.backend);
   const int local = ranks_on_node();
   if (!agreed("run", rank, size, [&] {
         if (backends.empty()) throw InputError("--backend", "no backend given");

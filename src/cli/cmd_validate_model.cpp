@@ -8,7 +8,6 @@
 
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 #include "cli/options.hpp"
 #include "core/budget.hpp"
@@ -29,12 +28,12 @@ namespace sfr::cli {
 int cmd_validate_model(const Args& args) {
   po::options_description opts("validate-model options");
   std::vector<std::string> files;
-  std::string machine, json, backend_list = "basic,neighbor,window,alltoallv";
+  std::string machine, json, backend_list_value = "all";
   int warmup = 2, iters = 10;
   std::uint64_t max_memory = 0;
   opts.add_options()("traces", po::value(&files)->composing(), "trace files (those of another rank count are skipped, and said)")(
       "machine,m", po::value(&machine)->required(), "machine the predictions are for: a calibrated machine file (sf-replay calibrate), a preset or uniform:...")(
-      "backend", po::value(&backend_list), "comma list of backends run and simulated (default basic,neighbor,window,alltoallv)")(
+      "backend", po::value(&backend_list_value), "comma list of backends run and simulated, or all (default: all = basic, neighbor, window, alltoallv)")(
       "json", po::value(&json), "also write the comparison (sf-model-check JSON) to this file")("warmup", po::value(&warmup), "untimed iterations per op (default 2)")(
       "iters", po::value(&iters), "timed iterations per op (default 10)");
   add_max_memory_option(opts, &max_memory);
@@ -47,12 +46,7 @@ int cmd_validate_model(const Args& args) {
   if (files.empty()) throw InputError("validate-model", "no trace given");
   if (warmup < 0) throw InputError("--warmup", "must be >= 0, got " + std::to_string(warmup));
   if (iters < 1) throw InputError("--iters", "must be >= 1, got " + std::to_string(iters));
-  std::vector<std::string> backends;
-  {
-    std::stringstream ss(backend_list);
-    for (std::string b; std::getline(ss, b, ',');)
-      if (!b.empty()) backends.push_back(b);
-  }
+  const auto backends = backend_list(backend_list_value);
   if (backends.empty()) throw InputError("--backend", "no backend given");
   if (!json.empty()) trace::check_output_path("--json", json);
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)

@@ -2,9 +2,12 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <iterator>
 #include <new>
+#include <sstream>
 #include <thread>
 
+#include "core/backends.hpp"
 #include "core/budget.hpp"
 #include "core/error.hpp"
 
@@ -20,6 +23,15 @@ bool parse_options(const char* cmd, const char* usage, const Args& args, po::opt
   }
   po::notify(vm);
   return false;
+}
+
+std::vector<std::string> backend_list(const std::string& value) {
+  if (value == "all") return {std::begin(core::kModelledBackends), std::end(core::kModelledBackends)};
+  std::vector<std::string> v;
+  std::stringstream ss(value);
+  for (std::string b; std::getline(ss, b, ',');)
+    if (!b.empty()) v.push_back(b);
+  return v;
 }
 
 std::uint64_t parse_seed(const std::string& option, const std::string& text) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
@@ -23,6 +24,9 @@ std::uint64_t parse_seed(const std::string& option, const std::string& text);
 // The value of a --seed option: its text goes through parse_seed into *target when the options
 // are notified; a required seed has no default, an optional one defaults to *target's value.
 po::typed_value<std::string>* seed_value(std::uint64_t* target, bool required = false);
+
+// The backends of a --backend value: a comma list, or "all" (core::kModelledBackends).
+std::vector<std::string> backend_list(const std::string& value);
 
 // --max-memory SIZE (parse_bytes) into *target when the options are notified; *target stays 0
 // when it is not given, meaning the memory available now (core::memory_limit).

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backends.hpp"
 #include "core/graph.hpp"
 
 namespace sfr::core {
@@ -13,8 +14,6 @@ namespace sfr::core {
 // Values per rank of the ring bcast that measures the executor's own cost per op (2 KiB of
 // doubles: a typical ghost exchange message, below the usual shared-memory protocol switch).
 constexpr int kCalibrationSfOpValues = 256;
-// The executor backends whose own cost per op calibrate measures.
-inline constexpr const char* kCalibrationBackends[] = {"basic", "neighbor", "window", "alltoallv"};
 
 // The ring of that measurement: rank r has kCalibrationSfOpValues leaves on the roots of rank
 // r+1, in a permuted order (so they are packed, as ghost values are).
@@ -56,7 +55,7 @@ struct CalibrationData {
   // call; and the ping-pong tier of that ring's messages (rank 0 to rank 1). -1: not measured.
   double sf_op = -1;
   int sf_op_tier = 0;
-  std::array<double, 4> sf_op_backend{-1, -1, -1, -1};  // the same per kCalibrationBackends (basic = sf_op)
+  std::array<double, 4> sf_op_backend{-1, -1, -1, -1};  // the same per kModelledBackends (basic = sf_op)
   // Packing n doubles through an index list (bytes, seconds).
   std::vector<TimedSample> pack;
 };
