@@ -151,6 +151,17 @@ void self_copies(StepBuilder& sb, const MachineModel& m, const Traffic& t) {
     if (t.self_count[r] > 0) sb.add_pre(static_cast<std::int32_t>(r), to_ps(m.pack.at(static_cast<double>(t.self_count[r] * t.value_bytes))), true);
 }
 
+}  // namespace
+
+// A dissemination barrier over all ranks: ceil(log2 P) rounds of the slowest tier's short-message
+// latency, plus the machine's fence overhead.
+Time fence_cost(const MachineModel& m, const Layout& lay, bool dev) {
+  const int rounds = lay.nranks > 1 ? static_cast<int>(std::ceil(std::log2(static_cast<double>(lay.nranks)))) : 0;
+  const Tier worst = lay.nnodes() > 1 ? Tier::network : lay.ranks_per_socket < lay.nranks ? Tier::node : Tier::socket;
+  return rounds * to_ps(m.ab(dev, worst, Proto::short_).alpha) + to_ps(m.fence_overhead);
+}
+
+namespace {
 // basic, neighbor, window, alltoallv: one message per (sender, receiver) pair of the plan.
 void add_direct(Schedule& s, const Layout& lay, const MachineModel& m, Backend b, const Traffic& t) {
   const bool dev = b.aware && (t.send_device || t.recv_device);
@@ -188,10 +199,8 @@ void add_direct(Schedule& s, const Layout& lay, const MachineModel& m, Backend b
   }
   Step st = sb.finish(backend_kind_name(b.kind));
   if (b.kind == BackendKind::window) {
-    // Fence, puts, fence: a fence is a dissemination barrier over all ranks.
-    const int rounds = lay.nranks > 1 ? static_cast<int>(std::ceil(std::log2(static_cast<double>(lay.nranks)))) : 0;
-    const Tier worst = lay.nnodes() > 1 ? Tier::network : lay.ranks_per_socket < lay.nranks ? Tier::node : Tier::socket;
-    const Time fence = rounds * to_ps(m.ab(dev, worst, Proto::short_).alpha) + to_ps(m.fence_overhead);
+    // Fence, puts, fence.
+    const Time fence = fence_cost(m, lay, dev);
     st.barrier_before = true;
     st.barrier_cost = fence;
     st.one_sided = true;

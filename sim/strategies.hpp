@@ -60,6 +60,9 @@ struct Schedule {
 };
 // Appends the steps of one traffic round under `b` to `s` (whose endpoints must be set up by
 // make_schedule). Throws InputError for split:aware (no device-aware form).
+// One MPI_Win_fence on `lay`: a dissemination barrier (ceil(log2 P) rounds of the slowest tier's
+// short-message latency) plus the machine's fence_overhead.
+Time fence_cost(const MachineModel& m, const Layout& lay, bool device);
 Schedule make_schedule(const Layout& lay, const MachineModel& m, Backend b);
 void add_round(Schedule& s, const Layout& lay, const MachineModel& m, Backend b, const Traffic& t);
 
