@@ -123,7 +123,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
   Calibration c;
   MachineModel& m = c.machine;
   m = *preset("generic");
-  m.name = "calibrated on " + (d.host.empty() ? std::string("this machine") : d.host);
+  m.name = core::kCalibratedMachinePrefix + (d.host.empty() ? std::string("this machine") : d.host);
   m.model = ModelKind::loggp;
   m.topology = {std::max(1, d.ranks_per_node), std::max(1, d.ranks_per_socket), 0};
   m.o_send = d.o_send, m.o_recv = d.o_recv;

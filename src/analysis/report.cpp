@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/calibration_data.hpp"
 
 namespace sfr::analysis {
 
@@ -46,7 +47,7 @@ std::string base_backend(const std::string& b) { return b.substr(0, b.find(':'))
 
 // A machine written by `sf-replay calibrate` (its name says so): the prediction is for the
 // machine it measured.
-bool calibrated(const std::string& machine) { return machine.rfind("calibrated on ", 0) == 0; }
+bool calibrated(const std::string& machine) { return machine.rfind(core::kCalibratedMachinePrefix, 0) == 0; }
 
 void predicted(std::ostringstream& o, const trace::Json& j, bool what_if) {
   if (what_if)

@@ -14,6 +14,9 @@ namespace sfr::core {
 // Values per rank of the ring bcast that measures the executor's own cost per op (2 KiB of
 // doubles: a typical ghost exchange message, below the usual shared-memory protocol switch).
 constexpr int kCalibrationSfOpValues = 256;
+// How the name of a machine calibrate wrote begins ("calibrated on HOST"): a report knows from it
+// that a prediction is for the machine measured.
+inline constexpr const char* kCalibratedMachinePrefix = "calibrated on ";
 
 // The ring of that measurement: rank r has kCalibrationSfOpValues leaves on the roots of rank
 // r+1, in a permuted order (so they are packed, as ghost values are).
@@ -50,12 +53,10 @@ struct CalibrationData {
   // Synchronisation per call, the slowest rank's median: MPI_Win_fence, a neighbourhood
   // alltoallv with empty messages on a ring, an MPI_Alltoallv with empty messages.
   double fence = -1, neighbor = -1, alltoallv = -1;
-  // The executor's basic backend: a bcast of kCalibrationSfOpValues doubles per rank on a ring
-  // (each rank packs, sends one message, receives one, unpacks), the slowest rank's median per
-  // call; and the ping-pong tier of that ring's messages (rank 0 to rank 1). -1: not measured.
-  double sf_op = -1;
-  int sf_op_tier = 0;
-  std::array<double, 4> sf_op_backend{-1, -1, -1, -1};  // the same per kModelledBackends (basic = sf_op)
+  // The executor on each of kModelledBackends: a bcast on calibration_ring (each rank packs,
+  // sends one message, receives one, unpacks), the slowest rank's median per call. -1: not
+  // measured.
+  std::array<double, 4> sf_op_backend{-1, -1, -1, -1};
   // Packing n doubles through an index list (bytes, seconds).
   std::vector<TimedSample> pack;
 };

@@ -24,13 +24,8 @@ const fs::path kDefault = temp("default-machine.json");
 sfr_test::Proc mpirun(int np, const std::string& args) {
   return sfr_test::run_command("env SFR_MACHINE_FILE=" + kDefault.string() + " " + sfr_test::mpiexec(np) + SFR_CLI + " " + args, 300);
 }
-
-std::size_t occurrences(const std::string& s, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t pos = 0; (pos = s.find(what, pos)) != std::string::npos; ++pos) ++n;
-  return n;
-}
 }  // namespace
+using sfr_test::occurrences;
 
 TEST(MpiCalibrate, TwoRanksOneNode) {
   const fs::path out = temp("m.json");

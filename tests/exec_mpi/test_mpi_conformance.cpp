@@ -90,13 +90,7 @@ TEST(MpiBadInput, CollectiveBackendRefusesGeneralGraphs) {
   EXPECT_NE(r.out.find("/ops/0: backend collective"), std::string::npos) << r.out;
 }
 
-namespace {
-size_t occurrences(const std::string& s, const std::string& what) {
-  size_t count = 0;
-  for (size_t pos = 0; (pos = s.find(what, pos)) != std::string::npos; ++pos) ++count;
-  return count;
-}
-}  // namespace
+using sfr_test::occurrences;
 
 // Every rank sees the same bad command line; rank 0 alone says so.
 TEST(MpiBadInput, OptionErrorsArePrintedOnce) {

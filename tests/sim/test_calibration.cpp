@@ -82,7 +82,6 @@ TEST(SimCalibration, MachineFromOneNode) {
   for (int k : {1, 2, 4, 8, 16}) d.train.push_back({static_cast<double>(k), 2e-6 + 0.3e-6 * k});
   d.fence = 1e-6, d.neighbor = 0.5e-6, d.alltoallv = 0.6e-6;
   for (double b : {8.0, 80.0, 800.0, 8000.0}) d.pack.push_back({b, 50e-9 + 0.2e-9 * b});
-  d.sf_op = 5e-6, d.sf_op_tier = 0;
   d.sf_op_backend = {5e-6, -1, 9e-6, 7e-6};  // basic, neighbor (not measured), window, alltoallv
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;

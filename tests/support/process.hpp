@@ -19,6 +19,13 @@ inline std::string slurp(const std::filesystem::path& p) {
   return ss.str();
 }
 
+// How many times `what` occurs in `s` (one-line error checks: printed once, not once per rank).
+inline std::size_t occurrences(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t pos = 0; (pos = s.find(what, pos)) != std::string::npos; ++pos) ++n;
+  return n;
+}
+
 struct Proc {
   int status;
   std::string out;  // stdout and stderr together

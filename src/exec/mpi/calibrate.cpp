@@ -285,8 +285,6 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     const trace::BuiltTrace bt(trace::calibration_ring_trace(size));
     for (std::size_t k = 0; k < std::size(core::kModelledBackends); ++k)
       d.sf_op_backend[k] = time_ops(comm, bt, core::kModelledBackends[k], 20, 200).at(0).median_us * 1e-6;
-    d.sf_op = d.sf_op_backend[0];
-    d.sf_op_tier = node[1] != node[0] ? 2 : socket[1] != socket[0] ? 1 : 0;
   }
   // 6. Pack costs (rank 0; the others wait).
   say("pack costs");

@@ -33,8 +33,9 @@ public:
   // The backend an SF runs on: the named one, or for "auto" the choice made for it.
   std::string backend_of(const std::string& name) const {
     if (backend_ != "auto") return backend_;
-    const auto it = choice_ ? choice_->find(name) : AutoChoice::const_iterator{};
-    return choice_ && it != choice_->end() ? it->second : "basic";
+    if (choice_)
+      if (const auto it = choice_->find(name); it != choice_->end()) return it->second;
+    return "basic";
   }
   StarForest& get(const std::string& name) {
     auto it = sfs_.find(name);
