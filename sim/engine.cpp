@@ -85,6 +85,21 @@ void Engine::pop() {
   if (!heap_.empty()) sift_down(last);
 }
 
+// The sender's CPU posts its next send at t + o_send; the one after may follow g later.
+Time Engine::next_post(Time& t) const {
+  const Time post = t + o_send_;
+  t = post + std::max<Time>(0, gap_ - o_send_);
+  return post;
+}
+
+// When a message's transfer starts: at its post (eager), once the matching receive is posted
+// (`waits`), or after the rendezvous handshake's legs around the receive's posting.
+Time Engine::transfer_start(const Step::Cost& c, Time post, Time recv_post, int legs) {
+  if (c.rendezvous && legs > 0) return std::max(post + c.handshake * ((legs + 1) / 2), recv_post) + c.handshake * (legs / 2);
+  if (c.waits) return std::max(post, recv_post);
+  return post;
+}
+
 void Engine::prepare(const Step& s) const {
   if (s.prepared_for == id_) return;
   const std::size_t n = node_.size(), nm = s.msgs.size();
@@ -152,11 +167,8 @@ void Engine::prepare(const Step& s) const {
       Time t = 0;
       for (; i < nm && s.msgs[i].src == src; ++i) {
         const auto& c = s.cost[i];
-        const Time post = t + o_send_;
-        t = post + std::max<Time>(0, gap_ - o_send_);
-        const int legs = m_.handshake_legs;
-        const Time x = c.rendezvous && legs > 0 ? post + c.handshake * ((legs + 1) / 2) + c.handshake * (legs / 2) : post;
-        s.send_rel[i] = x + c.alpha;
+        const Time post = next_post(t);
+        s.send_rel[i] = transfer_start(c, post, std::numeric_limits<Time>::min(), m_.handshake_legs) + c.alpha;
       }
     }
     s.send_off.assign(nm, 0);
@@ -678,18 +690,9 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
     for (; i < nm && s.msgs[i].src == src; ++i) {
       const Msg& msg = s.msgs[i];
       const auto& c = s.cost[i];
-      const Time post = t + o_send_;
-      t = post + std::max<Time>(0, gap_ - o_send_);
-      const Time recv_post = start_[msg.dst];
-      Time x = post;
-      if (c.rendezvous && legs > 0) {
-        const Time rts = post + c.handshake * ((legs + 1) / 2);
-        x = std::max(rts, recv_post) + c.handshake * (legs / 2);
-      } else if (c.waits) {
-        x = std::max(post, recv_post);
-      }
+      const Time post = next_post(t);
       post_[i] = post;
-      act_[i] = x + c.alpha;
+      act_[i] = transfer_start(c, post, start_[msg.dst], legs) + c.alpha;
       done_t_[i] = act_[i];
       done_by_[i] = 0;
       if (!c.rendezvous) send_free_[src] = std::max(send_free_[src], post);  // eager: completes locally

@@ -166,6 +166,8 @@ private:
   void pop();
   void replace_top(Time t, std::uint32_t code);
   void sift_down(Ev e);
+  Time next_post(Time& t) const;
+  static Time transfer_start(const Step::Cost& c, Time post, Time recv_post, int legs);
   void run_serial(const Step& s, Accum& acc, Timeline* tl);
   void run_flows(const Step& s, Accum& acc, Timeline* tl);
 
