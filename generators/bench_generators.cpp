@@ -1,5 +1,5 @@
 // Benchmark (not a test): time to generate the SpMV SF of a 7-point Laplacian built in memory.
-// Usage: sfr_bench_generators [--rows N] [--ranks P] [--json FILE]; N is rounded to a cube n^3.
+// Usage: sfr_bench_generators [--rows N] [--ranks P] [--json FILE] [--store DIR]; N is rounded to a cube n^3.
 #include <sys/resource.h>
 
 #include <chrono>
@@ -11,17 +11,19 @@
 #include <string>
 
 #include "generators/spmv.hpp"
+#include "trace/provenance.hpp"
 
 int main(int argc, char** argv) {
   long long rows = 1000000;
   int ranks = 64;
-  std::string json_path;
+  std::string json_path, store;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--rows")) rows = std::atoll(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--ranks")) ranks = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--json")) json_path = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--store")) store = argv[i + 1];
     else {
-      std::cerr << "usage: sfr_bench_generators [--rows N] [--ranks P] [--json FILE]\n";
+      std::cerr << "usage: sfr_bench_generators [--rows N] [--ranks P] [--json FILE] [--store DIR]\n";
       return 2;
     }
   }
@@ -47,7 +49,6 @@ int main(int argc, char** argv) {
                 "{\"benchmark\": \"spmv-laplacian7\", \"rows\": %lld, \"ranks\": %d, \"ghosts\": %lld, \"build_seconds\": %.4f, "
                 "\"generate_seconds\": %.4f, \"total_seconds\": %.4f, \"peak_memory_mib\": %.1f, \"limit_seconds\": 5.0, \"pass\": %s}\n",
                 static_cast<long long>(a.nrows), ranks, ghosts, build_s, gen_s, build_s + gen_s, peak_mib, build_s + gen_s <= 5.0 ? "true" : "false");
-  std::cout << buf;
-  if (!json_path.empty()) std::ofstream(json_path) << buf;
+  std::cout << sfr::trace::bench_document(sfr::trace::Json::parse(buf), {"bench_generators", 1, "", "", ""}, json_path, store);
   return build_s + gen_s <= 5.0 ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 // Simulator benchmark (not a unit test): prints a table and writes JSON.
-// Usage: sfr_bench_sim [--json FILE (default sim_bench.json)] [--only throughput|scale|simgrid]
+// Usage: sfr_bench_sim [--json FILE (default sim_bench.json)] [--store DIR] [--only throughput|scale|simgrid]
 //  1. throughput: a random SF on 1024 ranks, many ops, simulated messages per second on one core;
 //  2. scale: a 1,000,000-rank nearest-neighbour trace, wall time and peak memory;
 //  3. SimGrid: rings, random degree-8 exchanges and SpMV ghost exchanges replayed by SMPI (when
@@ -22,6 +22,7 @@
 #endif
 #include "sim/simulate.hpp"
 #include "trace/json_strict.hpp"
+#include "trace/provenance.hpp"
 #include "trace/output_file.hpp"
 
 using namespace sfr;
@@ -84,13 +85,14 @@ core::Graph ring(int n, int halo, bool both = true) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string out = "sim_bench.json", only;  // only: run just that part
+  std::string out = "sim_bench.json", only, store;  // only: run just that part
   for (int i = 1; i < argc; i += 2) {
     const std::string a = argv[i];
     if (i + 1 < argc && a == "--json") out = argv[i + 1];
     else if (i + 1 < argc && a == "--only") only = argv[i + 1];
+    else if (i + 1 < argc && a == "--store") store = argv[i + 1];
     else {
-      std::fprintf(stderr, "usage: sfr_bench_sim [--json FILE] [--only throughput|scale|simgrid]\n");
+      std::fprintf(stderr, "usage: sfr_bench_sim [--json FILE] [--store DIR] [--only throughput|scale|simgrid]\n");
       return 2;
     }
   }
@@ -201,7 +203,7 @@ int main(int argc, char** argv) {
     std::printf("simgrid     smpirun not found: comparison skipped (install libsimgrid-dev)\n");
     j["simgrid"] = nullptr;
   }
-  trace::write_file_atomic(out, j.dump(1) + "\n");
+  trace::bench_document(std::move(j), {"bench_sim", 1, "", "", ""}, out, store);
   std::printf("JSON written to %s\n", out.c_str());
   return 0;
 }

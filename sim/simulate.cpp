@@ -314,10 +314,11 @@ trace::Json breakdown_json(const Breakdown& b) {
 }
 }  // namespace
 
-std::string render_json(const SimResult& r) {
+std::string render_json(const SimResult& r, const trace::Json& provenance) {
   trace::Json j;
   j["format"] = "sf-simulation";
   j["version"] = 1;
+  j["provenance"] = provenance;
   j["trace"] = r.trace;
   j["machine"] = r.machine;
   j["model"] = r.model;

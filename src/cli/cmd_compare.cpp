@@ -9,6 +9,7 @@
 #include "sim/analytic.hpp"
 #include "sim/simulate.hpp"
 #include "trace/output_file.hpp"
+#include "trace/provenance.hpp"
 #include "trace/reader.hpp"
 
 namespace sfr::cli {
@@ -27,7 +28,7 @@ int analytic(const sim::MachineModel& m, const std::vector<int>& messages, const
   std::cout << "analytic (closed forms of the node-aware study, Table 6), machine " << m.name << ", duplicate fraction " << dup
             << "\ntimes in microseconds, fastest first\n";
   trace::Json j = {{"format", "sf-analytic"}, {"version", 1}, {"machine", m.name}, {"duplicate", dup}, {"unit", "seconds"},
-                   {"scenarios", trace::Json::array()}};
+                   {"provenance", trace::provenance({"compare", 0, "", "", ""})}, {"scenarios", trace::Json::array()}};
   for (int msg : messages)
     for (int n : nodes) {
       std::cout << "\n" << msg << " inter-node messages to " << n << " nodes:\n";
@@ -90,7 +91,8 @@ int cmd_compare(const Args& args) {
   core::check_budget(sim::memory_estimate(bt), bt.max_memory());
   const auto res = sim::simulate(bt, machine, sim::select_backends(a.backends, a.all, bt.trace(), true));
   std::cout << sim::render_ranking(res);
-  if (!a.json.empty()) trace::write_file_atomic(a.json, sim::render_json(res));
+  if (!a.json.empty())
+    trace::write_file_atomic(a.json, sim::render_json(res, trace::provenance({"compare", bt.trace().nranks, bt.trace().name, a.file, ""})));
   return 0;
 }
 

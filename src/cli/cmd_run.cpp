@@ -13,6 +13,7 @@
 #include "exec/reference/reference.hpp"
 #include "trace/dump.hpp"
 #include "trace/output_file.hpp"
+#include "trace/provenance.hpp"
 #include "trace/reader.hpp"
 
 #ifdef HAVE_SFREPLAY_MPI
@@ -31,7 +32,7 @@ namespace sfr::cli {
 namespace {
 
 struct RunArgs {
-  std::string file, dump, timing, backend = "basic", machine;
+  std::string file, dump, timing, store, backend = "basic", machine;
   bool reference = false;
   int warmup = 2, iters = 10;
   std::uint64_t max_memory = 0;
@@ -103,17 +104,23 @@ int run_mpi(const RunArgs& a) {
         }))
       return 2;
   }
-  if (a.dump.empty() || !a.timing.empty()) {
+  if (a.dump.empty() || !a.timing.empty() || !a.store.empty()) {
     std::vector<exec::mpi::OpTiming> all;
     for (const auto& b : backends) {
       auto r = exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, a.warmup, a.iters, &choice);
       all.insert(all.end(), r.begin(), r.end());
     }
     if (rank == 0) std::cout << exec::mpi::timing_table(*t, all, a.iters);
-    if (!a.timing.empty() && !agreed("run", rank, size, [&] {
-          if (rank == 0) trace::write_file_atomic(a.timing, exec::mpi::timing_json(*t, all, a.warmup, a.iters));
+    std::string stored;
+    if ((!a.timing.empty() || !a.store.empty()) && !agreed("run", rank, size, [&] {
+          if (rank != 0) return;
+          const auto prov = trace::provenance({"run", size, t->trace().name, a.file, exec::mpi::mpi_library()});
+          const std::string doc = exec::mpi::timing_json(*t, all, a.warmup, a.iters, prov);
+          if (!a.timing.empty()) trace::write_file_atomic(a.timing, doc);
+          if (!a.store.empty()) stored = trace::store_document(a.store, "timing", t->trace().name, doc);
         }))
       return 2;
+    if (!stored.empty()) std::cout << "stored " << stored << "\n";
   }
   if (rank == 0 && !a.dump.empty()) std::cout << "dump written to " << a.dump << "\n";
   return 0;
@@ -130,6 +137,7 @@ int cmd_run(const Args& args) {
       "backend", po::value(&a.backend), "MPI backend: basic (default), neighbor, window, alltoallv, collective, auto (per SF, the one the simulator predicts fastest); a comma list or all")(
       "dump", po::value(&a.dump), "write the sf-dump v1 conformance dump to this file (atomically)")(
       "timing", po::value(&a.timing), "write timings (sf-timing v1 JSON) to this file (atomically)")(
+      "store", po::value(&a.store), "also file the timing document under this folder (a new file per run, never rewritten)")(
       "warmup", po::value(&a.warmup), "untimed iterations per op (default 2)")("iters", po::value(&a.iters), "timed iterations per op (default 10)")(
       "machine", po::value(&a.machine),
       "with --backend auto: the machine whose predictions choose (default: the file calibrate saved, else the generic preset)");
@@ -137,7 +145,7 @@ int cmd_run(const Args& args) {
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
-  if (parse_options("run", "TRACE (--reference | --backend B) [--dump FILE] [--timing FILE] [--warmup N] [--iters N]", args, opts, pos, vm))
+  if (parse_options("run", "TRACE (--reference | --backend B) [--dump FILE] [--timing FILE] [--store DIR] [--warmup N] [--iters N]", args, opts, pos, vm))
     return 0;
   if (a.warmup < 0) throw InputError("--warmup", "must be >= 0, got " + std::to_string(a.warmup));
   if (a.iters < 1) throw InputError("--iters", "must be >= 1 (a timed run times at least one iteration), got " + std::to_string(a.iters));
@@ -145,10 +153,10 @@ int cmd_run(const Args& args) {
     throw InputError("--machine", "only --backend auto uses a machine (to choose backends); give --backend auto or drop --machine");
   if (a.reference) {
     if (vm.count("backend")) throw InputError("--backend", "--reference and --backend exclude each other");
-    for (const char* o : {"timing", "warmup", "iters"})
+    for (const char* o : {"timing", "warmup", "iters", "store"})
       if (vm.count(o))
         throw InputError(std::string("--") + o, "the reference executor is not timed; timings come from the MPI executor (--backend)");
-  } else if (!a.dump.empty() && a.timing.empty()) {
+  } else if (!a.dump.empty() && a.timing.empty() && a.store.empty()) {
     // A dump-only run times nothing.
     for (const char* o : {"warmup", "iters"})
       if (vm.count(o)) throw InputError(std::string("--") + o, "nothing is timed in a run with --dump and no --timing; add --timing FILE");
@@ -156,6 +164,7 @@ int cmd_run(const Args& args) {
   // Output paths are checked before any work.
   if (!a.dump.empty()) trace::check_output_path("--dump", a.dump);
   if (!a.timing.empty()) trace::check_output_path("--timing", a.timing);
+  if (!a.store.empty()) trace::check_store_dir("--store", a.store);
   if (a.reference) return run_reference(a);
 #ifdef HAVE_SFREPLAY_MPI
   return run_mpi(a);

@@ -7,6 +7,7 @@
 #include "sim/simgrid_export.hpp"
 #include "sim/simulate.hpp"
 #include "trace/output_file.hpp"
+#include "trace/provenance.hpp"
 #include "trace/reader.hpp"
 
 namespace sfr::cli {
@@ -17,23 +18,29 @@ int cmd_simulate(const Args& args) {
   add_sim_options(opts, a);
   opts.add_options()("timeline", po::value(&a.timeline), "write a Chrome trace / Perfetto JSON timeline (one track per rank) of the first backend")(
       "export-simgrid", po::value(&a.simgrid),
-      "write a SimGrid time-independent trace (one file per rank, basic backend) and a platform file into this directory");
+      "write a SimGrid time-independent trace (one file per rank, basic backend) and a platform file into this directory")(
+      "store", po::value(&a.store), "also file the JSON results under this folder (a new file per run, never rewritten)");
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
-  if (parse_options("simulate", "TRACE --machine M [--backend B ...|--all-backends] [--json OUT] [--timeline OUT] [--export-simgrid DIR]",
+  if (parse_options("simulate", "TRACE --machine M [--backend B ...|--all-backends] [--json OUT] [--store DIR] [--timeline OUT] [--export-simgrid DIR]",
                     args, opts, pos, vm))
     return 0;
   const auto machine = load_sim_machine(a);
   if (!a.json.empty()) trace::check_output_path("--json", a.json);
   if (!a.timeline.empty()) trace::check_output_path("--timeline", a.timeline);
+  if (!a.store.empty()) trace::check_store_dir("--store", a.store);
   const auto bt = trace::read_trace_file(a.file, {a.max_memory});
   core::check_budget(sim::memory_estimate(bt), bt.max_memory());
   const auto backends = sim::select_backends(a.backends, a.all, bt.trace(), false);
   sim::Timeline tl;
   const auto res = sim::simulate(bt, machine, backends, a.timeline.empty() ? nullptr : &tl);
   std::cout << sim::render_table(res);
-  if (!a.json.empty()) trace::write_file_atomic(a.json, sim::render_json(res));
+  if (!a.json.empty() || !a.store.empty()) {
+    const std::string doc = sim::render_json(res, trace::provenance({"simulate", bt.trace().nranks, bt.trace().name, a.file, ""}));
+    if (!a.json.empty()) trace::write_file_atomic(a.json, doc);
+    if (!a.store.empty()) std::cout << "stored " << trace::store_document(a.store, "simulation", bt.trace().name, doc) << "\n";
+  }
   if (!a.timeline.empty()) trace::write_file_atomic(a.timeline, sim::render_timeline(tl));
   if (!a.simgrid.empty()) {
     const auto ex = sim::export_simgrid(bt, machine, a.simgrid);

@@ -13,6 +13,7 @@
 #include "core/budget.hpp"
 #include "core/error.hpp"
 #include "trace/output_file.hpp"
+#include "trace/provenance.hpp"
 #include "trace/reader.hpp"
 
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
@@ -28,19 +29,20 @@ namespace sfr::cli {
 int cmd_validate_model(const Args& args) {
   po::options_description opts("validate-model options");
   std::vector<std::string> files;
-  std::string machine, json, backend_list_value = "all";
+  std::string machine, json, store, backend_list_value = "all";
   int warmup = 2, iters = 10;
   std::uint64_t max_memory = 0;
   opts.add_options()("traces", po::value(&files)->composing(), "trace files (those of another rank count are skipped, and said)")(
       "machine,m", po::value(&machine)->required(), "machine the predictions are for: a calibrated machine file (sf-replay calibrate), a preset or uniform:...")(
       "backend", po::value(&backend_list_value), "comma list of backends run and simulated, or all (default: all = basic, neighbor, window, alltoallv)")(
-      "json", po::value(&json), "also write the comparison (sf-model-check JSON) to this file")("warmup", po::value(&warmup), "untimed iterations per op (default 2)")(
+      "json", po::value(&json), "also write the comparison (sf-model-check JSON) to this file")(
+      "store", po::value(&store), "also file the comparison under this folder (a new file per run, never rewritten)")("warmup", po::value(&warmup), "untimed iterations per op (default 2)")(
       "iters", po::value(&iters), "timed iterations per op (default 10)");
   add_max_memory_option(opts, &max_memory);
   po::positional_options_description pos;
   pos.add("traces", -1);
   po::variables_map vm;
-  if (parse_options("validate-model", "TRACE... --machine M [--json F] [--backend B,...] [--warmup N] [--iters N]   (under mpirun)", args, opts,
+  if (parse_options("validate-model", "TRACE... --machine M [--json F] [--store DIR] [--backend B,...] [--warmup N] [--iters N]   (under mpirun)", args, opts,
                     pos, vm))
     return 0;
   if (files.empty()) throw InputError("validate-model", "no trace given");
@@ -49,6 +51,7 @@ int cmd_validate_model(const Args& args) {
   const auto backends = backend_list(backend_list_value);
   if (backends.empty()) throw InputError("--backend", "no backend given");
   if (!json.empty()) trace::check_output_path("--json", json);
+  if (!store.empty()) trace::check_store_dir("--store", store);
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
   const auto m = sim::load_machine(machine);
   for (const auto& b : backends) (void)sim::parse_backend(b, "--backend");  // the simulator knows it too
@@ -57,6 +60,7 @@ int cmd_validate_model(const Args& args) {
   const int local = ranks_on_node();
   std::vector<sim::ModelPair> pairs;
   std::size_t ran = 0;
+  std::string ran_name, ran_file;
   for (const auto& file : files) {
     std::optional<trace::BuiltTrace> t;
     if (!agreed("validate-model", rank, size, [&] {
@@ -70,6 +74,8 @@ int cmd_validate_model(const Args& args) {
       continue;
     }
     ++ran;
+    ran_name = tr.name;
+    ran_file = file;
     std::vector<std::string> ran_on;
     std::vector<std::vector<exec::mpi::OpTiming>> measured;
     for (const auto& b : backends) {
@@ -105,7 +111,13 @@ int cmd_validate_model(const Args& args) {
       std::cout << "note: " << local << " ranks share " << cores << " cores on this node; the model does not include that sharing, so "
                 << "its predictions do not hold for this run\n";
     if (!agreed("validate-model", rank, size, [&] {
-          if (!json.empty()) trace::write_file_atomic(json, sim::model_check_json(c, m.name).dump(2) + "\n");
+          if (json.empty() && store.empty()) return;
+          auto doc = sim::model_check_json(c, m.name);
+          // One trace: its name and hash; several: the names only.
+          doc["provenance"] = trace::provenance({"validate-model", size, ran == 1 ? ran_name : "", ran == 1 ? ran_file : "", exec::mpi::mpi_library()});
+          const std::string text = doc.dump(2) + "\n";
+          if (!json.empty()) trace::write_file_atomic(json, text);
+          if (!store.empty()) std::cout << "stored " << trace::store_document(store, "model-check", ran == 1 ? ran_name : "", text) << "\n";
         }))
       return 2;
   } else if (!agreed("validate-model", rank, size, [] {})) {

@@ -10,7 +10,7 @@
 namespace sfr::cli {
 
 struct SimArgs {
-  std::string file, machine = "lassen", model, json, timeline, simgrid;
+  std::string file, machine = "lassen", model, json, timeline, simgrid, store;
   std::vector<std::string> backends;
   bool all = false;
   std::uint64_t max_memory = 0;

@@ -1,8 +1,8 @@
 // Benchmarks of the MPI executor (not tests: they print a table and a JSON result).
-//   mpiexec -n 2 sfr_bench_mpi overhead [--json FILE]
+//   mpiexec -n 2 sfr_bench_mpi overhead [--json FILE] [--store DIR]
 //     raw MPI_Isend/Irecv exchange vs SF bcast on a 2-rank one-leaf-per-rank SF, 8 B .. 1 MiB;
 //     "overhead us" = SF time - raw time per exchange (interleaved trials, best of each).
-//   mpiexec -n P sfr_bench_mpi sf TRACE... [--json FILE]
+//   mpiexec -n P sfr_bench_mpi sf TRACE... [--json FILE] [--store DIR]
 //     every backend on the first bcast / reduce op of each trace's SFs, side by side, and PetscSF
 //     (basic) on the same graph in the same run when built with PETSc; ratio = ours / PETSc.
 #include <mpi.h>
@@ -18,6 +18,8 @@
 
 #include "exec/conformance.hpp"
 #include "exec/mpi/star_forest.hpp"
+#include "exec/mpi/runner.hpp"
+#include "trace/provenance.hpp"
 #include "trace/reader.hpp"
 
 #ifdef SFR_WITH_PETSC
@@ -45,7 +47,7 @@ double mean_us(int iters, F&& f) {
   return mx * 1e6;
 }
 
-std::string json_out;
+std::string json_out, bench_trace, bench_trace_file;  // the trace of a one-trace run (provenance)
 
 int overhead() {
   if (np != 2) {
@@ -114,6 +116,7 @@ int sf_bench(const std::vector<std::string>& files) {
   bool first = true;
   for (const auto& file : files) {
     const auto t = trace::read_trace_file(file);
+    if (files.size() == 1) bench_trace = t.trace().name, bench_trace_file = file;
     if (t.trace().nranks != np) {
       if (me == 0) std::fprintf(stderr, "%s needs %d ranks\n", file.c_str(), t.trace().nranks);
       return 2;
@@ -222,20 +225,21 @@ int main(int argc, char** argv) {
 #endif
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
-  std::string mode = argc > 1 ? argv[1] : "", json;
+  std::string mode = argc > 1 ? argv[1] : "", json, store;
   std::vector<std::string> files;
   for (int i = 2; i < argc; ++i) {
     if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
+    else if (std::strcmp(argv[i], "--store") == 0 && i + 1 < argc) store = argv[++i];
     else if (argv[i][0] != '-') files.push_back(argv[i]);
   }
   int rc = 2;
   if (mode == "overhead") rc = overhead();
   else if (mode == "sf" && !files.empty()) rc = sf_bench(files);
-  else if (me == 0) std::fprintf(stderr, "usage: sfr_bench_mpi overhead | sf TRACE... [--json FILE]\n");
-  if (rc == 0 && me == 0) {
-    std::printf("%s\n", json_out.c_str());
-    if (!json.empty()) std::ofstream(json) << json_out << "\n";
-  }
+  else if (me == 0) std::fprintf(stderr, "usage: sfr_bench_mpi overhead | sf TRACE... [--json FILE] [--store DIR]\n");
+  if (rc == 0 && me == 0)
+    std::printf("%s", trace::bench_document(trace::Json::parse(json_out), {"bench_mpi " + mode, np, bench_trace, bench_trace_file,
+                                                                           exec::mpi::mpi_library()}, json, store)
+                          .c_str());
 #ifdef SFR_WITH_PETSC
   PetscFinalize();
 #else

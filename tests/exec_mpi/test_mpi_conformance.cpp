@@ -11,6 +11,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <map>
+#include <regex>
+
+#include <nlohmann/json.hpp>
 
 #include "exec/dump_check.hpp"
 #include "support/process.hpp"
@@ -137,14 +141,63 @@ TEST(MpiCollective, PatternTraceRunsAndConforms) {
   fs::remove(p);
 }
 
+// The timing document, parsed: every (backend, op) once, every timed iteration's sample, min /
+// median / max recomputed from the samples, and the provenance (trace hash from sha256sum).
 TEST(MpiTiming, TimingJsonAndTable) {
   const fs::path timing = fs::temp_directory_path() / ("sfr_mpi_timing_" + std::to_string(::getpid()) + ".json");
-  const auto r = mpirun(4, std::string("run ") + SFR_TRACES_DIR + "/handmade-4.json --backend basic,neighbor --iters 3 --warmup 1 --timing " +
-                               timing.string());
+  const std::string trace_file = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+  const auto r = mpirun(4, "run " + trace_file + " --backend basic,neighbor --iters 5 --warmup 1 --timing " + timing.string());
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("median(us)"), std::string::npos) << r.out;
-  const std::string j = slurp(timing);
-  EXPECT_NE(j.find("\"format\": \"sf-timing\""), std::string::npos);
-  EXPECT_NE(j.find("\"backend\": \"neighbor\""), std::string::npos);
+  const auto j = nlohmann::json::parse(slurp(timing));
+  const auto t = trace::read_trace_file(trace_file);
+  EXPECT_EQ(j.at("format"), "sf-timing");
+  EXPECT_EQ(j.at("iters"), 5);
+  ASSERT_EQ(j.at("results").size(), 2 * t.trace().ops.size());
+  std::map<std::string, std::size_t> per_backend;
+  for (const auto& res : j.at("results")) {
+    ++per_backend[res.at("backend").get<std::string>()];
+    auto s = res.at("samples_us").get<std::vector<double>>();
+    ASSERT_EQ(s.size(), 5u);
+    std::sort(s.begin(), s.end());
+    EXPECT_DOUBLE_EQ(res.at("min_us").get<double>(), s.front());
+    EXPECT_DOUBLE_EQ(res.at("median_us").get<double>(), s[2]);
+    EXPECT_DOUBLE_EQ(res.at("max_us").get<double>(), s.back());
+  }
+  EXPECT_EQ(per_backend["basic"], t.trace().ops.size());
+  EXPECT_EQ(per_backend["neighbor"], t.trace().ops.size());
+  const auto& p = j.at("provenance");
+  EXPECT_EQ(p.at("ranks"), 4);
+  EXPECT_EQ(p.at("trace"), t.trace().name);
+  const auto sum = sfr_test::run_command("sha256sum " + trace_file);
+  ASSERT_EQ(sum.status, 0);
+  EXPECT_EQ(p.at("trace_sha256").get<std::string>(), sum.out.substr(0, 64));
+  EXPECT_NE(p.at("mpi").get<std::string>().find("MPI"), std::string::npos) << p.dump();
+  EXPECT_TRUE(std::regex_match(p.at("date").get<std::string>(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"))) << p.dump();
+  for (const char* k : {"commit", "host", "cpu_model"}) EXPECT_FALSE(p.at(k).get<std::string>().empty()) << k;
+  EXPECT_GE(p.at("cores").get<int>(), 1);
   fs::remove(timing);
+}
+
+// --store files a new document per run and never rewrites one; --store alone (no --timing)
+// times and files.
+TEST(MpiTiming, StoreFilesOneNewDocumentPerRun) {
+  const fs::path dir = fs::temp_directory_path() / ("sfr_mpi_store_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string trace_file = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+  for (int k = 0; k < 2; ++k) {
+    const auto r = mpirun(4, "run " + trace_file + " --backend basic --iters 2 --store " + dir.string());
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(sfr_test::occurrences(r.out, "stored " + dir.string()), 1u) << r.out;
+  }
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path());
+  ASSERT_EQ(files.size(), 2u);
+  for (const auto& f : files) {
+    EXPECT_EQ(f.extension(), ".json");
+    const auto j = nlohmann::json::parse(slurp(f));
+    EXPECT_EQ(j.at("format"), "sf-timing");
+    EXPECT_EQ(j.at("provenance").at("command"), "run");
+  }
+  fs::remove_all(dir);
 }

@@ -80,3 +80,26 @@ TEST_F(SimCli, BadInputIsOneLineAndStatusTwo) {
   EXPECT_EQ(run("simulate --help").status, 0);
   EXPECT_EQ(run("compare --help").status, 0);
 }
+
+// simulate --store: the JSON document, with provenance, filed as a new file per run; a --store
+// path that is a file is refused before any work.
+TEST_F(SimCli, StoreFilesTheJsonWithProvenance) {
+  const auto store = dir_ / "results";
+  for (int k = 0; k < 2; ++k) {
+    const auto r = run("simulate " + kSample + " -m generic -b basic --store " + store.string());
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  std::size_t n = 0;
+  for (const auto& e : fs::directory_iterator(store)) {
+    ++n;
+    const auto j = sfr::trace::parse_json_strict(slurp(e.path()), e.path().string());
+    EXPECT_EQ(j["format"], "sf-simulation");
+    EXPECT_EQ(j["provenance"]["command"], "simulate");
+    EXPECT_EQ(j["provenance"]["trace"], "handmade-4");
+    EXPECT_EQ(j["provenance"]["trace_sha256"].get<std::string>().size(), 64u);
+  }
+  EXPECT_EQ(n, 2u);
+  const auto file = write("plain", "x");
+  sfr_test::expect_refused(run("simulate " + kSample + " -m generic --store " + file.string()), "store on a file", "--store");
+  sfr_test::expect_refused(run("run " + kSample + " --reference --store " + store.string()), "store with --reference", "--store");
+}

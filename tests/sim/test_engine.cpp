@@ -225,7 +225,7 @@ TEST(SimEngine, DeterministicOutput) {
     sim::Timeline t1, t2;
     const auto a = sim::simulate(bt, *sim::preset(name), sim::all_backends(true), &t1);
     const auto b = sim::simulate(bt, *sim::preset(name), sim::all_backends(true), &t2);
-    EXPECT_EQ(sim::render_json(a), sim::render_json(b));
+    EXPECT_EQ(sim::render_json(a, {}), sim::render_json(b, {}));
     EXPECT_EQ(sim::render_timeline(t1), sim::render_timeline(t2));
     for (const auto& br : a.backends) EXPECT_GT(br.total_s, 0) << br.backend.name();
   }

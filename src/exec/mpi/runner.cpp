@@ -213,8 +213,9 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
       MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);
       if (it >= warmup) samples.push_back(mx * 1e6);
     }
-    std::sort(samples.begin(), samples.end());
     OpTiming r;
+    r.samples_us = samples;
+    std::sort(samples.begin(), samples.end());
     r.index = i;
     r.backend = backend == "auto" ? "auto:" + cache.backend_of(op.sf) : backend;
     r.bytes = total[0];
@@ -249,25 +250,39 @@ std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>
   return o;
 }
 
-std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& res, int warmup, int iters) {
-  std::string o = "{\"format\": \"sf-timing\", \"version\": 1, \"trace\": " + trace::json_quote(t.trace().name) +
-                  ", \"nranks\": " + std::to_string(t.trace().nranks) + ", \"warmup\": " + std::to_string(warmup) +
-                  ", \"iters\": " + std::to_string(iters) + ",\n \"results\": [\n";
-  for (std::size_t k = 0; k < res.size(); ++k) {
-    const auto& r = res[k];
+std::string mpi_library() {
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  MPI_Get_library_version(buf, &len);
+  std::string s(buf, static_cast<std::size_t>(std::max(0, len)));
+  // First line, up to the first comma: "Open MPI v4.1.4", "MPICH Version: 4.0".
+  s = s.substr(0, s.find_first_of(",\n"));
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\0')) s.pop_back();
+  return s;
+}
+
+std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& res, int warmup, int iters, const trace::Json& provenance) {
+  trace::Json results = trace::Json::array();
+  for (const auto& r : res) {
     const auto& op = t.trace().ops[r.index];
-    o += "  {\"index\": " + std::to_string(r.index) + ", \"op\": \"" + trace::op_kind_name(op.op) + "\", \"sf\": " + trace::json_quote(op.sf) +
-         ", \"backend\": \"" + r.backend + "\", \"unit\": \"" + core::unit_name(op.unit) + "\", \"bs\": " + std::to_string(op.bs) +
-         ", \"mpi_op\": \"" + (trace::op_takes_mpi_op(op.op) ? core::mpi_op_name(op.mpi_op) : "") + "\", \"repeat\": " + std::to_string(op.repeat) +
-         ", \"bytes\": " + std::to_string(r.bytes) + ", \"messages\": " + std::to_string(r.messages) + ", \"min_us\": ";
-    trace::append_double(o, r.min_us);
-    o += ", \"median_us\": ";
-    trace::append_double(o, r.median_us);
-    o += ", \"max_us\": ";
-    trace::append_double(o, r.max_us);
-    o += k + 1 < res.size() ? "},\n" : "}\n";
+    results.push_back({{"index", r.index},
+                       {"op", trace::op_kind_name(op.op)},
+                       {"sf", op.sf},
+                       {"backend", r.backend},
+                       {"unit", core::unit_name(op.unit)},
+                       {"bs", op.bs},
+                       {"mpi_op", trace::op_takes_mpi_op(op.op) ? core::mpi_op_name(op.mpi_op) : ""},
+                       {"repeat", op.repeat},
+                       {"bytes", r.bytes},
+                       {"messages", r.messages},
+                       {"min_us", r.min_us},
+                       {"median_us", r.median_us},
+                       {"max_us", r.max_us},
+                       {"samples_us", r.samples_us}});
   }
-  return o + " ]}\n";
+  const trace::Json doc = {{"format", "sf-timing"}, {"version", 1},   {"trace", t.trace().name}, {"nranks", t.trace().nranks},
+                           {"warmup", warmup},      {"iters", iters}, {"provenance", provenance}, {"results", results}};
+  return doc.dump(1) + "\n";
 }
 
 }  // namespace sfr::exec::mpi

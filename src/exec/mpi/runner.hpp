@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/json_strict.hpp"
 #include "trace/trace.hpp"
 
 namespace sfr::exec::mpi {
@@ -19,6 +20,7 @@ struct OpTiming {
   long long bytes = 0;     // remote bytes moved per execution (all ranks)
   long long messages = 0;  // remote messages per execution (all ranks)
   double min_us = 0, median_us = 0, max_us = 0;
+  std::vector<double> samples_us;  // every timed iteration, in order (max over ranks)
 };
 
 // Throws InputError (same on every rank) if `backend` cannot run some op of the trace.
@@ -37,11 +39,15 @@ std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const st
 std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters,
                                const AutoChoice* auto_choice = nullptr);
 
+// The MPI library and its version, e.g. "Open MPI v4.1.4" (result provenance).
+std::string mpi_library();
+
 // Rank 0 receives every rank's string (in rank order); other ranks get an empty vector.
 std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine);
 
 // OSU-style table and the timing JSON (sf-timing v1, see README).
 std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int iters);
-std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int warmup, int iters);
+// `provenance`: the document's provenance object (trace/provenance.hpp).
+std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int warmup, int iters, const trace::Json& provenance);
 
 }  // namespace sfr::exec::mpi
