@@ -1,5 +1,7 @@
 #include "analysis/result_docs.hpp"
 
+#include <algorithm>
+#include <filesystem>
 #include <initializer_list>
 #include <utility>
 
@@ -55,15 +57,34 @@ void same_trace(const std::string& file, const json& j, const std::string& trace
 }  // namespace
 
 json load_timing_doc(const std::string& file, const std::string& trace_name) {
+  json j = load_timing_doc(file);
+  same_trace(file, j, trace_name);
+  return j;
+}
+
+json load_timing_doc(const std::string& file) {
   json j = trace::parse_json_strict(trace::read_text_file(file), file);
   if (!j.is_object() || j.value("format", "") != "sf-timing") throw InputError(file, "(top level): not an sf-timing document");
   require(file, j, "", {{"trace", Kind::string}, {"nranks", Kind::integer}, {"iters", Kind::integer}, {"results", Kind::array}});
-  same_trace(file, j, trace_name);
-  for (std::size_t i = 0; i < j["results"].size(); ++i)
-    require(file, j["results"][i], "/results/" + std::to_string(i),
+  for (std::size_t i = 0; i < j["results"].size(); ++i) {
+    const std::string p = "/results/" + std::to_string(i);
+    const json& r = j["results"][i];
+    require(file, r, p,
             {{"index", Kind::integer}, {"op", Kind::string}, {"sf", Kind::string}, {"backend", Kind::string}, {"unit", Kind::string},
              {"bs", Kind::integer}, {"bytes", Kind::integer}, {"messages", Kind::integer}, {"min_us", Kind::number},
              {"median_us", Kind::number}, {"max_us", Kind::number}});
+    if (r.contains("samples_us")) {
+      if (!r["samples_us"].is_array()) throw InputError(file, p + "/samples_us: expected an array");
+      for (std::size_t k = 0; k < r["samples_us"].size(); ++k)
+        if (!r["samples_us"][k].is_number() || !(r["samples_us"][k].get<double>() >= 0))
+          throw InputError(file, p + "/samples_us/" + std::to_string(k) + ": expected a number >= 0");
+    }
+  }
+  if (j.contains("provenance")) {
+    require(file, j["provenance"], "/provenance", {{"commit", Kind::string}, {"date", Kind::string}, {"host", Kind::string}});
+    const json& sha = j["provenance"]["trace_sha256"];
+    if (!sha.is_null() && !sha.is_string()) throw InputError(file, "/provenance/trace_sha256: expected a string or null");
+  }
   return j;
 }
 
@@ -81,6 +102,28 @@ json load_simulation_doc(const std::string& file, const std::string& trace_name)
       require(file, ops[i], pb + "/ops/" + std::to_string(i), {{"index", Kind::integer}, {"total", Kind::number}});
   }
   return j;
+}
+
+std::vector<std::string> result_files(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<std::string> here;
+      for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file(ec) && it->path().extension() == ".json") here.push_back(it->path().string());
+      if (ec) throw InputError(p, "cannot list the folder: " + ec.message());
+      std::sort(here.begin(), here.end());
+      out.insert(out.end(), here.begin(), here.end());
+    } else if (fs::exists(p, ec)) {
+      out.push_back(p);
+    } else {
+      throw InputError(p, "no such file or folder");
+    }
+  }
+  return out;
 }
 
 }  // namespace sfr::analysis

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "trace/json_strict.hpp"
 
@@ -12,6 +13,11 @@ namespace sfr::analysis {
 // Both return the file's document, parsed and checked; `trace_name` must be the trace the results
 // belong to.
 trace::Json load_timing_doc(const std::string& file, const std::string& trace_name);
+// Any trace's timing document (regress, dashboard).
+trace::Json load_timing_doc(const std::string& file);
+// The JSON files named: a file as given, a folder's *.json files at any depth (sorted by path);
+// InputError for a path that does not exist.
+std::vector<std::string> result_files(const std::vector<std::string>& paths);
 trace::Json load_simulation_doc(const std::string& file, const std::string& trace_name);
 
 }  // namespace sfr::analysis

@@ -25,6 +25,7 @@ int cmd_compare(const Args& args);
 int cmd_check(const Args& args);
 int cmd_calibrate(const Args& args);
 int cmd_validate_model(const Args& args);
+int cmd_regress(const Args& args);
 
 const std::vector<Command>& commands();
 

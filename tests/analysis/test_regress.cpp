@@ -1,0 +1,137 @@
+// regress: the rank test against brute-force enumeration, and the verdicts on simulated noisy
+// runs (reruns not flagged, a 30% slowdown flagged, a bimodal machine's reruns not flagged once the
+// base holds both modes), and the matching by (trace sha256, op, backend).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "analysis/regress.hpp"
+
+using namespace sfr;
+using analysis::Change;
+using Json = trace::Json;
+
+namespace {
+
+// P(U >= observed) over every way of splitting the pooled values into groups of |x| and |y|.
+double brute_force_greater(const std::vector<double>& x, const std::vector<double>& y) {
+  std::vector<double> all = x;
+  all.insert(all.end(), y.begin(), y.end());
+  auto u_of = [&](const std::vector<bool>& in_x) {
+    double u = 0;
+    for (std::size_t i = 0; i < all.size(); ++i)
+      for (std::size_t j = 0; j < all.size(); ++j)
+        if (in_x[i] && !in_x[j]) u += all[i] > all[j] ? 1 : all[i] == all[j] ? 0.5 : 0;
+    return u;
+  };
+  std::vector<bool> obs(all.size(), false);
+  std::fill(obs.begin(), obs.begin() + static_cast<long>(x.size()), true);
+  const double u0 = u_of(obs);
+  std::vector<bool> sel(all.size(), false);
+  std::fill(sel.end() - static_cast<long>(x.size()), sel.end(), true);
+  double hit = 0, total = 0;
+  do {
+    total += 1;
+    if (u_of(sel) >= u0 - 1e-9) hit += 1;
+  } while (std::next_permutation(sel.begin(), sel.end()));
+  return hit / total;
+}
+
+Json doc(const std::string& sha, const std::vector<std::pair<std::string, std::vector<double>>>& results) {
+  Json d = {{"format", "sf-timing"}, {"trace", "t"}, {"provenance", {{"trace_sha256", sha}}}, {"results", Json::array()}};
+  for (std::size_t i = 0; i < results.size(); ++i)
+    d["results"].push_back({{"index", i}, {"op", "bcast"}, {"backend", results[i].first}, {"samples_us", results[i].second}});
+  return d;
+}
+
+// One run of `n` samples: a run-level shift (the machine's state during the run) times per-sample
+// noise, around `mean_us`.
+std::vector<double> run(std::mt19937_64& rng, double mean_us, double run_sd, double sample_sd, int n = 20) {
+  std::normal_distribution<double> rs(0, run_sd), ss(0, sample_sd);
+  const double shift = std::exp(rs(rng));
+  std::vector<double> v;
+  for (int k = 0; k < n; ++k) v.push_back(mean_us * shift * std::exp(std::abs(ss(rng))));
+  return v;
+}
+
+}  // namespace
+
+TEST(Regress, MannWhitneyMatchesEnumeration) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int trial = 0; trial < 30; ++trial) {
+    const int m = 1 + trial % 5, n = 1 + (trial / 5) % 6;
+    std::vector<double> x, y;
+    for (int i = 0; i < m; ++i) x.push_back(u(rng) + 0.1 * (trial % 3));
+    for (int i = 0; i < n; ++i) y.push_back(u(rng));
+    EXPECT_NEAR(analysis::mann_whitney_greater(x, y), brute_force_greater(x, y), 1e-12) << m << "x" << n;
+  }
+}
+
+TEST(Regress, MannWhitneyNormalApproximationWithTies) {
+  // Ties force the normal approximation: close to enumeration at moderate sizes.
+  const std::vector<double> x = {1, 2, 2, 3, 3, 3, 4, 5, 6}, y = {1, 1, 2, 2, 3, 3, 4, 4};
+  EXPECT_NEAR(analysis::mann_whitney_greater(x, y), brute_force_greater(x, y), 0.02);
+  EXPECT_DOUBLE_EQ(analysis::mann_whitney_greater({2, 2, 2}, {2, 2}), 1.0);
+}
+
+TEST(Regress, RerunsAreNotFlaggedAndA30PercentSlowdownIs) {
+  std::mt19937_64 rng(11);
+  int flagged_reruns = 0, flagged_slow = 0, faster = 0;
+  const int trials = 300;
+  for (int t = 0; t < trials; ++t) {
+    // Three base runs and one new run; run-level noise 3%, sample noise 5%.
+    std::vector<Json> base;
+    for (int k = 0; k < 3; ++k) base.push_back(doc("s", {{"basic", run(rng, 10, 0.03, 0.05)}}));
+    const auto same = analysis::regress(base, {doc("s", {{"basic", run(rng, 10, 0.03, 0.05)}})}, 0.10);
+    const auto slow = analysis::regress(base, {doc("s", {{"basic", run(rng, 13, 0.03, 0.05)}})}, 0.10);
+    flagged_reruns += same.any_slower();
+    faster += same.entries.at(0).change == Change::faster;
+    flagged_slow += slow.any_slower();
+  }
+  EXPECT_LE(flagged_reruns, 3);
+  EXPECT_LE(faster, 3);
+  EXPECT_GE(flagged_slow, trials * 99 / 100);
+}
+
+TEST(Regress, BaseRunsSetTheNoiseBand) {
+  // A machine with two modes (+60% when a run lands on a busy core): a base that saw both modes
+  // does not flag a rerun in the slow mode; a base of fast runs only does (the threshold alone).
+  std::mt19937_64 rng(3);
+  const std::vector<Json> both = {doc("s", {{"basic", run(rng, 10, 0, 0.03)}}), doc("s", {{"basic", run(rng, 16, 0, 0.03)}})};
+  const std::vector<Json> fast = {doc("s", {{"basic", run(rng, 10, 0, 0.03)}}), doc("s", {{"basic", run(rng, 10, 0, 0.03)}})};
+  const Json slow_mode = doc("s", {{"basic", run(rng, 16, 0, 0.03)}});
+  const auto a = analysis::regress(both, {slow_mode}, 0.10);
+  EXPECT_FALSE(a.any_slower());
+  EXPECT_NEAR(a.entries.at(0).noise, 0.6, 0.1);
+  EXPECT_TRUE(analysis::regress(fast, {slow_mode}, 0.10).any_slower());
+}
+
+TEST(Regress, MatchesByTraceHashOpAndBackend) {
+  std::mt19937_64 rng(5);
+  const auto a = run(rng, 10, 0, 0.05), b = run(rng, 20, 0, 0.05);
+  // Same trace name, another file (hash): nothing matches.
+  const auto r = analysis::regress({doc("s1", {{"basic", a}})}, {doc("s2", {{"basic", b}})}, 0.10);
+  EXPECT_TRUE(r.entries.empty());
+  EXPECT_EQ(r.only_base.size(), 1u);
+  EXPECT_EQ(r.only_new.size(), 1u);
+  // Backends are not mixed up: basic doubled, neighbor unchanged.
+  const auto m = analysis::regress({doc("s", {{"basic", a}, {"neighbor", a}})}, {doc("s", {{"neighbor", a}, {"basic", b}})}, 0.10);
+  ASSERT_EQ(m.entries.size(), 0u) << "op indices differ: index is part of the key";
+  const auto k = analysis::regress({doc("s", {{"basic", a}, {"neighbor", a}})}, {doc("s", {{"basic", b}, {"neighbor", a}})}, 0.10);
+  ASSERT_EQ(k.entries.size(), 2u);
+  for (const auto& e : k.entries) EXPECT_EQ(e.change, e.backend == "basic" ? Change::slower : Change::same) << e.backend;
+}
+
+TEST(Regress, AMedianShiftWithoutSignificanceIsNotFlagged) {
+  // Medians 20.5 -> 30.5 (+49%), but four wide-spread samples a side: P(U >= 12) = 0.1 > 0.01.
+  const auto r = analysis::regress({doc("s", {{"basic", {10, 11, 30, 31}}})}, {doc("s", {{"basic", {12, 29, 32, 33}}})}, 0.10);
+  ASSERT_EQ(r.entries.size(), 1u);
+  EXPECT_GT(r.entries[0].ratio, 1.4);
+  EXPECT_NEAR(r.entries[0].p_slower, brute_force_greater({12, 29, 32, 33}, {10, 11, 30, 31}), 1e-12);
+  EXPECT_EQ(r.entries[0].change, Change::same);
+  EXPECT_FALSE(r.any_slower());
+}
