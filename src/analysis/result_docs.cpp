@@ -54,6 +54,14 @@ void same_trace(const std::string& file, const json& j, const std::string& trace
     throw InputError(file, "/trace: results are for trace '" + j["trace"].get<std::string>() + "', not '" + trace_name + "'");
 }
 
+// Documents written before provenance existed have none; one that has it must be well formed.
+void check_provenance(const std::string& file, const json& j) {
+  if (!j.contains("provenance")) return;
+  require(file, j["provenance"], "/provenance", {{"commit", Kind::string}, {"date", Kind::string}, {"host", Kind::string}});
+  const json& sha = j["provenance"]["trace_sha256"];
+  if (!sha.is_null() && !sha.is_string()) throw InputError(file, "/provenance/trace_sha256: expected a string or null");
+}
+
 }  // namespace
 
 json load_timing_doc(const std::string& file, const std::string& trace_name) {
@@ -80,20 +88,22 @@ json load_timing_doc(const std::string& file) {
           throw InputError(file, p + "/samples_us/" + std::to_string(k) + ": expected a number >= 0");
     }
   }
-  if (j.contains("provenance")) {
-    require(file, j["provenance"], "/provenance", {{"commit", Kind::string}, {"date", Kind::string}, {"host", Kind::string}});
-    const json& sha = j["provenance"]["trace_sha256"];
-    if (!sha.is_null() && !sha.is_string()) throw InputError(file, "/provenance/trace_sha256: expected a string or null");
-  }
+  check_provenance(file, j);
   return j;
 }
 
 json load_simulation_doc(const std::string& file, const std::string& trace_name) {
+  json j = load_simulation_doc(file);
+  same_trace(file, j, trace_name);
+  return j;
+}
+
+json load_simulation_doc(const std::string& file) {
   json j = trace::parse_json_strict(trace::read_text_file(file), file);
   if (!j.is_object() || !j.contains("backends") || !j.contains("machine"))
     throw InputError(file, "(top level): not a simulation result (sf-replay simulate --json)");
   require(file, j, "", {{"trace", Kind::string}, {"machine", Kind::string}, {"model", Kind::string}, {"backends", Kind::array}});
-  same_trace(file, j, trace_name);
+  check_provenance(file, j);
   for (std::size_t b = 0; b < j["backends"].size(); ++b) {
     const std::string pb = "/backends/" + std::to_string(b);
     require(file, j["backends"][b], pb, {{"backend", Kind::string}, {"total", Kind::number}, {"messages", Kind::integer}, {"ops", Kind::array}});
@@ -101,6 +111,27 @@ json load_simulation_doc(const std::string& file, const std::string& trace_name)
     for (std::size_t i = 0; i < ops.size(); ++i)
       require(file, ops[i], pb + "/ops/" + std::to_string(i), {{"index", Kind::integer}, {"total", Kind::number}});
   }
+  return j;
+}
+
+json load_model_check_doc(const std::string& file) {
+  json j = trace::parse_json_strict(trace::read_text_file(file), file);
+  if (!j.is_object() || j.value("format", "") != "sf-model-check") throw InputError(file, "(top level): not an sf-model-check document");
+  require(file, j, "", {{"machine", Kind::string}, {"pairs", Kind::array}, {"summary", Kind::object}});
+  require(file, j["summary"], "/summary", {{"median_abs_error", Kind::number}});
+  check_provenance(file, j);
+  for (std::size_t i = 0; i < j["pairs"].size(); ++i)
+    require(file, j["pairs"][i], "/pairs/" + std::to_string(i),
+            {{"trace", Kind::string}, {"op", Kind::integer}, {"label", Kind::string}, {"backend", Kind::string}, {"measured_us", Kind::number},
+             {"predicted_us", Kind::number}});
+  return j;
+}
+
+json load_bench_doc(const std::string& file) {
+  json j = trace::parse_json_strict(trace::read_text_file(file), file);
+  if (!j.is_object() || j.value("format", "") != "sf-bench") throw InputError(file, "(top level): not an sf-bench document");
+  require(file, j, "", {{"provenance", Kind::object}});
+  check_provenance(file, j);
   return j;
 }
 

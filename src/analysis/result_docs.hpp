@@ -19,5 +19,10 @@ trace::Json load_timing_doc(const std::string& file);
 // InputError for a path that does not exist.
 std::vector<std::string> result_files(const std::vector<std::string>& paths);
 trace::Json load_simulation_doc(const std::string& file, const std::string& trace_name);
+// Any trace's documents (dashboard): simulation results, validate-model comparisons
+// (sf-model-check) and benchmark results (sf-bench: format and provenance only).
+trace::Json load_simulation_doc(const std::string& file);
+trace::Json load_model_check_doc(const std::string& file);
+trace::Json load_bench_doc(const std::string& file);
 
 }  // namespace sfr::analysis

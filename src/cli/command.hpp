@@ -26,6 +26,7 @@ int cmd_check(const Args& args);
 int cmd_calibrate(const Args& args);
 int cmd_validate_model(const Args& args);
 int cmd_regress(const Args& args);
+int cmd_dashboard(const Args& args);
 
 const std::vector<Command>& commands();
 

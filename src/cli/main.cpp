@@ -20,6 +20,7 @@ const std::vector<Command>& commands() {
       {"calibrate", "measure this machine under mpirun and write a machine file for simulate", cmd_calibrate},
       {"validate-model", "under mpirun: run traces on every backend and compare with the simulator's predictions", cmd_validate_model},
       {"report", "write a Markdown report of a trace (and optionally its run and timing results)", cmd_report},
+      {"dashboard", "build a static site of charts (per op, message size, model error, history) from result folders", cmd_dashboard},
       {"regress", "compare timing results with a baseline (noise-aware); exit 3 when something got slower", cmd_regress},
   };
   return cmds;

@@ -1,0 +1,503 @@
+#include "analysis/dashboard.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "analysis/result_docs.hpp"
+#include "core/error.hpp"
+#include "trace/output_file.hpp"
+
+#ifndef SFR_VENDOR_DIR
+#define SFR_VENDOR_DIR ""
+#endif
+
+namespace sfr::analysis {
+
+using Json = trace::Json;
+namespace fs = std::filesystem;
+
+ResultSet collect_results(const std::vector<std::string>& paths) {
+  ResultSet rs;
+  for (const auto& f : result_files(paths)) {
+    try {
+      const Json j = trace::parse_json_strict(trace::read_text_file(f), f);
+      const std::string format = j.is_object() && j.contains("format") && j["format"].is_string() ? j["format"].get<std::string>() : "";
+      if (format == "sf-timing") rs.timings.push_back(load_timing_doc(f));
+      else if (format == "sf-simulation") rs.simulations.push_back(load_simulation_doc(f));
+      else if (format == "sf-model-check") rs.model_checks.push_back(load_model_check_doc(f));
+      else if (format == "sf-bench") rs.benches.push_back(load_bench_doc(f));
+      else throw InputError(f, "(top level): not an sf-replay result document (sf-timing, sf-simulation, sf-model-check, sf-bench)");
+    } catch (const InputError& e) {
+      rs.skipped.push_back(e.what());
+    }
+  }
+  return rs;
+}
+
+namespace {
+
+std::string prov(const Json& doc, const char* key, const std::string& fallback = "unknown") {
+  if (doc.contains("provenance") && doc["provenance"].is_object() && doc["provenance"].contains(key) && doc["provenance"][key].is_string())
+    return doc["provenance"][key].get<std::string>();
+  return fallback;
+}
+
+std::string short_commit(const std::string& c) {
+  if (c == "unknown") return c;
+  const bool dirty = c.size() > 6 && c.compare(c.size() - 6, 6, "-dirty") == 0;
+  return c.substr(0, 8) + (dirty ? "+" : "");
+}
+
+// The identity of a document's trace: its file's hash when known, else its name.
+std::string trace_key(const Json& doc) {
+  const std::string sha = prov(doc, "trace_sha256", "");
+  return sha.empty() ? "name:" + doc.value("trace", std::string("?")) : sha;
+}
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos)), hi = static_cast<std::size_t>(std::ceil(pos));
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+std::vector<double> samples_of(const Json& r) {
+  std::vector<double> s;
+  if (r.contains("samples_us"))
+    for (const auto& v : r["samples_us"]) s.push_back(v.get<double>());
+  if (s.empty()) s = {r["min_us"].get<double>(), r["median_us"].get<double>(), r["max_us"].get<double>()};
+  return s;
+}
+
+std::string op_label(const Json& r) { return "#" + std::to_string(r["index"].get<std::size_t>()) + " " + r["op"].get<std::string>() + " " + r["sf"].get<std::string>(); }
+
+// "commits a..b" (or "commit a") and "machines x, y" over some documents.
+std::string range_text(const std::vector<const Json*>& docs) {
+  std::vector<std::pair<std::string, std::string>> by_date;  // (date, commit)
+  std::set<std::string> hosts;
+  for (const Json* d : docs) {
+    by_date.push_back({prov(*d, "date"), short_commit(prov(*d, "commit"))});
+    hosts.insert(prov(*d, "host"));
+  }
+  std::sort(by_date.begin(), by_date.end());
+  std::string hs;
+  for (const auto& h : hosts) hs += (hs.empty() ? "" : ", ") + h;
+  std::string commits = by_date.empty() ? "no commit"
+                        : by_date.front().second == by_date.back().second
+                            ? "commit " + by_date.front().second
+                            : "commits " + by_date.front().second + " .. " + by_date.back().second;
+  return "machine " + hs + " · " + commits + (by_date.empty() ? "" : " · " + by_date.front().first.substr(0, 10) +
+                                                                       (by_date.back().first.substr(0, 10) != by_date.front().first.substr(0, 10)
+                                                                            ? " .. " + by_date.back().first.substr(0, 10)
+                                                                            : ""));
+}
+
+Json base_spec(const std::string& title, const std::vector<std::string>& subtitle) {
+  return {{"$schema", "https://vega.github.io/schema/vega-lite/v5.json"},
+          {"title", {{"text", title}, {"subtitle", subtitle}, {"anchor", "start"}}},
+          {"config", {{"font", "sans-serif"}, {"view", {{"stroke", "#ccc"}}}}}};
+}
+
+Json tooltip(std::initializer_list<std::pair<const char*, const char*>> fields) {
+  Json t = Json::array();
+  for (const auto& [f, type] : fields) t.push_back({{"field", f}, {"type", type}});
+  return t;
+}
+
+struct TraceRuns {
+  std::string name;
+  std::vector<const Json*> runs;  // timing documents, oldest first
+};
+
+std::map<std::string, TraceRuns> timings_by_trace(const ResultSet& rs) {
+  std::map<std::string, TraceRuns> out;
+  for (const auto& d : rs.timings) {
+    auto& t = out[trace_key(d)];
+    t.name = d["trace"].get<std::string>();
+    t.runs.push_back(&d);
+  }
+  for (auto& [k, t] : out)
+    std::stable_sort(t.runs.begin(), t.runs.end(), [](const Json* a, const Json* b) { return prov(*a, "date") < prov(*b, "date"); });
+  return out;
+}
+
+// The newest result of each (op, backend) of a trace.
+std::map<std::pair<std::size_t, std::string>, std::pair<const Json*, const Json*>> latest_results(const TraceRuns& t) {
+  std::map<std::pair<std::size_t, std::string>, std::pair<const Json*, const Json*>> out;  // -> (result, its document)
+  for (const Json* d : t.runs)
+    for (const auto& r : (*d)["results"]) out[{r["index"].get<std::size_t>(), r["backend"].get<std::string>()}] = {&r, d};
+  return out;
+}
+
+Chart per_trace_chart(const std::string& id, const TraceRuns& t) {
+  Json rows = Json::array();
+  std::vector<const Json*> docs;
+  std::set<std::string> backends;
+  std::set<std::size_t> ops;
+  for (const auto& [key, rd] : latest_results(t)) {
+    const Json& r = *rd.first;
+    const auto s = samples_of(r);
+    rows.push_back({{"op", op_label(r)}, {"index", key.first}, {"backend", key.second}, {"median_us", r["median_us"]},
+                    {"p25_us", quantile(s, 0.25)}, {"p75_us", quantile(s, 0.75)}, {"min_us", r["min_us"]}, {"max_us", r["max_us"]},
+                    {"bytes", r["bytes"]}, {"messages", r["messages"]}, {"samples", s.size()}, {"commit", short_commit(prov(*rd.second, "commit"))}});
+    if (std::find(docs.begin(), docs.end(), rd.second) == docs.end()) docs.push_back(rd.second);
+    backends.insert(key.second);
+    ops.insert(key.first);
+  }
+  Json spec = base_spec("Time per op per backend: " + t.name,
+                        {range_text(docs), "newest run of each op and backend; bar: median over timed iterations, whisker: 25th-75th percentile"});
+  spec["data"] = {{"values", rows}};
+  spec["width"] = std::max<std::size_t>(360, ops.size() * backends.size() * 16);
+  spec["height"] = 260;
+  spec["encoding"] = {{"x", {{"field", "op"}, {"type", "nominal"}, {"sort", {{"field", "index"}, {"op", "min"}}}, {"title", "op"}}},
+                      {"xOffset", {{"field", "backend"}, {"type", "nominal"}}},
+                      {"color", {{"field", "backend"}, {"type", "nominal"}}}};
+  spec["layer"] = Json::array(
+      {{{"mark", "bar"},
+        {"encoding",
+         {{"y", {{"field", "median_us"}, {"type", "quantitative"}, {"title", "time per op (us)"}}},
+          {"tooltip", tooltip({{"op", "nominal"}, {"backend", "nominal"}, {"median_us", "quantitative"}, {"p25_us", "quantitative"},
+                               {"p75_us", "quantitative"}, {"min_us", "quantitative"}, {"max_us", "quantitative"}, {"bytes", "quantitative"},
+                               {"messages", "quantitative"}, {"samples", "quantitative"}, {"commit", "nominal"}})}}}},
+       {{"mark", {{"type", "rule"}, {"color", "#333"}}},
+        {"encoding", {{"y", {{"field", "p25_us"}, {"type", "quantitative"}}}, {"y2", {{"field", "p75_us"}}}}}}});
+  return {id, "per-trace", "Time per op per backend: " + t.name, spec};
+}
+
+Chart message_size_chart(const std::string& id, const std::map<std::string, TraceRuns>& traces) {
+  Json rows = Json::array();
+  std::vector<const Json*> docs;
+  for (const auto& [k, t] : traces)
+    for (const auto& [key, rd] : latest_results(t)) {
+      const Json& r = *rd.first;
+      const double msgs = r["messages"].get<double>();
+      if (msgs <= 0 || r["bytes"].get<double>() <= 0) continue;
+      rows.push_back({{"trace", t.name}, {"op", op_label(r)}, {"backend", key.second}, {"bytes_per_message", r["bytes"].get<double>() / msgs},
+                      {"median_us", r["median_us"]}, {"messages", r["messages"]}});
+      if (std::find(docs.begin(), docs.end(), rd.second) == docs.end()) docs.push_back(rd.second);
+    }
+  Json spec = base_spec("Time per op vs message size (OSU style)",
+                        {range_text(docs), std::to_string(traces.size()) + " trace(s); newest run of each op; x: bytes per message (all ranks)"});
+  spec["data"] = {{"values", rows}};
+  spec["width"] = 560;
+  spec["height"] = 320;
+  spec["mark"] = {{"type", "point"}, {"filled", true}, {"size", 60}};
+  spec["encoding"] = {{"x", {{"field", "bytes_per_message"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "bytes per message"}}},
+                      {"y", {{"field", "median_us"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "median time per op (us)"}}},
+                      {"color", {{"field", "backend"}, {"type", "nominal"}}},
+                      {"shape", {{"field", "trace"}, {"type", "nominal"}}},
+                      {"tooltip", tooltip({{"trace", "nominal"}, {"op", "nominal"}, {"backend", "nominal"}, {"bytes_per_message", "quantitative"},
+                                           {"messages", "quantitative"}, {"median_us", "quantitative"}})}};
+  return {id, "message-size", "Time per op vs message size", spec};
+}
+
+Chart model_chart(const std::string& id, const Json& mc) {
+  Json rows = Json::array();
+  double lo = INFINITY, hi = 0;
+  for (const auto& p : mc["pairs"]) {
+    const double m = p["measured_us"].get<double>(), q = p["predicted_us"].get<double>();
+    if (!(m > 0) || !(q > 0)) continue;
+    rows.push_back({{"trace", p["trace"]}, {"op", p["label"]}, {"backend", p["backend"]}, {"measured_us", m}, {"predicted_us", q},
+                    {"error_pct", 100 * (q - m) / m}});
+    lo = std::min({lo, m, q});
+    hi = std::max({hi, m, q});
+  }
+  if (rows.empty()) lo = 1, hi = 10;
+  const double e = mc["summary"]["median_abs_error"].get<double>();
+  Json diag = Json::array();
+  for (double x : {lo / 1.5, hi * 1.5}) diag.push_back({{"x", x}, {"lo", x * (1 - std::min(e, 0.95))}, {"hi", x * (1 + e)}});
+  char band[96];
+  std::snprintf(band, sizeof band, "band: the model's median |error| (%.1f%%) around measured = predicted", 100 * e);
+  Json spec = base_spec("Measured vs predicted on " + mc["machine"].get<std::string>(), {range_text({&mc}), band});
+  spec["width"] = 420;
+  spec["height"] = 420;
+  const Json xs = {{"type", "log"}}, axis_x = {{"field", "x"}, {"type", "quantitative"}, {"scale", xs}, {"title", "measured (us)"}};
+  spec["layer"] = Json::array(
+      {{{"data", {{"values", diag}}},
+        {"mark", {{"type", "area"}, {"opacity", 0.25}, {"color", "#999"}}},
+        {"encoding", {{"x", axis_x}, {"y", {{"field", "lo"}, {"type", "quantitative"}, {"scale", xs}}}, {"y2", {{"field", "hi"}}}}}},
+       {{"data", {{"values", diag}}},
+        {"mark", {{"type", "line"}, {"color", "#555"}, {"strokeDash", {4, 4}}}},
+        {"encoding", {{"x", axis_x}, {"y", {{"field", "x"}, {"type", "quantitative"}, {"scale", xs}}}}}},
+       {{"data", {{"values", rows}}},
+        {"mark", {{"type", "point"}, {"filled", true}, {"size", 60}}},
+        {"encoding",
+         {{"x", {{"field", "measured_us"}, {"type", "quantitative"}, {"scale", xs}, {"title", "measured (us)"}}},
+          {"y", {{"field", "predicted_us"}, {"type", "quantitative"}, {"scale", xs}, {"title", "predicted (us)"}}},
+          {"color", {{"field", "backend"}, {"type", "nominal"}}},
+          {"shape", {{"field", "trace"}, {"type", "nominal"}}},
+          {"tooltip", tooltip({{"trace", "nominal"}, {"op", "nominal"}, {"backend", "nominal"}, {"measured_us", "quantitative"},
+                               {"predicted_us", "quantitative"}, {"error_pct", "quantitative"}})}}}}});
+  return {id, "model", "Measured vs predicted on " + mc["machine"].get<std::string>(), spec};
+}
+
+Chart history_chart(const std::string& id, const TraceRuns& t) {
+  Json rows = Json::array(), order = Json::array();
+  for (std::size_t k = 0; k < t.runs.size(); ++k) {
+    const Json& d = *t.runs[k];
+    const std::string run = std::to_string(k + 1) + " " + short_commit(prov(d, "commit")) + " " + prov(d, "date").substr(5, 11);
+    order.push_back(run);
+    std::map<std::string, std::array<double, 4>> per_backend;  // median, p10, p90, ops: summed over ops
+    for (const auto& r : d["results"]) {
+      const auto s = samples_of(r);
+      auto& a = per_backend[r["backend"].get<std::string>()];
+      a[0] += r["median_us"].get<double>();
+      a[1] += quantile(s, 0.10);
+      a[2] += quantile(s, 0.90);
+      a[3] += 1;
+    }
+    for (const auto& [b, a] : per_backend)
+      rows.push_back({{"run", run}, {"backend", b}, {"total_median_us", a[0]}, {"p10_us", a[1]}, {"p90_us", a[2]}, {"ops", a[3]},
+                      {"commit", prov(d, "commit")}, {"date", prov(d, "date")}, {"host", prov(d, "host")}});
+  }
+  Json spec = base_spec("History over commits: " + t.name,
+                        {range_text(t.runs), "line: sum over ops of the median time per op; band: sum of 10th-90th percentiles (noise)"});
+  spec["data"] = {{"values", rows}};
+  spec["width"] = std::max<std::size_t>(360, t.runs.size() * 70);
+  spec["height"] = 260;
+  spec["encoding"] = {{"x", {{"field", "run"}, {"type", "ordinal"}, {"sort", order}, {"title", "run (commit, date)"}, {"axis", {{"labelAngle", -30}}}}},
+                      {"color", {{"field", "backend"}, {"type", "nominal"}}}};
+  spec["layer"] = Json::array(
+      {{{"mark", {{"type", "errorband"}, {"opacity", 0.25}}},
+        {"encoding", {{"y", {{"field", "p10_us"}, {"type", "quantitative"}, {"title", "time of all ops (us)"}}}, {"y2", {{"field", "p90_us"}}}}}},
+       {{"mark", {{"type", "line"}, {"point", true}}},
+        {"encoding",
+         {{"y", {{"field", "total_median_us"}, {"type", "quantitative"}}},
+          {"tooltip", tooltip({{"run", "nominal"}, {"backend", "nominal"}, {"total_median_us", "quantitative"}, {"p10_us", "quantitative"},
+                               {"p90_us", "quantitative"}, {"ops", "quantitative"}, {"commit", "nominal"}, {"host", "nominal"}})}}}}});
+  return {id, "history", "History over commits: " + t.name, spec};
+}
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+std::string fmt_us(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", v);
+  return b;
+}
+
+// Per trace, per op: backends by measured median (newest run), and the simulator's order from
+// the newest simulation of the same trace file.
+std::string ranking_tables(const ResultSet& rs, const std::map<std::string, TraceRuns>& traces) {
+  std::map<std::string, const Json*> newest_sim;
+  for (const auto& s : rs.simulations) {
+    const Json*& cur = newest_sim[trace_key(s)];
+    if (!cur || prov(*cur, "date") <= prov(s, "date")) cur = &s;
+  }
+  std::ostringstream o;
+  for (const auto& [key, t] : traces) {
+    std::map<std::size_t, std::vector<std::pair<double, std::string>>> by_op;
+    std::map<std::size_t, std::string> labels;
+    std::vector<const Json*> docs;
+    for (const auto& [k, rd] : latest_results(t)) {
+      by_op[k.first].push_back({(*rd.first)["median_us"].get<double>(), k.second});
+      labels[k.first] = op_label(*rd.first);
+      if (std::find(docs.begin(), docs.end(), rd.second) == docs.end()) docs.push_back(rd.second);
+    }
+    const auto sim = newest_sim.find(key);
+    o << "<h3>Backend ranking: " << esc(t.name) << "</h3>\n<p class=\"sub\">" << esc(range_text(docs))
+      << (sim != newest_sim.end() ? " · predicted on " + esc((*sim->second)["machine"].get<std::string>()) : std::string(" · no simulation of this trace"))
+      << "</p>\n<table class=\"rank\"><tr><th>op</th><th>measured, fastest first (median us)</th><th>winner's margin</th><th>predicted order</th></tr>\n";
+    for (auto& [op, v] : by_op) {
+      std::sort(v.begin(), v.end());
+      std::string measured, margin = "-", predicted = "-";
+      for (const auto& [us, b] : v) measured += (measured.empty() ? "" : " &lt; ") + esc(b) + " " + fmt_us(us);
+      if (v.size() >= 2 && v[0].first > 0) margin = "+" + fmt_us(100 * (v[1].first / v[0].first - 1)) + "% to " + esc(v[1].second);
+      if (sim != newest_sim.end() && sim->second->contains("ranking") && (*sim->second)["ranking"].contains("ops")) {
+        for (const auto& ro : (*sim->second)["ranking"]["ops"])
+          if (ro.value("index", std::size_t(-1)) == op && ro.contains("order")) {
+            predicted.clear();
+            for (const auto& b : ro["order"]) predicted += (predicted.empty() ? "" : " &lt; ") + esc(b.get<std::string>());
+          }
+      }
+      o << "<tr><td>" << esc(labels[op]) << "</td><td>" << measured << "</td><td>" << margin << "</td><td>" << predicted << "</td></tr>\n";
+    }
+    o << "</table>\n";
+  }
+  if (!rs.benches.empty()) {
+    o << "<h3>Benchmark results</h3>\n<table class=\"rank\"><tr><th>benchmark</th><th>commit</th><th>date</th><th>machine</th></tr>\n";
+    for (const auto& b : rs.benches)
+      o << "<tr><td>" << esc(b.value("benchmark", prov(b, "command"))) << "</td><td>" << esc(short_commit(prov(b, "commit"))) << "</td><td>"
+        << esc(prov(b, "date")) << "</td><td>" << esc(prov(b, "host")) << "</td></tr>\n";
+    o << "</table>\n";
+  }
+  return o.str();
+}
+
+}  // namespace
+
+DashboardContent build_dashboard(const ResultSet& rs) {
+  DashboardContent d;
+  const auto traces = timings_by_trace(rs);
+  int n = 0;
+  auto next_id = [&] { return "chart-" + std::to_string(++n); };
+  for (const auto& [k, t] : traces) d.charts.push_back(per_trace_chart(next_id(), t));
+  if (!traces.empty()) d.charts.push_back(message_size_chart(next_id(), traces));
+  for (const auto& mc : rs.model_checks) d.charts.push_back(model_chart(next_id(), mc));
+  for (const auto& [k, t] : traces) d.charts.push_back(history_chart(next_id(), t));
+  d.tables_html = ranking_tables(rs, traces);
+  std::ostringstream s;
+  s << "<p>" << rs.documents() << " result document(s): " << rs.timings.size() << " timing, " << rs.simulations.size() << " simulation, "
+    << rs.model_checks.size() << " model check, " << rs.benches.size() << " benchmark; " << traces.size() << " trace(s).</p>\n";
+  if (!rs.skipped.empty()) {
+    s << "<details><summary>" << rs.skipped.size() << " file(s) skipped</summary><ul>\n";
+    for (const auto& why : rs.skipped) s << "<li>" << esc(why) << "</li>\n";
+    s << "</ul></details>\n";
+  }
+  d.summary_html = s.str();
+  return d;
+}
+
+std::string render_dashboard_html(const DashboardContent& d, const ResultSet&) {
+  Json charts = Json::array();
+  for (const auto& c : d.charts) charts.push_back({{"id", c.id}, {"spec", c.spec}});
+  // '<' never appears outside strings in JSON; escaping it keeps "</script>" out of the page.
+  std::string data = charts.dump();
+  std::string safe;
+  for (char c : data) safe += c == '<' ? std::string("\\u003c") : std::string(1, c);
+  std::ostringstream o;
+  o << R"(<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>sf-replay dashboard</title>
+<script>
+// Errors and console.error calls are counted (the browser test reads them from <body>).
+window.sfrErrors = [];
+window.addEventListener('error', function (e) { window.sfrErrors.push(String(e.message || e)); });
+(function () { var orig = console.error; console.error = function () { window.sfrErrors.push(Array.prototype.join.call(arguments, ' ')); orig.apply(console, arguments); }; })();
+</script>
+<script src="vendor/vega.min.js"></script>
+<script src="vendor/vega-lite.min.js"></script>
+<script src="vendor/vega-embed.min.js"></script>
+<style>
+body { font-family: sans-serif; margin: 1.5em 2em; color: #222; }
+h2 { border-bottom: 1px solid #ddd; padding-bottom: .2em; margin-top: 1.6em; }
+.chart { margin: 1em 0 2em 0; }
+.sub { color: #666; font-size: 90%; margin-top: -.6em; }
+table.rank { border-collapse: collapse; font-size: 90%; margin-bottom: 1.5em; }
+table.rank td, table.rank th { border: 1px solid #ddd; padding: .25em .6em; text-align: left; }
+#sfr-status { color: #666; font-size: 85%; }
+</style></head>
+<body data-rendered="0" data-errors="0">
+<h1>sf-replay dashboard</h1>
+)" << d.summary_html
+    << R"(<p id="sfr-status">rendering...</p>
+)";
+  const std::vector<std::pair<std::string, std::string>> sections = {
+      {"per-trace", "Time per op per backend"}, {"message-size", "Time vs message size"}, {"model", "Measured vs predicted"}, {"history", "History over commits"}};
+  for (const auto& [sec, heading] : sections) {
+    bool any = false;
+    for (const auto& c : d.charts)
+      if (c.section == sec) {
+        if (!any) o << "<h2>" << heading << "</h2>\n";
+        any = true;
+        o << "<div class=\"chart\" id=\"" << c.id << "\" title=\"" << esc(c.title) << "\"></div>\n";
+      }
+  }
+  o << "<h2>Backend rankings</h2>\n" << (d.tables_html.empty() ? "<p>No timing results.</p>\n" : d.tables_html);
+  o << R"(<script id="sfr-charts" type="application/json">)" << safe << R"(</script>
+<script>
+(function () {
+  var status = document.getElementById('sfr-status');
+  var charts = JSON.parse(document.getElementById('sfr-charts').textContent);
+  var done = function (n) {
+    document.body.setAttribute('data-rendered', String(n));
+    document.body.setAttribute('data-errors', String(window.sfrErrors.length));
+    status.textContent = 'rendered ' + n + ' of ' + charts.length + ' charts; ' + window.sfrErrors.length + ' error(s)' +
+      (window.sfrErrors.length ? ': ' + window.sfrErrors.join(' | ') : '');
+  };
+  if (typeof vegaEmbed !== 'function') { window.sfrErrors.push('vega-embed did not load (vendor/ missing?)'); done(0); return; }
+  Promise.all(charts.map(function (c) {
+    return vegaEmbed('#' + c.id, c.spec, {renderer: 'svg', actions: false}).then(function () { return 1; },
+      function (e) { window.sfrErrors.push(c.id + ': ' + e); return 0; });
+  })).then(function (ok) { done(ok.reduce(function (a, b) { return a + b; }, 0)); });
+})();
+</script>
+</body></html>
+)";
+  return o.str();
+}
+
+namespace {
+const char* kVendorFiles[][2] = {{"vega/build/vega.min.js", "vega.min.js"},
+                                 {"vega-lite/build/vega-lite.min.js", "vega-lite.min.js"},
+                                 {"vega-embed/build/vega-embed.min.js", "vega-embed.min.js"}};
+bool has_vendor(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& f : kVendorFiles)
+    if (!fs::is_regular_file(dir / f[0], ec)) return false;
+  return true;
+}
+}  // namespace
+
+std::string find_vendor_dir() {
+  std::vector<fs::path> tried;
+  if (const char* env = std::getenv("SFR_VEGA_DIR")) {
+    if (has_vendor(env)) return env;
+    throw InputError("SFR_VEGA_DIR", std::string("'") + env + "' does not hold vega/, vega-lite/ and vega-embed/ (npm packages with build/*.min.js)");
+  }
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) tried.push_back(exe.parent_path().parent_path() / "share" / "sf-replay" / "vendor");
+  tried.push_back(SFR_VENDOR_DIR);
+  for (const auto& p : tried)
+    if (!p.empty() && has_vendor(p)) return p.string();
+  throw InputError("dashboard", "the charting library (vega, vega-lite, vega-embed) is not installed: run bash .ci/deps (npm ci in reports/vendor) "
+                                "or set SFR_VEGA_DIR");
+}
+
+void write_site(const std::string& site, const std::string& html, const std::string& vendor_dir) {
+  std::error_code ec;
+  const fs::path target(site);
+  if (fs::exists(target, ec)) {
+    if (!fs::is_directory(target, ec)) throw InputError("--output", "'" + site + "' exists and is not a folder");
+    for (const auto& e : fs::directory_iterator(target, ec)) {
+      const auto name = e.path().filename().string();
+      if (name != "index.html" && name != "vendor")
+        throw InputError("--output", "'" + site + "' holds other files (" + name + "): not an earlier dashboard; choose another folder");
+    }
+  }
+  const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  if (!fs::is_directory(parent, ec)) throw InputError("--output", "folder '" + parent.string() + "' does not exist");
+  const fs::path tmp = parent / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  fs::remove_all(tmp, ec);
+  try {
+    fs::create_directories(tmp / "vendor");
+    for (const auto& f : kVendorFiles) {
+      fs::copy_file(fs::path(vendor_dir) / f[0], tmp / "vendor" / f[1], fs::copy_options::overwrite_existing);
+      const fs::path pkg = fs::path(f[0]).begin()->string();
+      const fs::path lic = fs::path(vendor_dir) / pkg / "LICENSE";
+      if (fs::exists(lic, ec)) fs::copy_file(lic, tmp / "vendor" / ("LICENSE-" + pkg.string()), fs::copy_options::overwrite_existing);
+    }
+    trace::write_file_atomic((tmp / "index.html").string(), html);
+    fs::remove_all(target, ec);
+    fs::rename(tmp, target);
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(tmp, ec);
+    throw InputError(site, std::string("cannot write the site: ") + e.code().message());
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+}
+
+}  // namespace sfr::analysis
