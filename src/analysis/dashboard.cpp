@@ -438,13 +438,11 @@ table.rank td, table.rank th { border: 1px solid #ddd; padding: .25em .6em; text
 }
 
 namespace {
-const char* kVendorFiles[][2] = {{"vega/build/vega.min.js", "vega.min.js"},
-                                 {"vega-lite/build/vega-lite.min.js", "vega-lite.min.js"},
-                                 {"vega-embed/build/vega-embed.min.js", "vega-embed.min.js"}};
+const char* kVendorScripts[] = {"vega.min.js", "vega-lite.min.js", "vega-embed.min.js"};
 bool has_vendor(const fs::path& dir) {
   std::error_code ec;
-  for (const auto& f : kVendorFiles)
-    if (!fs::is_regular_file(dir / f[0], ec)) return false;
+  for (const char* f : kVendorScripts)
+    if (!fs::is_regular_file(dir / f, ec)) return false;
   return true;
 }
 }  // namespace
@@ -453,7 +451,7 @@ std::string find_vendor_dir() {
   std::vector<fs::path> tried;
   if (const char* env = std::getenv("SFR_VEGA_DIR")) {
     if (has_vendor(env)) return env;
-    throw InputError("SFR_VEGA_DIR", std::string("'") + env + "' does not hold vega/, vega-lite/ and vega-embed/ (npm packages with build/*.min.js)");
+    throw InputError("SFR_VEGA_DIR", std::string("'") + env + "' does not hold vega.min.js, vega-lite.min.js and vega-embed.min.js");
   }
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
@@ -461,8 +459,8 @@ std::string find_vendor_dir() {
   tried.push_back(SFR_VENDOR_DIR);
   for (const auto& p : tried)
     if (!p.empty() && has_vendor(p)) return p.string();
-  throw InputError("dashboard", "the charting library (vega, vega-lite, vega-embed) is not installed: run bash .ci/deps (npm ci in reports/vendor) "
-                                "or set SFR_VEGA_DIR");
+  throw InputError("dashboard", "the charting library (vega, vega-lite, vega-embed) is not found: set SFR_VEGA_DIR to a folder with its "
+                                "*.min.js (the source tree's reports/vendor/dist)");
 }
 
 void write_site(const std::string& site, const std::string& html, const std::string& vendor_dir) {
@@ -482,11 +480,11 @@ void write_site(const std::string& site, const std::string& html, const std::str
   fs::remove_all(tmp, ec);
   try {
     fs::create_directories(tmp / "vendor");
-    for (const auto& f : kVendorFiles) {
-      fs::copy_file(fs::path(vendor_dir) / f[0], tmp / "vendor" / f[1], fs::copy_options::overwrite_existing);
-      const fs::path pkg = fs::path(f[0]).begin()->string();
-      const fs::path lic = fs::path(vendor_dir) / pkg / "LICENSE";
-      if (fs::exists(lic, ec)) fs::copy_file(lic, tmp / "vendor" / ("LICENSE-" + pkg.string()), fs::copy_options::overwrite_existing);
+    for (const char* f : kVendorScripts) fs::copy_file(fs::path(vendor_dir) / f, tmp / "vendor" / f);
+    // Licences and the version list travel with the scripts.
+    for (const auto& e : fs::directory_iterator(vendor_dir)) {
+      const auto name = e.path().filename().string();
+      if (name.rfind("LICENSE", 0) == 0 || name == "VERSIONS") fs::copy_file(e.path(), tmp / "vendor" / name);
     }
     trace::write_file_atomic((tmp / "index.html").string(), html);
     fs::remove_all(target, ec);

@@ -3,7 +3,7 @@
 // each trace, time vs message size (OSU style), measured vs predicted with the model's error band,
 // history over commits with the noise band, and backend ranking tables. Charts are Vega-Lite
 // specifications rendered in the page by the vendored vega / vega-lite / vega-embed (copied into
-// SITE/vendor). See reports/README.md.
+// SITE/vendor, so the page works offline). See reports/README.md.
 #pragma once
 
 #include <string>
@@ -42,9 +42,9 @@ DashboardContent build_dashboard(const ResultSet& rs);
 // console.error calls seen by the page), and #sfr-status says the same in words.
 std::string render_dashboard_html(const DashboardContent& d, const ResultSet& rs);
 
-// The folder holding vega/, vega-lite/ and vega-embed/ (npm packages with build/*.min.js):
+// The folder holding vega.min.js, vega-lite.min.js and vega-embed.min.js (with their licences):
 // $SFR_VEGA_DIR, else the installed share/sf-replay/vendor beside this binary, else the source
-// tree's reports/vendor/node_modules. InputError when none has them (run bash .ci/deps).
+// tree's reports/vendor/dist (checked in; reports/vendor/update.sh refreshes it, pinned).
 std::string find_vendor_dir();
 
 // Writes SITE/index.html and SITE/vendor/ (scripts and their licences) into a temporary folder

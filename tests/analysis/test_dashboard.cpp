@@ -9,6 +9,7 @@
 #include "analysis/dashboard.hpp"
 #include "core/error.hpp"
 #include "support/process.hpp"
+#include "trace/provenance.hpp"
 
 using namespace sfr;
 using Json = trace::Json;
@@ -123,14 +124,13 @@ TEST(Dashboard, NamesAreEscapedInThePage) {
 TEST(Dashboard, SiteIsWrittenWholeAndNeverOverAForeignFolder) {
   TempDir t;
   const fs::path vendor = t.p / "vendor-src";
-  for (const char* f : {"vega/build/vega.min.js", "vega-lite/build/vega-lite.min.js", "vega-embed/build/vega-embed.min.js"}) {
-    fs::create_directories((vendor / f).parent_path());
-    std::ofstream(vendor / f) << "// " << f;
-  }
+  fs::create_directories(vendor);
+  for (const char* f : {"vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "LICENSE-vega-lite", "VERSIONS"}) std::ofstream(vendor / f) << "// " << f;
   const fs::path site = t.p / "site";
   analysis::write_site(site.string(), "<html>1</html>", vendor.string());
   EXPECT_EQ(sfr_test::slurp(site / "index.html"), "<html>1</html>");
-  EXPECT_TRUE(fs::exists(site / "vendor" / "vega-embed.min.js"));
+  for (const char* f : {"vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "LICENSE-vega-lite", "VERSIONS"})
+    EXPECT_EQ(sfr_test::slurp(site / "vendor" / f), std::string("// ") + f);
   analysis::write_site(site.string(), "<html>2</html>", vendor.string());  // an earlier dashboard is replaced
   EXPECT_EQ(sfr_test::slurp(site / "index.html"), "<html>2</html>");
   std::ofstream(site / "mine.txt") << "keep";
@@ -146,4 +146,21 @@ TEST(Dashboard, SiteIsWrittenWholeAndNeverOverAForeignFolder) {
   ::setenv("SFR_VEGA_DIR", vendor.c_str(), 1);
   EXPECT_EQ(analysis::find_vendor_dir(), vendor.string());
   ::unsetenv("SFR_VEGA_DIR");
+}
+
+// The checked-in charting library is what reports/vendor/update.sh recorded (sha256 per file).
+TEST(Dashboard, VendoredScriptsMatchTheirRecordedHashes) {
+  const fs::path dist = fs::path(SFR_TRACES_DIR) / ".." / "reports" / "vendor" / "dist";
+  std::ifstream in(dist / "VERSIONS");
+  ASSERT_TRUE(in) << dist;
+  std::string line;
+  std::size_t checked = 0;
+  while (std::getline(in, line)) {
+    const auto dot = line.find("./");
+    if (line.size() < 70 || dot == std::string::npos) continue;
+    const std::string sha = line.substr(2, 64), file = line.substr(dot + 2);
+    EXPECT_EQ(trace::sha256_file((dist / file).string()), sha) << file;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3u);
 }
