@@ -1,6 +1,7 @@
 // sf-replay generate KIND [options] -o TRACE: traces from matrices, meshes and synthetic patterns.
 #include <functional>
 #include <iostream>
+#include <cstring>
 #include <map>
 
 #include "cli/command.hpp"
@@ -16,7 +17,13 @@
 #include "generators/scenario.hpp"
 #include "generators/spmv.hpp"
 #include "generators/stencil.hpp"
+#include "generators/suite.hpp"
 #include "generators/synthetic.hpp"
+#include "core/progress.hpp"
+#include "trace/provenance.hpp"
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
 #include "trace/output_file.hpp"
 #include "trace/writer.hpp"
 #endif
@@ -197,6 +204,8 @@ int gen_random(const Args& args) {
   return c.write(gen::random_trace(o));
 }
 
+int gen_suite(const Args& args);
+
 const std::map<std::string, std::pair<const char*, int (*)(const Args&)>>& kinds() {
   static const std::map<std::string, std::pair<const char*, int (*)(const Args&)>> k = {
       {"spmv", {"ghost exchange of a distributed CSR SpMV (Matrix Market / Rutherford-Boeing)", gen_spmv}},
@@ -206,8 +215,82 @@ const std::map<std::string, std::pair<const char*, int (*)(const Args&)>>& kinds
       {"scatter", {"VecScatter patterns (par-to-par, seq-to-par, par-to-seq, ring-send)", gen_scatter}},
       {"scenario", {"node-aware irregular point-to-point scenarios (Fig. 4.3)", gen_scenario}},
       {"random", {"random SFs for property tests", gen_random}},
+      {"suite", {"a reproducible suite of every pattern above (<= 8 ranks) and a manifest, from one seed", gen_suite}},
   };
   return k;
+}
+
+// A shell word: quoted when it holds anything but [A-Za-z0-9_./:=,+-].
+std::string shell_word(const std::string& w) {
+  if (!w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./:=,+-", c); }))
+    return w;
+  std::string q = "'";
+  for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+int gen_suite(const Args& args) {
+  namespace fs = std::filesystem;
+  po::options_description opts("generate suite options");
+  std::uint64_t seed = 0;
+  std::string out, matrices;
+  opts.add_options()("seed", seed_value(&seed, true), "the suite's seed: the same seed gives byte-identical files")(
+      "output,o", po::value(&out)->required(), "folder to write the traces and manifest.json into (created; an earlier suite is replaced)")(
+      "matrices", po::value(&matrices), "folder of Matrix Market files: adds the SpMV ghost exchange of each (up to 8 MB)");
+  po::variables_map vm;
+  if (parse_options("generate suite", "--seed S -o DIR [--matrices DIR]", args, opts, Pos(), vm)) return 0;
+  std::error_code ec;
+  std::vector<std::string> mats;
+  if (vm.count("matrices")) {
+    if (!fs::is_directory(matrices, ec)) throw InputError("--matrices", "'" + matrices + "' is not a folder");
+    for (const auto& e : fs::directory_iterator(matrices, ec))
+      if (e.path().extension() == ".mtx") mats.push_back(e.path().string());
+    if (mats.empty()) throw InputError("--matrices", "no *.mtx file in '" + matrices + "'");
+    std::sort(mats.begin(), mats.end());
+  }
+  if (fs::exists(out, ec)) {
+    if (!fs::is_directory(out, ec)) throw InputError("--output", "'" + out + "' exists and is not a folder");
+    if (!fs::is_empty(out, ec) && !fs::exists(fs::path(out) / "manifest.json"))
+      throw InputError("--output", "'" + out + "' is not empty and holds no suite (manifest.json); choose another folder");
+  } else {
+    fs::create_directories(out, ec);
+    if (ec) throw InputError("--output", "cannot create '" + out + "': " + ec.message());
+  }
+  const auto plan = gen::plan_suite(seed, mats);
+  trace::Json list = trace::Json::array();
+  core::Progress progress("generate suite", plan.size());
+  for (const auto& e : plan) {
+    progress.step(e.file);
+    Args a = e.args;
+    const std::string path = (fs::path(out) / e.file).string();
+    a.insert(a.end(), {"-o", path});
+    {
+      // The generators say "wrote FILE" on stderr; the suite says it once for all.
+      std::ostringstream quiet;
+      auto* old = std::cerr.rdbuf(quiet.rdbuf());
+      try {
+        kinds().at(e.kind).second(a);
+      } catch (...) {
+        std::cerr.rdbuf(old);
+        throw;
+      }
+      std::cerr.rdbuf(old);
+    }
+    std::string cmd = "sf-replay generate " + e.kind;
+    for (const auto& w : e.args) cmd += " " + shell_word(w);
+    cmd += " -o " + shell_word(e.file);
+    list.push_back({{"file", e.file}, {"kind", e.kind}, {"ranks", e.ranks}, {"command", cmd}, {"sha256", trace::sha256_file(path)}});
+  }
+  progress.done();
+  const trace::Json manifest = {{"format", "sf-suite"},
+                                {"version", 1},
+                                {"seed", seed},
+                                {"matrices", matrices.empty() ? trace::Json(nullptr) : trace::Json(matrices)},
+                                {"note", "each command, run in this folder, regenerates its trace"},
+                                {"traces", list}};
+  trace::write_file_atomic((fs::path(out) / "manifest.json").string(), manifest.dump(1) + "\n");
+  std::cerr << "wrote " << plan.size() << " traces and manifest.json to " << out << " (seed " << seed << ")\n";
+  return 0;
 }
 
 }  // namespace
