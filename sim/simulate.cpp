@@ -1,13 +1,14 @@
-#include <cmath>
 #include "sim/simulate.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <numeric>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/progress.hpp"
 #include "trace/json_strict.hpp"
 
 namespace sfr::sim {
@@ -109,6 +110,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
     for (const auto& b : backends) timeline->backend_names.push_back(b.name());
     for (const auto& op : t.ops) timeline->op_labels.push_back(op_label(op));
   }
+  core::Progress progress("simulate " + t.name, backends.size() * t.ops.size());
   for (std::size_t bi = 0; bi < backends.size(); ++bi) {
     const Backend b = backends[bi];
     BackendResult br;
@@ -117,6 +119,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
     Accum acc;
     acc.resize(static_cast<std::size_t>(lay.nranks));
     for (std::size_t oi = 0; oi < t.ops.size(); ++oi) {
+      progress.step(progress.on() ? b.name() + ", op " + std::to_string(oi) : std::string());
       const auto& op = t.ops[oi];
       const core::Graph& g = bt.graph_for(op);
       auto it = plans.find(&g);

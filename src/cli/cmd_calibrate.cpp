@@ -10,6 +10,8 @@
 
 #include "cli/options.hpp"
 #include "core/error.hpp"
+#include "core/progress.hpp"
+#include "trace/provenance.hpp"
 #include "trace/output_file.hpp"
 
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
@@ -27,13 +29,6 @@ trace::Json samples(const std::vector<core::TimedSample>& v) {
   trace::Json a = trace::Json::array();
   for (const auto& s : v) a.push_back({s.x, s.seconds});
   return a;
-}
-
-std::string now_iso8601() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
 }
 
 // The raw measurements, kept in the machine file next to the fitted parameters.
@@ -89,16 +84,15 @@ int cmd_calibrate(const Args& args) {
   exec::mpi::CalibrateOptions o;
   o.ranks_per_node = rpn;
   o.ranks_per_socket = rps;
-  const bool tty = mpi.rank == 0 && isatty(STDERR_FILENO);
-  int part = 0;
-  if (tty) o.progress = [&](const std::string& what) { std::cerr << "\r\033[K[calibrate " << ++part << "] " << what << std::flush; };
+  core::Progress progress("calibrate", 0, stderr, mpi.rank == 0 && core::progress_wanted(stderr));
+  o.progress = [&](const std::string& what) { progress.step(what); };
   const auto data = exec::mpi::calibrate(MPI_COMM_WORLD, o);
-  if (tty) std::cerr << "\r\033[K" << std::flush;
+  progress.done();
   if (!agreed("calibrate", mpi.rank, mpi.size, [&] {
         if (mpi.rank != 0) return;
         const auto cal = sim::calibrate_machine(data);
         trace::Json j = sim::machine_to_json(cal.machine);
-        j["calibration"] = {{"host", data.host},         {"date", now_iso8601()},           {"ranks", data.ranks},
+        j["calibration"] = {{"host", data.host},         {"date", trace::iso8601_utc_now()},           {"ranks", data.ranks},
                             {"nodes", data.nodes},       {"ranks_per_node", data.ranks_per_node}, {"ranks_per_socket", data.ranks_per_socket},
                             {"fit", cal.lines},          {"worst_fit_error", cal.worst_rms},     {"measured", measured_json(data)}};
         trace::write_file_atomic(out, j.dump(2) + "\n");
