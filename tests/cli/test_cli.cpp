@@ -168,8 +168,10 @@ TEST_F(Cli, ReportRejectsBadSimulationFiles) {
   struct Case {
     std::string text, message;
   };
-  std::string wrong_trace = good, wrong_type = good;
-  wrong_trace.replace(wrong_trace.find("\"handmade-4\""), 12, "\"other\"");
+  std::string wrong_type = good;
+  auto other = nlohmann::json::parse(good);
+  other["trace"] = "other";
+  const std::string wrong_trace = other.dump();
   wrong_type.replace(wrong_type.find("\"messages\""), 10, "\"messages\": \"many\", \"x\"");
   for (const Case& c : {Case{"[1]", "not a simulation result"}, Case{"{\"machine\": \"m\", \"backends\": 3}", "/trace: missing"},
                         Case{wrong_trace, "/trace: results are for trace 'other', not 'handmade-4'"},
