@@ -22,21 +22,25 @@ void check_output_path(const std::string& option, const std::string& path) {
   if (::access(dir.c_str(), W_OK) != 0) throw InputError(option, "cannot write '" + path + "': folder '" + dir.string() + "' is not writable");
 }
 
+void write_new_file(const std::string& path, const std::string& content, const std::string& name) {
+  namespace fs = std::filesystem;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw InputError(name, std::string("cannot write output file: ") + std::strerror(errno));
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.flush();
+  if (!out) {
+    out.close();
+    std::error_code ec;
+    fs::remove(path, ec);
+    throw InputError(name, "error while writing output file");
+  }
+}
+
 void write_file_atomic(const std::string& path, const std::string& content) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   const fs::path tmp = target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(path, std::string("cannot write output file: ") + std::strerror(errno));
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw InputError(path, "error while writing output file");
-    }
-  }
+  write_new_file(tmp.string(), content, path);
   std::error_code ec;
   fs::rename(tmp, target, ec);
   if (ec) {

@@ -9,6 +9,10 @@ namespace sfr::trace {
 // Throws InputError naming the path if it cannot be written.
 void write_file_atomic(const std::string& path, const std::string& content);
 
+// Writes `content` to `path` (no rename); on failure removes what was written and throws
+// InputError naming `name` (the file the user knows of). The first step of the atomic writes.
+void write_new_file(const std::string& path, const std::string& content, const std::string& name);
+
 // Throws InputError(option, ...) when `path` could not be written later: it is a folder, or its
 // folder is missing or not writable. Commands call it before any work, so that a long run does
 // not fail at its very end.

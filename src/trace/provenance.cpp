@@ -138,16 +138,7 @@ std::string store_document(const std::string& dir, const std::string& kind, cons
   if (base.size() > 80) base.resize(80);
   std::random_device rd;
   const fs::path tmp = fs::path(dir) / (".store.tmp." + std::to_string(::getpid()) + "." + std::to_string(rd()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw InputError(dir, "cannot write into the --store folder");
-    }
-  }
+  write_new_file(tmp.string(), text, dir);
   const std::string stamp = utc_stamp("%Y%m%dT%H%M%SZ");
   for (int attempt = 0; attempt < 100; ++attempt) {
     char suffix[16];
