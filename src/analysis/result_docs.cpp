@@ -58,8 +58,9 @@ void same_trace(const std::string& file, const json& j, const std::string& trace
 void check_provenance(const std::string& file, const json& j) {
   if (!j.contains("provenance")) return;
   require(file, j["provenance"], "/provenance", {{"commit", Kind::string}, {"date", Kind::string}, {"host", Kind::string}});
-  const json& sha = j["provenance"]["trace_sha256"];
-  if (!sha.is_null() && !sha.is_string()) throw InputError(file, "/provenance/trace_sha256: expected a string or null");
+  const auto sha = j["provenance"].find("trace_sha256");
+  if (sha != j["provenance"].end() && !sha->is_null() && !sha->is_string())
+    throw InputError(file, "/provenance/trace_sha256: expected a string or null");
 }
 
 }  // namespace
