@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/regress.hpp"
 #include "analysis/result_docs.hpp"
 #include "core/error.hpp"
 #include "trace/output_file.hpp"
@@ -60,14 +61,6 @@ std::string short_commit(const std::string& c) {
 std::string trace_key(const Json& doc) {
   const std::string sha = prov(doc, "trace_sha256", "");
   return sha.empty() ? "name:" + doc.value("trace", std::string("?")) : sha;
-}
-
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos)), hi = static_cast<std::size_t>(std::ceil(pos));
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
 std::vector<double> samples_of(const Json& r) {

@@ -20,6 +20,14 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos)), hi = static_cast<std::size_t>(std::ceil(pos));
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
 namespace {
 
 // P(U >= u) for U of sizes (m, n) without ties, counting the arrangements by recursion:
@@ -104,6 +112,7 @@ std::map<Key, RegressEntry> pool(const std::vector<trace::Json>& docs, bool base
       for (const auto& s : r["samples_us"]) run.push_back(s.get<double>());
       dst.insert(dst.end(), run.begin(), run.end());
       (base ? e.base_runs : e.new_runs).push_back(median(run));
+      if (base) e.base_run_lows.push_back(quantile(run, 0.10));
     }
   return out;
 }
@@ -129,16 +138,22 @@ RegressResult regress(const std::vector<trace::Json>& base, const std::vector<tr
     e.now = std::move(it->second.now);
     e.new_runs = std::move(it->second.new_runs);
     n.erase(it);
-    const auto [lo, hi] = std::minmax_element(e.base_runs.begin(), e.base_runs.end());
-    e.noise = *lo > 0 ? *hi / *lo - 1 : 0;
+    for (const auto* runs : {&e.base_runs, &e.base_run_lows}) {
+      const auto [lo, hi] = std::minmax_element(runs->begin(), runs->end());
+      if (*lo > 0) e.noise = std::max(e.noise, *hi / *lo - 1);
+    }
     const double band = std::max(threshold, e.noise);
     e.base_median = median(e.base);
     e.new_median = median(e.now);
-    e.ratio = e.base_median > 0 ? e.new_median / e.base_median : (e.new_median > 0 ? INFINITY : 1.0);
+    e.base_low = quantile(e.base, 0.10);
+    e.new_low = quantile(e.now, 0.10);
+    auto ratio = [](double a, double b) { return b > 0 ? a / b : (a > 0 ? INFINITY : 1.0); };
+    e.ratio = ratio(e.new_median, e.base_median);
+    e.low_ratio = ratio(e.new_low, e.base_low);
     e.p_slower = mann_whitney_greater(e.now, e.base);
     e.p_faster = mann_whitney_greater(e.base, e.now);
-    if (e.p_slower < alpha && e.ratio > 1 + band) e.change = Change::slower;
-    else if (e.p_faster < alpha && e.ratio < 1 / (1 + band)) e.change = Change::faster;
+    if (e.p_slower < alpha && std::min(e.ratio, e.low_ratio) > 1 + band) e.change = Change::slower;
+    else if (e.p_faster < alpha && std::max(e.ratio, e.low_ratio) < 1 / (1 + band)) e.change = Change::faster;
     res.entries.push_back(std::move(e));
   }
   for (auto& [key, en] : n) res.only_new.push_back(label(en));
@@ -174,8 +189,8 @@ std::string render_regress(const RegressResult& r) {
   char line[512];
   std::snprintf(line, sizeof line,
                 "regress: %zu base and %zu new timing document(s); %zu (trace, op, backend) matched, %zu only in base, %zu only in new\n"
-                "a change counts when p < %g (one-sided Mann-Whitney on the samples) and the medians differ by more than %.0f%% and\n"
-                "more than the base's run-to-run noise (the spread of its runs' medians)\n",
+                "a change counts when p < %g (one-sided Mann-Whitney on the samples) and the medians and the 10th percentiles both\n"
+                "differ by more than %.0f%% and more than the base's run-to-run noise (the spread of its runs)\n",
                 r.base_docs, r.new_docs, r.entries.size(), r.only_base.size(), r.only_new.size(), r.alpha, 100 * r.threshold);
   os << line;
   if (std::all_of(r.entries.begin(), r.entries.end(), [](const RegressEntry& e) { return e.base_runs.size() < 2; }))
@@ -186,9 +201,9 @@ std::string render_regress(const RegressResult& r) {
     os << (c == Change::slower ? "slower" : "faster") << " (" << count << ")" << (count ? ":" : "") << "\n";
     for (const auto& e : r.entries) {
       if (e.change != c) continue;
-      std::snprintf(line, sizeof line, "  %-48s median %10.2f -> %10.2f us (%+.1f%%), p = %.2g, noise %.0f%%, runs %zu / %zu\n",
-                    label(e).c_str(), e.base_median, e.new_median, 100 * (e.ratio - 1), c == Change::slower ? e.p_slower : e.p_faster,
-                    100 * e.noise, e.base_runs.size(), e.new_runs.size());
+      std::snprintf(line, sizeof line, "  %-48s median %10.2f -> %10.2f us (%+.1f%%), p10 %+.1f%%, p = %.2g, noise %.0f%%, runs %zu / %zu\n",
+                    label(e).c_str(), e.base_median, e.new_median, 100 * (e.ratio - 1), 100 * (e.low_ratio - 1),
+                    c == Change::slower ? e.p_slower : e.p_faster, 100 * e.noise, e.base_runs.size(), e.new_runs.size());
       os << line;
     }
   }

@@ -1,10 +1,12 @@
 // `sf-replay regress BASE NEW`: timing results of two builds (or two runs) matched by (trace
 // sha256, op index, backend) and compared on their samples. A change counts only when it is
-// significant (one-sided Mann-Whitney rank test on the pooled samples, p < alpha) and the ratio of
-// medians exceeds both the threshold and the base's own run-to-run noise band (the spread of its
-// runs' medians, when BASE holds several runs of the key): samples within one run are correlated
-// (a run that lands on a busy machine is slower throughout), so only repeated runs show how far a
-// rerun of the same build can move.
+// significant (one-sided Mann-Whitney rank test on the pooled samples, p < alpha) and both the
+// ratio of medians and the ratio of 10th percentiles exceed the threshold and the base's own
+// run-to-run noise band (the spread of its runs' medians and 10th percentiles, when BASE holds
+// several runs of the key). Samples within one run are correlated (a run that lands on a busy
+// machine is slower throughout), so only repeated runs show how far a rerun can move; and noise
+// on a shared machine only adds time, so the fast end of the samples moves with a real change but
+// much less with load: requiring it too keeps a loaded rerun from being flagged.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +23,7 @@ namespace sfr::analysis {
 double mann_whitney_greater(const std::vector<double>& x, const std::vector<double>& y);
 
 double median(std::vector<double> v);
+double quantile(std::vector<double> v, double q);  // linear interpolation between order statistics
 
 enum class Change { slower, faster, same };
 
@@ -29,8 +32,10 @@ struct RegressEntry {
   std::size_t index = 0;
   std::vector<double> base, now;            // pooled samples (us) of every matching result on each side
   std::vector<double> base_runs, new_runs;  // each run's (document's) median
+  std::vector<double> base_run_lows;       // each base run's 10th percentile
   double base_median = 0, new_median = 0, ratio = 1, p_slower = 1, p_faster = 1;
-  double noise = 0;  // the base's run-to-run band: max / min of its runs' medians - 1 (0: one run)
+  double base_low = 0, new_low = 0, low_ratio = 1;  // 10th percentiles of the pooled samples
+  double noise = 0;  // the base's run-to-run band: max / min - 1 of its runs' medians or 10th percentiles (0: one run)
   Change change = Change::same;
 };
 

@@ -135,3 +135,21 @@ TEST(Regress, AMedianShiftWithoutSignificanceIsNotFlagged) {
   EXPECT_EQ(r.entries[0].change, Change::same);
   EXPECT_FALSE(r.any_slower());
 }
+
+TEST(Regress, ALoadedRerunIsNotFlaggedWhenItsFastEndDidNotMove) {
+  // Load only adds time: 60% of the rerun's iterations were slowed (+33%), the rest ran as before.
+  std::vector<double> base, loaded, slower;
+  for (int k = 0; k < 30; ++k) {
+    const double v = 300 + 0.1 * (k * 7 % 30);
+    base.push_back(v);
+    loaded.push_back(k % 5 < 2 ? v : v + 100);
+    slower.push_back(1.3 * v);
+  }
+  const auto l = analysis::regress({doc("s", {{"basic", base}})}, {doc("s", {{"basic", loaded}})}, 0.10);
+  ASSERT_EQ(l.entries.size(), 1u);
+  EXPECT_GT(l.entries[0].ratio, 1.3);
+  EXPECT_LT(l.entries[0].low_ratio, 1.01);
+  EXPECT_LT(l.entries[0].p_slower, 0.01);
+  EXPECT_EQ(l.entries[0].change, Change::same);
+  EXPECT_TRUE(analysis::regress({doc("s", {{"basic", base}})}, {doc("s", {{"basic", slower}})}, 0.10).any_slower());
+}
