@@ -1,5 +1,6 @@
 #include "generators/suite.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -74,8 +75,12 @@ std::vector<SuiteEntry> plan_suite(std::uint64_t seed, const std::vector<std::st
   }
   {
     const int p = static_cast<int>(d.in(2, 8));
+    // The mesh is cut into a grid of boxes of the most cubic factors of P: at least as many cells
+    // per side as its longest side (a prime P needs P).
+    static const int longest_side[9] = {1, 1, 2, 3, 2, 5, 3, 7, 2};
+    const int min_cells = std::max(3, longest_side[p]);
     const std::string order = d.pick<std::string>({"sequential", "chunks", "random"});
-    std::vector<std::string> a = {"--cells", d.num(3, 6), "--ranks", std::to_string(p), "--order", order};
+    std::vector<std::string> a = {"--cells", d.num(min_cells, std::max(6, min_cells)), "--ranks", std::to_string(p), "--order", order};
     if (order == "random") a.insert(a.end(), {"--seed", d.num(1, 1 << 30)});  // the seed of the random order only
     add("hexmesh", "hexmesh", p, a);
   }
