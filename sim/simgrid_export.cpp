@@ -28,7 +28,7 @@ SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m,
     const core::Graph& g = bt.graph_for(op);
     auto it = plans.find(&g);
     if (it == plans.end()) it = plans.emplace(&g, core::build_plans(g)).first;
-    const std::int64_t vb = op.op == trace::OpKind::degree ? 4 : static_cast<std::int64_t>(core::unit_size(op.unit)) * op.bs;
+    const std::int64_t vb = trace::op_vertex_bytes(op);
     std::vector<bool> rounds;
     if (op.op == trace::OpKind::bcast || op.op == trace::OpKind::scatter) rounds = {true};
     else if (op.op == trace::OpKind::fetch_and_op) rounds = {false, true};

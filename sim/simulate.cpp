@@ -124,7 +124,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       const core::Graph& g = bt.graph_for(op);
       auto it = plans.find(&g);
       if (it == plans.end()) it = plans.emplace(&g, core::build_plans(g)).first;
-      const std::int64_t vb = op.op == trace::OpKind::degree ? 4 : static_cast<std::int64_t>(core::unit_size(op.unit)) * op.bs;
+      const std::int64_t vb = trace::op_vertex_bytes(op);
       Schedule sc = make_schedule(lay, m, b);
       for (bool r2l : rounds_of(op.op)) {
         const bool root_dev = op.root_mem == trace::MemType::device, leaf_dev = op.leaf_mem == trace::MemType::device;

@@ -20,11 +20,6 @@ const char* form_of(const trace::SFDef& d) {
 int tier_slot(trace::Tier t) { return t == trace::Tier::socket ? 0 : t == trace::Tier::node ? 1 : 2; }
 
 // Bytes of one vertex value moved by an op (degree moves one int per leaf).
-Index value_bytes(const trace::OpSpec& op) {
-  if (op.op == trace::OpKind::degree) return 4;
-  return static_cast<Index>(core::unit_size(op.unit)) * op.bs;
-}
-
 std::string human_bytes(double b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
@@ -92,12 +87,12 @@ SFStats sf_stats(const trace::BuiltTrace& t, const trace::SFDef& def) {
   Index default_bytes = 8;
   for (const auto& op : t.trace().ops) {
     if (op.sf != def.name) continue;
-    const std::pair<std::string, int> key{op.op == trace::OpKind::degree ? "int32(degree)" : core::unit_name(op.unit),
-                                          op.op == trace::OpKind::degree ? 1 : op.bs};
+    const std::pair<std::string, int> key{std::string(core::unit_name(trace::op_wire_unit(op))) + (op.op == trace::OpKind::degree ? "(degree)" : ""),
+                                          trace::op_wire_bs(op)};
     if (std::find(used.begin(), used.end(), key) != used.end()) continue;
     used.push_back(key);
     UnitBytes ub{key.first, key.second, 0, 0, {}};
-    const Index vb = value_bytes(op);
+    const Index vb = trace::op_vertex_bytes(op);
     ub.remote_bytes = s.remote_edges * vb;
     ub.self_bytes = s.self_edges * vb;
     for (size_t k = 0; k < 3; ++k) ub.tier_bytes.v[k] = s.tier_edges.v[k] * vb;
@@ -131,7 +126,7 @@ TraceStats compute_stats(const trace::BuiltTrace& t) {
   for (size_t i = 0; i < tr.ops.size(); ++i) {
     const auto& op = tr.ops[i];
     const SFStats& s = ts.sfs[index.at(op.sf)];
-    const Index vb = value_bytes(op);
+    const Index vb = trace::op_vertex_bytes(op);
     OpSummary o;
     o.index = i;
     o.messages = s.messages;

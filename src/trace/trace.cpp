@@ -63,6 +63,10 @@ bool op_takes_mpi_op(OpKind k) { return k == OpKind::bcast || k == OpKind::reduc
 core::MpiOp default_mpi_op(OpKind k) { return k == OpKind::fetch_and_op ? core::MpiOp::sum : core::MpiOp::replace; }
 const char* memtype_name(MemType m) { return m == MemType::host ? "host" : "device"; }
 
+core::Unit op_wire_unit(const OpSpec& op) { return op.op == OpKind::degree ? core::Unit::int64 : op.unit; }
+int op_wire_bs(const OpSpec& op) { return op.op == OpKind::degree ? 1 : op.bs; }
+std::int64_t op_vertex_bytes(const OpSpec& op) { return static_cast<std::int64_t>(core::unit_size(op_wire_unit(op))) * op_wire_bs(op); }
+
 const SFDef* Trace::find_sf(std::string_view n) const {
   for (const auto& s : sfs)
     if (s.name == n) return &s;

@@ -82,6 +82,13 @@ struct OpSpec {
   bool operator==(const OpSpec&) const = default;
 };
 
+// What one vertex of an op carries on the wire, for every executor, the simulator and inspect:
+// the op's unit and block size, except degree, which reduces one count per leaf (int64, as the
+// reference and MPI executors hold degrees).
+core::Unit op_wire_unit(const OpSpec& op);
+int op_wire_bs(const OpSpec& op);
+std::int64_t op_vertex_bytes(const OpSpec& op);
+
 struct Trace {
   std::string name;
   int nranks = 0;

@@ -201,3 +201,35 @@ TEST(MpiTiming, StoreFilesOneNewDocumentPerRun) {
   }
   fs::remove_all(dir);
 }
+
+// The bytes a timing result reports are the bytes inspect reports for the same op (each counted
+// its own way: the executor from its plan, inspect from the SF's edges), degree included.
+TEST(MpiTiming, TimingBytesAgreeWithInspect) {
+  const fs::path timing = fs::temp_directory_path() / ("sfr_mpi_bytes_" + std::to_string(::getpid()) + ".json");
+  const std::string trace_file = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+  ASSERT_EQ(mpirun(4, "run " + trace_file + " --backend basic --iters 1 --warmup 0 --timing " + timing.string()).status, 0);
+  const auto ins = sfr_test::run_command(std::string(SFR_CLI) + " inspect " + trace_file + " --json");
+  ASSERT_EQ(ins.status, 0) << ins.out;
+  const auto j = nlohmann::json::parse(slurp(timing)), in = nlohmann::json::parse(ins.out);
+  std::size_t checked = 0, degrees = 0;
+  for (const auto& r : j["results"]) {
+    const std::string op = r["op"];
+    if (op == "gather" || op == "scatter" || op == "fetch_and_op") continue;  // multi-SF / two ways: not one SF's bytes
+    const std::string unit = op == "degree" ? "int64(degree)" : r["unit"].get<std::string>();
+    const int bs = op == "degree" ? 1 : r["bs"].get<int>();
+    bool found = false;
+    for (const auto& sf : in["sfs"])
+      if (sf["name"] == r["sf"])
+        for (const auto& b : sf["bytes_per_op"])
+          if (b["unit"] == unit && b["bs"] == bs) {
+            EXPECT_EQ(b["remote_bytes"].get<long long>(), r["bytes"].get<long long>()) << r.dump();
+            found = true;
+          }
+    EXPECT_TRUE(found) << r.dump();
+    ++checked;
+    degrees += op == "degree";
+  }
+  EXPECT_GE(checked, 10u);
+  EXPECT_GE(degrees, 2u);
+  fs::remove(timing);
+}

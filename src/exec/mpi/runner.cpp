@@ -65,8 +65,8 @@ OpBuffers make_buffers(const trace::BuiltTrace& t, const trace::OpSpec& op, int 
   }
   const auto mop = effective_mpi_op(op);
   OpBuffers b;
-  const core::Unit u = op.op == OpKind::degree ? core::Unit::int64 : op.unit;
-  const int bs = op.op == OpKind::degree ? 1 : op.bs;
+  const core::Unit u = trace::op_wire_unit(op);
+  const int bs = trace::op_wire_bs(op);
   if (op.op == OpKind::gather) b.root = Buffer(u, bs, g[me].nroots);
   else b.root = conformance_input(Side::root, u, bs, mop, me, g[me].nroots, root_off);
   b.leaf = conformance_input(Side::leaf, u, bs, mop, me, g[me].leafspace(), leaf_off);
@@ -195,7 +195,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     // Volume of one execution, summed over ranks.
     const core::Graph& g = t.graph_for(op);
     const core::RankPlan& pl = (op.op == OpKind::gather || op.op == OpKind::scatter) ? core::build_plan(g, me) : sf.plan();
-    const long long vb = op.op == OpKind::degree ? 8 : static_cast<long long>(core::unit_size(op.unit)) * op.bs;
+    const long long vb = trace::op_vertex_bytes(op);
     long long local[2] = {static_cast<long long>(pl.leaf_side.indices.size()) * vb * (op.op == OpKind::fetch_and_op ? 2 : 1),
                           static_cast<long long>(pl.leaf_side.npeers()) * (op.op == OpKind::fetch_and_op ? 2 : 1)};
     long long total[2] = {0, 0};
@@ -269,8 +269,8 @@ std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>&
                        {"op", trace::op_kind_name(op.op)},
                        {"sf", op.sf},
                        {"backend", r.backend},
-                       {"unit", core::unit_name(op.unit)},
-                       {"bs", op.bs},
+                       {"unit", core::unit_name(trace::op_wire_unit(op))},
+                       {"bs", trace::op_wire_bs(op)},
                        {"mpi_op", trace::op_takes_mpi_op(op.op) ? core::mpi_op_name(op.mpi_op) : ""},
                        {"repeat", op.repeat},
                        {"bytes", r.bytes},
