@@ -47,6 +47,13 @@ Kind detect(const core::Graph& g) {
   return Kind::none;
 }
 
+std::string refuses(Kind pattern, Flow kind, core::MpiOp op) {
+  if (kind != Flow::bcast || op != core::MpiOp::replace)
+    return "backend collective runs only bcast (and scatter) with mpi_op replace; use basic, neighbor, window or alltoallv";
+  if (pattern == Kind::none) return "backend collective needs an allgather, gather or alltoall pattern graph; this SF is none of them";
+  return "";
+}
+
 class Collective final : public Backend {
 public:
   // Private duplicate for the nonblocking collectives (see alltoallv.cpp).
@@ -59,8 +66,9 @@ public:
       start.push_back(start.back() + rg.nroots);
     }
   }
-  void check(const StarForest& sf, const InFlight& f) const override {
-    const std::string why = collective_refuses(sf.graph(), f.kind, f.op);
+  // The pattern was detected once, at setup: an op costs no scan of the graph.
+  void check(const StarForest&, const InFlight& f) const override {
+    const std::string why = refuses(kind_, f.kind, f.op);
     if (!why.empty()) throw InputError("--backend", why);
   }
   ~Collective() override { MPI_Comm_free(&comm_); }
@@ -96,11 +104,6 @@ private:
 
 std::unique_ptr<Backend> make_collective(StarForest& sf, const core::Graph& g) { return std::make_unique<Collective>(sf, g); }
 
-std::string collective_refuses(const core::Graph& g, Flow kind, core::MpiOp op) {
-  if (kind != Flow::bcast || op != core::MpiOp::replace)
-    return "backend collective runs only bcast (and scatter) with mpi_op replace; use basic, neighbor, window or alltoallv";
-  if (detect(g) == Kind::none) return "backend collective needs an allgather, gather or alltoall pattern graph; this SF is none of them";
-  return "";
-}
+std::string collective_refuses(const core::Graph& g, Flow kind, core::MpiOp op) { return refuses(detect(g), kind, op); }
 
 }  // namespace sfr::exec::mpi
