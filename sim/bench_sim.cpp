@@ -96,6 +96,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (!only.empty() && only != "throughput" && only != "scale" && only != "simgrid") {
+    std::fprintf(stderr, "sfr_bench_sim: error: --only: unknown part '%s' (throughput, scale or simgrid)\n", only.c_str());
+    return 2;
+  }
   auto part = [&](const char* name) { return only.empty() || only == name; };
   trace::Json j;
   const auto lassen = *sim::preset("lassen");
