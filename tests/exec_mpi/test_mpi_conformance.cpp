@@ -56,12 +56,29 @@ fs::path random_trace(int nranks, unsigned seed) {
 class Backends : public ::testing::TestWithParam<std::string> {};
 
 // Every checked-in sample trace of at most 8 ranks (SpMV, stencils, mesh migration, scatters,
-// synthetic patterns, the hand-made one with every derive kind).
-TEST_P(Backends, SampleTracesConform) {
-  const auto traces = sfr_test::sample_traces(8);
-  ASSERT_GE(traces.size(), 10u);
-  for (const auto& t : traces) conforms(t, GetParam());
+// synthetic patterns, the hand-made one with every derive kind), one test per (backend, trace) so
+// that ctest -j spreads them.
+class SampleTrace : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(SampleTrace, Conforms) { conforms(fs::path(SFR_TRACES_DIR) / std::get<1>(GetParam()), std::get<0>(GetParam())); }
+
+namespace {
+std::vector<std::string> sample_trace_files() {
+  std::vector<std::string> out;
+  for (const auto& p : sfr_test::sample_traces(8)) out.push_back(p.filename().string());
+  return out;
 }
+}  // namespace
+
+TEST(SampleTraces, AtLeastTenOfAtMostEightRanks) { EXPECT_GE(sample_trace_files().size(), 10u); }
+
+INSTANTIATE_TEST_SUITE_P(Mpi, SampleTrace, ::testing::Combine(::testing::ValuesIn(kBackends), ::testing::ValuesIn(sample_trace_files())),
+                         [](const auto& info) {
+                           std::string n = std::get<0>(info.param) + "_" + fs::path(std::get<1>(info.param)).stem().string();
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
 
 TEST_P(Backends, RandomForestsConformOnOneToEightRanks) {
   for (int nranks : {1, 2, 3, 5, 8}) {
