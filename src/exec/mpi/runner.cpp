@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 
@@ -148,39 +149,47 @@ void check_backend(const trace::BuiltTrace& t, const std::string& backend) {
 std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, const AutoChoice* auto_choice) {
   SFCache cache(comm, t, backend, auto_choice);
   const int me = rank_of(comm);
-  std::string body;
+  std::vector<trace::DumpEntry> entries;  // rank 0: every op's arrays of every rank
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
     const auto& op = t.trace().ops[i];
     OpBuffers b = make_buffers(t, op, me);
     cache.get(op.sf).end(begin(cache.get(op.sf), op, b));
-    std::string mine = "{";
-    auto put = [&](const char* name, const Buffer& buf) {
-      if (mine.size() > 1) mine += ", ";
-      mine += std::string("\"") + name + "\": ";
-      trace::append_buffer_numbers(mine, buf);
-    };
+    // The arrays the op wrote (sf-dump v1), sent to rank 0 as raw bytes: a vertex count, then the data.
+    std::vector<std::pair<const char*, const Buffer*>> wrote;
     switch (op.op) {
       case OpKind::bcast:
-      case OpKind::scatter: put("leafdata", b.leaf); break;
-      case OpKind::reduce: put("rootdata", b.root); break;
-      case OpKind::gather: put("multirootdata", b.root); break;
-      case OpKind::fetch_and_op:
-        put("rootdata", b.root);
-        put("leafupdate", b.update);
-        break;
-      case OpKind::degree: put("degree", b.root); break;
+      case OpKind::scatter: wrote = {{"leafdata", &b.leaf}}; break;
+      case OpKind::reduce: wrote = {{"rootdata", &b.root}}; break;
+      case OpKind::gather: wrote = {{"multirootdata", &b.root}}; break;
+      case OpKind::fetch_and_op: wrote = {{"rootdata", &b.root}, {"leafupdate", &b.update}}; break;
+      case OpKind::degree: wrote = {{"degree", &b.root}}; break;
     }
-    mine += "}";
+    std::string mine;
+    for (const auto& [name, buf] : wrote) {
+      const std::int64_t n = buf->count;
+      mine.append(reinterpret_cast<const char*>(&n), sizeof n);
+      mine.append(reinterpret_cast<const char*>(buf->bytes.data()), buf->bytes.size());
+    }
     const auto all = gather_strings(comm, mine);
-    if (me == 0) {
-      body += std::string(body.empty() ? "" : ",\n") + "  {\"index\": " + std::to_string(i) + ", \"op\": \"" + trace::op_kind_name(op.op) +
-              "\", \"sf\": " + trace::json_quote(op.sf) + ",\n   \"ranks\": [\n    ";
-      for (std::size_t r = 0; r < all.size(); ++r) body += (r ? ",\n    " : "") + all[r];
-      body += "\n   ]}";
+    if (me != 0) continue;
+    exec::OpResult res;
+    for (const auto& blob : all) {
+      exec::RankArrays arrays;
+      std::size_t pos = 0;
+      for (const auto& [name, buf] : wrote) {
+        std::int64_t n = 0;
+        std::memcpy(&n, blob.data() + pos, sizeof n);
+        pos += sizeof n;
+        Buffer got(buf->unit, buf->bs, static_cast<Index>(n));
+        std::memcpy(got.bytes.data(), blob.data() + pos, got.bytes.size());
+        pos += got.bytes.size();
+        arrays.push_back({name, std::move(got)});
+      }
+      res.ranks.push_back(std::move(arrays));
     }
+    entries.push_back({i, &op, std::move(res)});
   }
-  if (me != 0) return "";
-  return "{\"format\": \"sf-dump\", \"version\": 1, \"trace\": " + trace::json_quote(t.trace().name) + ",\n \"ops\": [\n" + body + "\n ]}\n";
+  return me == 0 ? trace::write_dump(t.trace().name, entries) : "";
 }
 
 std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters,
