@@ -58,7 +58,12 @@ int run_mpi(const RunArgs& a) {
   const MpiSession mpi;
   const int rank = mpi.rank, size = mpi.size;
   std::optional<trace::BuiltTrace> t;
-  const auto backends = backend_list(a.backend);
+  auto backends = backend_list(a.backend);
+  // `all`: every backend of the executor. collective runs only pattern graphs: where the trace has
+  // another op, it is skipped with its reason (the others refuse nothing).
+  const bool all = a.backend == "all";
+  if (all) backends.push_back("collective");
+  std::string skipped;
   const int local = ranks_on_node();
   if (!agreed("run", rank, size, [&] {
         if (backends.empty()) throw InputError("--backend", "no backend given");
@@ -67,12 +72,21 @@ int run_mpi(const RunArgs& a) {
         if (t->trace().nranks != size)
           throw InputError(a.file, "trace \"" + t->trace().name + "\" needs " + std::to_string(t->trace().nranks) + " ranks but this run has " +
                                        std::to_string(size) + " (use mpirun -np " + std::to_string(t->trace().nranks) + ")");
-        for (const auto& b : backends) exec::mpi::check_backend(*t, b);
+        for (const auto& b : backends) {
+          try {
+            exec::mpi::check_backend(*t, b);
+          } catch (const InputError& e) {
+            if (!all || b != "collective") throw;
+            skipped = e.what();
+          }
+        }
+        if (!skipped.empty()) backends.erase(std::find(backends.begin(), backends.end(), "collective"));
         // One op's buffers at a time; rank 0 also gathers every op's results for a dump.
         core::check_budget(exec::data_estimate(*t, rank, false, false), t->max_memory());
         if (rank == 0 && !a.dump.empty()) core::check_budget(exec::data_estimate(*t, -1, true, true), t->max_memory());
       }))
     return 2;
+  if (rank == 0 && !skipped.empty()) std::cout << "skipped backend collective: " << skipped << "\n";
   // --backend auto: every rank simulates the trace on the machine and takes, per SF, the backend
   // predicted fastest (the same choice everywhere: the simulation is deterministic).
   exec::mpi::AutoChoice choice;
@@ -134,7 +148,7 @@ int cmd_run(const Args& args) {
   RunArgs a;
   opts.add_options()("trace", po::value(&a.file)->required(), "trace file")(
       "reference", po::bool_switch(&a.reference), "use the serial reference executor (all ranks in this process, no MPI)")(
-      "backend", po::value(&a.backend), "MPI backend: basic (default), neighbor, window, alltoallv, collective, auto (per SF, the one the simulator predicts fastest); a comma list or all")(
+      "backend", po::value(&a.backend), "MPI backend: basic (default), neighbor, window, alltoallv, collective, auto (per SF, the one the simulator predicts fastest); a comma list, or all (every backend but auto; collective where the trace allows it)")(
       "dump", po::value(&a.dump), "write the sf-dump v1 conformance dump to this file (atomically)")(
       "timing", po::value(&a.timing), "write timings (sf-timing v1 JSON) to this file (atomically)")(
       "store", po::value(&a.store), "also file the timing document under this folder (a new file per run, never rewritten)")(

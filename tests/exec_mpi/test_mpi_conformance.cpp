@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <map>
+#include <set>
 #include <regex>
 
 #include <nlohmann/json.hpp>
@@ -155,6 +156,23 @@ TEST(MpiCollective, PatternTraceRunsAndConforms) {
             {"op": "bcast", "sf": "AA", "unit": "complex128"}]})";
   conforms(p, "collective");
   conforms(p, "basic");
+  // --backend all: every backend, collective included where the trace allows it, skipped (said
+  // once) where it does not.
+  const fs::path timing = fs::temp_directory_path() / ("sfr_mpi_all_" + std::to_string(::getpid()) + ".json");
+  auto r = mpirun(3, "run " + p.string() + " --backend all --iters 1 --warmup 0 --timing " + timing.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::set<std::string> ran;
+  auto doc = nlohmann::json::parse(slurp(timing));
+  for (const auto& res : doc["results"]) ran.insert(res["backend"].get<std::string>());
+  EXPECT_EQ(ran, (std::set<std::string>{"basic", "neighbor", "window", "alltoallv", "collective"}));
+  r = mpirun(4, std::string("run ") + SFR_TRACES_DIR + "/handmade-4.json --backend all --iters 1 --warmup 0 --timing " + timing.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(sfr_test::occurrences(r.out, "skipped backend collective: /ops/0:"), 1u) << r.out;
+  ran.clear();
+  doc = nlohmann::json::parse(slurp(timing));
+  for (const auto& res : doc["results"]) ran.insert(res["backend"].get<std::string>());
+  EXPECT_EQ(ran, (std::set<std::string>{"basic", "neighbor", "window", "alltoallv"}));
+  fs::remove(timing);
   fs::remove(p);
 }
 
