@@ -7,7 +7,7 @@
 #include "core/error.hpp"
 #include "exec/conformance.hpp"
 #include "exec/reference/reference.hpp"
-#include "trace/dump.hpp"
+#include "exec/dump.hpp"
 #include "trace/output_file.hpp"
 #include "trace/reader.hpp"
 
@@ -46,10 +46,10 @@ int cmd_report(const Args& args) {
   const auto stats = analysis::compute_stats(t);
   analysis::RunSummary run{"reference (serial, all ranks in one process)", dump, 0};
   if (reference) {
-    std::vector<trace::DumpEntry> entries;
+    std::vector<exec::DumpEntry> entries;
     for (size_t i = 0; i < t.trace().ops.size(); ++i) entries.push_back({i, &t.trace().ops[i], exec::reference::run_op(t, t.trace().ops[i])});
     run.ops_run = entries.size();
-    if (!dump.empty()) trace::write_file_atomic(dump, trace::write_dump(t.trace().name, entries));
+    if (!dump.empty()) trace::write_file_atomic(dump, exec::write_dump(t.trace().name, entries));
     in.run = &run;
   }
   trace::write_file_atomic(out, analysis::render_markdown(stats, in));

@@ -11,7 +11,7 @@
 #include "core/budget.hpp"
 #include "exec/conformance.hpp"
 #include "exec/reference/reference.hpp"
-#include "trace/dump.hpp"
+#include "exec/dump.hpp"
 #include "trace/output_file.hpp"
 #include "trace/provenance.hpp"
 #include "trace/reader.hpp"
@@ -42,12 +42,12 @@ int run_reference(const RunArgs& a) {
   const auto t = trace::read_trace_file(a.file, {a.max_memory});
   // Every op's results are kept until the dump is written.
   core::check_budget(exec::data_estimate(t, -1, true, !a.dump.empty()), t.max_memory());
-  std::vector<trace::DumpEntry> entries;
+  std::vector<exec::DumpEntry> entries;
   for (size_t i = 0; i < t.trace().ops.size(); ++i) {
     const auto& op = t.trace().ops[i];
     entries.push_back({i, &op, exec::reference::run_op(t, op)});
   }
-  if (!a.dump.empty()) trace::write_file_atomic(a.dump, trace::write_dump(t.trace().name, entries));
+  if (!a.dump.empty()) trace::write_file_atomic(a.dump, exec::write_dump(t.trace().name, entries));
   std::cout << "ran " << entries.size() << " ops of " << t.trace().name << " on " << t.trace().nranks
             << " ranks with the reference executor" << (a.dump.empty() ? "" : "; dump written to " + a.dump) << "\n";
   return 0;

@@ -3,7 +3,7 @@
 #include "exec/dump_check.hpp"
 #include "exec/reference/reference.hpp"
 #include "support/graphs.hpp"
-#include "trace/dump.hpp"
+#include "exec/dump.hpp"
 #include "trace/reader.hpp"
 
 using namespace sfr;
@@ -11,9 +11,9 @@ using namespace sfr_test;
 
 namespace {
 std::string reference_dump(const trace::BuiltTrace& t) {
-  std::vector<trace::DumpEntry> e;
+  std::vector<exec::DumpEntry> e;
   for (size_t i = 0; i < t.trace().ops.size(); ++i) e.push_back({i, &t.trace().ops[i], exec::reference::run_op(t, t.trace().ops[i])});
-  return trace::write_dump(t.trace().name, e);
+  return exec::write_dump(t.trace().name, e);
 }
 
 // Root (0,0) with a self leaf (rank 0, pos 0) and a leaf of rank 1 at pos 0; root (0,1) with two

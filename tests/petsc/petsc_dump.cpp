@@ -15,7 +15,7 @@
 #include "exec/conformance.hpp"
 #include "exec/mpi/mpi_types.hpp"
 #include "exec/mpi/runner.hpp"
-#include "trace/dump.hpp"
+#include "exec/dump.hpp"
 #include "trace/json_strict.hpp"
 #include "trace/reader.hpp"
 
@@ -256,7 +256,7 @@ int main(int argc, char** argv) {
       std::string mine = "{";
       for (size_t a = 0; a < arrays.size(); ++a) {
         mine += (a ? ", " : "") + trace::json_quote(arrays[a].name) + ": ";
-        trace::append_buffer_numbers(mine, arrays[a].buffer);
+        exec::append_buffer_numbers(mine, arrays[a].buffer);
       }
       mine += "}";
       const auto all = exec::mpi::gather_strings(MPI_COMM_WORLD, mine);

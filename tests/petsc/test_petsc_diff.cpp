@@ -15,7 +15,7 @@
 
 #include "exec/dump_check.hpp"
 #include "exec/reference/reference.hpp"
-#include "trace/dump.hpp"
+#include "exec/dump.hpp"
 #include "support/process.hpp"
 #include "support/random_trace.hpp"
 #include "support/sample_traces.hpp"
@@ -109,7 +109,7 @@ TEST(PetscDiff, OrderDependentResultsEqualPetscExactly) {
     for (size_t rk = 0; rk < ref.ranks.size(); ++rk)
       for (const auto& arr : ref.ranks[rk]) {
         std::string mine;
-        trace::append_buffer_numbers(mine, arr.buffer);
+        exec::append_buffer_numbers(mine, arr.buffer);
         EXPECT_EQ(nlohmann::json::parse(mine), petsc["ops"][i]["ranks"][rk][arr.name]) << "op " << i << " rank " << rk << " " << arr.name;
       }
   }

@@ -10,7 +10,7 @@
 #include "exec/conformance.hpp"
 #include "exec/mpi/backend.hpp"
 #include "exec/mpi/star_forest.hpp"
-#include "trace/dump.hpp"
+#include "exec/dump.hpp"
 #include "trace/json_out.hpp"
 #include "trace/json_strict.hpp"
 
@@ -149,7 +149,7 @@ void check_backend(const trace::BuiltTrace& t, const std::string& backend) {
 std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, const AutoChoice* auto_choice) {
   SFCache cache(comm, t, backend, auto_choice);
   const int me = rank_of(comm);
-  std::vector<trace::DumpEntry> entries;  // rank 0: every op's arrays of every rank
+  std::vector<exec::DumpEntry> entries;  // rank 0: every op's arrays of every rank
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
     const auto& op = t.trace().ops[i];
     OpBuffers b = make_buffers(t, op, me);
@@ -189,7 +189,7 @@ std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const st
     }
     entries.push_back({i, &op, std::move(res)});
   }
-  return me == 0 ? trace::write_dump(t.trace().name, entries) : "";
+  return me == 0 ? exec::write_dump(t.trace().name, entries) : "";
 }
 
 std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters,

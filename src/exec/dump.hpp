@@ -7,16 +7,16 @@
 #include "exec/conformance.hpp"
 #include "trace/trace.hpp"
 
-namespace sfr::trace {
+namespace sfr::exec {
 
 struct DumpEntry {
   std::size_t index;          // position of the op in the trace
-  const OpSpec* op;
-  exec::OpResult result;
+  const trace::OpSpec* op;
+  OpResult result;
 };
 
 std::string write_dump(const std::string& trace_name, const std::vector<DumpEntry>& entries);
 // Appends the flat numbers of one buffer (complex and pairs as two numbers).
-void append_buffer_numbers(std::string& out, const exec::Buffer& b);
+void append_buffer_numbers(std::string& out, const Buffer& b);
 
-}  // namespace sfr::trace
+}  // namespace sfr::exec

@@ -1,11 +1,16 @@
-#include "trace/dump.hpp"
+#include "exec/dump.hpp"
 
 #include "trace/json_out.hpp"
 #include "trace/json_strict.hpp"
 
-namespace sfr::trace {
+namespace sfr::exec {
 
-void append_buffer_numbers(std::string& out, const exec::Buffer& b) {
+using trace::append_double;
+using trace::append_int;
+using trace::json_quote;
+using trace::op_kind_name;
+
+void append_buffer_numbers(std::string& out, const Buffer& b) {
   out += '[';
   core::visit_unit(b.unit, [&]<class T>() {
     const T* d = b.as<T>();
@@ -52,4 +57,4 @@ std::string write_dump(const std::string& trace_name, const std::vector<DumpEntr
   return o;
 }
 
-}  // namespace sfr::trace
+}  // namespace sfr::exec
