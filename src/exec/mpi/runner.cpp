@@ -168,7 +168,7 @@ std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const st
     for (const auto& [name, buf] : wrote) {
       const std::int64_t n = buf->count;
       mine.append(reinterpret_cast<const char*>(&n), sizeof n);
-      mine.append(reinterpret_cast<const char*>(buf->bytes.data()), buf->bytes.size());
+      if (!buf->bytes.empty()) mine.append(reinterpret_cast<const char*>(buf->bytes.data()), buf->bytes.size());
     }
     const auto all = gather_strings(comm, mine);
     if (me != 0) continue;
@@ -181,7 +181,7 @@ std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const st
         std::memcpy(&n, blob.data() + pos, sizeof n);
         pos += sizeof n;
         Buffer got(buf->unit, buf->bs, static_cast<Index>(n));
-        std::memcpy(got.bytes.data(), blob.data() + pos, got.bytes.size());
+        if (!got.bytes.empty()) std::memcpy(got.bytes.data(), blob.data() + pos, got.bytes.size());  // (an empty vector's data() may be null)
         pos += got.bytes.size();
         arrays.push_back({name, std::move(got)});
       }
