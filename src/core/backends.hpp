@@ -1,10 +1,43 @@
-// The executor's point-to-point backends that the simulator models too, in order of preference
-// on ties: what `run --backend all` runs, validate-model compares, `--backend auto` chooses from
-// and calibrate measures the executor's own cost on.
+// The executor's backends, one table: names, what each does, whether the simulator models it and
+// whether it uses nodes. `run --backend all` runs them in this order; `--backend list` prints it.
 #pragma once
+
+#include <string_view>
 
 namespace sfr::core {
 
+struct BackendInfo {
+  const char* name;
+  bool modelled;    // the simulator models it (validate-model, calibrate, --backend auto choose among these)
+  bool node_aware;  // routes through nodes (the trace's machine.ranks_per_node or --ranks-per-node)
+  bool any_graph;   // runs every trace (collective runs pattern graphs only)
+  const char* what;
+};
+
+inline constexpr BackendInfo kBackends[] = {
+    {"basic", true, false, true, "persistent point-to-point, one message per peer (PetscSF's default)"},
+    {"neighbor", true, false, true, "MPI-3 neighborhood collectives (persistent where the MPI has them)"},
+    {"window", true, false, true, "one-sided: MPI_Get / MPI_Accumulate in fence epochs, fetch_and_op under locks"},
+    {"alltoallv", true, false, true, "MPI_Ialltoallv over the whole communicator"},
+    {"collective", false, false, false, "MPI collectives (allgather, gather, scatter, alltoall) for pattern graphs; refuses other graphs"},
+    {"shm", false, false, true,
+     "on-node peers through one MPI-3 shared-memory window per link (pack into my segment, unpack from the sender's), off-node "
+     "peers as basic"},
+    {"3step", true, true, true, "node-aware: gather on the node, one message per node pair, redistribute on the receiving node"},
+    {"2step", true, true, true, "node-aware: one message per (rank, node), forwarded by the paired rank of the receiving node"},
+    {"split-md", true, true, true, "node-aware: a node's inter-node traffic in chunks of <= 8 KiB spread over all its ranks"},
+    {"split-dd", true, true, true, "as split-md on host buffers (the two differ only in how device buffers are staged)"},
+};
+
+// The point-to-point backends the simulator models with calibrated executor costs, in order of
+// preference on ties: what validate-model compares by default, `--backend auto` chooses from and
+// calibrate measures the executor's own cost on.
 inline constexpr const char* kModelledBackends[] = {"basic", "neighbor", "window", "alltoallv"};
+
+inline const BackendInfo* find_backend(std::string_view name) {
+  for (const auto& b : kBackends)
+    if (name == b.name) return &b;
+  return nullptr;
+}
 
 }  // namespace sfr::core

@@ -20,6 +20,10 @@ public:
   virtual bool wants_pack(const InFlight&) const { return true; }
   // Whether the backend can send / receive contiguous peers straight from / into user buffers.
   virtual bool direct_capable() const { return false; }
+  // Called before the driver writes the link's send blocks for an op (once per op and link), and
+  // after it has read the link's receive blocks of that op (shm: reuse of shared segments).
+  virtual void before_pack(StarForest&, Link&) {}
+  virtual void after_unpack(StarForest&, Link&) {}
   virtual void start(StarForest& sf, InFlight& f, Link& l) = 0;
   virtual void finish(StarForest& sf, InFlight& f, Link& l) = 0;
   // Rejects what the backend cannot do with a one-line reason (same answer on every rank).
@@ -27,6 +31,10 @@ public:
 };
 
 std::unique_ptr<Backend> make_basic();
+// 3step, 2step, split-md, split-dd over nodes of `ranks_per_node` consecutive ranks.
+std::unique_ptr<Backend> make_node_aware(StarForest& sf, const std::string& name, int ranks_per_node);
+// On-node peers through one MPI-3 shared-memory window per link, the others as basic.
+std::unique_ptr<Backend> make_shm(StarForest& sf);
 std::unique_ptr<Backend> make_neighbor(StarForest& sf, bool persistent);
 std::unique_ptr<Backend> make_alltoallv(StarForest& sf);
 std::unique_ptr<Backend> make_window();

@@ -35,6 +35,7 @@ public:
     std::byte* recv_user = f.kind == Flow::bcast ? f.leafdata : f.rootdata;
     const std::byte* send_user = f.kind == Flow::bcast ? f.rootdata : f.leafdata;
     for (std::size_t p = 0; p < nrecv; ++p) {
+      if (l.recv_is_shared(p)) continue;
       void* want = f.recv_direct[p] ? static_cast<void*>(recv_user + static_cast<std::size_t>(l.recv->shapes[p].start) * l.vbytes) : l.recv_block(p);
       const auto [count, type] = l.message(l.recv->count(p));
       MPI_Request& r = l.requests[p];
@@ -50,6 +51,7 @@ public:
       MPI_Start(&r);
     }
     for (std::size_t p = 0; p < l.send->npeers(); ++p) {
+      if (l.send_is_shared(p)) continue;
       const void* want = f.send_direct[p] ? static_cast<const void*>(send_user + static_cast<std::size_t>(l.send->shapes[p].start) * l.vbytes)
                                           : l.send_block(p);
       const auto [count, type] = l.message(l.send->count(p));

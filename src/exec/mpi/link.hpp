@@ -31,6 +31,11 @@ struct Link {
   // Addresses the persistent requests are bound to (basic backend).
   std::vector<const void*> bound;
   std::vector<char> persistent;  // per request: persistent (else posted anew each time)
+  // Per peer: moved through shared memory by the shm transport (point-to-point skips them), and
+  // where that peer's block lives (the send block in my segment, the receive block in the
+  // sender's segment); empty when no peer is shared.
+  std::vector<char> send_shared, recv_shared;
+  std::vector<std::byte*> send_at, recv_at;
 
   // An MPI message of n vertices: MPI_BYTE counts when they fit in an int (fastest path in Open
   // MPI), the committed vertex type otherwise.
@@ -40,8 +45,14 @@ struct Link {
     return {static_cast<int>(n), vtype};
   }
 
-  std::byte* send_block(std::size_t p) { return sendbuf.data() + static_cast<std::size_t>(send->offsets[p]) * vbytes; }
-  std::byte* recv_block(std::size_t p) { return recvbuf.data() + static_cast<std::size_t>(recv->offsets[p]) * vbytes; }
+  std::byte* send_block(std::size_t p) {
+    return !send_at.empty() && send_at[p] ? send_at[p] : sendbuf.data() + static_cast<std::size_t>(send->offsets[p]) * vbytes;
+  }
+  std::byte* recv_block(std::size_t p) {
+    return !recv_at.empty() && recv_at[p] ? recv_at[p] : recvbuf.data() + static_cast<std::size_t>(recv->offsets[p]) * vbytes;
+  }
+  bool send_is_shared(std::size_t p) const { return !send_shared.empty() && send_shared[p]; }
+  bool recv_is_shared(std::size_t p) const { return !recv_shared.empty() && recv_shared[p]; }
 };
 
 enum class Flow { bcast, reduce, fetch_and_op };
@@ -63,6 +74,9 @@ struct InFlight {
   // (set by the driver from the backend's answer; such peers are not packed / unpacked).
   std::vector<char> send_direct, recv_direct;
   bool fetched_in_back = false;       // fetch: backend delivered fetched values in back->recvbuf
+  // The send blocks hold the sending side's values by index (equal indices, equal values: a
+  // transport may send such duplicates once); false for fetch_and_op's return of fetched values.
+  bool by_index = true;
 };
 
 }  // namespace sfr::exec::mpi

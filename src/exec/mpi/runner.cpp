@@ -29,8 +29,9 @@ int rank_of(MPI_Comm c) {
 // SFs built once per (name, backend) and reused by every op on them.
 class SFCache {
 public:
-  SFCache(MPI_Comm comm, const trace::BuiltTrace& t, std::string backend, const AutoChoice* choice)
-      : comm_(comm), t_(t), backend_(std::move(backend)), choice_(choice) {}
+  SFCache(MPI_Comm comm, const trace::BuiltTrace& t, std::string backend, const AutoChoice* choice, int ranks_per_node)
+      : comm_(comm), t_(t), backend_(std::move(backend)), choice_(choice),
+        rpn_(ranks_per_node > 0 ? ranks_per_node : t.trace().machine ? t.trace().machine->ranks_per_node : 0) {}
   // The backend an SF runs on: the named one, or for "auto" the choice made for it.
   std::string backend_of(const std::string& name) const {
     if (backend_ != "auto") return backend_;
@@ -40,7 +41,7 @@ public:
   }
   StarForest& get(const std::string& name) {
     auto it = sfs_.find(name);
-    if (it == sfs_.end()) it = sfs_.emplace(name, std::make_unique<StarForest>(comm_, t_.graph(name), backend_of(name))).first;
+    if (it == sfs_.end()) it = sfs_.emplace(name, std::make_unique<StarForest>(comm_, t_.graph(name), backend_of(name), rpn_)).first;
     return *it->second;
   }
 
@@ -49,6 +50,7 @@ private:
   const trace::BuiltTrace& t_;
   std::string backend_;
   const AutoChoice* choice_;
+  int rpn_;
   std::map<std::string, std::unique_ptr<StarForest>> sfs_;
 };
 
@@ -146,8 +148,9 @@ void check_backend(const trace::BuiltTrace& t, const std::string& backend) {
   }
 }
 
-std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, const AutoChoice* auto_choice) {
-  SFCache cache(comm, t, backend, auto_choice);
+std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, const AutoChoice* auto_choice,
+                             int ranks_per_node) {
+  SFCache cache(comm, t, backend, auto_choice, ranks_per_node);
   const int me = rank_of(comm);
   std::vector<exec::DumpEntry> entries;  // rank 0: every op's arrays of every rank
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
@@ -193,8 +196,8 @@ std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const st
 }
 
 std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters,
-                               const AutoChoice* auto_choice) {
-  SFCache cache(comm, t, backend, auto_choice);
+                               const AutoChoice* auto_choice, int ranks_per_node) {
+  SFCache cache(comm, t, backend, auto_choice, ranks_per_node);
   const int me = rank_of(comm);
   std::vector<OpTiming> out;
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {

@@ -31,13 +31,16 @@ void check_backend(const trace::BuiltTrace& t, const std::string& backend);
 // basic. Timings then name the backend used, "auto:NAME".
 using AutoChoice = std::map<std::string, std::string>;  // SF name -> backend
 
+// Nodes of the node-aware backends: `ranks_per_node` consecutive ranks, or with 0 the trace's
+// machine.ranks_per_node (without one: the ranks that share memory).
 // Conformance: runs every op once and returns the sf-dump text (on rank 0; empty elsewhere).
-std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, const AutoChoice* auto_choice = nullptr);
+std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, const AutoChoice* auto_choice = nullptr,
+                             int ranks_per_node = 0);
 
 // Timing: `warmup` untimed and `iters` timed iterations of every op (each iteration runs the op
 // `repeat` times with `overlap_us` of compute between begin and end). Results on every rank.
 std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters,
-                               const AutoChoice* auto_choice = nullptr);
+                               const AutoChoice* auto_choice = nullptr, int ranks_per_node = 0);
 
 // The MPI library and its version, e.g. "Open MPI v4.1.4" (result provenance).
 std::string mpi_library();

@@ -1,5 +1,6 @@
 #include "exec/mpi/star_forest.hpp"
 
+#include "core/backends.hpp"
 #include "core/derive.hpp"
 #include "core/error.hpp"
 #include "core/pack.hpp"
@@ -7,16 +8,23 @@
 
 namespace sfr::exec::mpi {
 
-std::vector<std::string> backend_names() { return {"basic", "neighbor", "window", "alltoallv", "collective", "auto"}; }
+std::vector<std::string> backend_names() {
+  std::vector<std::string> v;
+  for (const auto& b : core::kBackends) v.push_back(b.name);
+  v.push_back("auto");
+  return v;
+}
 
 namespace {
 
-std::unique_ptr<Backend> make_backend(StarForest& sf, const std::string& name, const core::Graph& g) {
+std::unique_ptr<Backend> make_backend(StarForest& sf, const std::string& name, const core::Graph& g, int ranks_per_node) {
   if (name == "basic" || name == "auto") return make_basic();  // auto without a choice (runner.hpp): basic
   if (name == "neighbor") return make_neighbor(sf, true);
   if (name == "window") return make_window();
   if (name == "alltoallv") return make_alltoallv(sf);
   if (name == "collective") return make_collective(sf, g);
+  if (name == "shm") return make_shm(sf);
+  if (name == "3step" || name == "2step" || name == "split-md" || name == "split-dd") return make_node_aware(sf, name, ranks_per_node);
   std::string list;
   for (const auto& n : backend_names()) list += (list.empty() ? "" : ", ") + n;
   throw InputError("--backend", "unknown backend \"" + name + "\" (expected one of " + list + ")");
@@ -24,7 +32,8 @@ std::unique_ptr<Backend> make_backend(StarForest& sf, const std::string& name, c
 
 }  // namespace
 
-StarForest::StarForest(MPI_Comm comm, const core::Graph& g, const std::string& backend) : graph_(g), backend_name_(backend) {
+StarForest::StarForest(MPI_Comm comm, const core::Graph& g, const std::string& backend, int ranks_per_node)
+    : graph_(g), backend_name_(backend), ranks_per_node_(ranks_per_node) {
   int size = 0;
   MPI_Comm_size(comm, &size);
   if (size != g.nranks)
@@ -32,7 +41,13 @@ StarForest::StarForest(MPI_Comm comm, const core::Graph& g, const std::string& b
   MPI_Comm_dup(comm, &comm_);
   MPI_Comm_rank(comm_, &rank_);
   plan_ = core::build_plan(g, rank_);
-  backend_ = make_backend(*this, backend, g);
+  if (ranks_per_node_ <= 0) {  // the ranks that share this rank's memory
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &ranks_per_node_);
+    MPI_Comm_free(&node);
+  }
+  backend_ = make_backend(*this, backend, g, ranks_per_node_);
 }
 
 StarForest::~StarForest() {
@@ -72,7 +87,7 @@ Link& StarForest::acquire(Direction d, std::size_t vbytes) {
 StarForest& StarForest::multi() {
   if (!multi_) {
     multi_graph_ = std::make_unique<core::Graph>(core::multi_sf(graph_));
-    multi_ = std::make_unique<StarForest>(comm_, *multi_graph_, backend_name_);
+    multi_ = std::make_unique<StarForest>(comm_, *multi_graph_, backend_name_, ranks_per_node_);
   }
   return *multi_;
 }
@@ -95,6 +110,7 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
   f.recv_direct.assign(l.recv->npeers(), 0);
   if (direct && f.kind != Flow::fetch_and_op) f.send_direct = l.send_contiguous;
   if (direct && f.kind == Flow::bcast && f.op == core::MpiOp::replace) f.recv_direct = l.recv_contiguous;
+  s.backend_->before_pack(s, l);
   if (s.backend_->wants_pack(f)) {
     const std::byte* src = f.kind == Flow::bcast ? f.rootdata : f.leafdata;
     for (std::size_t p = 0; p < l.send->npeers(); ++p)
@@ -128,22 +144,27 @@ void StarForest::end(Handle h) {
       case Flow::bcast:
         for (std::size_t p = 0; p < l.recv->npeers(); ++p)
           if (!f.recv_direct[p]) core::unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.leafdata);
+        s.backend_->after_unpack(s, l);
         break;
       case Flow::reduce:
         for (std::size_t p = 0; p < l.recv->npeers(); ++p) core::unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.rootdata);
+        s.backend_->after_unpack(s, l);
         break;
       case Flow::fetch_and_op: {
         Link& b = *f.back;
         if (!f.fetched_in_back) {
           // Apply the arrived leaf values in peer order, keeping what each one fetched, and send the
           // fetched values back along the root -> leaf direction.
+          s.backend_->before_pack(s, b);
           for (std::size_t p = 0; p < l.recv->npeers(); ++p)
             core::fetch_and_op_unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.rootdata, b.send_block(p));
+          s.backend_->after_unpack(s, l);
           InFlight ret;
           ret.kind = Flow::bcast;
           ret.unit = f.unit;
           ret.bs = f.bs;
           ret.sf = &s;
+          ret.by_index = false;
           ret.send_direct.assign(b.send->npeers(), 0);
           ret.recv_direct.assign(b.recv->npeers(), 0);
           s.backend_->start(s, ret, b);
@@ -151,6 +172,7 @@ void StarForest::end(Handle h) {
         }
         for (std::size_t p = 0; p < b.recv->npeers(); ++p)
           core::unpack(f.unit, f.bs, core::MpiOp::replace, b.recv_block(p), b.recv->list(p), b.recv->shapes[p], f.leafupdate);
+        if (!f.fetched_in_back) s.backend_->after_unpack(s, b);
         break;
       }
     }

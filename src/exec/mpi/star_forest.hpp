@@ -33,7 +33,9 @@ std::vector<std::string> backend_names();
 class StarForest {
 public:
   // `g` is the whole graph (every rank's part); `comm` must have g.nranks ranks. Collective.
-  StarForest(MPI_Comm comm, const core::Graph& g, const std::string& backend);
+  // Nodes (node-aware backends) are consecutive blocks of `ranks_per_node` ranks; 0: as many as
+  // share this rank's memory (MPI_COMM_TYPE_SHARED).
+  StarForest(MPI_Comm comm, const core::Graph& g, const std::string& backend, int ranks_per_node = 0);
   ~StarForest();
   StarForest(const StarForest&) = delete;
   StarForest& operator=(const StarForest&) = delete;
@@ -67,6 +69,7 @@ private:
   const core::Graph& graph_;
   core::RankPlan plan_;
   std::string backend_name_;
+  int ranks_per_node_ = 0;
   std::unique_ptr<Backend> backend_;
   std::vector<std::unique_ptr<Link>> links_;
   std::vector<std::unique_ptr<InFlight>> inflight_;

@@ -1,0 +1,384 @@
+// Node-aware strategies (3step, 2step, split-md, split-dd), after Bienz, Gropp and Olson's
+// node-aware irregular point-to-point study and the simulator's models of them (sim/strategies.cpp),
+// as a transport: the driver packs one block per destination rank and unpacks one block per source
+// rank, exactly as for basic; this backend relays the blocks of off-node peers through
+// aggregating processes. Every op, unit, MPI op and block size is therefore conformant, and ops are
+// applied only at their destination, in PETSc's order.
+//
+// Nodes are consecutive blocks of ranks_per_node ranks (the trace's machine or --ranks-per-node:
+// emulated nodes on one machine). Traffic from rank s to the ranks of another node L is one
+// "group" (s, L); its payload is s's blocks for the ranks of L, in rank order, or, root -> leaf,
+// the distinct root values among them (a root value needed by several ranks of L crosses between
+// the nodes once). Each group has a route (A, B): A on s's node gathers it (step 1), A sends one
+// message per (A, B) pair (step 2), B redistributes it to the destination ranks (step 3).
+//   3step     A = rank L of s's node, B = rank K of node L (K = s's node): one message per node pair
+//   2step     A = s, B = the rank of node L with s's local index: no gathering step
+//   split-md  the groups of a node, in (L, s) order, cut into chunks of at most kSplitCap bytes
+//   split-dd  (a group is never cut); chunk c goes from local rank n-1-c%n to local rank c%n of
+//             L: the inter-node traffic of a node spread over all its processes. The two differ
+//             only for device buffers (duplicated device pointers vs copies); on the host they
+//             are the same transport. The executor has no helper processes (the simulator's
+//             procs_per_node beyond the trace's ranks).
+// On-node peers exchange directly (point to point) in step 1. Step 1 and the direct messages are
+// posted by start; finish completes step 1, sends step 2, completes it, sends step 3 and completes
+// everything. Each step has its own communicator, so tags never cross steps.
+#include <algorithm>
+#include <map>
+
+#include "core/pack.hpp"
+#include "exec/mpi/backend.hpp"
+
+namespace sfr::exec::mpi {
+namespace {
+
+// Split strategies: the inter-node message cap (bytes), the simulator's default (the rendezvous
+// switch point of the study).
+constexpr std::size_t kSplitCap = 8192;
+
+struct Msg {
+  int peer = 0;
+  std::size_t off = 0, count = 0;  // vertices, into the buffer the step uses
+};
+
+// One link's schedule for one payload choice (deduplicated or not), for this rank.
+struct Route {
+  std::vector<std::size_t> direct_send, direct_recv;  // on-node peers (link peer indices)
+  // Step 1, as a source: one entry per group of mine.
+  struct Out {
+    int agg = 0;
+    std::vector<Index> from;  // positions (vertices) in my sendbuf, in payload order
+    core::IndexShape shape;
+    std::size_t pay_off = 0;  // where it is gathered (s1buf, or s2buf when agg is me)
+  };
+  std::vector<Out> out;
+  std::size_t s1_size = 0;
+  std::vector<Msg> s1_recv;  // as an aggregator A: into s2buf
+  std::vector<Msg> s2_send;  // from s2buf, per B
+  std::size_t s2_size = 0;
+  std::vector<Msg> s2_recv;  // as B: into relay
+  std::size_t relay_size = 0;
+  struct Fwd {
+    int dest = 0;
+    std::size_t recv_off = 0;  // dest's receive buffer position (vertices), when dest is me
+    std::vector<Index> from;   // positions in relay
+    core::IndexShape shape;
+    std::size_t buf_off = 0;   // in s3buf
+  };
+  std::vector<Fwd> s3_send;
+  std::size_t s3_size = 0;
+  std::vector<Msg> s3_recv;  // as a destination: into recvbuf
+  // Buffers.
+  std::vector<std::byte> s1buf, s2buf, relay, s3buf;
+  std::vector<MPI_Request> early, s2, s3;  // requests of step 1 (+ direct), step 2, step 3
+};
+
+class NodeAware final : public Backend {
+public:
+  enum Strategy { three_step, two_step, split };
+  NodeAware(StarForest& sf, Strategy s, int ranks_per_node) : strategy_(s), rpn_(ranks_per_node) {
+    for (auto& c : comm_) MPI_Comm_dup(sf.comm(), &c);
+    MPI_Comm_rank(sf.comm(), &me_);
+    MPI_Comm_size(sf.comm(), &size_);
+    if (rpn_ <= 0) rpn_ = 1;
+  }
+  ~NodeAware() override {
+    for (auto& c : comm_)
+      if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
+  }
+
+  void init_link(StarForest& sf, Link&) override {
+    if (plans_.empty()) plans_ = core::build_plans(sf.graph());
+  }
+  void free_link(Link& l) override {
+    routes_.erase(std::make_pair(&l, false));
+    routes_.erase(std::make_pair(&l, true));
+  }
+
+  void start(StarForest&, InFlight& f, Link& l) override {
+    const bool dedup = l.dir == Direction::root_to_leaf && f.by_index;
+    auto it = routes_.find({&l, dedup});
+    if (it == routes_.end()) it = routes_.emplace(std::make_pair(&l, dedup), make_route(l, dedup)).first;
+    Route& r = it->second;
+    current_[&l] = &r;
+    const std::size_t vb = l.vbytes;
+    r.early.clear();
+    auto irecv = [&](std::byte* at, std::size_t count, int peer, int step, std::vector<MPI_Request>& into) {
+      const auto [n, type] = l.message(static_cast<Index>(count));
+      into.emplace_back();
+      MPI_Irecv(at, n, type, peer, l.tag, comm_[step], &into.back());
+    };
+    auto isend = [&](const std::byte* at, std::size_t count, int peer, int step, std::vector<MPI_Request>& into) {
+      const auto [n, type] = l.message(static_cast<Index>(count));
+      into.emplace_back();
+      MPI_Isend(at, n, type, peer, l.tag, comm_[step], &into.back());
+    };
+    // Receives first: step 3 and direct (into recvbuf), step 2 (relay), step 1 (s2buf).
+    r.s3.clear();
+    r.s2.clear();
+    for (const auto& m : r.s3_recv) irecv(l.recvbuf.data() + m.off * vb, m.count, m.peer, 2, r.s3);
+    for (std::size_t p : r.direct_recv) irecv(l.recv_block(p), static_cast<std::size_t>(l.recv->count(p)), l.recv->peers[p], 0, r.s3);
+    for (const auto& m : r.s2_recv) irecv(r.relay.data() + m.off * vb, m.count, m.peer, 1, r.s3);
+    for (const auto& m : r.s1_recv) irecv(r.s2buf.data() + m.off * vb, m.count, m.peer, 0, r.early);
+    for (std::size_t p : r.direct_send) isend(l.send_block(p), static_cast<std::size_t>(l.send->count(p)), l.send->peers[p], 0, r.s2);
+    for (const auto& o : r.out) {
+      std::byte* dst = (o.agg == me_ ? r.s2buf.data() : r.s1buf.data()) + o.pay_off * vb;
+      core::pack(l.sendbuf.data(), o.from, o.shape, vb, dst);
+      if (o.agg != me_) isend(dst, o.from.size(), o.agg, 0, r.s2);
+    }
+  }
+
+  void finish(StarForest&, InFlight&, Link& l) override {
+    Route& r = *current_.at(&l);
+    const std::size_t vb = l.vbytes;
+    auto wait = [](std::vector<MPI_Request>& v) {
+      if (!v.empty()) MPI_Waitall(static_cast<int>(v.size()), v.data(), MPI_STATUSES_IGNORE);
+      v.clear();
+    };
+    wait(r.early);  // step 1 gathered at this aggregator
+    for (const auto& m : r.s2_send) {
+      const auto [n, type] = l.message(static_cast<Index>(m.count));
+      r.s2.emplace_back();
+      MPI_Isend(r.s2buf.data() + m.off * vb, n, type, m.peer, l.tag, comm_[1], &r.s2.back());
+    }
+    // Step 2 arrives in relay (its receives are among r.s3, first the step-3 and direct ones):
+    // wait for the relay receives only, then forward.
+    const std::size_t nrelay = r.s2_recv.size(), nfirst = r.s3.size() - nrelay;
+    if (nrelay > 0) MPI_Waitall(static_cast<int>(nrelay), r.s3.data() + nfirst, MPI_STATUSES_IGNORE);
+    r.s3.resize(nfirst);
+    for (const auto& fw : r.s3_send) {
+      const bool mine = fw.dest == me_;
+      std::byte* dst = mine ? l.recvbuf.data() + fw.recv_off * vb : r.s3buf.data() + fw.buf_off * vb;
+      core::pack(r.relay.data(), fw.from, fw.shape, vb, dst);
+      if (mine) continue;
+      const auto [n, type] = l.message(static_cast<Index>(fw.from.size()));
+      r.s2.emplace_back();
+      MPI_Isend(dst, n, type, fw.dest, l.tag, comm_[2], &r.s2.back());
+    }
+    wait(r.s3);
+    wait(r.s2);
+  }
+
+private:
+  int node(int r) const { return r / rpn_; }
+  int on_node(int k) const { return std::min(rpn_, size_ - k * rpn_); }
+  int rank_on(int k, int local) const { return k * rpn_ + local % on_node(k); }
+  const core::PeerLists& send_side(int s, Direction d) const {
+    return d == Direction::root_to_leaf ? plans_[static_cast<std::size_t>(s)].root_side : plans_[static_cast<std::size_t>(s)].leaf_side;
+  }
+  const core::PeerLists& recv_side(int s, Direction d) const {
+    return d == Direction::root_to_leaf ? plans_[static_cast<std::size_t>(s)].leaf_side : plans_[static_cast<std::size_t>(s)].root_side;
+  }
+
+  // A group: rank s's traffic to node L, the peers [p0, p1) of s's send list.
+  struct Group {
+    int s = 0, L = 0;
+    std::size_t p0 = 0, p1 = 0;
+    int A = 0, B = 0;
+  };
+
+  std::vector<Group> groups(Direction d, std::size_t vbytes) const {
+    std::vector<Group> gs;
+    for (int s = 0; s < size_; ++s) {
+      const auto& side = send_side(s, d);
+      for (std::size_t p = 0; p < side.npeers();) {
+        const int L = node(side.peers[p]);
+        std::size_t q = p;
+        while (q < side.npeers() && node(side.peers[q]) == L) ++q;
+        if (L != node(s)) gs.push_back({s, L, p, q, 0, 0});
+        p = q;
+      }
+    }
+    // Routes.
+    if (strategy_ == three_step)
+      for (auto& g : gs) g.A = rank_on(node(g.s), g.L), g.B = rank_on(g.L, node(g.s));
+    else if (strategy_ == two_step)
+      for (auto& g : gs) g.A = g.s, g.B = rank_on(g.L, g.s - node(g.s) * rpn_);
+    else {
+      // Per source node: groups in (L, s) order, cut into chunks of at most kSplitCap bytes (by the
+      // undeduplicated size; a group is never cut), chunk c on the pair (n-1-c%n, c%nL).
+      std::map<int, std::vector<Group*>> by_node;
+      for (auto& g : gs) by_node[node(g.s)].push_back(&g);
+      for (auto& [k, v] : by_node) {
+        std::stable_sort(v.begin(), v.end(), [](const Group* a, const Group* b) { return a->L != b->L ? a->L < b->L : a->s < b->s; });
+        int chunk = -1, last_L = -1;
+        std::size_t fill = 0;
+        for (Group* g : v) {
+          const auto& side = send_side(g->s, d);
+          const std::size_t bytes = static_cast<std::size_t>(side.offsets[g->p1] - side.offsets[g->p0]) * vbytes;
+          if (g->L != last_L || fill + bytes > kSplitCap || chunk < 0) {
+            ++chunk;
+            fill = 0;
+            last_L = g->L;
+          }
+          fill += bytes;
+          const int n = on_node(k), nl = on_node(g->L);
+          g->A = rank_on(k, n - 1 - chunk % n);
+          g->B = rank_on(g->L, chunk % nl);
+        }
+      }
+    }
+    return gs;
+  }
+
+  Route make_route(const Link& l, bool dedup) const {
+    Route r;
+    const Direction d = l.dir;
+    const auto gs = groups(d, l.vbytes);
+    // On-node peers.
+    for (std::size_t p = 0; p < l.send->npeers(); ++p)
+      if (node(l.send->peers[p]) == node(me_)) r.direct_send.push_back(p);
+    for (std::size_t p = 0; p < l.recv->npeers(); ++p)
+      if (node(l.recv->peers[p]) == node(me_)) r.direct_recv.push_back(p);
+    // Payload of a group: positions in s's sendbuf (vertices), and per destination peer p of the
+    // group and element k, the element's position in the payload.
+    struct Payload {
+      std::vector<Index> from;
+      std::vector<std::vector<Index>> at;  // per peer of the group
+    };
+    auto payload = [&](const Group& g) {
+      Payload pl;
+      const auto& side = send_side(g.s, d);
+      const Index base = side.offsets[g.p0], end = side.offsets[g.p1];
+      if (!dedup) {
+        for (Index x = base; x < end; ++x) pl.from.push_back(x);
+        for (std::size_t p = g.p0; p < g.p1; ++p) {
+          pl.at.emplace_back();
+          for (Index x = side.offsets[p]; x < side.offsets[p + 1]; ++x) pl.at.back().push_back(x - base);
+        }
+        return pl;
+      }
+      // Distinct sender indices, in order of first appearance; each taken from its first position.
+      std::map<Index, Index> first;  // sender index -> payload position
+      for (std::size_t p = g.p0; p < g.p1; ++p) {
+        pl.at.emplace_back();
+        for (Index x = side.offsets[p]; x < side.offsets[p + 1]; ++x) {
+          const Index idx = side.indices[static_cast<std::size_t>(x)];
+          auto [it, fresh] = first.emplace(idx, static_cast<Index>(pl.from.size()));
+          if (fresh) pl.from.push_back(x);
+          pl.at.back().push_back(it->second);
+        }
+      }
+      return pl;
+    };
+    std::map<const Group*, Payload> pays;
+    auto pay = [&](const Group& g) -> const Payload& {
+      auto it = pays.find(&g);
+      if (it == pays.end()) it = pays.emplace(&g, payload(g)).first;
+      return it->second;
+    };
+    // As an aggregator A: the (A, B) messages in B order, each the groups' payloads in s order.
+    std::map<int, std::vector<const Group*>> as_a;
+    for (const auto& g : gs)
+      if (g.A == me_) as_a[g.B].push_back(&g);
+    std::map<const Group*, std::size_t> in_s2;
+    for (auto& [B, v] : as_a) {
+      std::sort(v.begin(), v.end(), [](const Group* a, const Group* b) { return a->s < b->s; });
+      Msg m{B, r.s2_size, 0};
+      for (const Group* g : v) {
+        in_s2[g] = r.s2_size + m.count;
+        m.count += pay(*g).from.size();
+      }
+      r.s2_size += m.count;
+      r.s2_send.push_back(m);
+    }
+    // Step-1 receives (groups of other sources aggregated here), in (s, L) order = send order.
+    for (const auto& g : gs)
+      if (g.A == me_ && g.s != me_) r.s1_recv.push_back({g.s, in_s2.at(&g), pay(g).from.size()});
+    // As a source.
+    for (const auto& g : gs) {
+      if (g.s != me_) continue;
+      Route::Out o;
+      o.agg = g.A;
+      o.from = pay(g).from;
+      o.shape = core::classify_indices(o.from);
+      if (g.A == me_) o.pay_off = in_s2.at(&g);
+      else {
+        o.pay_off = r.s1_size;
+        r.s1_size += o.from.size();
+      }
+      r.out.push_back(std::move(o));
+    }
+    // As B: the relay holds the (A, me) messages in A order; each group's payload at a known place.
+    std::map<int, std::vector<const Group*>> as_b;
+    for (const auto& g : gs)
+      if (g.B == me_) as_b[g.A].push_back(&g);
+    std::map<std::pair<int, int>, std::pair<const Group*, std::size_t>> relay_of;  // (s, dest node) -> group, relay offset
+    for (auto& [A, v] : as_b) {
+      std::sort(v.begin(), v.end(), [](const Group* a, const Group* b) { return a->s < b->s; });
+      Msg m{A, r.relay_size, 0};
+      for (const Group* g : v) {
+        relay_of[{g->s, g->L}] = {g, r.relay_size + m.count};
+        m.count += pay(*g).from.size();
+      }
+      r.relay_size += m.count;
+      r.s2_recv.push_back(m);
+    }
+    // Step 3, both ends: for a destination rank t, its receive list's off-node peers, cut into runs
+    // of consecutive peers with the same relay B; one message per run, into t's receive buffer.
+    std::map<std::pair<int, int>, const Group*> index;
+    for (const auto& g : gs) index[{g.s, g.L}] = &g;
+    auto group_of = [&](int s, int L) { return index.at({s, L}); };
+    auto runs = [&](int t, auto&& emit) {
+      const auto& rs = recv_side(t, d);
+      for (std::size_t p = 0; p < rs.npeers();) {
+        const int s = rs.peers[p];
+        if (node(s) == node(t)) {
+          ++p;
+          continue;
+        }
+        const int B = group_of(s, node(t))->B;
+        std::size_t q = p;
+        while (q < rs.npeers() && node(rs.peers[q]) != node(t) && group_of(rs.peers[q], node(t))->B == B) ++q;
+        emit(B, p, q);
+        p = q;
+      }
+    };
+    runs(me_, [&](int B, std::size_t p, std::size_t q) {
+      if (B != me_) r.s3_recv.push_back({B, static_cast<std::size_t>(l.recv->offsets[p]), static_cast<std::size_t>(l.recv->offsets[q] - l.recv->offsets[p])});
+    });
+    for (int t = node(me_) * rpn_; t < node(me_) * rpn_ + on_node(node(me_)); ++t)
+      runs(t, [&](int B, std::size_t p, std::size_t q) {
+        if (B != me_) return;
+        const auto& rs = recv_side(t, d);
+        Route::Fwd fw;
+        fw.dest = t;
+        fw.recv_off = static_cast<std::size_t>(rs.offsets[p]);
+        for (std::size_t k = p; k < q; ++k) {
+          const auto& [g, off] = relay_of.at({rs.peers[k], node(t)});
+          // t's position among the group's destination peers.
+          const auto& ss = send_side(g->s, d);
+          const std::size_t pi = static_cast<std::size_t>(std::lower_bound(ss.peers.begin() + static_cast<std::ptrdiff_t>(g->p0),
+                                                                           ss.peers.begin() + static_cast<std::ptrdiff_t>(g->p1), t) -
+                                                          ss.peers.begin()) - g->p0;
+          for (Index at : pay(*g).at[pi]) fw.from.push_back(static_cast<Index>(off) + at);
+        }
+        fw.shape = core::classify_indices(fw.from);
+        if (t != me_) {
+          fw.buf_off = r.s3_size;
+          r.s3_size += fw.from.size();
+        }
+        r.s3_send.push_back(std::move(fw));
+      });
+    r.s1buf.resize(r.s1_size * l.vbytes);
+    r.s2buf.resize(r.s2_size * l.vbytes);
+    r.relay.resize(r.relay_size * l.vbytes);
+    r.s3buf.resize(r.s3_size * l.vbytes);
+    return r;
+  }
+
+  Strategy strategy_;
+  int rpn_ = 1, me_ = 0, size_ = 1;
+  MPI_Comm comm_[3] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};
+  std::vector<core::RankPlan> plans_;
+  std::map<std::pair<const Link*, bool>, Route> routes_;
+  std::map<const Link*, Route*> current_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_node_aware(StarForest& sf, const std::string& name, int ranks_per_node) {
+  const auto s = name == "3step" ? NodeAware::three_step : name == "2step" ? NodeAware::two_step : NodeAware::split;
+  return std::make_unique<NodeAware>(sf, s, ranks_per_node);
+}
+
+}  // namespace sfr::exec::mpi

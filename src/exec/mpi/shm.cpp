@@ -1,0 +1,218 @@
+// shm: ranks that share a node (MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)) exchange through one
+// MPI-3 shared-memory window per link (MPI_Win_allocate_shared, set up once, when the link is
+// made). The sender packs straight into its own segment, the receiver unpacks straight from the
+// sender's segment: two copies per value instead of pack, MPI's copy in, MPI's copy out, unpack.
+// Off-node peers go through the basic transport.
+//
+// Synchronisation, per link and pair of ranks, with counters that only grow (no fences, no
+// barriers): every op on a link has a sequence number n (the same on every rank: ops are
+// collective). The sender writes its blocks, then stores ready[receiver] = n (release); the
+// receiver waits until ready >= n (acquire), unpacks, and stores consumed[sender] = n (release);
+// before the sender writes the link's blocks for op n+1 it waits until every receiver's
+// consumed >= n (acquire). Each link has its own segment, so ops on different links (several ops
+// in flight) never wait on each other. A waiting rank spins briefly, then yields the core and
+// lets MPI progress (off-node messages of its peers may depend on it).
+//
+// Segment of one rank (64-byte slots, so that no two counters share a cache line):
+//   ready[j]     written by me, read by node rank j: my blocks for j are complete up to op n
+//   consumed[j]  written by me, read by node rank j: I have read j's blocks up to op n
+//   offset[j]    byte offset of my block for node rank j (written once at set-up)
+//   data         my send blocks for on-node peers, in peer order, each 64-byte aligned
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <sched.h>
+#include <unordered_map>
+
+#include "exec/mpi/backend.hpp"
+
+namespace sfr::exec::mpi {
+namespace {
+
+constexpr std::size_t kSlot = 64;
+
+std::size_t align_up(std::size_t n) { return (n + kSlot - 1) / kSlot * kSlot; }
+
+std::uint64_t load_acquire(std::byte* at) { return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(at)).load(std::memory_order_acquire); }
+void store_release(std::byte* at, std::uint64_t v) {
+  std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(at)).store(v, std::memory_order_release);
+}
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Waits until the counter at `at` reaches `target`.
+void wait_until(std::byte* at, std::uint64_t target, MPI_Comm comm) {
+  for (unsigned spins = 0; load_acquire(at) < target; ++spins) {
+    if (spins < 2000) {
+      cpu_relax();
+      continue;
+    }
+    sched_yield();  // oversubscribed runs: the peer may need this core
+    if (spins % 64 == 0) {
+      int flag = 0;
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
+    }
+  }
+}
+
+struct LinkState {
+  MPI_Win win = MPI_WIN_NULL;
+  std::byte* mine = nullptr;       // my segment
+  std::uint64_t seq = 0;           // op number on this link
+  std::vector<std::size_t> send_peers, recv_peers;  // link peer index of on-node peers
+  std::vector<int> send_local, recv_local;          // their node ranks
+  std::vector<std::byte*> recv_ready;               // sender's ready[me], per on-node receive peer
+  std::vector<std::byte*> send_consumed;            // receiver's consumed[me], per on-node send peer
+};
+
+class Shm final : public Backend {
+public:
+  explicit Shm(StarForest& sf) : basic_(make_basic()) {
+    MPI_Comm_split_type(sf.comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_);
+    MPI_Comm_size(node_, &nlocal_);
+    MPI_Comm_rank(node_, &me_local_);
+    int size = 0;
+    MPI_Comm_size(sf.comm(), &size);
+    MPI_Group all = MPI_GROUP_NULL, local = MPI_GROUP_NULL;
+    MPI_Comm_group(sf.comm(), &all);
+    MPI_Comm_group(node_, &local);
+    std::vector<int> ranks(static_cast<std::size_t>(size));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    local_of_.assign(ranks.size(), MPI_UNDEFINED);
+    MPI_Group_translate_ranks(all, size, ranks.data(), local, local_of_.data());
+    MPI_Group_free(&all);
+    MPI_Group_free(&local);
+  }
+  ~Shm() override {
+    if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
+  }
+
+  bool direct_capable() const override { return true; }  // off-node peers only (shared peers are never marked contiguous)
+
+  void init_link(StarForest& sf, Link& l) override {
+    comm_ = sf.comm();
+    LinkState st;
+    const int me = rank_of(comm_);
+    auto shared = [&](int peer) { return peer != me && local_of_[static_cast<std::size_t>(peer)] != MPI_UNDEFINED; };
+    l.send_shared.assign(l.send->npeers(), 0);
+    l.recv_shared.assign(l.recv->npeers(), 0);
+    l.send_at.assign(l.send->npeers(), nullptr);
+    l.recv_at.assign(l.recv->npeers(), nullptr);
+    const std::size_t header = 3 * static_cast<std::size_t>(nlocal_) * kSlot;
+    std::size_t bytes = header;
+    std::vector<std::size_t> offset(l.send->npeers());
+    for (std::size_t p = 0; p < l.send->npeers(); ++p)
+      if (shared(l.send->peers[p])) {
+        l.send_shared[p] = 1;
+        l.send_contiguous[p] = 0;  // packed into the segment, never sent from the user's buffer
+        offset[p] = bytes;
+        bytes = align_up(bytes + static_cast<std::size_t>(l.send->count(p)) * l.vbytes);
+        st.send_peers.push_back(p);
+        st.send_local.push_back(local_of_[static_cast<std::size_t>(l.send->peers[p])]);
+      }
+    for (std::size_t p = 0; p < l.recv->npeers(); ++p)
+      if (shared(l.recv->peers[p])) {
+        l.recv_shared[p] = 1;
+        l.recv_contiguous[p] = 0;
+        st.recv_peers.push_back(p);
+        st.recv_local.push_back(local_of_[static_cast<std::size_t>(l.recv->peers[p])]);
+      }
+    MPI_Info info = MPI_INFO_NULL;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_shared_noncontig", "true");  // each segment on its owner's NUMA node
+    MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, info, node_, &st.mine, &st.win);
+    MPI_Info_free(&info);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, st.win);
+    std::fill(st.mine, st.mine + header, std::byte{0});
+    for (std::size_t k = 0; k < st.send_peers.size(); ++k) {
+      const std::size_t p = st.send_peers[k];
+      l.send_at[p] = st.mine + offset[p];
+      const auto off = static_cast<std::uint64_t>(offset[p]);
+      std::memcpy(slot(st.mine, 2, st.send_local[k]), &off, sizeof off);
+    }
+    // The headers are written: make them visible on the node (set-up only).
+    MPI_Win_sync(st.win);
+    MPI_Barrier(node_);
+    MPI_Win_sync(st.win);
+    for (std::size_t k = 0; k < st.recv_peers.size(); ++k) {
+      std::byte* theirs = segment(st.win, st.recv_local[k]);
+      std::uint64_t off = 0;
+      std::memcpy(&off, slot(theirs, 2, me_local_), sizeof off);
+      l.recv_at[st.recv_peers[k]] = theirs + off;
+      st.recv_ready.push_back(slot(theirs, 0, me_local_));
+    }
+    for (std::size_t k = 0; k < st.send_peers.size(); ++k) st.send_consumed.push_back(slot(segment(st.win, st.send_local[k]), 1, me_local_));
+    states_[&l] = std::move(st);
+    basic_->init_link(sf, l);
+  }
+
+  void free_link(Link& l) override {
+    basic_->free_link(l);
+    auto it = states_.find(&l);
+    if (it == states_.end()) return;
+    MPI_Win_unlock_all(it->second.win);
+    MPI_Win_free(&it->second.win);
+    states_.erase(it);
+  }
+
+  void before_pack(StarForest&, Link& l) override {
+    LinkState& st = states_.at(&l);
+    // My blocks may be overwritten once every receiver has read the previous op's.
+    for (std::byte* c : st.send_consumed) wait_until(c, st.seq, comm_);
+    ++st.seq;
+  }
+
+  void start(StarForest& sf, InFlight& f, Link& l) override {
+    LinkState& st = states_.at(&l);
+    basic_->start(sf, f, l);  // off-node peers first: their messages travel while we publish
+    for (int j : st.send_local) store_release(slot(st.mine, 0, j), st.seq);
+  }
+
+  void finish(StarForest& sf, InFlight& f, Link& l) override {
+    LinkState& st = states_.at(&l);
+    for (std::byte* r : st.recv_ready) wait_until(r, st.seq, comm_);
+    basic_->finish(sf, f, l);
+  }
+
+  void after_unpack(StarForest&, Link& l) override {
+    LinkState& st = states_.at(&l);
+    for (int j : st.recv_local) store_release(slot(st.mine, 1, j), st.seq);
+  }
+
+private:
+  // Slot `j` of header array `a` (0 ready, 1 consumed, 2 offset) of a segment.
+  std::byte* slot(std::byte* seg, int a, int j) const {
+    return seg + (static_cast<std::size_t>(a) * static_cast<std::size_t>(nlocal_) + static_cast<std::size_t>(j)) * kSlot;
+  }
+  static std::byte* segment(MPI_Win win, int local) {
+    MPI_Aint size = 0;
+    int disp = 0;
+    void* base = nullptr;
+    MPI_Win_shared_query(win, local, &size, &disp, &base);
+    return static_cast<std::byte*>(base);
+  }
+  static int rank_of(MPI_Comm c) {
+    int r = 0;
+    MPI_Comm_rank(c, &r);
+    return r;
+  }
+
+  std::unique_ptr<Backend> basic_;
+  MPI_Comm node_ = MPI_COMM_NULL, comm_ = MPI_COMM_NULL;
+  int nlocal_ = 1, me_local_ = 0;
+  std::vector<int> local_of_;  // node rank of each rank of the SF's communicator (MPI_UNDEFINED: other node)
+  std::unordered_map<const Link*, LinkState> states_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_shm(StarForest& sf) { return std::make_unique<Shm>(sf); }
+
+}  // namespace sfr::exec::mpi
