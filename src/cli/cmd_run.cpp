@@ -8,10 +8,12 @@
 
 #include "cli/options.hpp"
 #include "core/error.hpp"
+#include "core/backends.hpp"
 #include "core/budget.hpp"
 #include "exec/conformance.hpp"
 #include "exec/reference/reference.hpp"
 #include "exec/dump.hpp"
+#include "exec/dump_check.hpp"
 #include "trace/output_file.hpp"
 #include "trace/provenance.hpp"
 #include "trace/reader.hpp"
@@ -34,7 +36,7 @@ namespace {
 struct RunArgs {
   std::string file, dump, timing, store, backend = "basic", machine;
   bool reference = false;
-  int warmup = 2, iters = 10;
+  int warmup = 2, iters = 10, ranks_per_node = 0;
   std::uint64_t max_memory = 0;
 };
 
@@ -58,11 +60,14 @@ int run_mpi(const RunArgs& a) {
   const MpiSession mpi;
   const int rank = mpi.rank, size = mpi.size;
   std::optional<trace::BuiltTrace> t;
-  auto backends = backend_list(a.backend);
   // `all`: every backend of the executor. collective runs only pattern graphs: where the trace has
   // another op, it is skipped with its reason (the others refuse nothing).
   const bool all = a.backend == "all";
-  if (all) backends.push_back("collective");
+  std::vector<std::string> backends;
+  if (all)
+    for (const auto& b : core::kBackends) backends.push_back(b.name);
+  else
+    backends = backend_list(a.backend);
   std::string skipped;
   const int local = ranks_on_node();
   if (!agreed("run", rank, size, [&] {
@@ -72,6 +77,8 @@ int run_mpi(const RunArgs& a) {
         if (t->trace().nranks != size)
           throw InputError(a.file, "trace \"" + t->trace().name + "\" needs " + std::to_string(t->trace().nranks) + " ranks but this run has " +
                                        std::to_string(size) + " (use mpirun -np " + std::to_string(t->trace().nranks) + ")");
+        if (a.ranks_per_node > size)
+          throw InputError("--ranks-per-node", std::to_string(a.ranks_per_node) + " exceeds the trace's " + std::to_string(size) + " ranks");
         for (const auto& b : backends) {
           try {
             exec::mpi::check_backend(*t, b);
@@ -112,16 +119,31 @@ int run_mpi(const RunArgs& a) {
 #endif
   }
   if (!a.dump.empty()) {
-    const std::string text = exec::mpi::conformance_dump(MPI_COMM_WORLD, *t, backends.front(), &choice);
+    // Every backend's dump is checked against the reference; the first one's is written.
+    std::string first, failed;
+    for (const auto& b : backends) {
+      const std::string text = exec::mpi::conformance_dump(MPI_COMM_WORLD, *t, b, &choice, a.ranks_per_node);
+      if (rank != 0) continue;
+      if (first.empty()) first = text;
+      if (backends.size() == 1) break;
+      const auto res = exec::check_dump(*t, text, "backend " + b);
+      if (res.ok()) std::cout << "backend " << b << ": " << res.ops_checked << " ops conform to the reference\n";
+      else {
+        std::cout << "backend " << b << ": " << res.problems.size() << " problem(s), first: " << res.problems.front() << "\n";
+        failed += (failed.empty() ? "" : ", ") + b;
+      }
+    }
     if (!agreed("run", rank, size, [&] {
-          if (rank == 0) trace::write_file_atomic(a.dump, text);
+          if (rank != 0) return;
+          trace::write_file_atomic(a.dump, first);
+          if (!failed.empty()) throw InputError("--dump", "backend(s) " + failed + " do not conform to the reference (dump of " + backends.front() + " written)");
         }))
       return 2;
   }
   if (a.dump.empty() || !a.timing.empty() || !a.store.empty()) {
     std::vector<exec::mpi::OpTiming> all;
     for (const auto& b : backends) {
-      auto r = exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, a.warmup, a.iters, &choice);
+      auto r = exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, a.warmup, a.iters, &choice, a.ranks_per_node);
       all.insert(all.end(), r.begin(), r.end());
     }
     if (rank == 0) std::cout << exec::mpi::timing_table(*t, all, a.iters);
@@ -146,9 +168,14 @@ int run_mpi(const RunArgs& a) {
 int cmd_run(const Args& args) {
   po::options_description opts("run options");
   RunArgs a;
-  opts.add_options()("trace", po::value(&a.file)->required(), "trace file")(
+  opts.add_options()("trace", po::value(&a.file), "trace file")(
       "reference", po::bool_switch(&a.reference), "use the serial reference executor (all ranks in this process, no MPI)")(
-      "backend", po::value(&a.backend), "MPI backend: basic (default), neighbor, window, alltoallv, collective, auto (per SF, the one the simulator predicts fastest); a comma list, or all (every backend but auto; collective where the trace allows it)")(
+      "backend", po::value(&a.backend),
+      "MPI backend: basic (default), neighbor, window, alltoallv, collective, shm, 3step, 2step, split-md, split-dd, auto (per SF, the one the "
+      "simulator predicts fastest); a comma list; all (every backend but auto, each where the trace allows it); list (what each does)")(
+      "ranks-per-node", po::value(&a.ranks_per_node),
+      "nodes of the node-aware backends: consecutive blocks of N ranks (emulated nodes; default: the trace's machine.ranks_per_node, else the "
+      "ranks that share memory)")(
       "dump", po::value(&a.dump), "write the sf-dump v1 conformance dump to this file (atomically)")(
       "timing", po::value(&a.timing), "write timings (sf-timing v1 JSON) to this file (atomically)")(
       "store", po::value(&a.store), "also file the timing document under this folder (a new file per run, never rewritten)")(
@@ -161,6 +188,20 @@ int cmd_run(const Args& args) {
   po::variables_map vm;
   if (parse_options("run", "TRACE (--reference | --backend B) [--dump FILE] [--timing FILE] [--store DIR] [--warmup N] [--iters N]", args, opts, pos, vm))
     return 0;
+  if (a.backend == "list") {
+    for (const auto& b : core::kBackends)
+      std::printf("%-11s %s%s\n", b.name, b.what, b.any_graph ? "; every op, unit, MPI op and block size (no fallback)" : "");
+    std::printf("%-11s %s\n", "auto", "per SF, the backend among basic, neighbor, window, alltoallv the simulator predicts fastest");
+    return 0;
+  }
+  if (a.file.empty()) throw InputError("run", "no trace given (sf-replay run TRACE ...; --backend list lists the backends)");
+  if (vm.count("ranks-per-node")) {
+    if (a.ranks_per_node < 1) throw InputError("--ranks-per-node", "must be >= 1, got " + std::to_string(a.ranks_per_node));
+    bool uses = a.backend == "all";
+    for (const auto& b : backend_list(a.backend))
+      if (const auto* info = core::find_backend(b); info && info->node_aware) uses = true;
+    if (!uses) throw InputError("--ranks-per-node", "only the node-aware backends (3step, 2step, split-md, split-dd) use nodes; none is in --backend");
+  }
   if (a.warmup < 0) throw InputError("--warmup", "must be >= 0, got " + std::to_string(a.warmup));
   if (a.iters < 1) throw InputError("--iters", "must be >= 1 (a timed run times at least one iteration), got " + std::to_string(a.iters));
   if (vm.count("machine") && a.backend.find("auto") == std::string::npos)

@@ -101,7 +101,7 @@ int overhead() {
 }
 
 int sf_bench(const std::vector<std::string>& files) {
-  const std::vector<std::string> backends = {"basic", "neighbor", "window", "alltoallv"};
+  const std::vector<std::string> backends = {"basic", "neighbor", "window", "alltoallv", "shm"};
   if (me == 0) {
     std::printf("# SF ops per backend (median of 7 interleaved trials, us per op, max over ranks)%s\n",
 #ifdef SFR_WITH_PETSC

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "exec/mpi/star_forest.hpp"
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   const std::string backend = argc > 1 ? argv[1] : "basic";
+  const int ranks_per_node = argc > 2 ? std::atoi(argv[2]) : 0;  // node-aware backends: emulated nodes
   int failures = 0;
   {
     const core::Graph g1 = sfr_test::random_graph(n, 77), g2 = sfr_test::random_graph(n, 78);
@@ -43,7 +45,7 @@ int main(int argc, char** argv) {
     const trace::OpSpec opB{K::fetch_and_op, "B", core::Unit::int64, 1, core::MpiOp::sum, trace::MemType::host, trace::MemType::host, 1, 0};
     tr.ops = {opA, opA2, opB};
     const trace::BuiltTrace t(tr);
-    exec::mpi::StarForest A(MPI_COMM_WORLD, t.graph("A"), backend), B(MPI_COMM_WORLD, t.graph("B"), backend);
+    exec::mpi::StarForest A(MPI_COMM_WORLD, t.graph("A"), backend, ranks_per_node), B(MPI_COMM_WORLD, t.graph("B"), backend, ranks_per_node);
     auto a_root = input(t, opA, exec::Side::root, me), a_leaf = input(t, opA, exec::Side::leaf, me);
     auto a2_root = input(t, opA2, exec::Side::root, me), a2_leaf = input(t, opA2, exec::Side::leaf, me);
     auto b_root = input(t, opB, exec::Side::root, me), b_leaf = input(t, opB, exec::Side::leaf, me);

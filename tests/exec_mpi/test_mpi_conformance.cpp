@@ -33,13 +33,19 @@ using sfr_test::slurp;
 
 sfr_test::Proc mpirun(int np, const std::string& args) { return sfr_test::run_command(sfr_test::mpiexec(np) + SFR_CLI + " " + args, 120); }
 
-const std::vector<std::string> kBackends = {"basic", "neighbor", "window", "alltoallv"};
+const std::vector<std::string> kBackends = {"basic", "neighbor", "window", "alltoallv", "shm", "3step", "2step", "split-md", "split-dd"};
 
-void conforms(const fs::path& trace_file, const std::string& backend) {
+bool node_aware(const std::string& b) { return b == "3step" || b == "2step" || b == "split-md" || b == "split-dd"; }
+
+// Node-aware backends run on emulated nodes of `ranks_per_node` ranks (0: 2 where the trace has
+// more than one rank, so that traffic crosses nodes).
+void conforms(const fs::path& trace_file, const std::string& backend, int ranks_per_node = 0) {
   const auto t = trace::read_trace_file(trace_file.string());
   const fs::path dump = fs::temp_directory_path() / ("sfr_mpi_dump_" + std::to_string(::getpid()) + "_" + backend + ".json");
-  const auto r = mpirun(t.trace().nranks, "run " + trace_file.string() + " --backend " + backend + " --dump " + dump.string());
-  ASSERT_EQ(r.status, 0) << backend << " on " << trace_file << ":\n" << r.out;
+  std::string nodes;
+  if (node_aware(backend)) nodes = " --ranks-per-node " + std::to_string(ranks_per_node > 0 ? ranks_per_node : std::min(2, t.trace().nranks));
+  const auto r = mpirun(t.trace().nranks, "run " + trace_file.string() + " --backend " + backend + nodes + " --dump " + dump.string());
+  ASSERT_EQ(r.status, 0) << backend << nodes << " on " << trace_file << ":\n" << r.out;
   const auto res = exec::check_dump(t, slurp(dump), dump.string());
   EXPECT_TRUE(res.ok()) << backend << " on " << trace_file << ": " << res.problems.size() << " problems, first: " << res.problems.front();
   EXPECT_EQ(res.ops_checked, t.trace().ops.size());
@@ -81,15 +87,23 @@ INSTANTIATE_TEST_SUITE_P(Mpi, SampleTrace, ::testing::Combine(::testing::ValuesI
                            return n;
                          });
 
+// Node-aware backends: every node size from 1 to 4 ranks (the last node may be smaller).
 TEST_P(Backends, RandomForestsConformOnOneToEightRanks) {
   for (int nranks : {1, 2, 3, 5, 8}) {
     const auto p = random_trace(nranks, 1000u + static_cast<unsigned>(nranks));
-    conforms(p, GetParam());
+    if (!node_aware(GetParam())) conforms(p, GetParam());
+    else
+      for (int rpn = 1; rpn <= std::min(4, nranks); ++rpn) conforms(p, GetParam(), rpn);
     fs::remove(p);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Mpi, Backends, ::testing::ValuesIn(kBackends), [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Mpi, Backends, ::testing::ValuesIn(kBackends), [](const auto& info) {
+  std::string n = info.param;
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+});
 
 TEST(MpiBadInput, WrongRankCountIsOneMessageAndExitTwo) {
   const auto r = mpirun(3, std::string("run ") + SFR_TRACES_DIR + "/handmade-4.json --backend basic");
@@ -113,6 +127,36 @@ TEST(MpiBadInput, CollectiveBackendRefusesGeneralGraphs) {
 }
 
 using sfr_test::occurrences;
+
+// --ranks-per-node: at least 1, at most the trace's ranks, and only with a node-aware backend
+// (an option that would do nothing is an error).
+TEST(MpiBadInput, RanksPerNode) {
+  const std::string t = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+  const std::pair<const char*, const char*> cases[] = {
+      {"--backend 3step --ranks-per-node 0", "--ranks-per-node: must be >= 1, got 0"},
+      {"--backend 3step --ranks-per-node 5", "--ranks-per-node: 5 exceeds the trace's 4 ranks"},
+      {"--backend basic,shm --ranks-per-node 2", "--ranks-per-node: only the node-aware backends"},
+      {"--reference --ranks-per-node 2", "--ranks-per-node: only the node-aware backends"},
+  };
+  for (const auto& [bad, says] : cases) {
+    const auto r = mpirun(4, "run " + t + " " + bad);
+    EXPECT_EQ(r.status, 2) << bad << ": " << r.out;
+    EXPECT_EQ(occurrences(r.out, says), 1u) << bad << ": " << r.out;
+  }
+}
+
+// --dump with several backends checks every one against the reference (node-aware ones on
+// emulated nodes of 2), and says so per backend.
+TEST(MpiDump, SeveralBackendsAreEachChecked) {
+  const fs::path dump = fs::temp_directory_path() / ("sfr_mpi_dump_multi_" + std::to_string(::getpid()) + ".json");
+  const auto r = mpirun(4, std::string("run ") + SFR_TRACES_DIR + "/handmade-4.json --backend shm,3step,2step,split-md,split-dd --ranks-per-node 2 --dump " +
+                               dump.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* b : {"shm", "3step", "2step", "split-md", "split-dd"})
+    EXPECT_EQ(occurrences(r.out, std::string("backend ") + b + ": 25 ops conform to the reference"), 1u) << b << ": " << r.out;
+  EXPECT_TRUE(fs::exists(dump));
+  fs::remove(dump);
+}
 
 // Every rank sees the same bad command line; rank 0 alone says so.
 TEST(MpiBadInput, OptionErrorsArePrintedOnce) {
@@ -164,14 +208,14 @@ TEST(MpiCollective, PatternTraceRunsAndConforms) {
   std::set<std::string> ran;
   auto doc = nlohmann::json::parse(slurp(timing));
   for (const auto& res : doc["results"]) ran.insert(res["backend"].get<std::string>());
-  EXPECT_EQ(ran, (std::set<std::string>{"basic", "neighbor", "window", "alltoallv", "collective"}));
+  EXPECT_EQ(ran, (std::set<std::string>{"basic", "neighbor", "window", "alltoallv", "collective", "shm", "3step", "2step", "split-md", "split-dd"}));
   r = mpirun(4, std::string("run ") + SFR_TRACES_DIR + "/handmade-4.json --backend all --iters 1 --warmup 0 --timing " + timing.string());
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(sfr_test::occurrences(r.out, "skipped backend collective: /ops/0:"), 1u) << r.out;
   ran.clear();
   doc = nlohmann::json::parse(slurp(timing));
   for (const auto& res : doc["results"]) ran.insert(res["backend"].get<std::string>());
-  EXPECT_EQ(ran, (std::set<std::string>{"basic", "neighbor", "window", "alltoallv"}));
+  EXPECT_EQ(ran, (std::set<std::string>{"basic", "neighbor", "window", "alltoallv", "shm", "3step", "2step", "split-md", "split-dd"}));
   fs::remove(timing);
   fs::remove(p);
 }
