@@ -78,6 +78,11 @@ int cmd_validate_model(const Args& args) {
     ran_file = file;
     std::vector<std::string> ran_on;
     std::vector<std::vector<exec::mpi::OpTiming>> measured;
+    // The node-aware backends run on the nodes the simulator assumes, and the executor has no
+    // helper processes: the split strategies are predicted with the node's ranks only.
+    const int rpn = sim::layout_for(tr, m).ranks_per_node;
+    auto mt = m;
+    mt.procs_per_node = rpn;
     for (const auto& b : backends) {
       try {
         exec::mpi::check_backend(*t, b);
@@ -86,13 +91,13 @@ int cmd_validate_model(const Args& args) {
         continue;
       }
       ran_on.push_back(b);
-      measured.push_back(exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, warmup, iters));
+      measured.push_back(exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, warmup, iters, nullptr, rpn));
     }
     if (rank != 0 || ran_on.empty()) continue;
     // Every op from ranks that start together (the executor times it between barriers).
     std::vector<sim::Backend> sb;
     for (const auto& b : ran_on) sb.push_back(sim::parse_backend(b, "--backend"));
-    const auto res = sim::simulate(*t, m, sb, nullptr, true);
+    const auto res = sim::simulate(*t, mt, sb, nullptr, true);
     for (std::size_t k = 0; k < ran_on.size(); ++k)
       for (const auto& ti : measured[k]) {
         const auto& o = res.backends.at(k).ops.at(ti.index);

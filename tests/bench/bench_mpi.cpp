@@ -61,10 +61,20 @@ int overhead() {
     g[r].nroots = 1;
     g[r].add_leaf(0, 1 - r, 0);
   }
-  exec::mpi::StarForest sf(MPI_COMM_WORLD, g, "basic");
+  exec::mpi::StarForest sf(MPI_COMM_WORLD, g, "basic"), sfs(MPI_COMM_WORLD, g, "shm");
+#ifdef SFR_WITH_PETSC
+  PetscSF psf;
+  PetscSFCreate(PETSC_COMM_WORLD, &psf);
+  PetscSFNode remote{other, 0};
+  PetscSFSetGraph(psf, 1, 1, nullptr, PETSC_COPY_VALUES, &remote, PETSC_COPY_VALUES);
+  PetscSFSetUp(psf);
+  const char* petsc_col = "PetscSF";
+#else
+  const char* petsc_col = "(no PETSc)";
+#endif
   if (me == 0) {
-    std::printf("# SF bcast vs raw MPI_Isend/Irecv, 2 ranks, one leaf per rank (us per exchange, best of 5 interleaved trials)\n");
-    std::printf("%10s %12s %12s %14s\n", "bytes", "raw MPI", "SF bcast", "overhead us");
+    std::printf("# ping-pong: SF bcast vs raw MPI_Isend/Irecv, 2 ranks, one leaf per rank (us per exchange, best of 5 interleaved trials)\n");
+    std::printf("%10s %10s %10s %10s %10s %12s %10s\n", "bytes", "raw MPI", "basic", "shm", petsc_col, "basic-raw", "shm/PETSc");
   }
   json_out = "{\"benchmark\": \"sf-overhead\", \"ranks\": 2, \"results\": [";
   bool first = true;
@@ -73,29 +83,50 @@ int overhead() {
     const int bs = static_cast<int>(bytes / 8);
     std::vector<double> root(static_cast<std::size_t>(bs), me + 1.0), leaf(static_cast<std::size_t>(bs), 0.0);
     const int iters = bytes <= 4096 ? 20000 : bytes <= 65536 ? 2000 : 200;
-    auto raw = [&] {
+    std::vector<std::function<void()>> run;
+    run.push_back([&] {
       MPI_Request rq[2];
       MPI_Irecv(leaf.data(), bs, MPI_DOUBLE, other, 7, MPI_COMM_WORLD, &rq[0]);
       MPI_Isend(root.data(), bs, MPI_DOUBLE, other, 7, MPI_COMM_WORLD, &rq[1]);
       MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-    };
-    auto sfb = [&] { sf.end(sf.bcast_begin(core::Unit::float64, bs, core::MpiOp::replace, root.data(), leaf.data())); };
-    for (int w = 0; w < 200; ++w) {
-      raw();
-      sfb();
+    });
+    run.push_back([&] { sf.end(sf.bcast_begin(core::Unit::float64, bs, core::MpiOp::replace, root.data(), leaf.data())); });
+    run.push_back([&] { sfs.end(sfs.bcast_begin(core::Unit::float64, bs, core::MpiOp::replace, root.data(), leaf.data())); });
+#ifdef SFR_WITH_PETSC
+    MPI_Datatype dt = MPI_DOUBLE;
+    if (bs > 1) {
+      MPI_Type_contiguous(bs, MPI_DOUBLE, &dt);
+      MPI_Type_commit(&dt);
     }
-    double best_raw = 1e30, best_sf = 1e30;
-    for (int trial = 0; trial < 5; ++trial) {
-      best_raw = std::min(best_raw, mean_us(iters, raw));
-      best_sf = std::min(best_sf, mean_us(iters, sfb));
-    }
-    if (me == 0) std::printf("%10zu %12.3f %12.3f %14.3f\n", bytes, best_raw, best_sf, best_sf - best_raw);
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "%s{\"bytes\": %zu, \"raw_us\": %.4f, \"sf_us\": %.4f, \"overhead_us\": %.4f}", first ? "" : ", ", bytes, best_raw,
-                  best_sf, best_sf - best_raw);
+    run.push_back([&] {
+      PetscSFBcastBegin(psf, dt, root.data(), leaf.data(), MPI_REPLACE);
+      PetscSFBcastEnd(psf, dt, root.data(), leaf.data(), MPI_REPLACE);
+    });
+#endif
+    for (int w = 0; w < 200; ++w)
+      for (auto& f : run) f();
+    std::vector<double> best(run.size(), 1e30);
+    for (int trial = 0; trial < 5; ++trial)
+      for (std::size_t k = 0; k < run.size(); ++k) best[k] = std::min(best[k], mean_us(iters, run[k]));
+#ifdef SFR_WITH_PETSC
+    if (bs > 1) MPI_Type_free(&dt);
+    const double petsc = best[3];
+#else
+    const double petsc = 0;
+#endif
+    const double ratio = petsc > 0 ? best[2] / petsc : 0;
+    if (me == 0) std::printf("%10zu %10.3f %10.3f %10.3f %10.3f %12.3f %10.2f\n", bytes, best[0], best[1], best[2], petsc, best[1] - best[0], ratio);
+    char buf[300];
+    std::snprintf(buf, sizeof buf,
+                  "%s{\"bytes\": %zu, \"raw_us\": %.4f, \"sf_us\": %.4f, \"overhead_us\": %.4f, \"shm_us\": %.4f, \"petsc_us\": %.4f, "
+                  "\"shm_over_petsc\": %.4f}",
+                  first ? "" : ", ", bytes, best[0], best[1], best[1] - best[0], best[2], petsc, ratio);
     json_out += buf;
     first = false;
   }
+#ifdef SFR_WITH_PETSC
+  PetscSFDestroy(&psf);
+#endif
   json_out += "]}";
   return 0;
 }
@@ -114,6 +145,9 @@ int sf_bench(const std::vector<std::string>& files) {
   }
   json_out = "{\"benchmark\": \"sf-backends\", \"ranks\": " + std::to_string(np) + ", \"results\": [";
   bool first = true;
+  std::string best_json;  // per (trace, op): the fastest of our backends over PetscSF
+  std::vector<std::string> best_lines;
+  double worst = 0;
   for (const auto& file : files) {
     const auto t = trace::read_trace_file(file);
     if (files.size() == 1) bench_trace = t.trace().name, bench_trace_file = file;
@@ -191,6 +225,18 @@ int sf_bench(const std::vector<std::string>& files) {
         med.push_back(s[s.size() / 2]);
       }
       const bool have_petsc = run.size() > backends.size();
+      if (have_petsc) {
+        const std::size_t b = static_cast<std::size_t>(std::min_element(med.begin(), med.begin() + static_cast<std::ptrdiff_t>(backends.size())) - med.begin());
+        const double r = med[b] / med.back();
+        worst = std::max(worst, r);
+        char line[300];
+        std::snprintf(line, sizeof line, "%-40s %-8s %-10s %10.2f %10.2f %8.2f", (t.trace().name + "/" + op.sf).c_str(), trace::op_kind_name(op.op),
+                      backends[b].c_str(), med[b], med.back(), r);
+        best_lines.push_back(line);
+        std::snprintf(line, sizeof line, "%s{\"trace\": \"%s\", \"op\": \"%s\", \"backend\": \"%s\", \"us\": %.3f, \"petsc_us\": %.3f, \"ratio\": %.4f}",
+                      best_json.empty() ? "" : ", ", t.trace().name.c_str(), trace::op_kind_name(op.op), backends[b].c_str(), med[b], med.back(), r);
+        best_json += line;
+      }
       for (std::size_t k = 0; k < run.size(); ++k) {
         const std::string name = k < backends.size() ? backends[k] : "petsc";
         const double ratio = have_petsc ? med[k] / med.back() : 0;
@@ -211,7 +257,12 @@ int sf_bench(const std::vector<std::string>& files) {
 #endif
     }
   }
-  json_out += "]}";
+  json_out += "], \"best\": [" + best_json + "], \"worst_best_over_petsc\": " + std::to_string(worst) + "}";
+  if (me == 0 && !best_lines.empty()) {
+    std::printf("# best backend per op against PetscSF (same run)\n%-40s %-8s %-10s %10s %10s %8s\n", "trace/sf", "op", "best", "us/op", "PetscSF", "ratio");
+    for (const auto& l : best_lines) std::printf("%s\n", l.c_str());
+    std::printf("worst best/PetscSF ratio: %.2f\n", worst);
+  }
   return 0;
 }
 
