@@ -23,7 +23,8 @@ inline constexpr BackendInfo kBackends[] = {
     {"shm", false, false, true,
      "on-node peers through one MPI-3 shared-memory window per link (pack into my segment, unpack from the sender's), off-node "
      "peers as basic"},
-    {"3step", true, true, true, "node-aware: gather on the node, one message per node pair, redistribute on the receiving node"},
+    {"3step", true, true, true,
+     "node-aware: gather on the node, one message per node pair, redistribute on the receiving node (on-node steps through shm)"},
     {"2step", true, true, true, "node-aware: one message per (rank, node), forwarded by the paired rank of the receiving node"},
     {"split-md", true, true, true, "node-aware: a node's inter-node traffic in chunks of <= 8 KiB spread over all its ranks"},
     {"split-dd", true, true, true, "as split-md on host buffers (the two differ only in how device buffers are staged)"},

@@ -33,8 +33,10 @@ public:
 std::unique_ptr<Backend> make_basic();
 // 3step, 2step, split-md, split-dd over nodes of `ranks_per_node` consecutive ranks.
 std::unique_ptr<Backend> make_node_aware(StarForest& sf, const std::string& name, int ranks_per_node);
-// On-node peers through one MPI-3 shared-memory window per link, the others as basic.
-std::unique_ptr<Backend> make_shm(StarForest& sf);
+// On-node peers through one MPI-3 shared-memory window per link, the others as basic; or, with
+// off_node_basic false and ranks_per_node > 0, only the peers of the rank's emulated node that
+// share its memory and nothing else (the node-aware strategies' on-node step).
+std::unique_ptr<Backend> make_shm(StarForest& sf, bool off_node_basic = true, int ranks_per_node = 0);
 std::unique_ptr<Backend> make_neighbor(StarForest& sf, bool persistent);
 std::unique_ptr<Backend> make_alltoallv(StarForest& sf);
 std::unique_ptr<Backend> make_window();

@@ -19,7 +19,8 @@
 //             only for device buffers (duplicated device pointers vs copies); on the host they
 //             are the same transport. The executor has no helper processes (the simulator's
 //             procs_per_node beyond the trace's ranks).
-// On-node peers exchange directly (point to point) in step 1. Step 1 and the direct messages are
+// On-node peers exchange through the shm transport where they share memory (pack into the sender's
+// segment, unpack from it), else directly point to point in step 1. Step 1 and the direct messages are
 // posted by start; finish completes step 1, sends step 2, completes it, sends step 3 and completes
 // everything. Each step has its own communicator, so tags never cross steps.
 #include <algorithm>
@@ -75,7 +76,7 @@ struct Route {
 class NodeAware final : public Backend {
 public:
   enum Strategy { three_step, two_step, split };
-  NodeAware(StarForest& sf, Strategy s, int ranks_per_node) : strategy_(s), rpn_(ranks_per_node) {
+  NodeAware(StarForest& sf, Strategy s, int ranks_per_node) : strategy_(s), rpn_(ranks_per_node), shm_(make_shm(sf, false, std::max(1, ranks_per_node))) {
     for (auto& c : comm_) MPI_Comm_dup(sf.comm(), &c);
     MPI_Comm_rank(sf.comm(), &me_);
     MPI_Comm_size(sf.comm(), &size_);
@@ -86,15 +87,19 @@ public:
       if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
   }
 
-  void init_link(StarForest& sf, Link&) override {
+  void init_link(StarForest& sf, Link& l) override {
+    shm_->init_link(sf, l);
     if (plans_.empty()) plans_ = core::build_plans(sf.graph());
   }
+  void before_pack(StarForest& sf, Link& l) override { shm_->before_pack(sf, l); }
+  void after_unpack(StarForest& sf, Link& l) override { shm_->after_unpack(sf, l); }
   void free_link(Link& l) override {
+    shm_->free_link(l);
     routes_.erase(std::make_pair(&l, false));
     routes_.erase(std::make_pair(&l, true));
   }
 
-  void start(StarForest&, InFlight& f, Link& l) override {
+  void start(StarForest& sf, InFlight& f, Link& l) override {
     const bool dedup = l.dir == Direction::root_to_leaf && f.by_index;
     auto it = routes_.find({&l, dedup});
     if (it == routes_.end()) it = routes_.emplace(std::make_pair(&l, dedup), make_route(l, dedup)).first;
@@ -125,9 +130,10 @@ public:
       core::pack(l.sendbuf.data(), o.from, o.shape, vb, dst);
       if (o.agg != me_) isend(dst, o.from.size(), o.agg, 0, r.s2);
     }
+    shm_->start(sf, f, l);  // on-node shared peers: publish the packed blocks
   }
 
-  void finish(StarForest&, InFlight&, Link& l) override {
+  void finish(StarForest& sf, InFlight& f, Link& l) override {
     Route& r = *current_.at(&l);
     const std::size_t vb = l.vbytes;
     auto wait = [](std::vector<MPI_Request>& v) {
@@ -156,6 +162,7 @@ public:
     }
     wait(r.s3);
     wait(r.s2);
+    shm_->finish(sf, f, l);
   }
 
 private:
@@ -226,9 +233,9 @@ private:
     const auto gs = groups(d, l.vbytes);
     // On-node peers.
     for (std::size_t p = 0; p < l.send->npeers(); ++p)
-      if (node(l.send->peers[p]) == node(me_)) r.direct_send.push_back(p);
+      if (node(l.send->peers[p]) == node(me_) && !l.send_is_shared(p)) r.direct_send.push_back(p);
     for (std::size_t p = 0; p < l.recv->npeers(); ++p)
-      if (node(l.recv->peers[p]) == node(me_)) r.direct_recv.push_back(p);
+      if (node(l.recv->peers[p]) == node(me_) && !l.recv_is_shared(p)) r.direct_recv.push_back(p);
     // Payload of a group: positions in s's sendbuf (vertices), and per destination peer p of the
     // group and element k, the element's position in the payload.
     struct Payload {
@@ -369,6 +376,7 @@ private:
   Strategy strategy_;
   int rpn_ = 1, me_ = 0, size_ = 1;
   MPI_Comm comm_[3] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};
+  std::unique_ptr<Backend> shm_;  // the on-node step
   std::vector<core::RankPlan> plans_;
   std::map<std::pair<const Link*, bool>, Route> routes_;
   std::map<const Link*, Route*> current_;

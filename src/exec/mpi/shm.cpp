@@ -2,7 +2,8 @@
 // MPI-3 shared-memory window per link (MPI_Win_allocate_shared, set up once, when the link is
 // made). The sender packs straight into its own segment, the receiver unpacks straight from the
 // sender's segment: two copies per value instead of pack, MPI's copy in, MPI's copy out, unpack.
-// Off-node peers go through the basic transport.
+// Off-node peers go through the basic transport; as the on-node step of the node-aware strategies
+// (node_aware.cpp) it moves only the peers of the rank's own (emulated) node and nothing else.
 //
 // Synchronisation, per link and pair of ranks, with counters that only grow (no fences, no
 // barriers): every op on a link has a sequence number n (the same on every rank: ops are
@@ -74,7 +75,8 @@ struct LinkState {
 
 class Shm final : public Backend {
 public:
-  explicit Shm(StarForest& sf) : basic_(make_basic()) {
+  Shm(StarForest& sf, bool off_node_basic, int ranks_per_node) : ranks_per_node_(ranks_per_node) {
+    if (off_node_basic) basic_ = make_basic();
     MPI_Comm_split_type(sf.comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_);
     MPI_Comm_size(node_, &nlocal_);
     MPI_Comm_rank(node_, &me_local_);
@@ -100,7 +102,9 @@ public:
     comm_ = sf.comm();
     LinkState st;
     const int me = rank_of(comm_);
-    auto shared = [&](int peer) { return peer != me && local_of_[static_cast<std::size_t>(peer)] != MPI_UNDEFINED; };
+    auto shared = [&](int peer) {
+      return peer != me && local_of_[static_cast<std::size_t>(peer)] != MPI_UNDEFINED && (ranks_per_node_ <= 0 || peer / ranks_per_node_ == me / ranks_per_node_);
+    };
     l.send_shared.assign(l.send->npeers(), 0);
     l.recv_shared.assign(l.recv->npeers(), 0);
     l.send_at.assign(l.send->npeers(), nullptr);
@@ -150,11 +154,11 @@ public:
     }
     for (std::size_t k = 0; k < st.send_peers.size(); ++k) st.send_consumed.push_back(slot(segment(st.win, st.send_local[k]), 1, me_local_));
     states_[&l] = std::move(st);
-    basic_->init_link(sf, l);
+    if (basic_) basic_->init_link(sf, l);
   }
 
   void free_link(Link& l) override {
-    basic_->free_link(l);
+    if (basic_) basic_->free_link(l);
     auto it = states_.find(&l);
     if (it == states_.end()) return;
     MPI_Win_unlock_all(it->second.win);
@@ -171,14 +175,14 @@ public:
 
   void start(StarForest& sf, InFlight& f, Link& l) override {
     LinkState& st = states_.at(&l);
-    basic_->start(sf, f, l);  // off-node peers first: their messages travel while we publish
+    if (basic_) basic_->start(sf, f, l);  // off-node peers first: their messages travel while we publish
     for (int j : st.send_local) store_release(slot(st.mine, 0, j), st.seq);
   }
 
   void finish(StarForest& sf, InFlight& f, Link& l) override {
     LinkState& st = states_.at(&l);
     for (std::byte* r : st.recv_ready) wait_until(r, st.seq, comm_);
-    basic_->finish(sf, f, l);
+    if (basic_) basic_->finish(sf, f, l);
   }
 
   void after_unpack(StarForest&, Link& l) override {
@@ -204,7 +208,8 @@ private:
     return r;
   }
 
-  std::unique_ptr<Backend> basic_;
+  std::unique_ptr<Backend> basic_;  // off-node peers (none when it is the node-aware strategies' on-node step)
+  int ranks_per_node_ = 0;           // > 0: only peers of my emulated node are shared
   MPI_Comm node_ = MPI_COMM_NULL, comm_ = MPI_COMM_NULL;
   int nlocal_ = 1, me_local_ = 0;
   std::vector<int> local_of_;  // node rank of each rank of the SF's communicator (MPI_UNDEFINED: other node)
@@ -213,6 +218,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Backend> make_shm(StarForest& sf) { return std::make_unique<Shm>(sf); }
+std::unique_ptr<Backend> make_shm(StarForest& sf, bool off_node_basic, int ranks_per_node) {
+  return std::make_unique<Shm>(sf, off_node_basic, ranks_per_node);
+}
 
 }  // namespace sfr::exec::mpi
