@@ -26,6 +26,7 @@
 #include <memory>
 #include <numeric>
 #include <sched.h>
+#include <unistd.h>
 #include <unordered_map>
 
 #include "exec/mpi/backend.hpp"
@@ -48,10 +49,10 @@ void cpu_relax() {
 #endif
 }
 
-// Waits until the counter at `at` reaches `target`.
-void wait_until(std::byte* at, std::uint64_t target, MPI_Comm comm) {
+// Waits until the counter at `at` reaches `target`: spins `spin` times, then yields the core.
+void wait_until(std::byte* at, std::uint64_t target, MPI_Comm comm, unsigned spin) {
   for (unsigned spins = 0; load_acquire(at) < target; ++spins) {
-    if (spins < 2000) {
+    if (spins < spin) {
       cpu_relax();
       continue;
     }
@@ -80,6 +81,10 @@ public:
     MPI_Comm_split_type(sf.comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_);
     MPI_Comm_size(node_, &nlocal_);
     MPI_Comm_rank(node_, &me_local_);
+    // More ranks than cores on the node: a spinning rank would take the core of the rank it
+    // waits for, so waiting yields at once.
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    spin_ = cores > 0 && nlocal_ > cores ? 0 : 2000;
     int size = 0;
     MPI_Comm_size(sf.comm(), &size);
     MPI_Group all = MPI_GROUP_NULL, local = MPI_GROUP_NULL;
@@ -169,7 +174,7 @@ public:
   void before_pack(StarForest&, Link& l) override {
     LinkState& st = states_.at(&l);
     // My blocks may be overwritten once every receiver has read the previous op's.
-    for (std::byte* c : st.send_consumed) wait_until(c, st.seq, comm_);
+    for (std::byte* c : st.send_consumed) wait_until(c, st.seq, comm_, spin_);
     ++st.seq;
   }
 
@@ -181,7 +186,7 @@ public:
 
   void finish(StarForest& sf, InFlight& f, Link& l) override {
     LinkState& st = states_.at(&l);
-    for (std::byte* r : st.recv_ready) wait_until(r, st.seq, comm_);
+    for (std::byte* r : st.recv_ready) wait_until(r, st.seq, comm_, spin_);
     if (basic_) basic_->finish(sf, f, l);
   }
 
@@ -210,6 +215,7 @@ private:
 
   std::unique_ptr<Backend> basic_;  // off-node peers (none when it is the node-aware strategies' on-node step)
   int ranks_per_node_ = 0;           // > 0: only peers of my emulated node are shared
+  unsigned spin_ = 2000;             // spins before a waiting rank yields
   MPI_Comm node_ = MPI_COMM_NULL, comm_ = MPI_COMM_NULL;
   int nlocal_ = 1, me_local_ = 0;
   std::vector<int> local_of_;  // node rank of each rank of the SF's communicator (MPI_UNDEFINED: other node)
