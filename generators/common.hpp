@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/graph.hpp"
+#include "core/names.hpp"
 #include "trace/trace.hpp"
 
 namespace sfr::gen {
@@ -56,26 +57,19 @@ private:
 
 // A closed set of named choices of an option: an enum value and its command-line name.
 template <class E>
-struct Choice {
-  E value;
-  const char* name;
-};
+using Choice = core::Named<E>;
 
 // The value named `s`; otherwise InputError(option, "unknown WHAT 's' (expected a, b or c)").
 template <class E, std::size_t N>
 E parse_choice(const char* option, const char* what, const std::string& s, const std::array<Choice<E>, N>& choices) {
-  for (const auto& c : choices)
-    if (s == c.name) return c.value;
-  std::string list;
-  for (std::size_t i = 0; i < N; ++i) list += std::string(i == 0 ? "" : i + 1 == N ? " or " : ", ") + choices[i].name;
-  throw InputError(option, std::string("unknown ") + what + " '" + s + "' (expected " + list + ")");
+  E v{};
+  if (core::parse_name(s, choices, v)) return v;
+  throw InputError(option, std::string("unknown ") + what + " '" + s + "' (expected " + core::name_list(choices) + ")");
 }
 
 template <class E, std::size_t N>
 const char* choice_name(E v, const std::array<Choice<E>, N>& choices) {
-  for (const auto& c : choices)
-    if (c.value == v) return c.name;
-  return "?";
+  return core::name_of(v, choices);
 }
 
 // Option checks that throw InputError(option, ...).

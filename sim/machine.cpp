@@ -4,30 +4,38 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
+#include "core/names.hpp"
 
 namespace sfr::sim {
 
 using trace::Json;
 
 namespace {
-constexpr const char* kModelNames[] = {"postal", "max-rate", "loggp", "study-postal", "study-max-rate"};
-}
+constexpr std::array<core::Named<ModelKind>, 5> kModelNames{{{ModelKind::postal, "postal"},
+                                                            {ModelKind::max_rate, "max-rate"},
+                                                            {ModelKind::loggp, "loggp"},
+                                                            {ModelKind::study_postal, "study-postal"},
+                                                            {ModelKind::study_max_rate, "study-max-rate"}}};
+constexpr std::array<core::Named<Tier>, 3> kTierLabels{{{Tier::socket, "socket"}, {Tier::node, "node"}, {Tier::network, "network"}}};
+constexpr std::array<core::Named<Proto>, 3> kProtoLabels{{{Proto::short_, "short"}, {Proto::eager, "eager"}, {Proto::rendezvous, "rendezvous"}}};
+}  // namespace
 
-const char* model_name(ModelKind k) { return kModelNames[static_cast<int>(k)]; }
-const char* model_names() { return "postal, max-rate, loggp, study-postal, study-max-rate"; }
+const char* model_name(ModelKind k) { return core::name_of(k, kModelNames); }
+const char* model_names() {
+  static const std::string list = [] {
+    std::string s;
+    for (const auto& e : kModelNames) s += (s.empty() ? "" : ", ") + std::string(e.name);
+    return s;
+  }();
+  return list.c_str();
+}
 ModelKind parse_model(const std::string& name, const std::string& where) {
-  for (int i = 0; i < 5; ++i)
-    if (name == kModelNames[i]) return static_cast<ModelKind>(i);
-  throw InputError(where, "unknown model '" + name + "' (expected one of: " + model_names() + ")");
+  ModelKind k = ModelKind::postal;
+  if (!core::parse_name(name, kModelNames, k)) throw InputError(where, "unknown model '" + name + "' (expected one of: " + model_names() + ")");
+  return k;
 }
-const char* tier_label(Tier t) {
-  static const char* n[] = {"socket", "node", "network"};
-  return n[static_cast<int>(t)];
-}
-const char* proto_label(Proto p) {
-  static const char* n[] = {"short", "eager", "rendezvous"};
-  return n[static_cast<int>(p)];
-}
+const char* tier_label(Tier t) { return core::name_of(t, kTierLabels); }
+const char* proto_label(Proto p) { return core::name_of(p, kProtoLabels); }
 
 namespace {
 
@@ -181,10 +189,7 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   }
   if (j.contains("model")) {
     const auto& v = j["model"];
-    bool ok = false;
-    for (int i = 0; i < 5 && v.is_string(); ++i)
-      if (v == kModelNames[i]) m.model = static_cast<ModelKind>(i), ok = true;
-    if (!ok) r.fail("/model", std::string("expected one of: ") + model_names());
+    if (!v.is_string() || !core::parse_name(v.get<std::string>(), kModelNames, m.model)) r.fail("/model", std::string("expected one of: ") + model_names());
   }
   if (j.contains("topology")) {
     const auto& t = j["topology"];

@@ -5,16 +5,24 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/names.hpp"
 
 namespace sfr::sim {
 
 namespace {
-const char* const kKindNames[] = {"basic", "neighbor", "window", "alltoallv", "3step", "2step", "split-md", "split-dd"};
+constexpr std::array<core::Named<BackendKind>, 8> kKindNames{{{BackendKind::basic, "basic"},
+                                                            {BackendKind::neighbor, "neighbor"},
+                                                            {BackendKind::window, "window"},
+                                                            {BackendKind::alltoallv, "alltoallv"},
+                                                            {BackendKind::three_step, "3step"},
+                                                            {BackendKind::two_step, "2step"},
+                                                            {BackendKind::split_md, "split-md"},
+                                                            {BackendKind::split_dd, "split-dd"}}};
 bool is_split(BackendKind k) { return k == BackendKind::split_md || k == BackendKind::split_dd; }
 bool is_node_aware(BackendKind k) { return static_cast<int>(k) >= static_cast<int>(BackendKind::three_step); }
 }  // namespace
 
-const char* backend_kind_name(BackendKind k) { return kKindNames[static_cast<int>(k)]; }
+const char* backend_kind_name(BackendKind k) { return core::name_of(k, kKindNames); }
 // The executor's names; the GPU path is named only when device-aware (staged is the default).
 std::string Backend::name() const { return std::string(backend_kind_name(kind)) + (aware ? ":aware" : ""); }
 
@@ -22,10 +30,7 @@ Backend parse_backend(const std::string& s, const std::string& where) {
   const auto colon = s.find(':');
   const std::string kind = s.substr(0, colon), path = colon == std::string::npos ? "staged" : s.substr(colon + 1);
   Backend b;
-  bool found = false;
-  for (int i = 0; i < 8; ++i)
-    if (kind == kKindNames[i]) b.kind = static_cast<BackendKind>(i), found = true;
-  if (!found)
+  if (!core::parse_name(kind, kKindNames, b.kind))
     throw InputError(where, "unknown backend '" + kind +
                                 "' (expected basic, neighbor, window, alltoallv, 3step, 2step, split-md, split-dd, optionally :staged or :aware)");
   if (path != "staged" && path != "aware") throw InputError(where, "unknown GPU path '" + path + "' (expected staged or aware)");

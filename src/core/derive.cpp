@@ -1,5 +1,7 @@
 #include "core/derive.hpp"
 
+#include "core/names.hpp"
+
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -294,22 +296,12 @@ Graph concatenate(const std::vector<const Graph*>& inputs, bool shared_roots) {
   return out;
 }
 
-bool parse_pattern(std::string_view s, Pattern& out) {
-  if (s == "allgather") out = Pattern::allgather;
-  else if (s == "gather") out = Pattern::gather;
-  else if (s == "alltoall") out = Pattern::alltoall;
-  else return false;
-  return true;
-}
+namespace {
+constexpr std::array<Named<Pattern>, 3> kPatternNames{{{Pattern::allgather, "allgather"}, {Pattern::gather, "gather"}, {Pattern::alltoall, "alltoall"}}};
+}  // namespace
 
-const char* pattern_name(Pattern p) {
-  switch (p) {
-    case Pattern::allgather: return "allgather";
-    case Pattern::gather: return "gather";
-    case Pattern::alltoall: return "alltoall";
-  }
-  return "?";
-}
+bool parse_pattern(std::string_view s, Pattern& out) { return parse_name(s, kPatternNames, out); }
+const char* pattern_name(Pattern p) { return name_of(p, kPatternNames); }
 
 Graph pattern_graph(Pattern p, const std::vector<Index>& nroots) {
   const int n = static_cast<int>(nroots.size());

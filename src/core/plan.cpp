@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/names.hpp"
+
 namespace sfr::core {
 
 Index IndexShape::at(Index k) const {
@@ -16,16 +18,15 @@ Index IndexShape::at(Index k) const {
   }
 }
 
-const char* shape_name(IndexShape::Kind k) {
-  switch (k) {
-    case IndexShape::empty: return "empty";
-    case IndexShape::contiguous: return "contiguous";
-    case IndexShape::strided: return "strided";
-    case IndexShape::block3d: return "block3d";
-    case IndexShape::general: return "general";
-  }
-  return "?";
-}
+namespace {
+constexpr std::array<Named<IndexShape::Kind>, 5> kShapeNames{{{IndexShape::empty, "empty"},
+                                                             {IndexShape::contiguous, "contiguous"},
+                                                             {IndexShape::strided, "strided"},
+                                                             {IndexShape::block3d, "block3d"},
+                                                             {IndexShape::general, "general"}}};
+}  // namespace
+
+const char* shape_name(IndexShape::Kind k) { return name_of(k, kShapeNames); }
 
 IndexShape classify_indices(std::span<const Index> idx) {
   IndexShape s;

@@ -1,27 +1,20 @@
 #include "core/units.hpp"
 
+#include "core/names.hpp"
+
 namespace sfr::core {
 
-bool parse_unit(std::string_view s, Unit& out) {
-  for (Unit u : kAllUnits)
-    if (s == unit_name(u)) {
-      out = u;
-      return true;
-    }
-  return false;
-}
+namespace {
+constexpr std::array<Named<Unit>, 6> kUnitNames{{{Unit::int32, "int32"},
+                                                 {Unit::int64, "int64"},
+                                                 {Unit::float32, "float32"},
+                                                 {Unit::float64, "float64"},
+                                                 {Unit::complex128, "complex128"},
+                                                 {Unit::int32_pair, "int32_pair"}}};
+}  // namespace
 
-const char* unit_name(Unit u) {
-  switch (u) {
-    case Unit::int32: return "int32";
-    case Unit::int64: return "int64";
-    case Unit::float32: return "float32";
-    case Unit::float64: return "float64";
-    case Unit::complex128: return "complex128";
-    case Unit::int32_pair: return "int32_pair";
-  }
-  return "?";
-}
+bool parse_unit(std::string_view s, Unit& out) { return parse_name(s, kUnitNames, out); }
+const char* unit_name(Unit u) { return name_of(u, kUnitNames); }
 
 std::size_t unit_size(Unit u) {
   return visit_unit(u, []<class T>() { return sizeof(T); });

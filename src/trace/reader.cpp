@@ -416,8 +416,8 @@ private:
 
   static MemType read_memtype_value(const Reader& rd, const Json& j, const std::string& ptr) {
     const std::string s = rd.get_string(j, ptr, "a memory type");
-    if (s == "host") return MemType::host;
-    if (s == "device") return MemType::device;
+    MemType m = MemType::host;
+    if (parse_memtype(s, m)) return m;
     rd.fail(ptr, "unknown memory type " + json_quote(s) + " (expected host or device)");
   }
 

@@ -1,6 +1,7 @@
 #include "trace/trace.hpp"
 
 #include "core/error.hpp"
+#include "core/names.hpp"
 #include "trace/build.hpp"
 #include "trace/json_strict.hpp"
 
@@ -15,53 +16,34 @@ bool LayoutSF::operator==(const LayoutSF& o) const {
   return true;
 }
 
-bool parse_derive_kind(std::string_view s, DeriveKind& out) {
-  for (auto k : {DeriveKind::multi, DeriveKind::compose, DeriveKind::compose_inverse, DeriveKind::embed_roots,
-                 DeriveKind::embed_leaves, DeriveKind::inverse, DeriveKind::concatenate})
-    if (s == derive_kind_name(k)) {
-      out = k;
-      return true;
-    }
-  return false;
-}
+namespace {
+constexpr std::array<core::Named<DeriveKind>, 7> kDeriveNames{{{DeriveKind::multi, "multi"},
+                                                              {DeriveKind::compose, "compose"},
+                                                              {DeriveKind::compose_inverse, "compose_inverse"},
+                                                              {DeriveKind::embed_roots, "embed_roots"},
+                                                              {DeriveKind::embed_leaves, "embed_leaves"},
+                                                              {DeriveKind::inverse, "inverse"},
+                                                              {DeriveKind::concatenate, "concatenate"}}};
+constexpr std::array<core::Named<OpKind>, 6> kOpKindNames{{{OpKind::bcast, "bcast"},
+                                                          {OpKind::reduce, "reduce"},
+                                                          {OpKind::fetch_and_op, "fetch_and_op"},
+                                                          {OpKind::gather, "gather"},
+                                                          {OpKind::scatter, "scatter"},
+                                                          {OpKind::degree, "degree"}}};
+constexpr std::array<core::Named<MemType>, 2> kMemTypeNames{{{MemType::host, "host"}, {MemType::device, "device"}}};
+constexpr std::array<core::Named<Tier>, 4> kTierNames{
+    {{Tier::self, "self"}, {Tier::socket, "on-socket"}, {Tier::node, "on-node"}, {Tier::network, "off-node"}}};
+}  // namespace
 
-const char* derive_kind_name(DeriveKind k) {
-  switch (k) {
-    case DeriveKind::multi: return "multi";
-    case DeriveKind::compose: return "compose";
-    case DeriveKind::compose_inverse: return "compose_inverse";
-    case DeriveKind::embed_roots: return "embed_roots";
-    case DeriveKind::embed_leaves: return "embed_leaves";
-    case DeriveKind::inverse: return "inverse";
-    case DeriveKind::concatenate: return "concatenate";
-  }
-  return "?";
-}
-
-bool parse_op_kind(std::string_view s, OpKind& out) {
-  for (auto k : {OpKind::bcast, OpKind::reduce, OpKind::fetch_and_op, OpKind::gather, OpKind::scatter, OpKind::degree})
-    if (s == op_kind_name(k)) {
-      out = k;
-      return true;
-    }
-  return false;
-}
-
-const char* op_kind_name(OpKind k) {
-  switch (k) {
-    case OpKind::bcast: return "bcast";
-    case OpKind::reduce: return "reduce";
-    case OpKind::fetch_and_op: return "fetch_and_op";
-    case OpKind::gather: return "gather";
-    case OpKind::scatter: return "scatter";
-    case OpKind::degree: return "degree";
-  }
-  return "?";
-}
+bool parse_derive_kind(std::string_view s, DeriveKind& out) { return core::parse_name(s, kDeriveNames, out); }
+const char* derive_kind_name(DeriveKind k) { return core::name_of(k, kDeriveNames); }
+bool parse_op_kind(std::string_view s, OpKind& out) { return core::parse_name(s, kOpKindNames, out); }
+const char* op_kind_name(OpKind k) { return core::name_of(k, kOpKindNames); }
 
 bool op_takes_mpi_op(OpKind k) { return k == OpKind::bcast || k == OpKind::reduce || k == OpKind::fetch_and_op; }
 core::MpiOp default_mpi_op(OpKind k) { return k == OpKind::fetch_and_op ? core::MpiOp::sum : core::MpiOp::replace; }
-const char* memtype_name(MemType m) { return m == MemType::host ? "host" : "device"; }
+bool parse_memtype(std::string_view s, MemType& out) { return core::parse_name(s, kMemTypeNames, out); }
+const char* memtype_name(MemType m) { return core::name_of(m, kMemTypeNames); }
 
 core::Unit op_wire_unit(const OpSpec& op) { return op.op == OpKind::degree ? core::Unit::int64 : op.unit; }
 int op_wire_bs(const OpSpec& op) { return op.op == OpKind::degree ? 1 : op.bs; }
@@ -119,15 +101,7 @@ const core::Graph& BuiltTrace::graph_for(const OpSpec& op) const {
   return (op.op == OpKind::gather || op.op == OpKind::scatter) ? multi(op.sf) : graph(op.sf);
 }
 
-const char* tier_name(Tier t) {
-  switch (t) {
-    case Tier::self: return "self";
-    case Tier::socket: return "on-socket";
-    case Tier::node: return "on-node";
-    case Tier::network: return "off-node";
-  }
-  return "?";
-}
+const char* tier_name(Tier t) { return core::name_of(t, kTierNames); }
 
 Tier tier_of(const std::optional<Machine>& m, int a, int b) {
   if (a == b) return Tier::self;

@@ -67,6 +67,7 @@ bool op_takes_mpi_op(OpKind k);       // bcast, reduce, fetch_and_op
 core::MpiOp default_mpi_op(OpKind k); // replace; sum for fetch_and_op
 
 enum class MemType { host, device };
+bool parse_memtype(std::string_view s, MemType& out);
 const char* memtype_name(MemType m);
 
 struct OpSpec {
