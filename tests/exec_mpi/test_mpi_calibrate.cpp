@@ -53,7 +53,9 @@ TEST(MpiCalibrate, TwoRanksOneNode) {
   }
   ASSERT_EQ(err.size(), 34u);
   std::sort(err.begin(), err.end());
+#ifndef SFR_SANITIZED  // a sanitizer build's timings are distorted by design: the fit is checked in release
   EXPECT_LT(err[err.size() / 2], 0.20) << "median relative error of the fitted ping-pong";
+#endif
   // The executor's own cost per call was measured and is in the model.
   EXPECT_GT(cal.at("measured").at("sf_op_s").get<double>(), 0);
   EXPECT_GE(m.op_overhead, 0);
