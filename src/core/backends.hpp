@@ -1,5 +1,5 @@
-// The executor's backends, one table: names, what each does, whether the simulator models it and
-// whether it uses nodes. `run --backend all` runs them in this order; `--backend list` prints it.
+// The executor's backends, one table: names, what each does, whether it uses nodes and whether it
+// runs every trace. `run --backend all` runs them in this order; `--backend list` prints it.
 #pragma once
 
 #include <string_view>
@@ -8,26 +8,25 @@ namespace sfr::core {
 
 struct BackendInfo {
   const char* name;
-  bool modelled;    // the simulator models it (validate-model, calibrate, --backend auto choose among these)
   bool node_aware;  // routes through nodes (the trace's machine.ranks_per_node or --ranks-per-node)
   bool any_graph;   // runs every trace (collective runs pattern graphs only)
   const char* what;
 };
 
 inline constexpr BackendInfo kBackends[] = {
-    {"basic", true, false, true, "persistent point-to-point, one message per peer (PetscSF's default)"},
-    {"neighbor", true, false, true, "MPI-3 neighborhood collectives (persistent where the MPI has them)"},
-    {"window", true, false, true, "one-sided: MPI_Get / MPI_Accumulate in fence epochs, fetch_and_op under locks"},
-    {"alltoallv", true, false, true, "MPI_Ialltoallv over the whole communicator"},
-    {"collective", false, false, false, "MPI collectives (allgather, gather, scatter, alltoall) for pattern graphs; refuses other graphs"},
-    {"shm", false, false, true,
+    {"basic", false, true, "persistent point-to-point, one message per peer (PetscSF's default)"},
+    {"neighbor", false, true, "MPI-3 neighborhood collectives (persistent where the MPI has them)"},
+    {"window", false, true, "one-sided: MPI_Get / MPI_Accumulate in fence epochs, fetch_and_op under locks"},
+    {"alltoallv", false, true, "MPI_Ialltoallv over the whole communicator"},
+    {"collective", false, false, "MPI collectives (allgather, gather, scatter, alltoall) for pattern graphs; refuses other graphs"},
+    {"shm", false, true,
      "on-node peers through one MPI-3 shared-memory window per link (pack into my segment, unpack from the sender's), off-node "
      "peers as basic"},
-    {"3step", true, true, true,
+    {"3step", true, true,
      "node-aware: gather on the node, one message per node pair, redistribute on the receiving node (on-node steps through shm)"},
-    {"2step", true, true, true, "node-aware: one message per (rank, node), forwarded by the paired rank of the receiving node"},
-    {"split-md", true, true, true, "node-aware: a node's inter-node traffic in chunks of <= 8 KiB spread over all its ranks"},
-    {"split-dd", true, true, true, "as split-md on host buffers (the two differ only in how device buffers are staged)"},
+    {"2step", true, true, "node-aware: one message per (rank, node), forwarded by the paired rank of the receiving node"},
+    {"split-md", true, true, "node-aware: a node's inter-node traffic in chunks of <= 8 KiB spread over all its ranks"},
+    {"split-dd", true, true, "as split-md on host buffers (the two differ only in how device buffers are staged)"},
 };
 
 // The point-to-point backends the simulator models with calibrated executor costs, in order of

@@ -70,17 +70,26 @@ struct Route {
   std::vector<Msg> s3_recv;  // as a destination: into recvbuf
   // Buffers.
   std::vector<std::byte> s1buf, s2buf, relay, s3buf;
-  std::vector<MPI_Request> early, s2, s3;  // requests of step 1 (+ direct), step 2, step 3
+  // Requests: receives of step 1 (as A), of step 2 (as B), of step 3 and direct (as destination),
+  // and every send.
+  std::vector<MPI_Request> s1_reqs, relay_reqs, last_reqs, send_reqs;
 };
 
 class NodeAware final : public Backend {
 public:
   enum Strategy { three_step, two_step, split };
-  NodeAware(StarForest& sf, Strategy s, int ranks_per_node) : strategy_(s), rpn_(ranks_per_node), shm_(make_shm(sf, false, std::max(1, ranks_per_node))) {
+  // ranks_per_node <= 0: the ranks that share this rank's memory (collective).
+  NodeAware(StarForest& sf, Strategy s, int ranks_per_node) : strategy_(s), rpn_(ranks_per_node) {
+    if (rpn_ <= 0) {
+      MPI_Comm node = MPI_COMM_NULL;
+      MPI_Comm_split_type(sf.comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+      MPI_Comm_size(node, &rpn_);
+      MPI_Comm_free(&node);
+    }
+    shm_ = make_shm(sf, false, rpn_);
     for (auto& c : comm_) MPI_Comm_dup(sf.comm(), &c);
-    MPI_Comm_rank(sf.comm(), &me_);
+    me_ = sf.rank();
     MPI_Comm_size(sf.comm(), &size_);
-    if (rpn_ <= 0) rpn_ = 1;
   }
   ~NodeAware() override {
     for (auto& c : comm_)
@@ -100,72 +109,60 @@ public:
   }
 
   void start(StarForest& sf, InFlight& f, Link& l) override {
-    const bool dedup = l.dir == Direction::root_to_leaf && f.by_index;
-    auto it = routes_.find({&l, dedup});
-    if (it == routes_.end()) it = routes_.emplace(std::make_pair(&l, dedup), make_route(l, dedup)).first;
-    Route& r = it->second;
-    current_[&l] = &r;
+    Route& r = route(l, f);
     const std::size_t vb = l.vbytes;
-    r.early.clear();
-    auto irecv = [&](std::byte* at, std::size_t count, int peer, int step, std::vector<MPI_Request>& into) {
-      const auto [n, type] = l.message(static_cast<Index>(count));
-      into.emplace_back();
-      MPI_Irecv(at, n, type, peer, l.tag, comm_[step], &into.back());
-    };
-    auto isend = [&](const std::byte* at, std::size_t count, int peer, int step, std::vector<MPI_Request>& into) {
-      const auto [n, type] = l.message(static_cast<Index>(count));
-      into.emplace_back();
-      MPI_Isend(at, n, type, peer, l.tag, comm_[step], &into.back());
-    };
     // Receives first: step 3 and direct (into recvbuf), step 2 (relay), step 1 (s2buf).
-    r.s3.clear();
-    r.s2.clear();
-    for (const auto& m : r.s3_recv) irecv(l.recvbuf.data() + m.off * vb, m.count, m.peer, 2, r.s3);
-    for (std::size_t p : r.direct_recv) irecv(l.recv_block(p), static_cast<std::size_t>(l.recv->count(p)), l.recv->peers[p], 0, r.s3);
-    for (const auto& m : r.s2_recv) irecv(r.relay.data() + m.off * vb, m.count, m.peer, 1, r.s3);
-    for (const auto& m : r.s1_recv) irecv(r.s2buf.data() + m.off * vb, m.count, m.peer, 0, r.early);
-    for (std::size_t p : r.direct_send) isend(l.send_block(p), static_cast<std::size_t>(l.send->count(p)), l.send->peers[p], 0, r.s2);
+    for (const auto& m : r.s3_recv) post(MPI_Irecv, l, l.recvbuf.data() + m.off * vb, m.count, m.peer, 2, r.last_reqs);
+    for (std::size_t p : r.direct_recv) post(MPI_Irecv, l, l.recv_block(p), static_cast<std::size_t>(l.recv->count(p)), l.recv->peers[p], 0, r.last_reqs);
+    for (const auto& m : r.s2_recv) post(MPI_Irecv, l, r.relay.data() + m.off * vb, m.count, m.peer, 1, r.relay_reqs);
+    for (const auto& m : r.s1_recv) post(MPI_Irecv, l, r.s2buf.data() + m.off * vb, m.count, m.peer, 0, r.s1_reqs);
+    for (std::size_t p : r.direct_send) post(MPI_Isend, l, l.send_block(p), static_cast<std::size_t>(l.send->count(p)), l.send->peers[p], 0, r.send_reqs);
     for (const auto& o : r.out) {
       std::byte* dst = (o.agg == me_ ? r.s2buf.data() : r.s1buf.data()) + o.pay_off * vb;
       core::pack(l.sendbuf.data(), o.from, o.shape, vb, dst);
-      if (o.agg != me_) isend(dst, o.from.size(), o.agg, 0, r.s2);
+      if (o.agg != me_) post(MPI_Isend, l, dst, o.from.size(), o.agg, 0, r.send_reqs);
     }
     shm_->start(sf, f, l);  // on-node shared peers: publish the packed blocks
   }
 
   void finish(StarForest& sf, InFlight& f, Link& l) override {
-    Route& r = *current_.at(&l);
+    Route& r = route(l, f);
     const std::size_t vb = l.vbytes;
-    auto wait = [](std::vector<MPI_Request>& v) {
-      if (!v.empty()) MPI_Waitall(static_cast<int>(v.size()), v.data(), MPI_STATUSES_IGNORE);
-      v.clear();
-    };
-    wait(r.early);  // step 1 gathered at this aggregator
-    for (const auto& m : r.s2_send) {
-      const auto [n, type] = l.message(static_cast<Index>(m.count));
-      r.s2.emplace_back();
-      MPI_Isend(r.s2buf.data() + m.off * vb, n, type, m.peer, l.tag, comm_[1], &r.s2.back());
-    }
-    // Step 2 arrives in relay (its receives are among r.s3, first the step-3 and direct ones):
-    // wait for the relay receives only, then forward.
-    const std::size_t nrelay = r.s2_recv.size(), nfirst = r.s3.size() - nrelay;
-    if (nrelay > 0) MPI_Waitall(static_cast<int>(nrelay), r.s3.data() + nfirst, MPI_STATUSES_IGNORE);
-    r.s3.resize(nfirst);
+    wait(r.s1_reqs);  // step 1 gathered at this aggregator
+    for (const auto& m : r.s2_send) post(MPI_Isend, l, r.s2buf.data() + m.off * vb, m.count, m.peer, 1, r.send_reqs);
+    wait(r.relay_reqs);  // step 2 arrived: forward
     for (const auto& fw : r.s3_send) {
       const bool mine = fw.dest == me_;
       std::byte* dst = mine ? l.recvbuf.data() + fw.recv_off * vb : r.s3buf.data() + fw.buf_off * vb;
       core::pack(r.relay.data(), fw.from, fw.shape, vb, dst);
-      if (mine) continue;
-      const auto [n, type] = l.message(static_cast<Index>(fw.from.size()));
-      r.s2.emplace_back();
-      MPI_Isend(dst, n, type, fw.dest, l.tag, comm_[2], &r.s2.back());
+      if (!mine) post(MPI_Isend, l, dst, fw.from.size(), fw.dest, 2, r.send_reqs);
     }
-    wait(r.s3);
-    wait(r.s2);
+    wait(r.last_reqs);
+    wait(r.send_reqs);
     shm_->finish(sf, f, l);
   }
 
 private:
+  // The link's route for this op: deduplicated root values only root -> leaf and when the send
+  // blocks hold values by index (built on first use).
+  Route& route(const Link& l, const InFlight& f) {
+    const bool dedup = l.dir == Direction::root_to_leaf && f.by_index;
+    auto it = routes_.find({&l, dedup});
+    if (it == routes_.end()) it = routes_.emplace(std::make_pair(&l, dedup), make_route(l, dedup)).first;
+    return it->second;
+  }
+  // One message of `count` vertices of step `step` (MPI_Irecv or MPI_Isend), its request in `into`.
+  template <class Buf, class Post>
+  void post(Post mpi_call, const Link& l, Buf* at, std::size_t count, int peer, int step, std::vector<MPI_Request>& into) const {
+    const auto [n, type] = l.message(static_cast<Index>(count));
+    into.emplace_back();
+    mpi_call(at, n, type, peer, l.tag, comm_[step], &into.back());
+  }
+  static void wait(std::vector<MPI_Request>& v) {
+    if (!v.empty()) MPI_Waitall(static_cast<int>(v.size()), v.data(), MPI_STATUSES_IGNORE);
+    v.clear();
+  }
+
   int node(int r) const { return r / rpn_; }
   int on_node(int k) const { return std::min(rpn_, size_ - k * rpn_); }
   int rank_on(int k, int local) const { return k * rpn_ + local % on_node(k); }
@@ -379,7 +376,6 @@ private:
   std::unique_ptr<Backend> shm_;  // the on-node step
   std::vector<core::RankPlan> plans_;
   std::map<std::pair<const Link*, bool>, Route> routes_;
-  std::map<const Link*, Route*> current_;
 };
 
 }  // namespace

@@ -68,15 +68,14 @@ struct LinkState {
   MPI_Win win = MPI_WIN_NULL;
   std::byte* mine = nullptr;       // my segment
   std::uint64_t seq = 0;           // op number on this link
-  std::vector<std::size_t> send_peers, recv_peers;  // link peer index of on-node peers
-  std::vector<int> send_local, recv_local;          // their node ranks
+  std::vector<int> send_local, recv_local;          // node ranks of the link's shared peers
   std::vector<std::byte*> recv_ready;               // sender's ready[me], per on-node receive peer
   std::vector<std::byte*> send_consumed;            // receiver's consumed[me], per on-node send peer
 };
 
 class Shm final : public Backend {
 public:
-  Shm(StarForest& sf, bool off_node_basic, int ranks_per_node) : ranks_per_node_(ranks_per_node) {
+  Shm(StarForest& sf, bool off_node_basic, int ranks_per_node) : ranks_per_node_(ranks_per_node), comm_(sf.comm()) {
     if (off_node_basic) basic_ = make_basic();
     MPI_Comm_split_type(sf.comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_);
     MPI_Comm_size(node_, &nlocal_);
@@ -104,9 +103,9 @@ public:
   bool direct_capable() const override { return true; }  // off-node peers only (shared peers are never marked contiguous)
 
   void init_link(StarForest& sf, Link& l) override {
-    comm_ = sf.comm();
     LinkState st;
-    const int me = rank_of(comm_);
+    std::vector<std::size_t> send_peers, recv_peers;  // link peer indices of the shared peers
+    const int me = sf.rank();
     auto shared = [&](int peer) {
       return peer != me && local_of_[static_cast<std::size_t>(peer)] != MPI_UNDEFINED && (ranks_per_node_ <= 0 || peer / ranks_per_node_ == me / ranks_per_node_);
     };
@@ -123,14 +122,14 @@ public:
         l.send_contiguous[p] = 0;  // packed into the segment, never sent from the user's buffer
         offset[p] = bytes;
         bytes = align_up(bytes + static_cast<std::size_t>(l.send->count(p)) * l.vbytes);
-        st.send_peers.push_back(p);
+        send_peers.push_back(p);
         st.send_local.push_back(local_of_[static_cast<std::size_t>(l.send->peers[p])]);
       }
     for (std::size_t p = 0; p < l.recv->npeers(); ++p)
       if (shared(l.recv->peers[p])) {
         l.recv_shared[p] = 1;
         l.recv_contiguous[p] = 0;
-        st.recv_peers.push_back(p);
+        recv_peers.push_back(p);
         st.recv_local.push_back(local_of_[static_cast<std::size_t>(l.recv->peers[p])]);
       }
     MPI_Info info = MPI_INFO_NULL;
@@ -140,8 +139,8 @@ public:
     MPI_Info_free(&info);
     MPI_Win_lock_all(MPI_MODE_NOCHECK, st.win);
     std::fill(st.mine, st.mine + header, std::byte{0});
-    for (std::size_t k = 0; k < st.send_peers.size(); ++k) {
-      const std::size_t p = st.send_peers[k];
+    for (std::size_t k = 0; k < send_peers.size(); ++k) {
+      const std::size_t p = send_peers[k];
       l.send_at[p] = st.mine + offset[p];
       const auto off = static_cast<std::uint64_t>(offset[p]);
       std::memcpy(slot(st.mine, 2, st.send_local[k]), &off, sizeof off);
@@ -150,14 +149,14 @@ public:
     MPI_Win_sync(st.win);
     MPI_Barrier(node_);
     MPI_Win_sync(st.win);
-    for (std::size_t k = 0; k < st.recv_peers.size(); ++k) {
+    for (std::size_t k = 0; k < recv_peers.size(); ++k) {
       std::byte* theirs = segment(st.win, st.recv_local[k]);
       std::uint64_t off = 0;
       std::memcpy(&off, slot(theirs, 2, me_local_), sizeof off);
-      l.recv_at[st.recv_peers[k]] = theirs + off;
+      l.recv_at[recv_peers[k]] = theirs + off;
       st.recv_ready.push_back(slot(theirs, 0, me_local_));
     }
-    for (std::size_t k = 0; k < st.send_peers.size(); ++k) st.send_consumed.push_back(slot(segment(st.win, st.send_local[k]), 1, me_local_));
+    for (std::size_t k = 0; k < send_peers.size(); ++k) st.send_consumed.push_back(slot(segment(st.win, st.send_local[k]), 1, me_local_));
     states_[&l] = std::move(st);
     if (basic_) basic_->init_link(sf, l);
   }
@@ -207,16 +206,12 @@ private:
     MPI_Win_shared_query(win, local, &size, &disp, &base);
     return static_cast<std::byte*>(base);
   }
-  static int rank_of(MPI_Comm c) {
-    int r = 0;
-    MPI_Comm_rank(c, &r);
-    return r;
-  }
 
   std::unique_ptr<Backend> basic_;  // off-node peers (none when it is the node-aware strategies' on-node step)
   int ranks_per_node_ = 0;           // > 0: only peers of my emulated node are shared
+  MPI_Comm comm_ = MPI_COMM_NULL;    // the SF's (progress while waiting)
   unsigned spin_ = 2000;             // spins before a waiting rank yields
-  MPI_Comm node_ = MPI_COMM_NULL, comm_ = MPI_COMM_NULL;
+  MPI_Comm node_ = MPI_COMM_NULL;
   int nlocal_ = 1, me_local_ = 0;
   std::vector<int> local_of_;  // node rank of each rank of the SF's communicator (MPI_UNDEFINED: other node)
   std::unordered_map<const Link*, LinkState> states_;

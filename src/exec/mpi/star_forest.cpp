@@ -24,7 +24,7 @@ std::unique_ptr<Backend> make_backend(StarForest& sf, const std::string& name, c
   if (name == "alltoallv") return make_alltoallv(sf);
   if (name == "collective") return make_collective(sf, g);
   if (name == "shm") return make_shm(sf);
-  if (name == "3step" || name == "2step" || name == "split-md" || name == "split-dd") return make_node_aware(sf, name, ranks_per_node);
+  if (const auto* info = core::find_backend(name); info && info->node_aware) return make_node_aware(sf, name, ranks_per_node);
   std::string list;
   for (const auto& n : backend_names()) list += (list.empty() ? "" : ", ") + n;
   throw InputError("--backend", "unknown backend \"" + name + "\" (expected one of " + list + ")");
@@ -41,12 +41,6 @@ StarForest::StarForest(MPI_Comm comm, const core::Graph& g, const std::string& b
   MPI_Comm_dup(comm, &comm_);
   MPI_Comm_rank(comm_, &rank_);
   plan_ = core::build_plan(g, rank_);
-  if (ranks_per_node_ <= 0) {  // the ranks that share this rank's memory
-    MPI_Comm node = MPI_COMM_NULL;
-    MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &ranks_per_node_);
-    MPI_Comm_free(&node);
-  }
   backend_ = make_backend(*this, backend, g, ranks_per_node_);
 }
 

@@ -58,6 +58,7 @@ public:
   const std::string& backend_name() const { return backend_name_; }
   Index multi_nroots();  // number of multi-roots on this rank (builds the multi-SF)
   MPI_Comm comm() const { return comm_; }
+  int rank() const { return rank_; }
 
 private:
   Handle start(std::unique_ptr<InFlight> f);
