@@ -49,6 +49,34 @@ double mean_us(int iters, F&& f) {
 
 std::string json_out, bench_trace, bench_trace_file;  // the trace of a one-trace run (provenance)
 
+#ifdef SFR_WITH_PETSC
+// PetscSF on this rank's part of `g` (the same graph our StarForest runs).
+PetscSF petsc_sf(const core::Graph& g) {
+  const core::RankGraph& rg = g[me];
+  std::vector<PetscSFNode> rem(static_cast<std::size_t>(rg.nleaves()));
+  for (std::size_t j = 0; j < rem.size(); ++j) rem[j] = {rg.remote_rank[j], static_cast<PetscInt>(rg.remote_index[j])};
+  std::vector<PetscInt> il(rg.ilocal.begin(), rg.ilocal.end());
+  PetscSF psf;
+  PetscSFCreate(PETSC_COMM_WORLD, &psf);
+  PetscSFSetGraph(psf, static_cast<PetscInt>(rg.nroots), static_cast<PetscInt>(rg.nleaves()), rg.has_ilocal ? il.data() : nullptr, PETSC_COPY_VALUES,
+                  rem.data(), PETSC_COPY_VALUES);
+  PetscSFSetUp(psf);
+  return psf;
+}
+#endif
+
+// One vertex of `count` components of `base` for PETSc (committed; free with free_block_type).
+MPI_Datatype block_type(MPI_Datatype base, int count) {
+  if (count == 1) return base;
+  MPI_Datatype dt = MPI_DATATYPE_NULL;
+  MPI_Type_contiguous(count, base, &dt);
+  MPI_Type_commit(&dt);
+  return dt;
+}
+void free_block_type(MPI_Datatype dt, int count) {
+  if (count > 1) MPI_Type_free(&dt);
+}
+
 int overhead() {
   if (np != 2) {
     if (me == 0) std::fprintf(stderr, "overhead needs exactly 2 ranks\n");
@@ -63,11 +91,7 @@ int overhead() {
   }
   exec::mpi::StarForest sf(MPI_COMM_WORLD, g, "basic"), sfs(MPI_COMM_WORLD, g, "shm");
 #ifdef SFR_WITH_PETSC
-  PetscSF psf;
-  PetscSFCreate(PETSC_COMM_WORLD, &psf);
-  PetscSFNode remote{other, 0};
-  PetscSFSetGraph(psf, 1, 1, nullptr, PETSC_COPY_VALUES, &remote, PETSC_COPY_VALUES);
-  PetscSFSetUp(psf);
+  PetscSF psf = petsc_sf(g);
   const char* petsc_col = "PetscSF";
 #else
   const char* petsc_col = "(no PETSc)";
@@ -93,11 +117,7 @@ int overhead() {
     run.push_back([&] { sf.end(sf.bcast_begin(core::Unit::float64, bs, core::MpiOp::replace, root.data(), leaf.data())); });
     run.push_back([&] { sfs.end(sfs.bcast_begin(core::Unit::float64, bs, core::MpiOp::replace, root.data(), leaf.data())); });
 #ifdef SFR_WITH_PETSC
-    MPI_Datatype dt = MPI_DOUBLE;
-    if (bs > 1) {
-      MPI_Type_contiguous(bs, MPI_DOUBLE, &dt);
-      MPI_Type_commit(&dt);
-    }
+    const MPI_Datatype dt = block_type(MPI_DOUBLE, bs);
     run.push_back([&] {
       PetscSFBcastBegin(psf, dt, root.data(), leaf.data(), MPI_REPLACE);
       PetscSFBcastEnd(psf, dt, root.data(), leaf.data(), MPI_REPLACE);
@@ -109,7 +129,7 @@ int overhead() {
     for (int trial = 0; trial < 5; ++trial)
       for (std::size_t k = 0; k < run.size(); ++k) best[k] = std::min(best[k], mean_us(iters, run[k]));
 #ifdef SFR_WITH_PETSC
-    if (bs > 1) MPI_Type_free(&dt);
+    free_block_type(dt, bs);
     const double petsc = best[3];
 #else
     const double petsc = 0;
@@ -184,24 +204,10 @@ int sf_bench(const std::vector<std::string>& files) {
           else sp->end(sp->reduce_begin(op.unit, op.bs, op.mpi_op, leaf.bytes.data(), root.bytes.data()));
         });
 #ifdef SFR_WITH_PETSC
-      PetscSF psf;
-      PetscSFCreate(PETSC_COMM_WORLD, &psf);
-      {
-        const core::RankGraph& rg = g[me];
-        std::vector<PetscSFNode> rem(static_cast<std::size_t>(rg.nleaves()));
-        for (std::size_t j = 0; j < rem.size(); ++j) rem[j] = {rg.remote_rank[j], static_cast<PetscInt>(rg.remote_index[j])};
-        std::vector<PetscInt> il(rg.ilocal.begin(), rg.ilocal.end());
-        PetscSFSetGraph(psf, static_cast<PetscInt>(rg.nroots), static_cast<PetscInt>(rg.nleaves()), rg.has_ilocal ? il.data() : nullptr,
-                        PETSC_COPY_VALUES, rem.data(), PETSC_COPY_VALUES);
-        PetscSFSetUp(psf);
-      }
+      PetscSF psf = petsc_sf(g);
       const MPI_Datatype base = op.unit == core::Unit::int32 ? MPI_INT : MPI_DOUBLE;
       const int count = op.unit == core::Unit::complex128 ? 2 * static_cast<int>(op.bs) : static_cast<int>(op.bs);
-      MPI_Datatype dt = base;
-      if (count > 1) {
-        MPI_Type_contiguous(count, base, &dt);
-        MPI_Type_commit(&dt);
-      }
+      const MPI_Datatype dt = block_type(base, count);
       const MPI_Op mop = op.mpi_op == core::MpiOp::sum ? MPI_SUM : MPI_REPLACE;
       run.push_back([&] {
         if (op.op == trace::OpKind::bcast) {
@@ -252,7 +258,7 @@ int sf_bench(const std::vector<std::string>& files) {
         first = false;
       }
 #ifdef SFR_WITH_PETSC
-      if (count > 1) MPI_Type_free(&dt);
+      free_block_type(dt, count);
       PetscSFDestroy(&psf);
 #endif
     }
