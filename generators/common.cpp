@@ -42,13 +42,13 @@ trace::SFDef explicit_sf(std::string name, core::Graph g) {
   return trace::SFDef{std::move(name), trace::ExplicitSF{std::make_shared<const core::Graph>(std::move(g))}};
 }
 
-trace::OpSpec make_op(trace::OpKind kind, std::string sf, core::MpiOp mop, core::Unit unit, int bs) {
-  trace::OpSpec op;
+core::OpSpec make_op(core::OpKind kind, std::string sf, core::MpiOp mop, core::Unit unit, int bs) {
+  core::OpSpec op;
   op.op = kind;
   op.sf = std::move(sf);
   op.unit = unit;
   op.bs = bs;
-  op.mpi_op = trace::op_takes_mpi_op(kind) ? mop : trace::default_mpi_op(kind);
+  op.mpi_op = core::op_takes_mpi_op(kind) ? mop : core::default_mpi_op(kind);
   return op;
 }
 

@@ -37,7 +37,7 @@ void check_placement(const Placement& p);  // InputError on values < 1
 trace::Trace make_trace(std::string name, int nranks, const Placement& place, const std::string& generator,
                         nlohmann::json params, std::uint64_t seed, const std::string& input = "");
 trace::SFDef explicit_sf(std::string name, core::Graph g);
-trace::OpSpec make_op(trace::OpKind kind, std::string sf, core::MpiOp mop, core::Unit unit = core::Unit::float64,
+core::OpSpec make_op(core::OpKind kind, std::string sf, core::MpiOp mop, core::Unit unit = core::Unit::float64,
                       int bs = 1);
 
 // Deterministic random stream (the same numbers on every platform for a seed).

@@ -119,7 +119,7 @@ trace::Trace hexmesh_trace(const HexmeshOptions& o) {
   trace::Trace t = make_trace("hexmesh-" + std::to_string(o.cells) + "-" + mesh_order_name(o.order) + "-p" + std::to_string(o.nranks),
                               o.nranks, o.place, "hexmesh", std::move(params), o.seed);
   t.sfs.push_back(explicit_sf("migration", std::move(g)));
-  t.ops.push_back(make_op(trace::OpKind::bcast, "migration", core::MpiOp::replace));
+  t.ops.push_back(make_op(core::OpKind::bcast, "migration", core::MpiOp::replace));
   return t;
 }
 

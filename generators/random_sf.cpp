@@ -69,7 +69,7 @@ trace::Trace random_trace(const RandomOptions& o) {
   trace::Trace t = make_trace("random-p" + std::to_string(o.nranks) + "-s" + std::to_string(o.seed), o.nranks, o.place, "random",
                               std::move(params), o.seed);
   t.sfs.push_back(explicit_sf("random", std::move(g)));
-  using K = trace::OpKind;
+  using K = core::OpKind;
   const core::Unit u = core::Unit::int64;
   t.ops = {make_op(K::bcast, "random", core::MpiOp::replace, u), make_op(K::reduce, "random", core::MpiOp::sum, u),
            make_op(K::fetch_and_op, "random", core::MpiOp::sum, u), make_op(K::gather, "random", core::MpiOp::replace, u),

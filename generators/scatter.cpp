@@ -51,7 +51,7 @@ trace::Trace scatter_trace(const ScatterOptions& o) {
   trace::Trace t = make_trace(std::string("scatter-") + scatter_pattern_name(o.pattern) + "-p" + std::to_string(o.nranks), o.nranks,
                               o.place, "scatter", std::move(params), 0);
   t.sfs.push_back(explicit_sf("scatter", std::move(g)));
-  t.ops.push_back(make_op(trace::OpKind::bcast, "scatter", core::MpiOp::replace));
+  t.ops.push_back(make_op(core::OpKind::bcast, "scatter", core::MpiOp::replace));
   return t;
 }
 

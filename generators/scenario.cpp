@@ -48,7 +48,7 @@ trace::Trace scenario_trace(const ScenarioOptions& o) {
   trace::Trace t = make_trace("scenario-m" + std::to_string(o.msgs) + "-n" + std::to_string(o.nodes) + "-s" + std::to_string(o.size), p,
                               o.place, "scenario", std::move(params), 0);
   t.sfs.push_back(explicit_sf("exchange", std::move(g)));
-  t.ops.push_back(make_op(trace::OpKind::bcast, "exchange", core::MpiOp::replace));
+  t.ops.push_back(make_op(core::OpKind::bcast, "exchange", core::MpiOp::replace));
   return t;
 }
 

@@ -57,8 +57,8 @@ trace::Trace spmv_trace(const SpmvOptions& o, const CsrPattern& a, const std::st
   for (std::size_t r = 0; r < s.garray.size(); ++r) lay.ranks[r].global = std::move(s.garray[r]);
   t.sfs.push_back(trace::SFDef{"Mvctx", std::move(lay)});
   const core::Unit unit = a.complex ? core::Unit::complex128 : core::Unit::float64;
-  t.ops.push_back(make_op(trace::OpKind::bcast, "Mvctx", core::MpiOp::replace, unit));
-  t.ops.push_back(make_op(trace::OpKind::reduce, "Mvctx", core::MpiOp::sum, unit));
+  t.ops.push_back(make_op(core::OpKind::bcast, "Mvctx", core::MpiOp::replace, unit));
+  t.ops.push_back(make_op(core::OpKind::reduce, "Mvctx", core::MpiOp::sum, unit));
   return t;
 }
 

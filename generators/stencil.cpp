@@ -105,8 +105,8 @@ trace::Trace stencil_trace(const StencilOptions& o) {
   trace::Trace t = make_trace("stencil-" + std::to_string(o.dims) + "d-" + size + "-" + kind + std::to_string(o.width) + "-p" + procs,
                               g.nranks, o.place, "stencil", std::move(params), 0);
   t.sfs.push_back(explicit_sf("gtol", std::move(g)));
-  t.ops.push_back(make_op(trace::OpKind::bcast, "gtol", core::MpiOp::replace, core::Unit::float64, o.dof));
-  t.ops.push_back(make_op(trace::OpKind::reduce, "gtol", core::MpiOp::sum, core::Unit::float64, o.dof));
+  t.ops.push_back(make_op(core::OpKind::bcast, "gtol", core::MpiOp::replace, core::Unit::float64, o.dof));
+  t.ops.push_back(make_op(core::OpKind::reduce, "gtol", core::MpiOp::sum, core::Unit::float64, o.dof));
   return t;
 }
 

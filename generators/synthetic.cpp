@@ -66,8 +66,8 @@ trace::Trace synthetic_trace(const SyntheticOptions& o) {
   trace::Trace t = make_trace(std::string("synthetic-") + pattern_name(o.pattern) + (b2p ? "-b2p" : "-p2b") + "-p" + std::to_string(o.nranks),
                               o.nranks, o.place, "synthetic", std::move(params), o.seed);
   t.sfs.push_back(explicit_sf("frames", std::move(g)));
-  t.ops.push_back(b2p ? make_op(trace::OpKind::bcast, "frames", core::MpiOp::replace, core::Unit::int32)
-                      : make_op(trace::OpKind::reduce, "frames", core::MpiOp::sum, core::Unit::int32));
+  t.ops.push_back(b2p ? make_op(core::OpKind::bcast, "frames", core::MpiOp::replace, core::Unit::int32)
+                      : make_op(core::OpKind::reduce, "frames", core::MpiOp::sum, core::Unit::int32));
   return t;
 }
 

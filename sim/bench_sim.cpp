@@ -45,8 +45,8 @@ double peak_rss_gib() {
   return static_cast<double>(ru.ru_maxrss) / (1024.0 * 1024.0);  // ru_maxrss is in KiB on Linux
 }
 
-trace::OpSpec make_op(trace::OpKind k, core::Index repeat, core::Unit u = core::Unit::float64, int bs = 1) {
-  trace::OpSpec o;
+core::OpSpec make_op(core::OpKind k, core::Index repeat, core::Unit u = core::Unit::float64, int bs = 1) {
+  core::OpSpec o;
   o.op = k;
   o.sf = "S";
   o.unit = u;
@@ -55,7 +55,7 @@ trace::OpSpec make_op(trace::OpKind k, core::Index repeat, core::Unit u = core::
   return o;
 }
 
-trace::BuiltTrace make_trace(std::string name, core::Graph g, std::vector<trace::OpSpec> ops, trace::Machine mach) {
+trace::BuiltTrace make_trace(std::string name, core::Graph g, std::vector<core::OpSpec> ops, trace::Machine mach) {
   trace::Trace t;
   t.name = std::move(name);
   t.nranks = g.nranks;
@@ -115,8 +115,8 @@ int main(int argc, char** argv) {
       for (int i = 0; i < leaves; ++i) g[r].add_leaf(i, static_cast<int>(rng() % P), static_cast<core::Index>(rng() % 256));
     for (const trace::Machine mach : {trace::Machine{4, 2, 4}, trace::Machine{32, 16, 4}}) {
       const auto bt = make_trace("random-1024", g,
-                                 {make_op(trace::OpKind::bcast, 100), make_op(trace::OpKind::reduce, 100),
-                                  make_op(trace::OpKind::bcast, 100, core::Unit::int32, 4)},
+                                 {make_op(core::OpKind::bcast, 100), make_op(core::OpKind::reduce, 100),
+                                  make_op(core::OpKind::bcast, 100, core::Unit::int32, 4)},
                                  mach);
       auto study = lassen;
       study.model = sim::ModelKind::study_max_rate;
@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
   if (part("scale")) {
     const int P = 1000000;
     const auto t0 = Clock::now();
-    const auto bt = make_trace("ring-1M", ring(P, 16), {make_op(trace::OpKind::bcast, 1), make_op(trace::OpKind::reduce, 1)}, {40, 20, 4});
+    const auto bt = make_trace("ring-1M", ring(P, 16), {make_op(core::OpKind::bcast, 1), make_op(core::OpKind::reduce, 1)}, {40, 20, 4});
     const double build = seconds_since(t0);
     const auto t1 = Clock::now();
     const auto res = sim::simulate(bt, lassen, {sim::Backend{}, sim::Backend{sim::BackendKind::two_step, false}});

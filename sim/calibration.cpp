@@ -141,7 +141,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     m.handshake_legs = 0;  // the rendezvous fit includes the handshake
     m.eager_waits_for_receive = false;
     c.lines.push_back("protocols  short <= " + std::to_string(m.short_max) + " B, eager <= " + std::to_string(m.eager_max) +
-                      " B, rendezvous above (switch points of the " + tier_label(static_cast<Tier>(ref)) +
+                      " B, rendezvous above (switch points of the " + core::tier_name(static_cast<Tier>(ref)) +
                       " tier's best three-segment fit; its handshake is in the rendezvous alpha)");
     ProtocolFit fits[3];
     bool have[3] = {false, false, false};
@@ -161,15 +161,15 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         ab.alpha = std::max(0.0, ab.alpha - d.o_send - d.o_recv);
         m.p2p[0][k][p] = ab;
         if (from == k) {
-          c.lines.push_back(pad(tier_label(static_cast<Tier>(k)), 11) + pad(proto_label(static_cast<Proto>(p)), 11) +
+          c.lines.push_back(pad(core::tier_name(static_cast<Tier>(k)), 11) + pad(proto_label(static_cast<Proto>(p)), 11) +
                             fmt("L %.3f us, beta %.4f ns/B (%.0f MB/s)", ab.alpha * 1e6, ab.beta * 1e9, ab.beta > 0 ? 1e-6 / ab.beta : 0.0) +
                             fmt(", fit error %.1f%% over %.0f sizes", fits[k].rms[p] * 100, fits[k].count[p]));
           if (fits[k].count[p] >= 2) c.worst_rms = std::max(c.worst_rms, fits[k].rms[p]);
         }
       }
       if (from != k)
-        c.lines.push_back(pad(tier_label(static_cast<Tier>(k)), 11) + "not measured (no pair of ranks in this tier): copied from " +
-                          tier_label(static_cast<Tier>(from)));
+        c.lines.push_back(pad(core::tier_name(static_cast<Tier>(k)), 11) + "not measured (no pair of ranks in this tier): copied from " +
+                          core::tier_name(static_cast<Tier>(from)));
     }
   }
   if (d.train.size() >= 2) {

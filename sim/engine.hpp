@@ -142,7 +142,7 @@ public:
   Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<std::int32_t> socket, std::vector<Time>* busy = nullptr);
   std::size_t endpoints() const { return node_.size(); }
   Tier tier(std::int32_t a, std::int32_t b) const {
-    return node_[a] != node_[b] ? Tier::network : socket_[a] != socket_[b] ? Tier::node : Tier::socket;
+    return core::tier_between({node_[a], socket_[a]}, {node_[b], socket_[b]});
   }
   const std::vector<std::int32_t>& node() const { return node_; }
   // Computes the step's per-message costs and groupings (run does it when not yet done).

@@ -16,7 +16,6 @@ constexpr std::array<core::Named<ModelKind>, 5> kModelNames{{{ModelKind::postal,
                                                             {ModelKind::loggp, "loggp"},
                                                             {ModelKind::study_postal, "study-postal"},
                                                             {ModelKind::study_max_rate, "study-max-rate"}}};
-constexpr std::array<core::Named<Tier>, 3> kTierLabels{{{Tier::socket, "socket"}, {Tier::node, "node"}, {Tier::network, "network"}}};
 constexpr std::array<core::Named<Proto>, 3> kProtoLabels{{{Proto::short_, "short"}, {Proto::eager, "eager"}, {Proto::rendezvous, "rendezvous"}}};
 }  // namespace
 
@@ -34,7 +33,6 @@ ModelKind parse_model(const std::string& name, const std::string& where) {
   if (!core::parse_name(name, kModelNames, k)) throw InputError(where, "unknown model '" + name + "' (expected one of: " + model_names() + ")");
   return k;
 }
-const char* tier_label(Tier t) { return core::name_of(t, kTierLabels); }
 const char* proto_label(Proto p) { return core::name_of(p, kProtoLabels); }
 
 namespace {
@@ -153,7 +151,7 @@ struct Reader {
       const auto pp = trace::pointer_join(ptr, pn);
       object(j[pn], pp, {"socket", "node", "network"});
       for (int k = 0; k < 3; ++k) {
-        const char* kn = tier_label(static_cast<Tier>(k));
+        const char* kn = core::tier_name(static_cast<Tier>(k));
         if (j[pn].contains(kn)) t[k][p] = ab(j[pn][kn], trace::pointer_join(pp, kn));
       }
     }
@@ -326,7 +324,7 @@ Json machine_to_json(const MachineModel& m) {
     Json mem;
     for (int p = 0; p < 3; ++p)
       for (int k = 0; k < 3; ++k)
-        mem[proto_label(static_cast<Proto>(p))][tier_label(static_cast<Tier>(k))] = {m.p2p[d][k][p].alpha, m.p2p[d][k][p].beta};
+        mem[proto_label(static_cast<Proto>(p))][core::tier_name(static_cast<Tier>(k))] = {m.p2p[d][k][p].alpha, m.p2p[d][k][p].beta};
     j[d ? "device" : "host"] = mem;
   }
   j["thresholds"] = {{"short_max", m.short_max}, {"eager_max", m.eager_max}, {"handshake_legs", m.handshake_legs},

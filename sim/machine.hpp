@@ -33,9 +33,8 @@ const char* model_names();  // "postal, max-rate, loggp, study-postal, study-max
 inline bool is_study(ModelKind k) { return k == ModelKind::study_postal || k == ModelKind::study_max_rate; }
 
 // Simulator tiers (self is not a message).
-enum class Tier : std::uint8_t { socket = 0, node = 1, network = 2 };
+using core::Tier;
 enum class Proto : std::uint8_t { short_ = 0, eager = 1, rendezvous = 2 };
-const char* tier_label(Tier t);
 const char* proto_label(Proto p);
 
 struct AlphaBeta {

@@ -28,13 +28,10 @@ SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m,
     const core::Graph& g = bt.graph_for(op);
     auto it = plans.find(&g);
     if (it == plans.end()) it = plans.emplace(&g, core::build_plans(g)).first;
-    const std::int64_t vb = trace::op_vertex_bytes(op);
-    std::vector<bool> rounds;
-    if (op.op == trace::OpKind::bcast || op.op == trace::OpKind::scatter) rounds = {true};
-    else if (op.op == trace::OpKind::fetch_and_op) rounds = {false, true};
-    else rounds = {false};
+    const std::int64_t vb = core::op_vertex_bytes(op);
     for (core::Index rep = 0; rep < op.repeat; ++rep)
-      for (bool r2l : rounds) {
+      for (const core::Direction d : core::op_traits(op.op).directions()) {
+        const bool r2l = d == core::Direction::root_to_leaf;
         for (const auto& p : it->second) {  // receives first, as PetscSF posts them
           const auto& in = r2l ? p.leaf_side : p.root_side;
           for (std::size_t q = 0; q < in.npeers(); ++q) line(p.rank, "irecv", in.peers[q], in.count(q) * vb);

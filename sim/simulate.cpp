@@ -24,8 +24,8 @@ Layout layout_for(const trace::Trace& t, const MachineModel& m) {
 }
 
 bool uses_device(const trace::Trace& t) {
-  return std::any_of(t.ops.begin(), t.ops.end(), [](const trace::OpSpec& o) {
-    return o.root_mem == trace::MemType::device || o.leaf_mem == trace::MemType::device;
+  return std::any_of(t.ops.begin(), t.ops.end(), [](const core::OpSpec& o) {
+    return o.root_mem == core::MemType::device || o.leaf_mem == core::MemType::device;
   });
 }
 
@@ -40,26 +40,14 @@ std::vector<Backend> select_backends(const std::vector<std::string>& names, bool
 
 namespace {
 
-std::string op_label(const trace::OpSpec& o) {
-  std::string s = std::string(trace::op_kind_name(o.op)) + " " + o.sf;
-  if (o.op != trace::OpKind::degree) s += " " + std::string(core::unit_name(o.unit)) + "x" + std::to_string(o.bs);
-  if (o.root_mem == trace::MemType::device || o.leaf_mem == trace::MemType::device)
-    s += std::string(" [") + trace::memtype_name(o.root_mem) + "->" + trace::memtype_name(o.leaf_mem) + "]";
+std::string op_label(const core::OpSpec& o) {
+  std::string s = std::string(core::op_kind_name(o.op)) + " " + o.sf;
+  if (core::op_traits(o.op).has_unit) s += " " + std::string(core::unit_name(o.unit)) + "x" + std::to_string(o.bs);
+  if (o.root_mem == core::MemType::device || o.leaf_mem == core::MemType::device)
+    s += std::string(" [") + core::memtype_name(o.root_mem) + "->" + core::memtype_name(o.leaf_mem) + "]";
   return s;
 }
 
-// The rounds of one op: (root_to_leaf?) in order.
-std::vector<bool> rounds_of(trace::OpKind k) {
-  switch (k) {
-    case trace::OpKind::bcast:
-    case trace::OpKind::scatter: return {true};
-    case trace::OpKind::reduce:
-    case trace::OpKind::gather:
-    case trace::OpKind::degree: return {false};
-    case trace::OpKind::fetch_and_op: return {false, true};
-  }
-  return {};
-}
 
 }  // namespace
 
@@ -124,10 +112,11 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       const core::Graph& g = bt.graph_for(op);
       auto it = plans.find(&g);
       if (it == plans.end()) it = plans.emplace(&g, core::build_plans(g)).first;
-      const std::int64_t vb = trace::op_vertex_bytes(op);
+      const std::int64_t vb = core::op_vertex_bytes(op);
       Schedule sc = make_schedule(lay, m, b);
-      for (bool r2l : rounds_of(op.op)) {
-        const bool root_dev = op.root_mem == trace::MemType::device, leaf_dev = op.leaf_mem == trace::MemType::device;
+      for (const core::Direction d : core::op_traits(op.op).directions()) {
+        const bool r2l = d == core::Direction::root_to_leaf;
+        const bool root_dev = op.root_mem == core::MemType::device, leaf_dev = op.leaf_mem == core::MemType::device;
         const Traffic tr = traffic_from_plans(it->second, r2l, vb, r2l ? root_dev : leaf_dev, r2l ? leaf_dev : root_dev);
         add_round(sc, lay, m, b, tr);
       }

@@ -17,8 +17,8 @@ trace::BuiltTrace bcast_trace(std::string name, core::Graph g, std::int64_t byte
   t.name = std::move(name);
   t.nranks = g.nranks;
   t.sfs.push_back({"S", trace::ExplicitSF{std::make_shared<const core::Graph>(std::move(g))}});
-  trace::OpSpec o;
-  o.op = trace::OpKind::bcast;
+  core::OpSpec o;
+  o.op = core::OpKind::bcast;
   o.sf = "S";
   o.unit = core::Unit::int32;  // bytes/4 values per leaf (sizes are multiples of 4)
   o.bs = static_cast<int>(std::max<std::int64_t>(1, bytes / 4));

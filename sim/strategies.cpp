@@ -117,10 +117,8 @@ struct StepBuilder {
       else msgs[w++] = msgs[i];
     }
     msgs.resize(w);
-    const Tier tiers[] = {Tier::socket, Tier::node, Tier::network};
     for (auto& msg : msgs) {
-      const bool same_node = s.node[msg.src] == s.node[msg.dst];
-      msg.tier = tiers[!same_node ? 2 : s.socket[msg.src] != s.socket[msg.dst] ? 1 : 0];
+      msg.tier = core::tier_between({s.node[msg.src], s.socket[msg.src]}, {s.node[msg.dst], s.socket[msg.dst]});
       if (!device) {
         const Time pk = to_ps(m.pack.at(static_cast<double>(msg.bytes)));
         add_pre(msg.src, pk, true);

@@ -17,9 +17,6 @@ const char* form_of(const trace::SFDef& d) {
   return trace::derive_kind_name(std::get<trace::DerivedSF>(d.def).kind);
 }
 
-int tier_slot(trace::Tier t) { return t == trace::Tier::socket ? 0 : t == trace::Tier::node ? 1 : 2; }
-
-// Bytes of one vertex value moved by an op (degree moves one int per leaf).
 std::string human_bytes(double b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
@@ -30,6 +27,16 @@ std::string human_bytes(double b) {
   char buf[32];
   std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", b, units[u]);
   return buf;
+}
+
+// "socket 3, node 2, network 1" (counts or, with `bytes`, byte sizes) in core::Tier order.
+std::string tier_text(const TierSplit& t, bool bytes = false) {
+  std::string out;
+  for (const auto& [tier, name] : core::kTierNames) {
+    const Index v = t.v[static_cast<std::size_t>(tier)];
+    out += std::string(out.empty() ? "" : ", ") + name + " " + (bytes ? human_bytes(static_cast<double>(v)) : std::to_string(v));
+  }
+  return out;
 }
 
 SFStats sf_stats(const trace::BuiltTrace& t, const trace::SFDef& def) {
@@ -66,7 +73,7 @@ SFStats sf_stats(const trace::BuiltTrace& t, const trace::SFDef& def) {
       }
       s.remote_edges += n;
       ++s.messages;
-      const int slot = tier_slot(trace::tier_of(machine, r, p));
+      const auto slot = static_cast<int>(trace::tier_of(machine, r, p));
       ++s.tier_messages.v[static_cast<size_t>(slot)];
       s.tier_edges.v[static_cast<size_t>(slot)] += n;
       ++in_deg[static_cast<size_t>(r)];
@@ -87,12 +94,12 @@ SFStats sf_stats(const trace::BuiltTrace& t, const trace::SFDef& def) {
   Index default_bytes = 8;
   for (const auto& op : t.trace().ops) {
     if (op.sf != def.name) continue;
-    const std::pair<std::string, int> key{std::string(core::unit_name(trace::op_wire_unit(op))) + (op.op == trace::OpKind::degree ? "(degree)" : ""),
-                                          trace::op_wire_bs(op)};
+    const std::pair<std::string, int> key{std::string(core::unit_name(core::op_wire_unit(op))) + (core::op_traits(op.op).has_unit ? "" : "(degree)"),
+                                          core::op_wire_bs(op)};
     if (std::find(used.begin(), used.end(), key) != used.end()) continue;
     used.push_back(key);
     UnitBytes ub{key.first, key.second, 0, 0, {}};
-    const Index vb = trace::op_vertex_bytes(op);
+    const Index vb = core::op_vertex_bytes(op);
     ub.remote_bytes = s.remote_edges * vb;
     ub.self_bytes = s.self_edges * vb;
     for (size_t k = 0; k < 3; ++k) ub.tier_bytes.v[k] = s.tier_edges.v[k] * vb;
@@ -126,24 +133,24 @@ TraceStats compute_stats(const trace::BuiltTrace& t) {
   for (size_t i = 0; i < tr.ops.size(); ++i) {
     const auto& op = tr.ops[i];
     const SFStats& s = ts.sfs[index.at(op.sf)];
-    const Index vb = trace::op_vertex_bytes(op);
+    const Index vb = core::op_vertex_bytes(op);
     OpSummary o;
     o.index = i;
     o.messages = s.messages;
     o.remote_bytes = s.remote_edges * vb;
     o.self_bytes = s.self_edges * vb;
     std::ostringstream line;
-    line << "#" << i << " " << trace::op_kind_name(op.op) << " on " << op.sf;
-    if (op.op != trace::OpKind::degree) line << ", " << core::unit_name(op.unit) << " bs=" << op.bs;
-    if (trace::op_takes_mpi_op(op.op)) line << ", " << core::mpi_op_name(op.mpi_op);
-    if (op.op == trace::OpKind::gather || op.op == trace::OpKind::scatter) line << " (through the multi-SF)";
-    line << ": " << s.messages << " messages (" << s.tier_messages.v[0] << " on-socket, " << s.tier_messages.v[1] << " on-node, "
-         << s.tier_messages.v[2] << " off-node), " << human_bytes(static_cast<double>(o.remote_bytes)) << " remote + "
+    line << "#" << i << " " << core::op_kind_name(op.op) << " on " << op.sf;
+    const core::OpTraits& traits = core::op_traits(op.op);
+    if (traits.has_unit) line << ", " << core::unit_name(op.unit) << " bs=" << op.bs;
+    if (traits.takes_mpi_op) line << ", " << core::mpi_op_name(op.mpi_op);
+    if (traits.on_multi) line << " (through the multi-SF)";
+    line << ": " << s.messages << " messages (" << tier_text(s.tier_messages) << "), " << human_bytes(static_cast<double>(o.remote_bytes)) << " remote + "
          << human_bytes(static_cast<double>(o.self_bytes)) << " self";
     if (op.repeat > 1) line << ", repeat " << op.repeat;
     if (op.overlap_us > 0) line << ", overlap " << op.overlap_us << " us";
-    if (op.root_mem == trace::MemType::device || op.leaf_mem == trace::MemType::device)
-      line << ", memtype root=" << trace::memtype_name(op.root_mem) << " leaf=" << trace::memtype_name(op.leaf_mem);
+    if (op.root_mem == core::MemType::device || op.leaf_mem == core::MemType::device)
+      line << ", memtype root=" << core::memtype_name(op.root_mem) << " leaf=" << core::memtype_name(op.leaf_mem);
     o.text = line.str();
     ts.ops.push_back(o);
   }
@@ -166,19 +173,15 @@ std::string render_table(const TraceStats& ts) {
     std::snprintf(buf, sizeof buf, "  %-26s %lld remote, %lld self (self share %.1f%%)\n", "edges", (long long)s.remote_edges,
                   (long long)s.self_edges, tot > 0 ? 100.0 * static_cast<double>(s.self_edges) / tot : 0.0);
     o << buf;
-    std::snprintf(buf, sizeof buf, "  %-26s %lld  (on-socket %lld, on-node %lld, off-node %lld)\n", "messages (rank pairs)",
-                  (long long)s.messages, (long long)s.tier_messages.v[0], (long long)s.tier_messages.v[1],
-                  (long long)s.tier_messages.v[2]);
+    std::snprintf(buf, sizeof buf, "  %-26s %lld  (%s)\n", "messages (rank pairs)", (long long)s.messages,
+                  tier_text(s.tier_messages).c_str());
     o << buf;
     std::snprintf(buf, sizeof buf, "  %-26s max out %d, max in %d; imbalance max/mean: leaves %.2f, messages %.2f\n",
                   "per-rank peers", s.max_out_degree, s.max_in_degree, s.leaf_imbalance, s.message_imbalance);
     o << buf;
     for (const UnitBytes& b : s.bytes) {
-      std::snprintf(buf, sizeof buf, "  bytes/op %-17s %s remote (on-socket %s, on-node %s, off-node %s), %s self\n",
-                    (b.unit + " bs=" + std::to_string(b.bs)).c_str(), human_bytes(static_cast<double>(b.remote_bytes)).c_str(),
-                    human_bytes(static_cast<double>(b.tier_bytes.v[0])).c_str(),
-                    human_bytes(static_cast<double>(b.tier_bytes.v[1])).c_str(),
-                    human_bytes(static_cast<double>(b.tier_bytes.v[2])).c_str(),
+      std::snprintf(buf, sizeof buf, "  bytes/op %-17s %s remote (%s), %s self\n", (b.unit + " bs=" + std::to_string(b.bs)).c_str(),
+                    human_bytes(static_cast<double>(b.remote_bytes)).c_str(), tier_text(b.tier_bytes, true).c_str(),
                     human_bytes(static_cast<double>(b.self_bytes)).c_str());
       o << buf;
     }
@@ -191,7 +194,11 @@ std::string render_table(const TraceStats& ts) {
 
 std::string render_json(const TraceStats& ts) {
   using J = nlohmann::ordered_json;
-  auto tiers = [](const TierSplit& t) { return J{{"on_socket", t.v[0]}, {"on_node", t.v[1]}, {"off_node", t.v[2]}}; };
+  auto tiers = [](const TierSplit& t) {
+    J j;
+    for (const auto& [tier, name] : core::kTierNames) j[name] = t.v[static_cast<std::size_t>(tier)];
+    return j;
+  };
   J j;
   j["trace"] = ts.name;
   j["nranks"] = ts.nranks;

@@ -11,7 +11,7 @@ namespace sfr::analysis {
 
 using core::Index;
 
-// Counts split by locality tier: on-socket, on-node (other socket), off-node.
+// Counts split by locality tier (core::Tier order: socket, node, network).
 struct TierSplit {
   std::array<Index, 3> v{};
   Index total() const { return v[0] + v[1] + v[2]; }

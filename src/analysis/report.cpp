@@ -18,7 +18,7 @@ std::string fmt(const char* f, double v) {
 
 void star_forests(std::ostringstream& o, const TraceStats& ts) {
   o << "## Star forests\n\n";
-  o << "| SF | form | roots | leaves | degree min/mean/max | messages | on-socket | on-node | off-node | self share | max out/in | leaf imbalance |\n";
+  o << "| SF | form | roots | leaves | degree min/mean/max | messages | socket | node | network | self share | max out/in | leaf imbalance |\n";
   o << "|---|---|---:|---:|---|---:|---:|---:|---:|---:|---|---:|\n";
   for (const SFStats& s : ts.sfs) {
     const double tot = static_cast<double>(s.self_edges + s.remote_edges);

@@ -11,6 +11,7 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/progress.hpp"
+#include "core/tier.hpp"
 #include "trace/provenance.hpp"
 #include "trace/output_file.hpp"
 
@@ -34,9 +35,10 @@ trace::Json samples(const std::vector<core::TimedSample>& v) {
 // The raw measurements, kept in the machine file next to the fitted parameters.
 trace::Json measured_json(const core::CalibrationData& d) {
   trace::Json j;
-  static const char* tiers[] = {"socket", "node", "network"};
-  for (int k = 0; k < 3; ++k)
-    if (!d.pingpong[k].empty()) j["pingpong"][tiers[k]] = {{"partner", d.partner[k]}, {"bytes_seconds", samples(d.pingpong[k])}};
+  for (const auto& [tier, name] : core::kTierNames) {
+    const auto k = static_cast<std::size_t>(tier);
+    if (!d.pingpong[k].empty()) j["pingpong"][name] = {{"partner", d.partner[k]}, {"bytes_seconds", samples(d.pingpong[k])}};
+  }
   j["o_send"] = d.o_send;
   j["o_recv"] = d.o_recv;
   j["train_messages_seconds"] = samples(d.train);

@@ -46,28 +46,24 @@ Buffer conformance_input(Side side, core::Unit unit, int bs, std::optional<core:
   return b;
 }
 
-std::vector<Buffer> conformance_inputs(const core::Graph& g, Side side, const trace::OpSpec& op, bool roots) {
+std::vector<Buffer> conformance_inputs(const core::Graph& g, Side side, const core::OpSpec& op, bool roots) {
   std::vector<Buffer> out;
   Index offset = 0;
   for (int r = 0; r < g.nranks; ++r) {
     const Index n = roots ? g[r].nroots : g[r].leafspace();
-    out.push_back(conformance_input(side, op.unit, op.bs, effective_mpi_op(op), r, n, offset));
+    out.push_back(conformance_input(side, op.unit, op.bs, core::op_named_mpi_op(op), r, n, offset));
     offset += n;
   }
   return out;
 }
 
-std::optional<core::MpiOp> effective_mpi_op(const trace::OpSpec& op) {
-  if (trace::op_takes_mpi_op(op.op)) return op.mpi_op;
-  return std::nullopt;
-}
 
 core::SizeEstimate data_estimate(const trace::BuiltTrace& t, int rank, bool kept, bool text) {
   constexpr long double kTextBytesPerNumber = 24;
   long double total = 0, largest = -1;
   std::size_t largest_op = 0;
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
-    const trace::OpSpec& op = t.trace().ops[i];
+    const core::OpSpec& op = t.trace().ops[i];
     const core::Graph& g = t.graph_for(op);
     long double roots = 0, leaves = 0;
     for (int r = (rank < 0 ? 0 : rank); r < (rank < 0 ? g.nranks : rank + 1); ++r) {

@@ -25,7 +25,7 @@ Buffer conformance_input(Side side, core::Unit unit, int bs, std::optional<core:
                          core::Index count, core::Index global_offset);
 
 // The input buffers of every rank of `g` for `op` (roots: nroots each; leaves: the leaf space).
-std::vector<Buffer> conformance_inputs(const core::Graph& g, Side side, const trace::OpSpec& op, bool roots);
+std::vector<Buffer> conformance_inputs(const core::Graph& g, Side side, const core::OpSpec& op, bool roots);
 
 // The named arrays an op writes to the dump, per rank, in dump order.
 struct NamedBuffer {
@@ -43,8 +43,5 @@ struct OpResult {
 // Builds the graphs the ops use (within the trace's memory limit). Named after the op with the
 // most data.
 core::SizeEstimate data_estimate(const trace::BuiltTrace& t, int rank, bool kept, bool text);
-
-// The op's mpi_op when it takes one.
-std::optional<core::MpiOp> effective_mpi_op(const trace::OpSpec& op);
 
 }  // namespace sfr::exec

@@ -8,7 +8,7 @@ namespace sfr::exec {
 using trace::append_double;
 using trace::append_int;
 using trace::json_quote;
-using trace::op_kind_name;
+using core::op_kind_name;
 
 void append_buffer_numbers(std::string& out, const Buffer& b) {
   out += '[';
@@ -34,8 +34,18 @@ void append_buffer_numbers(std::string& out, const Buffer& b) {
   out += ']';
 }
 
-std::string write_dump(const std::string& trace_name, const std::vector<DumpEntry>& entries) {
-  std::string o = "{\"format\": \"sf-dump\", \"version\": 1, \"trace\": " + json_quote(trace_name) + ",\n \"ops\": [\n";
+std::string write_dump(const std::string& trace_name, const std::vector<DumpEntry>& entries, const std::vector<SkippedOp>& skipped) {
+  std::string o = "{\"format\": \"sf-dump\", \"version\": 1, \"trace\": " + json_quote(trace_name) + ",\n";
+  if (!skipped.empty()) {
+    o += " \"skipped\": [";
+    for (std::size_t k = 0; k < skipped.size(); ++k) {
+      o += k ? ", {\"index\": " : "{\"index\": ";
+      append_int(o, static_cast<long long>(skipped[k].index));
+      o += ", \"reason\": " + json_quote(skipped[k].reason) + "}";
+    }
+    o += "],\n";
+  }
+  o += " \"ops\": [\n";
   for (size_t e = 0; e < entries.size(); ++e) {
     const DumpEntry& de = entries[e];
     o += "  {\"index\": ";

@@ -11,11 +11,17 @@ namespace sfr::exec {
 
 struct DumpEntry {
   std::size_t index;          // position of the op in the trace
-  const trace::OpSpec* op;
+  const core::OpSpec* op;
   OpResult result;
 };
 
-std::string write_dump(const std::string& trace_name, const std::vector<DumpEntry>& entries);
+// An op of the trace the dump leaves out, and why (an extension of sf-dump v1, see README).
+struct SkippedOp {
+  std::size_t index;
+  std::string reason;
+};
+
+std::string write_dump(const std::string& trace_name, const std::vector<DumpEntry>& entries, const std::vector<SkippedOp>& skipped = {});
 // Appends the flat numbers of one buffer (complex and pairs as two numbers).
 void append_buffer_numbers(std::string& out, const Buffer& b);
 

@@ -12,7 +12,7 @@ namespace sfr::exec {
 
 using core::Index;
 using trace::Json;
-using trace::OpKind;
+using core::OpKind;
 
 namespace {
 
@@ -67,7 +67,7 @@ public:
   Checker(const trace::BuiltTrace& t, DumpCheck& out) : t_(t), out_(out) {}
 
   void check_op(size_t entry, size_t index, const Json& ranks) {
-    const trace::OpSpec& op = t_.trace().ops[index];
+    const core::OpSpec& op = t_.trace().ops[index];
     const std::string base = "/ops/" + std::to_string(entry) + "/ranks";
     const OpResult ref = reference::run_op(t_, op);
     const core::Graph& g = t_.graph_for(op);
@@ -127,11 +127,11 @@ private:
   }
 
   // Inputs the op started from (conformance data), per rank.
-  std::vector<Buffer> inputs(const trace::OpSpec& op, Side side, bool roots) { return conformance_inputs(t_.graph_for(op), side, op, roots); }
+  std::vector<Buffer> inputs(const core::OpSpec& op, Side side, bool roots) { return conformance_inputs(t_.graph_for(op), side, op, roots); }
 
   // REPLACE: a root of degree > 1 must hold one of its leaves' values.
   void replace_roots(const std::string& base, const OpResult& ref, std::vector<std::map<std::string, Buffer>>& cand,
-                     const std::vector<std::vector<std::vector<LeafAt>>>& by_root, const char* name, const trace::OpSpec& op) {
+                     const std::vector<std::vector<std::vector<LeafAt>>>& by_root, const char* name, const core::OpSpec& op) {
     const auto leaf_in = inputs(op, Side::leaf, false);
     for (size_t s = 0; s < ref.ranks.size(); ++s) {
       const Buffer* rb = nullptr;
@@ -154,7 +154,7 @@ private:
   // fetch_and_op: the leafupdates of every root must replay as one serial order that ends at
   // the candidate's root value.
   void fetch_and_op(const std::string& base, const OpResult& ref, std::vector<std::map<std::string, Buffer>>& cand,
-                    const std::vector<std::vector<std::vector<LeafAt>>>& by_root, const trace::OpSpec& op) {
+                    const std::vector<std::vector<std::vector<LeafAt>>>& by_root, const core::OpSpec& op) {
     const auto root_in = inputs(op, Side::root, true);
     const auto leaf_in = inputs(op, Side::leaf, false);
     const size_t bs = static_cast<size_t>(op.bs);
@@ -291,7 +291,7 @@ DumpCheck check_dump(const trace::BuiltTrace& t, const std::string& dump_text, c
     const size_t idx = o["index"].get<size_t>();
     if (skip.count(idx)) continue;
     const auto& spec = t.trace().ops[idx];
-    if (o.value("op", "") != trace::op_kind_name(spec.op) || o.value("sf", "") != spec.sf) {
+    if (o.value("op", "") != core::op_kind_name(spec.op) || o.value("sf", "") != spec.sf) {
       res.problems.push_back("/ops/" + std::to_string(e) + ": op or sf does not match trace op " + std::to_string(idx));
       continue;
     }

@@ -428,7 +428,7 @@ private:
     const std::string opp = pointer_join(ptr, "op");
     const std::string ops = get_string(need(j, ptr, "op"), opp, "an operation name");
     if (!parse_op_kind(ops, o.op))
-      fail(opp, "unknown operation " + json_quote(ops) + " (expected bcast, reduce, fetch_and_op, gather, scatter or degree)");
+      fail(opp, "unknown operation " + json_quote(ops) + " (expected " + core::op_kind_list() + ")");
     const std::string sfp = pointer_join(ptr, "sf");
     o.sf = get_string(need(j, ptr, "sf"), sfp, "an SF name");
     if (!defined(o.sf)) fail(sfp, "unknown SF " + json_quote(o.sf) + " (defined: " + join_names(all_names_) + ")");
@@ -437,7 +437,7 @@ private:
       const std::string us = get_string(*u, up, "a unit name");
       if (!core::parse_unit(us, o.unit))
         fail(up, "unknown unit " + json_quote(us) + " (expected int32, int64, float32, float64, complex128 or int32_pair)");
-    } else if (o.op != OpKind::degree) {
+    } else if (core::op_traits(o.op).has_unit) {
       fail(ptr, "missing required key \"unit\"");
     }
     if (auto* b = opt(j, "bs")) o.bs = static_cast<int>(get_int(*b, pointer_join(ptr, "bs"), 1, 1 << 20, "block size"));

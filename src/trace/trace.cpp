@@ -24,30 +24,10 @@ constexpr std::array<core::Named<DeriveKind>, 7> kDeriveNames{{{DeriveKind::mult
                                                               {DeriveKind::embed_leaves, "embed_leaves"},
                                                               {DeriveKind::inverse, "inverse"},
                                                               {DeriveKind::concatenate, "concatenate"}}};
-constexpr std::array<core::Named<OpKind>, 6> kOpKindNames{{{OpKind::bcast, "bcast"},
-                                                          {OpKind::reduce, "reduce"},
-                                                          {OpKind::fetch_and_op, "fetch_and_op"},
-                                                          {OpKind::gather, "gather"},
-                                                          {OpKind::scatter, "scatter"},
-                                                          {OpKind::degree, "degree"}}};
-constexpr std::array<core::Named<MemType>, 2> kMemTypeNames{{{MemType::host, "host"}, {MemType::device, "device"}}};
-constexpr std::array<core::Named<Tier>, 4> kTierNames{
-    {{Tier::self, "self"}, {Tier::socket, "on-socket"}, {Tier::node, "on-node"}, {Tier::network, "off-node"}}};
 }  // namespace
 
 bool parse_derive_kind(std::string_view s, DeriveKind& out) { return core::parse_name(s, kDeriveNames, out); }
 const char* derive_kind_name(DeriveKind k) { return core::name_of(k, kDeriveNames); }
-bool parse_op_kind(std::string_view s, OpKind& out) { return core::parse_name(s, kOpKindNames, out); }
-const char* op_kind_name(OpKind k) { return core::name_of(k, kOpKindNames); }
-
-bool op_takes_mpi_op(OpKind k) { return k == OpKind::bcast || k == OpKind::reduce || k == OpKind::fetch_and_op; }
-core::MpiOp default_mpi_op(OpKind k) { return k == OpKind::fetch_and_op ? core::MpiOp::sum : core::MpiOp::replace; }
-bool parse_memtype(std::string_view s, MemType& out) { return core::parse_name(s, kMemTypeNames, out); }
-const char* memtype_name(MemType m) { return core::name_of(m, kMemTypeNames); }
-
-core::Unit op_wire_unit(const OpSpec& op) { return op.op == OpKind::degree ? core::Unit::int64 : op.unit; }
-int op_wire_bs(const OpSpec& op) { return op.op == OpKind::degree ? 1 : op.bs; }
-std::int64_t op_vertex_bytes(const OpSpec& op) { return static_cast<std::int64_t>(core::unit_size(op_wire_unit(op))) * op_wire_bs(op); }
 
 const SFDef* Trace::find_sf(std::string_view n) const {
   for (const auto& s : sfs)
@@ -98,17 +78,14 @@ const core::Graph& BuiltTrace::multi(std::string_view name) const {
 }
 
 const core::Graph& BuiltTrace::graph_for(const OpSpec& op) const {
-  return (op.op == OpKind::gather || op.op == OpKind::scatter) ? multi(op.sf) : graph(op.sf);
+  return core::op_traits(op.op).on_multi ? multi(op.sf) : graph(op.sf);
 }
 
-const char* tier_name(Tier t) { return core::name_of(t, kTierNames); }
 
-Tier tier_of(const std::optional<Machine>& m, int a, int b) {
-  if (a == b) return Tier::self;
-  if (!m) return Tier::network;
-  if (a / m->ranks_per_node != b / m->ranks_per_node) return Tier::network;
-  if (a / m->ranks_per_socket != b / m->ranks_per_socket) return Tier::node;
-  return Tier::socket;
+core::Tier tier_of(const std::optional<Machine>& m, int a, int b) {
+  if (!m) return core::Tier::network;
+  return core::tier_between(core::placement_of(a, m->ranks_per_node, m->ranks_per_socket),
+                            core::placement_of(b, m->ranks_per_node, m->ranks_per_socket));
 }
 
 }  // namespace sfr::trace

@@ -13,7 +13,9 @@
 
 #include "core/derive.hpp"
 #include "core/graph.hpp"
+#include "core/op_spec.hpp"
 #include "core/ops.hpp"
+#include "core/tier.hpp"
 #include "core/units.hpp"
 
 namespace sfr::trace {
@@ -60,35 +62,10 @@ struct SFDef {
   bool operator==(const SFDef&) const = default;
 };
 
-enum class OpKind { bcast, reduce, fetch_and_op, gather, scatter, degree };
-bool parse_op_kind(std::string_view s, OpKind& out);
-const char* op_kind_name(OpKind k);
-bool op_takes_mpi_op(OpKind k);       // bcast, reduce, fetch_and_op
-core::MpiOp default_mpi_op(OpKind k); // replace; sum for fetch_and_op
-
-enum class MemType { host, device };
-bool parse_memtype(std::string_view s, MemType& out);
-const char* memtype_name(MemType m);
-
-struct OpSpec {
-  OpKind op = OpKind::bcast;
-  std::string sf;
-  core::Unit unit = core::Unit::float64;
-  int bs = 1;
-  core::MpiOp mpi_op = core::MpiOp::replace;  // meaningful when op_takes_mpi_op(op)
-  MemType root_mem = MemType::host;
-  MemType leaf_mem = MemType::host;
-  Index repeat = 1;
-  double overlap_us = 0;
-  bool operator==(const OpSpec&) const = default;
-};
-
-// What one vertex of an op carries on the wire, for every executor, the simulator and inspect:
-// the op's unit and block size, except degree, which reduces one count per leaf (int64, as the
-// reference and MPI executors hold degrees).
-core::Unit op_wire_unit(const OpSpec& op);
-int op_wire_bs(const OpSpec& op);
-std::int64_t op_vertex_bytes(const OpSpec& op);
+// The op vocabulary lives in core (core/op_spec.hpp); a trace is a list of them.
+using core::MemType;
+using core::OpKind;
+using core::OpSpec;
 
 struct Trace {
   std::string name;
@@ -124,9 +101,7 @@ private:
   mutable long double bytes_built_ = 0;
 };
 
-// Locality tier of a rank pair under `machine` (absent machine: every rank its own node).
-enum class Tier { self, socket, node, network };
-const char* tier_name(Tier t);
-Tier tier_of(const std::optional<Machine>& m, int a, int b);
+// Locality tier of two distinct ranks under `machine` (absent machine: every rank its own node).
+core::Tier tier_of(const std::optional<Machine>& m, int a, int b);
 
 }  // namespace sfr::trace

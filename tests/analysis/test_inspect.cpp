@@ -40,6 +40,7 @@ TEST(Inspect, JsonIsParseableAndComplete) {
   const auto j = nlohmann::json::parse(analysis::render_json(analysis::compute_stats(t)));
   EXPECT_EQ(j["nranks"], 4);
   EXPECT_EQ(j["sfs"].size(), t.trace().sfs.size());
-  EXPECT_EQ(j["sfs"][0]["messages_by_tier"]["off_node"], 3);
+  EXPECT_EQ(j["sfs"][0]["messages_by_tier"]["network"], 3);
+  EXPECT_EQ(j["sfs"][0]["messages_by_tier"]["node"], 2);
   EXPECT_EQ(j["ops"].size(), t.trace().ops.size());
 }

@@ -180,7 +180,7 @@ int sf_bench(const std::vector<std::string>& files) {
       // complex128 with replace or sum (other units go through MPI_Reduce_local in PETSc and may be
       // refused). PETSc gets complex128 as pairs of doubles: replace and sum act component-wise, so
       // it moves the same bytes and computes the same values.
-      if (op.op != trace::OpKind::bcast && op.op != trace::OpKind::reduce) continue;
+      if (op.op != core::OpKind::bcast && op.op != core::OpKind::reduce) continue;
       if (op.unit != core::Unit::float64 && op.unit != core::Unit::int32 && op.unit != core::Unit::complex128) continue;
       if (op.mpi_op != core::MpiOp::replace && op.mpi_op != core::MpiOp::sum) continue;
       const core::Graph& g = t.graph(op.sf);
@@ -200,7 +200,7 @@ int sf_bench(const std::vector<std::string>& files) {
       std::vector<std::function<void()>> run;
       for (auto& s : sfs)
         run.push_back([&, sp = s.get()] {
-          if (op.op == trace::OpKind::bcast) sp->end(sp->bcast_begin(op.unit, op.bs, op.mpi_op, root.bytes.data(), leaf.bytes.data()));
+          if (op.op == core::OpKind::bcast) sp->end(sp->bcast_begin(op.unit, op.bs, op.mpi_op, root.bytes.data(), leaf.bytes.data()));
           else sp->end(sp->reduce_begin(op.unit, op.bs, op.mpi_op, leaf.bytes.data(), root.bytes.data()));
         });
 #ifdef SFR_WITH_PETSC
@@ -210,7 +210,7 @@ int sf_bench(const std::vector<std::string>& files) {
       const MPI_Datatype dt = block_type(base, count);
       const MPI_Op mop = op.mpi_op == core::MpiOp::sum ? MPI_SUM : MPI_REPLACE;
       run.push_back([&] {
-        if (op.op == trace::OpKind::bcast) {
+        if (op.op == core::OpKind::bcast) {
           PetscSFBcastBegin(psf, dt, root.bytes.data(), leaf.bytes.data(), mop);
           PetscSFBcastEnd(psf, dt, root.bytes.data(), leaf.bytes.data(), mop);
         } else {
@@ -236,11 +236,11 @@ int sf_bench(const std::vector<std::string>& files) {
         const double r = med[b] / med.back();
         worst = std::max(worst, r);
         char line[300];
-        std::snprintf(line, sizeof line, "%-40s %-8s %-10s %10.2f %10.2f %8.2f", (t.trace().name + "/" + op.sf).c_str(), trace::op_kind_name(op.op),
+        std::snprintf(line, sizeof line, "%-40s %-8s %-10s %10.2f %10.2f %8.2f", (t.trace().name + "/" + op.sf).c_str(), core::op_kind_name(op.op),
                       backends[b].c_str(), med[b], med.back(), r);
         best_lines.push_back(line);
         std::snprintf(line, sizeof line, "%s{\"trace\": \"%s\", \"op\": \"%s\", \"backend\": \"%s\", \"us\": %.3f, \"petsc_us\": %.3f, \"ratio\": %.4f}",
-                      best_json.empty() ? "" : ", ", t.trace().name.c_str(), trace::op_kind_name(op.op), backends[b].c_str(), med[b], med.back(), r);
+                      best_json.empty() ? "" : ", ", t.trace().name.c_str(), core::op_kind_name(op.op), backends[b].c_str(), med[b], med.back(), r);
         best_json += line;
       }
       for (std::size_t k = 0; k < run.size(); ++k) {
@@ -248,12 +248,12 @@ int sf_bench(const std::vector<std::string>& files) {
         const double ratio = have_petsc ? med[k] / med.back() : 0;
         const std::string label = t.trace().name + "/" + op.sf;
         if (me == 0) {
-          if (have_petsc) std::printf("%-28s %-8s %-10s %10lld %10.2f %10.2f\n", label.c_str(), trace::op_kind_name(op.op), name.c_str(), bytes, med[k], ratio);
-          else std::printf("%-28s %-8s %-10s %10lld %10.2f %10s\n", label.c_str(), trace::op_kind_name(op.op), name.c_str(), bytes, med[k], "-");
+          if (have_petsc) std::printf("%-28s %-8s %-10s %10lld %10.2f %10.2f\n", label.c_str(), core::op_kind_name(op.op), name.c_str(), bytes, med[k], ratio);
+          else std::printf("%-28s %-8s %-10s %10lld %10.2f %10s\n", label.c_str(), core::op_kind_name(op.op), name.c_str(), bytes, med[k], "-");
         }
         char buf[400];
         std::snprintf(buf, sizeof buf, "%s{\"trace\": \"%s\", \"sf\": \"%s\", \"op\": \"%s\", \"backend\": \"%s\", \"bytes\": %lld, \"us\": %.3f, \"ratio_to_petsc\": %.4f}",
-                      first ? "" : ", ", t.trace().name.c_str(), op.sf.c_str(), trace::op_kind_name(op.op), name.c_str(), bytes, med[k], ratio);
+                      first ? "" : ", ", t.trace().name.c_str(), op.sf.c_str(), core::op_kind_name(op.op), name.c_str(), bytes, med[k], ratio);
         json_out += buf;
         first = false;
       }

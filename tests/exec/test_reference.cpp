@@ -15,7 +15,7 @@ using namespace sfr;
 using namespace sfr_test;
 using core::MpiOp;
 using core::Unit;
-using trace::OpKind;
+using core::OpKind;
 
 namespace {
 
@@ -123,18 +123,18 @@ trace::BuiltTrace one_op_trace(const Graph& g, const Case& c) {
   t.name = "sweep";
   t.nranks = g.nranks;
   t.sfs.push_back({"S", trace::ExplicitSF{std::make_shared<const Graph>(g)}});
-  trace::OpSpec op;
+  core::OpSpec op;
   op.op = c.op;
   op.sf = "S";
   op.unit = c.unit;
   op.bs = c.bs;
-  op.mpi_op = c.mop.value_or(trace::default_mpi_op(c.op));
+  op.mpi_op = c.mop.value_or(core::default_mpi_op(c.op));
   t.ops.push_back(op);
   return trace::BuiltTrace(std::move(t));
 }
 
 std::string describe(const Case& c) {
-  return std::string(trace::op_kind_name(c.op)) + " " + core::unit_name(c.unit) + " " + (c.mop ? core::mpi_op_name(*c.mop) : "-") +
+  return std::string(core::op_kind_name(c.op)) + " " + core::unit_name(c.unit) + " " + (c.mop ? core::mpi_op_name(*c.mop) : "-") +
          " bs=" + std::to_string(c.bs);
 }
 

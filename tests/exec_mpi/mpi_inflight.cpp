@@ -14,11 +14,11 @@ using namespace sfr;
 
 namespace {
 
-exec::Buffer input(const trace::BuiltTrace& t, const trace::OpSpec& op, exec::Side side, int me) {
+exec::Buffer input(const trace::BuiltTrace& t, const core::OpSpec& op, exec::Side side, int me) {
   const core::Graph& g = t.graph_for(op);
   core::Index off = 0;
   for (int r = 0; r < me; ++r) off += side == exec::Side::root ? g[r].nroots : g[r].leafspace();
-  return exec::conformance_input(side, op.unit, op.bs, exec::effective_mpi_op(op), me,
+  return exec::conformance_input(side, op.unit, op.bs, core::op_named_mpi_op(op), me,
                                  side == exec::Side::root ? g[me].nroots : g[me].leafspace(), off);
 }
 
@@ -39,10 +39,10 @@ int main(int argc, char** argv) {
     tr.nranks = n;
     tr.sfs.push_back({"A", trace::ExplicitSF{std::make_shared<const core::Graph>(g1)}});
     tr.sfs.push_back({"B", trace::ExplicitSF{std::make_shared<const core::Graph>(g2)}});
-    using K = trace::OpKind;
-    const trace::OpSpec opA{K::bcast, "A", core::Unit::float64, 3, core::MpiOp::sum, trace::MemType::host, trace::MemType::host, 1, 0};
-    const trace::OpSpec opA2{K::reduce, "A", core::Unit::float64, 3, core::MpiOp::max, trace::MemType::host, trace::MemType::host, 1, 0};
-    const trace::OpSpec opB{K::fetch_and_op, "B", core::Unit::int64, 1, core::MpiOp::sum, trace::MemType::host, trace::MemType::host, 1, 0};
+    using K = core::OpKind;
+    const core::OpSpec opA{K::bcast, "A", core::Unit::float64, 3, core::MpiOp::sum, core::MemType::host, core::MemType::host, 1, 0};
+    const core::OpSpec opA2{K::reduce, "A", core::Unit::float64, 3, core::MpiOp::max, core::MemType::host, core::MemType::host, 1, 0};
+    const core::OpSpec opB{K::fetch_and_op, "B", core::Unit::int64, 1, core::MpiOp::sum, core::MemType::host, core::MemType::host, 1, 0};
     tr.ops = {opA, opA2, opB};
     const trace::BuiltTrace t(tr);
     exec::mpi::StarForest A(MPI_COMM_WORLD, t.graph("A"), backend, ranks_per_node), B(MPI_COMM_WORLD, t.graph("B"), backend, ranks_per_node);

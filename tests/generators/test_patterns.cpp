@@ -69,9 +69,9 @@ TEST(Synthetic, DirectionPicksOp) {
   gen::SyntheticOptions o;
   o.direction = gen::Direction::part_to_block;
   const trace::Trace t = gen::synthetic_trace(o);
-  EXPECT_EQ(t.ops.at(0).op, trace::OpKind::reduce);
+  EXPECT_EQ(t.ops.at(0).op, core::OpKind::reduce);
   o.direction = gen::Direction::block_to_part;
-  EXPECT_EQ(gen::synthetic_trace(o).ops.at(0).op, trace::OpKind::bcast);
+  EXPECT_EQ(gen::synthetic_trace(o).ops.at(0).op, core::OpKind::bcast);
 }
 
 // Bcast of each root's global number (rank offset + index) and check against `expected(rank, pos)`.

@@ -174,9 +174,9 @@ TEST(Spmv, TraceCarriesLayoutSFAndOps) {
   const gen::SpmvSF s = gen::build_spmv(gen::read_matrix(o.matrix_path), 3, gen::PartitionKind::rows, 1);
   EXPECT_EQ(bt.graph("Mvctx"), s.graph);
   ASSERT_EQ(t.ops.size(), 2u);
-  EXPECT_EQ(t.ops[0].op, trace::OpKind::bcast);
+  EXPECT_EQ(t.ops[0].op, core::OpKind::bcast);
   EXPECT_EQ(t.ops[0].mpi_op, core::MpiOp::replace);
-  EXPECT_EQ(t.ops[1].op, trace::OpKind::reduce);
+  EXPECT_EQ(t.ops[1].op, core::OpKind::reduce);
   EXPECT_EQ(t.ops[1].mpi_op, core::MpiOp::sum);
   EXPECT_EQ(t.ops[0].unit, core::Unit::complex128);  // young1c is complex
   ASSERT_TRUE(t.machine);

@@ -122,14 +122,14 @@ PetscSF build(const trace::SFDef& def, const std::map<std::string, PetscSF>& don
 // Why PETSc 3.18 (this build: real double scalars, 32-bit PetscInt) cannot run this op (empty: it
 // can). Units without a PETSc pack kernel ("dumb" types) fall back to MPI_Reduce_local, which
 // rejects predefined ops on the contiguous block types we use for bs > 1.
-std::string petsc_cannot(const trace::OpSpec& op, const std::string& sf_type) {
+std::string petsc_cannot(const core::OpSpec& op, const std::string& sf_type) {
   const bool has_kernel = op.unit == core::Unit::int32 || op.unit == core::Unit::float64 || (op.unit == core::Unit::int32_pair && op.bs == 1);
-  const bool reduces = op.op == trace::OpKind::reduce || (op.op == trace::OpKind::bcast && op.mpi_op != core::MpiOp::replace);
+  const bool reduces = op.op == core::OpKind::reduce || (op.op == core::OpKind::bcast && op.mpi_op != core::MpiOp::replace);
   if (reduces && op.mpi_op != core::MpiOp::replace && op.bs > 1 && !has_kernel)
     return std::string("no PETSc kernel for ") + core::unit_name(op.unit) + " blocks; MPI_Reduce_local rejects the block type (MPI_ERR_OP)";
-  if (sf_type == "window" && op.op == trace::OpKind::bcast && op.mpi_op != core::MpiOp::replace)
+  if (sf_type == "window" && op.op == core::OpKind::bcast && op.mpi_op != core::MpiOp::replace)
     return "PetscSFBcastBegin_Window with op != MPI_REPLACE is not implemented";
-  if (op.op != trace::OpKind::fetch_and_op) return "";
+  if (op.op != core::OpKind::fetch_and_op) return "";
   if (op.mpi_op != core::MpiOp::sum) return "PetscSFFetchAndOp supports only MPI_SUM";
   if (op.unit != core::Unit::int32 && op.unit != core::Unit::float64)
     return std::string("PetscSFFetchAndOp has no kernel for ") + core::unit_name(op.unit) + " in this build (NULL call)";
@@ -151,11 +151,11 @@ Sizes sizes(const core::Graph& g, bool roots) {
   return s;
 }
 
-exec::RankArrays run_op(const trace::BuiltTrace& t, const trace::OpSpec& op, PetscSF sf) {
-  using trace::OpKind;
+exec::RankArrays run_op(const trace::BuiltTrace& t, const core::OpSpec& op, PetscSF sf) {
+  using core::OpKind;
   const core::Graph& g = t.graph_for(op);
   const Sizes rs = sizes(g, true), ls = sizes(g, false);
-  const auto mop = exec::effective_mpi_op(op);
+  const auto mop = core::op_named_mpi_op(op);
   auto root_in = [&] { return exec::conformance_input(exec::Side::root, op.unit, op.bs, mop, g_rank, rs.n[static_cast<size_t>(g_rank)], rs.offset(g_rank)); };
   auto leaf_in = [&] { return exec::conformance_input(exec::Side::leaf, op.unit, op.bs, mop, g_rank, ls.n[static_cast<size_t>(g_rank)], ls.offset(g_rank)); };
   MPI_Datatype dt = base_type(op.unit);
@@ -164,19 +164,20 @@ exec::RankArrays run_op(const trace::BuiltTrace& t, const trace::OpSpec& op, Pet
     MPI_Type_commit(&dt);
   }
   exec::RankArrays out;
+  const auto w = core::op_traits(op.op).written();  // the arrays' names, in dump order
   switch (op.op) {
     case OpKind::bcast: {
       auto root = root_in(), leaf = leaf_in();
       CK(PetscSFBcastBegin(sf, dt, root.bytes.data(), leaf.bytes.data(), mpi_op(op.mpi_op)));
       CK(PetscSFBcastEnd(sf, dt, root.bytes.data(), leaf.bytes.data(), mpi_op(op.mpi_op)));
-      out.push_back({"leafdata", std::move(leaf)});
+      out.push_back({w[0], std::move(leaf)});
       break;
     }
     case OpKind::reduce: {
       auto root = root_in(), leaf = leaf_in();
       CK(PetscSFReduceBegin(sf, dt, leaf.bytes.data(), root.bytes.data(), mpi_op(op.mpi_op)));
       CK(PetscSFReduceEnd(sf, dt, leaf.bytes.data(), root.bytes.data(), mpi_op(op.mpi_op)));
-      out.push_back({"rootdata", std::move(root)});
+      out.push_back({w[0], std::move(root)});
       break;
     }
     case OpKind::fetch_and_op: {
@@ -184,8 +185,8 @@ exec::RankArrays run_op(const trace::BuiltTrace& t, const trace::OpSpec& op, Pet
       exec::Buffer upd(op.unit, op.bs, ls.n[static_cast<size_t>(g_rank)]);
       CK(PetscSFFetchAndOpBegin(sf, dt, root.bytes.data(), leaf.bytes.data(), upd.bytes.data(), mpi_op(op.mpi_op)));
       CK(PetscSFFetchAndOpEnd(sf, dt, root.bytes.data(), leaf.bytes.data(), upd.bytes.data(), mpi_op(op.mpi_op)));
-      out.push_back({"rootdata", std::move(root)});
-      out.push_back({"leafupdate", std::move(upd)});
+      out.push_back({w[0], std::move(root)});
+      out.push_back({w[1], std::move(upd)});
       break;
     }
     case OpKind::gather: {
@@ -193,14 +194,14 @@ exec::RankArrays run_op(const trace::BuiltTrace& t, const trace::OpSpec& op, Pet
       auto leaf = leaf_in();
       CK(PetscSFGatherBegin(sf, dt, leaf.bytes.data(), multi.bytes.data()));
       CK(PetscSFGatherEnd(sf, dt, leaf.bytes.data(), multi.bytes.data()));
-      out.push_back({"multirootdata", std::move(multi)});
+      out.push_back({w[0], std::move(multi)});
       break;
     }
     case OpKind::scatter: {
       auto multi = root_in(), leaf = leaf_in();
       CK(PetscSFScatterBegin(sf, dt, multi.bytes.data(), leaf.bytes.data()));
       CK(PetscSFScatterEnd(sf, dt, multi.bytes.data(), leaf.bytes.data()));
-      out.push_back({"leafdata", std::move(leaf)});
+      out.push_back({w[0], std::move(leaf)});
       break;
     }
     case OpKind::degree: {
@@ -209,7 +210,7 @@ exec::RankArrays run_op(const trace::BuiltTrace& t, const trace::OpSpec& op, Pet
       CK(PetscSFComputeDegreeEnd(sf, &deg));
       exec::Buffer b(core::Unit::int64, 1, rs.n[static_cast<size_t>(g_rank)]);
       for (Index i = 0; i < b.count; ++i) b.as<std::int64_t>()[i] = deg[i];
-      out.push_back({"degree", std::move(b)});
+      out.push_back({w[0], std::move(b)});
       break;
     }
   }
@@ -243,35 +244,20 @@ int main(int argc, char** argv) {
       if (std::getenv("SFR_PETSC_VERBOSE") && g_rank == 0) std::fprintf(stderr, "petsc_dump: SF %s\n", d.name.c_str());
       sfs[d.name] = build(d, sfs, size);
     }
-    std::string body, skipped;
+    std::vector<exec::DumpEntry> entries;
+    std::vector<exec::SkippedOp> skipped;
     for (size_t i = 0; i < t.trace().ops.size(); ++i) {
       const auto& op = t.trace().ops[i];
       const std::string why = petsc_cannot(op, sf_type);
       if (!why.empty()) {
-        skipped += std::string(skipped.empty() ? "" : ",\n  ") + "{\"index\": " + std::to_string(i) + ", \"reason\": " + trace::json_quote(why) + "}";
+        skipped.push_back({i, why});
         continue;
       }
       if (std::getenv("SFR_PETSC_VERBOSE") && g_rank == 0) std::fprintf(stderr, "petsc_dump: op %zu\n", i);
-      const auto arrays = run_op(t, op, sfs.at(op.sf));
-      std::string mine = "{";
-      for (size_t a = 0; a < arrays.size(); ++a) {
-        mine += (a ? ", " : "") + trace::json_quote(arrays[a].name) + ": ";
-        exec::append_buffer_numbers(mine, arrays[a].buffer);
-      }
-      mine += "}";
-      const auto all = exec::mpi::gather_strings(MPI_COMM_WORLD, mine);
-      if (g_rank == 0) {
-        body += std::string(body.empty() ? "" : ",\n") + "  {\"index\": " + std::to_string(i) + ", \"op\": \"" + trace::op_kind_name(op.op) +
-                "\", \"sf\": " + trace::json_quote(op.sf) + ", \"ranks\": [";
-        for (int r = 0; r < size; ++r) body += (r ? ", " : "") + all[static_cast<size_t>(r)];
-        body += "]}";
-      }
+      exec::OpResult res = exec::mpi::gather_result(MPI_COMM_WORLD, run_op(t, op, sfs.at(op.sf)));
+      if (g_rank == 0) entries.push_back({i, &op, std::move(res)});
     }
-    if (g_rank == 0) {
-      std::ofstream out(argv[2]);
-      out << "{\"format\": \"sf-dump\", \"version\": 1, \"trace\": " << trace::json_quote(t.trace().name) << ",\n \"skipped\": [" << skipped
-          << "],\n \"ops\": [\n" << body << "\n]}\n";
-    }
+    if (g_rank == 0) std::ofstream(argv[2]) << exec::write_dump(t.trace().name, entries, skipped);
     for (auto& [name, sf] : sfs) CK(PetscSFDestroy(&sf));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "petsc_dump: %s\n", e.what());

@@ -30,19 +30,19 @@ inline sim::MachineModel flat(sim::ModelKind k, double a = 1e-6, double b = 1e-9
   return m;
 }
 
-inline trace::OpSpec op(trace::OpKind k, core::Unit u = core::Unit::float64, int bs = 1, core::Index repeat = 1, double overlap_us = 0) {
-  trace::OpSpec o;
+inline core::OpSpec op(core::OpKind k, core::Unit u = core::Unit::float64, int bs = 1, core::Index repeat = 1, double overlap_us = 0) {
+  core::OpSpec o;
   o.op = k;
   o.sf = "S";
   o.unit = u;
   o.bs = bs;
-  o.mpi_op = k == trace::OpKind::bcast || k == trace::OpKind::reduce ? core::MpiOp::replace : trace::default_mpi_op(k);
+  o.mpi_op = k == core::OpKind::bcast || k == core::OpKind::reduce ? core::MpiOp::replace : core::default_mpi_op(k);
   o.repeat = repeat;
   o.overlap_us = overlap_us;
   return o;
 }
 
-inline trace::BuiltTrace make_trace(core::Graph g, std::vector<trace::OpSpec> ops, std::optional<trace::Machine> mach = std::nullopt) {
+inline trace::BuiltTrace make_trace(core::Graph g, std::vector<core::OpSpec> ops, std::optional<trace::Machine> mach = std::nullopt) {
   trace::Trace t;
   t.name = "test";
   t.nranks = g.nranks;

@@ -49,7 +49,7 @@ TEST_F(AnalyticVsSim, StudyScenariosWithinFivePercent) {
           ASSERT_EQ(g.status, 0) << g.err;
           auto t = trace::read_trace_file(file.string()).trace();
           t.machine = trace::Machine{4, 2, 4};  // one rank per V100, two per socket
-          for (auto& o : t.ops) o.root_mem = o.leaf_mem = trace::MemType::device;
+          for (auto& o : t.ops) o.root_mem = o.leaf_mem = core::MemType::device;
           const trace::BuiltTrace bt(std::move(t));
           const auto res = sim::simulate(bt, m, sim::all_backends(true));
           std::map<std::string, double> simulated;

@@ -11,7 +11,7 @@
 
 using namespace sfr_simtest;
 using sim::ModelKind;
-using trace::OpKind;
+using core::OpKind;
 
 TEST(SimAutoBackend, ChoosesPerSfByPrediction) {
   // Two ranks, 125 doubles each way (1 us of bytes at 1 ns/B), latency 1 us.

@@ -11,7 +11,7 @@
 
 using namespace sfr_simtest;
 using sim::ModelKind;
-using trace::OpKind;
+using core::OpKind;
 
 namespace {
 constexpr double kTol = 1e-11;  // picosecond rounding, a few messages
@@ -131,7 +131,7 @@ TEST(SimEngine, StagedAndDeviceAwareCopies) {
   for (auto& tier : m.p2p[1])
     for (auto& p : tier) p = {5e-6, 0.1e-9};
   auto o = op(OpKind::bcast);
-  o.root_mem = o.leaf_mem = trace::MemType::device;
+  o.root_mem = o.leaf_mem = core::MemType::device;
   const auto bt = make_trace(g, {o});
   EXPECT_NEAR(one(bt, m, {sim::BackendKind::basic, false}), (10e-6 + 2e-6) + 2e-6 + (12e-6 + 3e-6), kTol);
   EXPECT_NEAR(one(bt, m, {sim::BackendKind::basic, true}), 5e-6 + 0.1e-6, kTol);
@@ -198,10 +198,10 @@ TEST(SimEngine, WindowFencesAndAlltoallvEmptyMessages) {
 TEST(SimEngine, NoEdgesMeansNoCommunicationForEveryBackend) {
   core::Graph g(8);
   for (int r = 0; r < 8; ++r) g[r].nroots = 3;
-  std::vector<trace::OpSpec> ops;
+  std::vector<core::OpSpec> ops;
   for (auto k : {OpKind::bcast, OpKind::reduce, OpKind::fetch_and_op, OpKind::gather, OpKind::scatter, OpKind::degree}) {
     auto o = op(k, core::Unit::int32, 2);
-    if (k == OpKind::bcast) o.root_mem = o.leaf_mem = trace::MemType::device;
+    if (k == OpKind::bcast) o.root_mem = o.leaf_mem = core::MemType::device;
     ops.push_back(o);
   }
   const auto bt = make_trace(g, ops, trace::Machine{4, 2, 4});
@@ -219,7 +219,7 @@ TEST(SimEngine, DeterministicOutput) {
   auto g = random_graph(64, 40, 50, 7);
   auto o = op(OpKind::bcast, core::Unit::float64, 3, 2, 1.5);
   auto d = op(OpKind::reduce);
-  d.root_mem = d.leaf_mem = trace::MemType::device;
+  d.root_mem = d.leaf_mem = core::MemType::device;
   const auto bt = make_trace(g, {o, d, op(OpKind::gather, core::Unit::int32)}, trace::Machine{8, 4, 4});
   for (const char* name : {"lassen", "generic"}) {
     sim::Timeline t1, t2;

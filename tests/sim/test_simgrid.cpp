@@ -71,7 +71,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(SimSimgridExport, PlatformAndCommand) {
   core::Graph g(4);
   for (int r = 0; r < 4; ++r) link(g, r, (r + 1) % 4, 16);
-  const auto bt = make_trace(g, {op(trace::OpKind::bcast)});
+  const auto bt = make_trace(g, {op(core::OpKind::bcast)});
   const auto dir = (std::filesystem::temp_directory_path() / "sfr_sim_export_test").string();
   const auto ex = sim::export_simgrid(bt, sim::uniform_machine(2e-6, 5e9), dir);
   std::ifstream in(ex.platform);

@@ -55,13 +55,13 @@ inline sfr::trace::Trace sweep_trace(const sfr::core::Graph& g, const std::strin
   t.sfs.push_back({"S", trace::ExplicitSF{std::make_shared<const core::Graph>(g)}});
   for (core::Unit u : core::kAllUnits)
     for (int bs : {1, 3}) {
-      for (auto k : {trace::OpKind::bcast, trace::OpKind::reduce, trace::OpKind::fetch_and_op})
+      for (auto k : {core::OpKind::bcast, core::OpKind::reduce, core::OpKind::fetch_and_op})
         for (core::MpiOp op : core::kAllOps)
-          if (core::op_legal(u, op)) t.ops.push_back({k, "S", u, bs, op, trace::MemType::host, trace::MemType::host, 1, 0});
-      for (auto k : {trace::OpKind::gather, trace::OpKind::scatter})
-        t.ops.push_back({k, "S", u, bs, core::MpiOp::replace, trace::MemType::host, trace::MemType::host, 1, 0});
+          if (core::op_legal(u, op)) t.ops.push_back({k, "S", u, bs, op, core::MemType::host, core::MemType::host, 1, 0});
+      for (auto k : {core::OpKind::gather, core::OpKind::scatter})
+        t.ops.push_back({k, "S", u, bs, core::MpiOp::replace, core::MemType::host, core::MemType::host, 1, 0});
     }
-  t.ops.push_back({trace::OpKind::degree, "S", core::Unit::int64, 1, core::MpiOp::replace, trace::MemType::host, trace::MemType::host, 1, 0});
+  t.ops.push_back({core::OpKind::degree, "S", core::Unit::int64, 1, core::MpiOp::replace, core::MemType::host, core::MemType::host, 1, 0});
   return t;
 }
 

@@ -36,8 +36,8 @@ TEST(RoundTrip, DefaultsAndMemtypesSurvive) {
             {"op": "degree", "sf": "S"}]})";
   const auto t = trace::parse_trace(text, "d");
   EXPECT_EQ(t.trace().ops[0].mpi_op, core::MpiOp::sum);
-  EXPECT_EQ(t.trace().ops[1].root_mem, trace::MemType::device);
-  EXPECT_EQ(t.trace().ops[1].leaf_mem, trace::MemType::host);
+  EXPECT_EQ(t.trace().ops[1].root_mem, core::MemType::device);
+  EXPECT_EQ(t.trace().ops[1].leaf_mem, core::MemType::host);
   EXPECT_EQ(t.trace().ops[1].repeat, 3);
   EXPECT_DOUBLE_EQ(t.trace().ops[1].overlap_us, 1.5);
   const auto back = trace::parse_trace(trace::write_trace(t.trace()), "d2");

@@ -42,6 +42,6 @@ std::unique_ptr<Backend> make_alltoallv(StarForest& sf);
 std::unique_ptr<Backend> make_window();
 std::unique_ptr<Backend> make_collective(StarForest& sf, const core::Graph& g);
 // Why the collective backend cannot run a (graph, op) pair; empty when it can.
-std::string collective_refuses(const core::Graph& g, Flow kind, core::MpiOp op);
+std::string collective_refuses(const core::Graph& g, Motion kind, core::MpiOp op);
 
 }  // namespace sfr::exec::mpi

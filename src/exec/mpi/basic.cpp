@@ -32,8 +32,8 @@ public:
   }
   void start(StarForest&, InFlight& f, Link& l) override {
     const std::size_t nrecv = l.recv->npeers();
-    std::byte* recv_user = f.kind == Flow::bcast ? f.leafdata : f.rootdata;
-    const std::byte* send_user = f.kind == Flow::bcast ? f.rootdata : f.leafdata;
+    std::byte* recv_user = f.kind == Motion::bcast ? f.leafdata : f.rootdata;
+    const std::byte* send_user = f.kind == Motion::bcast ? f.rootdata : f.leafdata;
     for (std::size_t p = 0; p < nrecv; ++p) {
       if (l.recv_is_shared(p)) continue;
       void* want = f.recv_direct[p] ? static_cast<void*>(recv_user + static_cast<std::size_t>(l.recv->shapes[p].start) * l.vbytes) : l.recv_block(p);

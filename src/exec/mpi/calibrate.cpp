@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/pack.hpp"
+#include "core/tier.hpp"
 #include "exec/mpi/runner.hpp"
 #include "trace/calibration_ring.hpp"
 
@@ -225,15 +226,14 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   d.ranks_per_node = o.ranks_per_node > 0 ? o.ranks_per_node : rank0_local;
   d.ranks_per_socket = std::min(rps, d.ranks_per_node);
   for (int p = size - 1; p > 0; --p) {  // the nearest partner of each tier (the lowest rank)
-    const int k = node[p] != node[0] ? 2 : socket[p] != socket[0] ? 1 : 0;
+    const auto k = static_cast<int>(core::tier_between({node[p], socket[p]}, {node[0], socket[0]}));
     d.partner[k] = p;
   }
   // 1. Ping-pong per tier.
-  static const char* tier_names[] = {"same socket", "same node", "other node"};
   for (int k = 0; k < 3; ++k) {
     const int p = d.partner[k];
     if (p < 0) continue;
-    say(std::string("ping-pong, ") + tier_names[k] + " (rank 0 and " + std::to_string(p) + ")");
+    say(std::string("ping-pong, tier ") + core::tier_name(static_cast<core::Tier>(k)) + " (rank 0 and " + std::to_string(p) + ")");
     if (rank == 0 || rank == p) d.pingpong[k] = pingpong(comm, rank, p);
     idle_barrier(comm);
   }

@@ -47,8 +47,8 @@ Kind detect(const core::Graph& g) {
   return Kind::none;
 }
 
-std::string refuses(Kind pattern, Flow kind, core::MpiOp op) {
-  if (kind != Flow::bcast || op != core::MpiOp::replace)
+std::string refuses(Kind pattern, Motion kind, core::MpiOp op) {
+  if (kind != Motion::bcast || op != core::MpiOp::replace)
     return "backend collective runs only bcast (and scatter) with mpi_op replace; use basic, neighbor, window or alltoallv";
   if (pattern == Kind::none) return "backend collective needs an allgather, gather or alltoall pattern graph; this SF is none of them";
   return "";
@@ -104,6 +104,6 @@ private:
 
 std::unique_ptr<Backend> make_collective(StarForest& sf, const core::Graph& g) { return std::make_unique<Collective>(sf, g); }
 
-std::string collective_refuses(const core::Graph& g, Flow kind, core::MpiOp op) { return refuses(detect(g), kind, op); }
+std::string collective_refuses(const core::Graph& g, Motion kind, core::MpiOp op) { return refuses(detect(g), kind, op); }
 
 }  // namespace sfr::exec::mpi

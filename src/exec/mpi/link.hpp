@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "core/op_spec.hpp"
 #include "exec/mpi/star_forest.hpp"
 
 namespace sfr::exec::mpi {
@@ -55,11 +56,11 @@ struct Link {
   bool recv_is_shared(std::size_t p) const { return !recv_shared.empty() && recv_shared[p]; }
 };
 
-enum class Flow { bcast, reduce, fetch_and_op };
+using core::Motion;  // how an op's data move (core/op_spec.hpp)
 
 // An op between begin and end.
 struct InFlight {
-  Flow kind = Flow::bcast;
+  Motion kind = Motion::bcast;
   core::Unit unit = core::Unit::float64;
   int bs = 1;
   core::MpiOp op = core::MpiOp::replace;

@@ -16,7 +16,7 @@
 
 namespace sfr::exec::mpi {
 
-using trace::OpKind;
+using core::OpKind;
 
 namespace {
 
@@ -57,27 +57,36 @@ private:
 // This rank's buffers of one op, filled with conformance data.
 struct OpBuffers {
   Buffer root, leaf, update;
+  // The buffer behind one of the op's named arrays (core::OpTraits::writes).
+  Buffer& array(std::string_view name) {
+    if (name == "leafdata") return leaf;
+    if (name == "leafupdate") return update;
+    return root;  // rootdata, multirootdata, degree
+  }
 };
 
-OpBuffers make_buffers(const trace::BuiltTrace& t, const trace::OpSpec& op, int me) {
+OpBuffers make_buffers(const trace::BuiltTrace& t, const core::OpSpec& op, int me) {
   const core::Graph& g = t.graph_for(op);
   Index root_off = 0, leaf_off = 0;
   for (int r = 0; r < me; ++r) {
     root_off += g[r].nroots;
     leaf_off += g[r].leafspace();
   }
-  const auto mop = effective_mpi_op(op);
+  const auto mop = core::op_named_mpi_op(op);
   OpBuffers b;
-  const core::Unit u = trace::op_wire_unit(op);
-  const int bs = trace::op_wire_bs(op);
-  if (op.op == OpKind::gather) b.root = Buffer(u, bs, g[me].nroots);
-  else b.root = conformance_input(Side::root, u, bs, mop, me, g[me].nroots, root_off);
-  b.leaf = conformance_input(Side::leaf, u, bs, mop, me, g[me].leafspace(), leaf_off);
-  if (op.op == OpKind::fetch_and_op) b.update = Buffer(u, bs, g[me].leafspace());
+  const core::Unit u = core::op_wire_unit(op);
+  const int bs = core::op_wire_bs(op);
+  const core::OpTraits& tr = core::op_traits(op.op);
+  // Arrays the op reads hold conformance data; the others start zero.
+  b.root = tr.reads_array("rootdata") || tr.reads_array("multirootdata") ? conformance_input(Side::root, u, bs, mop, me, g[me].nroots, root_off)
+                                                              : Buffer(u, bs, g[me].nroots);
+  b.leaf = tr.reads_array("leafdata") ? conformance_input(Side::leaf, u, bs, mop, me, g[me].leafspace(), leaf_off)
+                                : Buffer(u, bs, g[me].leafspace());
+  if (tr.writes_array("leafupdate")) b.update = Buffer(u, bs, g[me].leafspace());
   return b;
 }
 
-StarForest::Handle begin(StarForest& sf, const trace::OpSpec& op, OpBuffers& b) {
+StarForest::Handle begin(StarForest& sf, const core::OpSpec& op, OpBuffers& b) {
   switch (op.op) {
     case OpKind::bcast: return sf.bcast_begin(op.unit, op.bs, op.mpi_op, b.root.bytes.data(), b.leaf.bytes.data());
     case OpKind::reduce: return sf.reduce_begin(op.unit, op.bs, op.mpi_op, b.leaf.bytes.data(), b.root.bytes.data());
@@ -136,14 +145,7 @@ void check_backend(const trace::BuiltTrace& t, const std::string& backend) {
   if (backend != "collective") return;
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
     const auto& op = t.trace().ops[i];
-    const OpKind k = op.op;
-    const Flow kind = (k == OpKind::bcast || k == OpKind::scatter) ? Flow::bcast
-                      : k == OpKind::fetch_and_op                ? Flow::fetch_and_op
-                                                                 : Flow::reduce;
-    const core::MpiOp mop = (k == OpKind::bcast || k == OpKind::reduce || k == OpKind::fetch_and_op) ? op.mpi_op
-                            : k == OpKind::degree                                                     ? core::MpiOp::sum
-                                                                                                      : core::MpiOp::replace;
-    const std::string why = collective_refuses(t.graph_for(op), kind, mop);
+    const std::string why = collective_refuses(t.graph_for(op), core::op_traits(op.op).motion, core::op_applied_mpi_op(op));
     if (!why.empty()) throw InputError("/ops/" + std::to_string(i), why);
   }
 }
@@ -157,42 +159,39 @@ std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const st
     const auto& op = t.trace().ops[i];
     OpBuffers b = make_buffers(t, op, me);
     cache.get(op.sf).end(begin(cache.get(op.sf), op, b));
-    // The arrays the op wrote (sf-dump v1), sent to rank 0 as raw bytes: a vertex count, then the data.
-    std::vector<std::pair<const char*, const Buffer*>> wrote;
-    switch (op.op) {
-      case OpKind::bcast:
-      case OpKind::scatter: wrote = {{"leafdata", &b.leaf}}; break;
-      case OpKind::reduce: wrote = {{"rootdata", &b.root}}; break;
-      case OpKind::gather: wrote = {{"multirootdata", &b.root}}; break;
-      case OpKind::fetch_and_op: wrote = {{"rootdata", &b.root}, {"leafupdate", &b.update}}; break;
-      case OpKind::degree: wrote = {{"degree", &b.root}}; break;
-    }
-    std::string mine;
-    for (const auto& [name, buf] : wrote) {
-      const std::int64_t n = buf->count;
-      mine.append(reinterpret_cast<const char*>(&n), sizeof n);
-      if (!buf->bytes.empty()) mine.append(reinterpret_cast<const char*>(buf->bytes.data()), buf->bytes.size());
-    }
-    const auto all = gather_strings(comm, mine);
-    if (me != 0) continue;
-    exec::OpResult res;
-    for (const auto& blob : all) {
-      exec::RankArrays arrays;
-      std::size_t pos = 0;
-      for (const auto& [name, buf] : wrote) {
-        std::int64_t n = 0;
-        std::memcpy(&n, blob.data() + pos, sizeof n);
-        pos += sizeof n;
-        Buffer got(buf->unit, buf->bs, static_cast<Index>(n));
-        if (!got.bytes.empty()) std::memcpy(got.bytes.data(), blob.data() + pos, got.bytes.size());  // (an empty vector's data() may be null)
-        pos += got.bytes.size();
-        arrays.push_back({name, std::move(got)});
-      }
-      res.ranks.push_back(std::move(arrays));
-    }
-    entries.push_back({i, &op, std::move(res)});
+    // The arrays the op wrote (sf-dump v1), in dump order.
+    exec::RankArrays wrote;
+    for (const char* name : core::op_traits(op.op).written()) wrote.push_back({name, std::move(b.array(name))});
+    exec::OpResult res = gather_result(comm, wrote);
+    if (me == 0) entries.push_back({i, &op, std::move(res)});
   }
   return me == 0 ? exec::write_dump(t.trace().name, entries) : "";
+}
+
+exec::OpResult gather_result(MPI_Comm comm, const exec::RankArrays& mine) {
+  // Each array as raw bytes: a vertex count, then the data.
+  std::string blob;
+  for (const auto& a : mine) {
+    const std::int64_t n = a.buffer.count;
+    blob.append(reinterpret_cast<const char*>(&n), sizeof n);
+    if (!a.buffer.bytes.empty()) blob.append(reinterpret_cast<const char*>(a.buffer.bytes.data()), a.buffer.bytes.size());
+  }
+  exec::OpResult res;
+  for (const auto& got : gather_strings(comm, blob)) {
+    exec::RankArrays arrays;
+    std::size_t pos = 0;
+    for (const auto& a : mine) {
+      std::int64_t n = 0;
+      std::memcpy(&n, got.data() + pos, sizeof n);
+      pos += sizeof n;
+      Buffer b(a.buffer.unit, a.buffer.bs, static_cast<Index>(n));
+      if (!b.bytes.empty()) std::memcpy(b.bytes.data(), got.data() + pos, b.bytes.size());  // (an empty vector's data() may be null)
+      pos += b.bytes.size();
+      arrays.push_back({a.name, std::move(b)});
+    }
+    res.ranks.push_back(std::move(arrays));
+  }
+  return res;
 }
 
 std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters,
@@ -206,10 +205,11 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     OpBuffers b = make_buffers(t, op, me);
     // Volume of one execution, summed over ranks.
     const core::Graph& g = t.graph_for(op);
-    const core::RankPlan& pl = (op.op == OpKind::gather || op.op == OpKind::scatter) ? core::build_plan(g, me) : sf.plan();
-    const long long vb = trace::op_vertex_bytes(op);
-    long long local[2] = {static_cast<long long>(pl.leaf_side.indices.size()) * vb * (op.op == OpKind::fetch_and_op ? 2 : 1),
-                          static_cast<long long>(pl.leaf_side.npeers()) * (op.op == OpKind::fetch_and_op ? 2 : 1)};
+    const core::RankPlan& pl = core::op_traits(op.op).on_multi ? core::build_plan(g, me) : sf.plan();
+    const long long vb = core::op_vertex_bytes(op);
+    const long long rounds = static_cast<long long>(core::op_traits(op.op).nrounds);
+    long long local[2] = {static_cast<long long>(pl.leaf_side.indices.size()) * vb * rounds,
+                          static_cast<long long>(pl.leaf_side.npeers()) * rounds};
     long long total[2] = {0, 0};
     MPI_Allreduce(local, total, 2, MPI_LONG_LONG, MPI_SUM, comm);
     std::vector<double> samples;
@@ -254,8 +254,8 @@ std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>
   o += buf;
   for (const auto& r : res) {
     const auto& op = t.trace().ops[r.index];
-    std::snprintf(buf, sizeof buf, "  %-4zu %-12s %-12s %-15s %-11s %3d %12lld %8lld %12.2f %12.2f %12.2f\n", r.index, trace::op_kind_name(op.op),
-                  op.sf.c_str(), r.backend.c_str(), op.op == OpKind::degree ? "-" : core::unit_name(op.unit), op.bs, r.bytes, r.messages, r.min_us,
+    std::snprintf(buf, sizeof buf, "  %-4zu %-12s %-12s %-15s %-11s %3d %12lld %8lld %12.2f %12.2f %12.2f\n", r.index, core::op_kind_name(op.op),
+                  op.sf.c_str(), r.backend.c_str(), core::op_traits(op.op).has_unit ? core::unit_name(op.unit) : "-", op.bs, r.bytes, r.messages, r.min_us,
                   r.median_us, r.max_us);
     o += buf;
   }
@@ -278,12 +278,12 @@ std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>&
   for (const auto& r : res) {
     const auto& op = t.trace().ops[r.index];
     results.push_back({{"index", r.index},
-                       {"op", trace::op_kind_name(op.op)},
+                       {"op", core::op_kind_name(op.op)},
                        {"sf", op.sf},
                        {"backend", r.backend},
-                       {"unit", core::unit_name(trace::op_wire_unit(op))},
-                       {"bs", trace::op_wire_bs(op)},
-                       {"mpi_op", trace::op_takes_mpi_op(op.op) ? core::mpi_op_name(op.mpi_op) : ""},
+                       {"unit", core::unit_name(core::op_wire_unit(op))},
+                       {"bs", core::op_wire_bs(op)},
+                       {"mpi_op", core::op_takes_mpi_op(op.op) ? core::mpi_op_name(op.mpi_op) : ""},
                        {"repeat", op.repeat},
                        {"bytes", r.bytes},
                        {"messages", r.messages},

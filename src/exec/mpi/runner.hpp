@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/conformance.hpp"
 #include "trace/json_strict.hpp"
 #include "trace/trace.hpp"
 
@@ -47,6 +48,9 @@ std::string mpi_library();
 
 // Rank 0 receives every rank's string (in rank order); other ranks get an empty vector.
 std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine);
+// Rank 0 receives every rank's arrays of one op (as raw bytes, in rank order), ready for the dump
+// writer; other ranks get an empty result. Every rank passes the same names, units and bs.
+exec::OpResult gather_result(MPI_Comm comm, const exec::RankArrays& mine);
 
 // OSU-style table and the timing JSON (sf-timing v1, see README).
 std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int iters);

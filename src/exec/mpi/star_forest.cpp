@@ -94,26 +94,26 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
   s.backend_->check(s, f);
   const std::size_t vb = core::unit_size(f.unit) * static_cast<std::size_t>(f.bs);
   const core::RankPlan& pl = s.plan_;
-  f.link = &s.acquire(f.kind == Flow::bcast ? Direction::root_to_leaf : Direction::leaf_to_root, vb);
-  if (f.kind == Flow::fetch_and_op) f.back = &s.acquire(Direction::root_to_leaf, vb);
+  f.link = &s.acquire(f.kind == Motion::bcast ? Direction::root_to_leaf : Direction::leaf_to_root, vb);
+  if (f.kind == Motion::fetch_and_op) f.back = &s.acquire(Direction::root_to_leaf, vb);
   Link& l = *f.link;
   // No packing for contiguous peers on a backend that can use user buffers directly. Receives go
   // straight into the leaves only for REPLACE broadcasts (leaf positions are unique).
   const bool direct = s.backend_->direct_capable();
   f.send_direct.assign(l.send->npeers(), 0);
   f.recv_direct.assign(l.recv->npeers(), 0);
-  if (direct && f.kind != Flow::fetch_and_op) f.send_direct = l.send_contiguous;
-  if (direct && f.kind == Flow::bcast && f.op == core::MpiOp::replace) f.recv_direct = l.recv_contiguous;
+  if (direct && f.kind != Motion::fetch_and_op) f.send_direct = l.send_contiguous;
+  if (direct && f.kind == Motion::bcast && f.op == core::MpiOp::replace) f.recv_direct = l.recv_contiguous;
   s.backend_->before_pack(s, l);
   if (s.backend_->wants_pack(f)) {
-    const std::byte* src = f.kind == Flow::bcast ? f.rootdata : f.leafdata;
+    const std::byte* src = f.kind == Motion::bcast ? f.rootdata : f.leafdata;
     for (std::size_t p = 0; p < l.send->npeers(); ++p)
       if (!f.send_direct[p]) core::pack(src, l.send->list(p), l.send->shapes[p], vb, l.send_block(p));
   }
   switch (f.kind) {
-    case Flow::bcast: core::scatter_local(f.unit, f.bs, f.op, f.rootdata, pl.self_roots, f.leafdata, pl.self_leaves); break;
-    case Flow::reduce: core::scatter_local(f.unit, f.bs, f.op, f.leafdata, pl.self_leaves, f.rootdata, pl.self_roots); break;
-    case Flow::fetch_and_op:
+    case Motion::bcast: core::scatter_local(f.unit, f.bs, f.op, f.rootdata, pl.self_roots, f.leafdata, pl.self_leaves); break;
+    case Motion::reduce: core::scatter_local(f.unit, f.bs, f.op, f.leafdata, pl.self_leaves, f.rootdata, pl.self_roots); break;
+    case Motion::fetch_and_op:
       core::fetch_and_op_local(f.unit, f.bs, f.op, f.rootdata, pl.self_roots, f.leafdata, pl.self_leaves, f.leafupdate);
       break;
   }
@@ -135,16 +135,16 @@ void StarForest::end(Handle h) {
   s.backend_->finish(s, f, l);
   if (!f.applied) {
     switch (f.kind) {
-      case Flow::bcast:
+      case Motion::bcast:
         for (std::size_t p = 0; p < l.recv->npeers(); ++p)
           if (!f.recv_direct[p]) core::unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.leafdata);
         s.backend_->after_unpack(s, l);
         break;
-      case Flow::reduce:
+      case Motion::reduce:
         for (std::size_t p = 0; p < l.recv->npeers(); ++p) core::unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.rootdata);
         s.backend_->after_unpack(s, l);
         break;
-      case Flow::fetch_and_op: {
+      case Motion::fetch_and_op: {
         Link& b = *f.back;
         if (!f.fetched_in_back) {
           // Apply the arrived leaf values in peer order, keeping what each one fetched, and send the
@@ -154,7 +154,7 @@ void StarForest::end(Handle h) {
             core::fetch_and_op_unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.rootdata, b.send_block(p));
           s.backend_->after_unpack(s, l);
           InFlight ret;
-          ret.kind = Flow::bcast;
+          ret.kind = Motion::bcast;
           ret.unit = f.unit;
           ret.bs = f.bs;
           ret.sf = &s;
@@ -177,7 +177,7 @@ void StarForest::end(Handle h) {
 }
 
 namespace {
-std::unique_ptr<InFlight> record(Flow k, core::Unit u, int bs, core::MpiOp op, StarForest* sf) {
+std::unique_ptr<InFlight> record(Motion k, core::Unit u, int bs, core::MpiOp op, StarForest* sf) {
   auto f = std::make_unique<InFlight>();
   f->kind = k;
   f->unit = u;
@@ -190,21 +190,21 @@ std::byte* bytes(const void* p) { return static_cast<std::byte*>(const_cast<void
 }  // namespace
 
 StarForest::Handle StarForest::bcast_begin(core::Unit u, int bs, core::MpiOp op, const void* rootdata, void* leafdata) {
-  auto f = record(Flow::bcast, u, bs, op, this);
+  auto f = record(Motion::bcast, u, bs, op, this);
   f->rootdata = bytes(rootdata);
   f->leafdata = bytes(leafdata);
   return start(std::move(f));
 }
 
 StarForest::Handle StarForest::reduce_begin(core::Unit u, int bs, core::MpiOp op, const void* leafdata, void* rootdata) {
-  auto f = record(Flow::reduce, u, bs, op, this);
+  auto f = record(Motion::reduce, u, bs, op, this);
   f->rootdata = bytes(rootdata);
   f->leafdata = bytes(leafdata);
   return start(std::move(f));
 }
 
 StarForest::Handle StarForest::fetch_and_op_begin(core::Unit u, int bs, core::MpiOp op, void* rootdata, const void* leafdata, void* leafupdate) {
-  auto f = record(Flow::fetch_and_op, u, bs, op, this);
+  auto f = record(Motion::fetch_and_op, u, bs, op, this);
   f->rootdata = bytes(rootdata);
   f->leafdata = bytes(leafdata);
   f->leafupdate = bytes(leafupdate);
@@ -212,14 +212,14 @@ StarForest::Handle StarForest::fetch_and_op_begin(core::Unit u, int bs, core::Mp
 }
 
 StarForest::Handle StarForest::gather_begin(core::Unit u, int bs, const void* leafdata, void* multirootdata) {
-  auto f = record(Flow::reduce, u, bs, core::MpiOp::replace, &multi());
+  auto f = record(Motion::reduce, u, bs, core::MpiOp::replace, &multi());
   f->rootdata = bytes(multirootdata);
   f->leafdata = bytes(leafdata);
   return start(std::move(f));
 }
 
 StarForest::Handle StarForest::scatter_begin(core::Unit u, int bs, const void* multirootdata, void* leafdata) {
-  auto f = record(Flow::bcast, u, bs, core::MpiOp::replace, &multi());
+  auto f = record(Motion::bcast, u, bs, core::MpiOp::replace, &multi());
   f->rootdata = bytes(multirootdata);
   f->leafdata = bytes(leafdata);
   return start(std::move(f));

@@ -51,7 +51,7 @@ public:
     std::erase_if(transfers_, [&](const auto& e) { return std::get<0>(e.first) == &l; });
     if (l.win != MPI_WIN_NULL) MPI_Win_free(&l.win);
   }
-  bool wants_pack(const InFlight& f) const override { return f.kind != Flow::bcast; }
+  bool wants_pack(const InFlight& f) const override { return f.kind != Motion::bcast; }
 
   void start(StarForest& sf, InFlight& f, Link& l) override {
     if (l.win == MPI_WIN_NULL) {  // single rank: the self part did everything
@@ -68,14 +68,14 @@ public:
     int me = 0;
     MPI_Comm_rank(sf.comm(), &me);
     switch (f.kind) {
-      case Flow::bcast: {
+      case Motion::bcast: {
         if (nbytes) std::memcpy(l.winbuf.data(), f.rootdata, nbytes);
         MPI_Win_fence(0, l.win);
         for (const Transfer& t : transfers(pl, l, f))
           MPI_Get(l.recv_block(t.peer), t.count, base, pl.leaf_side.peers[t.peer], 0, 1, t.target->get(), l.win);
         break;
       }
-      case Flow::reduce: {
+      case Motion::reduce: {
         if (nbytes) std::memcpy(l.winbuf.data(), f.rootdata, nbytes);
         MPI_Op op = mpi_op(f.op);
         if (is_logical(f.op)) {
@@ -87,7 +87,7 @@ public:
           MPI_Accumulate(l.send_block(t.peer), 1, t.origin->get(), pl.leaf_side.peers[t.peer], 0, 1, t.target->get(), op, l.win);
         break;
       }
-      case Flow::fetch_and_op: {
+      case Motion::fetch_and_op: {
         MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, l.win);
         if (nbytes) std::memcpy(l.winbuf.data(), f.rootdata, nbytes);
         MPI_Win_unlock(me, l.win);
@@ -125,13 +125,13 @@ public:
     if (l.win == MPI_WIN_NULL) return;
     const std::size_t nbytes = l.winbuf.size();
     switch (f.kind) {
-      case Flow::bcast: MPI_Win_fence(0, l.win); break;
-      case Flow::reduce:
+      case Motion::bcast: MPI_Win_fence(0, l.win); break;
+      case Motion::reduce:
         MPI_Win_fence(0, l.win);
         if (nbytes) std::memcpy(f.rootdata, l.winbuf.data(), nbytes);
         f.applied = true;
         break;
-      case Flow::fetch_and_op: {
+      case Motion::fetch_and_op: {
         MPI_Barrier(sf.comm());
         int me = 0;
         MPI_Comm_rank(sf.comm(), &me);
@@ -153,7 +153,7 @@ private:
     std::unique_ptr<TypeGuard> origin;    // reduce: the round's positions in the peer's block
     std::unique_ptr<TypeGuard> target;    // target roots in the window
   };
-  std::map<std::tuple<const Link*, core::Unit, int, Flow>, std::vector<Transfer>> transfers_;
+  std::map<std::tuple<const Link*, core::Unit, int, Motion>, std::vector<Transfer>> transfers_;
 
   const std::vector<Transfer>& transfers(const core::RankPlan& pl, const Link& l, const InFlight& f) {
     auto [it, fresh] = transfers_.try_emplace({&l, f.unit, f.bs, f.kind});
@@ -161,7 +161,7 @@ private:
     const MPI_Datatype base = mpi_type(f.unit);
     for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p) {
       const auto tgt = targets(pl, p);
-      if (f.kind == Flow::bcast) {
+      if (f.kind == Motion::bcast) {
         Transfer t;
         t.peer = p;
         t.count = static_cast<int>(tgt.size()) * f.bs;

@@ -119,11 +119,11 @@ void fetch_and_op(const core::Graph& g, core::MpiOp op, std::vector<Buffer>& roo
 
 namespace {
 
-std::vector<Buffer> inputs(const core::Graph& g, Side side, const trace::OpSpec& op, bool roots) {
+std::vector<Buffer> inputs(const core::Graph& g, Side side, const core::OpSpec& op, bool roots) {
   return conformance_inputs(g, side, op, roots);
 }
 
-std::vector<Buffer> zeros(const core::Graph& g, const trace::OpSpec& op, bool roots) {
+std::vector<Buffer> zeros(const core::Graph& g, const core::OpSpec& op, bool roots) {
   std::vector<Buffer> out;
   for (int r = 0; r < g.nranks; ++r) out.emplace_back(op.unit, op.bs, roots ? g[r].nroots : g[r].leafspace());
   return out;
@@ -139,8 +139,9 @@ OpResult collect(std::initializer_list<std::pair<const char*, std::vector<Buffer
 
 }  // namespace
 
-OpResult run_op(const trace::BuiltTrace& t, const trace::OpSpec& op) {
-  using trace::OpKind;
+OpResult run_op(const trace::BuiltTrace& t, const core::OpSpec& op) {
+  using core::OpKind;
+  const auto w = core::op_traits(op.op).written();  // the arrays' names, in dump order
   const core::Graph& g = t.graph_for(op);
   const trace::SFDef* def = t.trace().find_sf(op.sf);
   const auto* pattern = def ? std::get_if<trace::PatternSF>(&def->def) : nullptr;
@@ -150,27 +151,27 @@ OpResult run_op(const trace::BuiltTrace& t, const trace::OpSpec& op) {
     case OpKind::scatter: {
       auto root = inputs(g, Side::root, op, true);
       auto leaf = inputs(g, Side::leaf, op, false);
-      bcast(g, op.op == OpKind::bcast ? op.mpi_op : core::MpiOp::replace, root, leaf);
-      return collect({{"leafdata", &leaf}}, g.nranks);
+      bcast(g, core::op_applied_mpi_op(op), root, leaf);
+      return collect({{w[0], &leaf}}, g.nranks);
     }
     case OpKind::reduce: {
       auto root = inputs(g, Side::root, op, true);
       auto leaf = inputs(g, Side::leaf, op, false);
       reduce(g, op.mpi_op, leaf, root, allgather ? Order::own_rank_last : Order::petsc_basic);
-      return collect({{"rootdata", &root}}, g.nranks);
+      return collect({{w[0], &root}}, g.nranks);
     }
     case OpKind::gather: {
       auto root = zeros(g, op, true);
       auto leaf = inputs(g, Side::leaf, op, false);
       reduce(g, core::MpiOp::replace, leaf, root);
-      return collect({{"multirootdata", &root}}, g.nranks);
+      return collect({{w[0], &root}}, g.nranks);
     }
     case OpKind::fetch_and_op: {
       auto root = inputs(g, Side::root, op, true);
       auto leaf = inputs(g, Side::leaf, op, false);
       auto upd = zeros(g, op, false);
       fetch_and_op(g, op.mpi_op, root, leaf, upd, allgather ? Order::rank_order : Order::petsc_basic);
-      return collect({{"rootdata", &root}, {"leafupdate", &upd}}, g.nranks);
+      return collect({{w[0], &root}, {w[1], &upd}}, g.nranks);
     }
     case OpKind::degree: {
       const auto deg = core::root_degrees(g);
@@ -179,7 +180,7 @@ OpResult run_op(const trace::BuiltTrace& t, const trace::OpSpec& op) {
         const auto& d = deg[static_cast<size_t>(r)];
         Buffer b(core::Unit::int64, 1, static_cast<Index>(d.size()));
         std::copy(d.begin(), d.end(), b.as<std::int64_t>());
-        res.ranks.push_back({{"degree", std::move(b)}});
+        res.ranks.push_back({{w[0], std::move(b)}});
       }
       return res;
     }
