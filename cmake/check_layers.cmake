@@ -1,14 +1,14 @@
 # The include layers, checked on every build (a back-arrow fails it): each folder may include only
 # its own headers and those of lower layers.
-#   core (0) -> trace (1) -> exec (2) -> generators (3) -> analysis, sim (4, not each other) -> cli (5)
+#   core (0) -> io (1) -> trace (2) -> exec (3) -> generators (4) -> analysis, sim (5, not each other) -> cli (6)
 # Headers are included as "LAYER/...", from the source root (src/, or the repository for sim/ and
 # generators/); other prefixes (tests' support/, third-party) are not layers and are not checked.
 # Usage: cmake -DROOT=<repository> -P check_layers.cmake
-set(folders src/core src/trace src/exec generators src/analysis sim src/cli)
-set(names core trace exec generators analysis sim cli)
-set(ranks 0 1 2 3 4 4 5)
+set(folders src/core src/io src/trace src/exec generators src/analysis sim src/cli)
+set(names core io trace exec generators analysis sim cli)
+set(ranks 0 1 2 3 4 5 5 6)
 set(errors "")
-foreach(i RANGE 6)
+foreach(i RANGE 7)
   list(GET folders ${i} folder)
   list(GET names ${i} me)
   list(GET ranks ${i} my_rank)
@@ -32,5 +32,5 @@ foreach(i RANGE 6)
 endforeach()
 if(errors)
   list(JOIN errors "\n  " text)
-  message(FATAL_ERROR "include layers violated (core -> trace -> exec -> generators -> analysis/sim -> cli):\n  ${text}")
+  message(FATAL_ERROR "include layers violated (core -> io -> trace -> exec -> generators -> analysis/sim -> cli):\n  ${text}")
 endif()

@@ -49,6 +49,6 @@ int main(int argc, char** argv) {
                 "{\"benchmark\": \"spmv-laplacian7\", \"rows\": %lld, \"ranks\": %d, \"ghosts\": %lld, \"build_seconds\": %.4f, "
                 "\"generate_seconds\": %.4f, \"total_seconds\": %.4f, \"peak_memory_mib\": %.1f, \"limit_seconds\": 5.0, \"pass\": %s}\n",
                 static_cast<long long>(a.nrows), ranks, ghosts, build_s, gen_s, build_s + gen_s, peak_mib, build_s + gen_s <= 5.0 ? "true" : "false");
-  std::cout << sfr::trace::bench_document(sfr::trace::Json::parse(buf), {"bench_generators", 1, "", "", ""}, json_path, store);
+  std::cout << sfr::trace::bench_document(sfr::io::Json::parse(buf), {"bench_generators", 1, "", "", ""}, json_path, store);
   return build_s + gen_s <= 5.0 ? 0 : 1;
 }

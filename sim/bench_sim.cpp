@@ -21,9 +21,9 @@
 #include "generators/spmv.hpp"
 #endif
 #include "sim/simulate.hpp"
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 #include "trace/provenance.hpp"
-#include "trace/output_file.hpp"
+#include "io/output_file.hpp"
 
 using namespace sfr;
 using Clock = std::chrono::steady_clock;
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto part = [&](const char* name) { return only.empty() || only == name; };
-  trace::Json j;
+  io::Json j;
   const auto lassen = *sim::preset("lassen");
 
   // 1. Throughput: lassen's own topology (one rank per GPU, 4 per node) and 32 ranks per node
@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
       cases.push_back({std::string("SpMV ") + mtx + ", 64 ranks, 20 ops", trace::BuiltTrace(std::move(t))});
     }
 #endif
-    j["simgrid"] = trace::Json::array();
+    j["simgrid"] = io::Json::array();
     std::printf("\nsimgrid agreement (uniform machine: 1 us, 10 GB/s; basic backend)\n");
     std::printf("%-46s %14s %14s %9s %10s %10s %9s\n", "pattern", "SMPI us", "ours us", "diff", "SMPI wall", "our wall", "speed-up");
     const auto dir = (std::filesystem::temp_directory_path() / "sfr_bench_simgrid").string();

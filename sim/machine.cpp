@@ -5,10 +5,11 @@
 
 #include "core/error.hpp"
 #include "core/names.hpp"
+#include "io/strict_reader.hpp"
 
 namespace sfr::sim {
 
-using trace::Json;
+using io::Json;
 
 namespace {
 constexpr std::array<core::Named<ModelKind>, 5> kModelNames{{{ModelKind::postal, "postal"},
@@ -105,22 +106,10 @@ MachineModel generic() {
 }
 
 // ---- strict reading with pointed errors -----------------------------------------------------
-struct Reader {
-  const std::string& source;
-  [[noreturn]] void fail(const std::string& ptr, const std::string& what) const {
-    throw InputError(source, trace::pointer_display(ptr) + ": " + what);
-  }
-  void object(const Json& j, const std::string& ptr, std::initializer_list<const char*> keys) const {
-    if (!j.is_object()) fail(ptr, "expected an object");
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      bool known = false;
-      for (const char* k : keys) known = known || it.key() == k;
-      if (!known) {
-        std::string list;
-        for (const char* k : keys) list += std::string(list.empty() ? "" : ", ") + k;
-        fail(trace::pointer_join(ptr, it.key()), "unknown key (expected one of: " + list + ")");
-      }
-    }
+struct Reader : io::StrictReader {
+  using io::StrictReader::StrictReader;
+  void object(const Json& j, const std::string& ptr, std::initializer_list<std::string_view> keys) const {
+    io::StrictReader::object(j, ptr, "an object", keys);
   }
   double number(const Json& j, const std::string& ptr, bool positive_only = false) const {
     if (!j.is_number()) fail(ptr, "expected a number");
@@ -140,7 +129,7 @@ struct Reader {
   }
   AlphaBeta ab(const Json& j, const std::string& ptr) const {
     if (!j.is_array() || j.size() != 2) fail(ptr, "expected [alpha seconds, beta seconds per byte]");
-    return {number(j[0], trace::pointer_join(ptr, std::size_t{0})), number(j[1], trace::pointer_join(ptr, std::size_t{1}))};
+    return {number(j[0], io::pointer_join(ptr, std::size_t{0})), number(j[1], io::pointer_join(ptr, std::size_t{1}))};
   }
   // {"short": {"socket": [a,b], "node": [a,b], "network": [a,b]}, "eager": ..., "rendezvous": ...}
   void p2p(const Json& j, const std::string& ptr, std::array<std::array<AlphaBeta, 3>, 3>& t) const {
@@ -148,11 +137,11 @@ struct Reader {
     for (int p = 0; p < 3; ++p) {
       const char* pn = proto_label(static_cast<Proto>(p));
       if (!j.contains(pn)) continue;
-      const auto pp = trace::pointer_join(ptr, pn);
+      const auto pp = io::pointer_join(ptr, pn);
       object(j[pn], pp, {"socket", "node", "network"});
       for (int k = 0; k < 3; ++k) {
         const char* kn = core::tier_name(static_cast<Tier>(k));
-        if (j[pn].contains(kn)) t[k][p] = ab(j[pn][kn], trace::pointer_join(pp, kn));
+        if (j[pn].contains(kn)) t[k][p] = ab(j[pn][kn], io::pointer_join(pp, kn));
       }
     }
   }
@@ -169,7 +158,7 @@ std::optional<MachineModel> preset(const std::string& name) {
 }
 
 MachineModel parse_machine(const Json& j, const std::string& source) {
-  Reader r{source};
+  const Reader r{source};
   r.object(j, "", {"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta", "copy",
                    "pack", "loggp", "collective_overhead", "fence_overhead", "op_overhead", "op_overhead_by_backend", "split", "calibration"});
   if (j.contains("format") && j["format"] != "sf-machine") r.fail("/format", "expected \"sf-machine\"");
@@ -222,11 +211,11 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
     r.object(c, "/copy", {"h2d", "d2h"});
     for (const char* dir : {"h2d", "d2h"}) {
       if (!c.contains(dir)) continue;
-      const auto dp = trace::pointer_join("/copy", dir);
+      const auto dp = io::pointer_join("/copy", dir);
       r.object(c[dir], dp, {"1", "4"});
       auto& arr = std::string(dir) == "h2d" ? m.h2d : m.d2h;
-      if (c[dir].contains("1")) arr[0] = r.ab(c[dir]["1"], trace::pointer_join(dp, "1"));
-      if (c[dir].contains("4")) arr[1] = r.ab(c[dir]["4"], trace::pointer_join(dp, "4"));
+      if (c[dir].contains("1")) arr[0] = r.ab(c[dir]["1"], io::pointer_join(dp, "1"));
+      if (c[dir].contains("4")) arr[1] = r.ab(c[dir]["4"], io::pointer_join(dp, "4"));
     }
   }
   if (j.contains("pack")) m.pack = r.ab(j["pack"], "/pack");
@@ -309,8 +298,8 @@ MachineModel load_machine(const std::string& name_or_path) {
   if (name_or_path.rfind("uniform:", 0) == 0) return parse_uniform(name_or_path);
   if (name_or_path.find('/') == std::string::npos && name_or_path.find('.') == std::string::npos)
     throw InputError("--machine", "unknown preset '" + name_or_path + "' (presets: " + preset_names() + "; uniform:latency=S,bandwidth=B/s; or a machine file path)");
-  const std::string text = trace::read_text_file(name_or_path);
-  return parse_machine(trace::parse_json_strict(text, name_or_path), name_or_path);
+  const std::string text = io::read_text_file(name_or_path);
+  return parse_machine(io::parse_json_strict(text, name_or_path), name_or_path);
 }
 
 Json machine_to_json(const MachineModel& m) {

@@ -20,7 +20,7 @@
 #include <optional>
 #include <string>
 
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 #include "trace/trace.hpp"
 
 namespace sfr::sim {
@@ -91,7 +91,7 @@ std::optional<MachineModel> preset(const std::string& name);
 const char* preset_names();  // "lassen, generic"
 // A preset name or a machine file path. Throws InputError (one line, JSON pointer) on bad input.
 MachineModel load_machine(const std::string& name_or_path);
-MachineModel parse_machine(const trace::Json& j, const std::string& source);
+MachineModel parse_machine(const io::Json& j, const std::string& source);
 // `m` reduced to one postal alpha-beta for every memory kind, tier and protocol, without a
 // rendezvous handshake.
 MachineModel uniform_postal(MachineModel m, AlphaBeta ab);
@@ -101,6 +101,6 @@ MachineModel uniform_postal(MachineModel m, AlphaBeta ab);
 // and sends below 64 KiB complete locally, as in SimGrid SMPI (what it is compared with).
 MachineModel uniform_machine(double latency, double bandwidth);
 // Full JSON form (round-trips through parse_machine).
-trace::Json machine_to_json(const MachineModel& m);
+io::Json machine_to_json(const MachineModel& m);
 
 }  // namespace sfr::sim

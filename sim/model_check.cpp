@@ -71,16 +71,16 @@ std::string render_model_check(const ModelCheck& c, const std::string& machine) 
   return os.str();
 }
 
-trace::Json model_check_json(const ModelCheck& c, const std::string& machine) {
-  trace::Json j;
+io::Json model_check_json(const ModelCheck& c, const std::string& machine) {
+  io::Json j;
   j["format"] = "sf-model-check";
   j["version"] = 1;
   j["machine"] = machine;
-  j["pairs"] = trace::Json::array();
+  j["pairs"] = io::Json::array();
   for (const auto& p : c.pairs)
     j["pairs"].push_back({{"trace", p.trace}, {"op", p.op}, {"label", p.label}, {"backend", p.backend}, {"measured_us", p.measured_us},
                           {"predicted_us", p.predicted_us}, {"error", p.error()}});
-  j["ops"] = trace::Json::array();
+  j["ops"] = io::Json::array();
   for (const auto& r : c.ops)
     j["ops"].push_back({{"trace", r.trace}, {"op", r.op}, {"measured_best", r.measured_best}, {"predicted_best", r.predicted_best},
                         {"right", r.right()}});

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 
 namespace sfr::sim {
 
@@ -40,6 +40,6 @@ struct ModelCheck {
 // Rankings and summaries of `pairs` (grouped by trace and op, in order of first appearance).
 ModelCheck check_model(std::vector<ModelPair> pairs);
 std::string render_model_check(const ModelCheck& c, const std::string& machine);
-trace::Json model_check_json(const ModelCheck& c, const std::string& machine);
+io::Json model_check_json(const ModelCheck& c, const std::string& machine);
 
 }  // namespace sfr::sim

@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/plan.hpp"
-#include "trace/output_file.hpp"
+#include "io/output_file.hpp"
 
 namespace sfr::sim {
 
@@ -47,11 +47,11 @@ SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m,
   for (int r = 0; r < t.nranks; ++r) {
     act[r] += std::to_string(r) + " finalize\n";
     const std::string f = (std::filesystem::path(dir) / ("rank" + std::to_string(r) + ".tit")).string();
-    trace::write_file_atomic(f, act[r]);
+    io::write_file_atomic(f, act[r]);
     list += f + "\n";
   }
   ex.trace_list = (std::filesystem::path(dir) / "trace_list.txt").string();
-  trace::write_file_atomic(ex.trace_list, list);
+  io::write_file_atomic(ex.trace_list, list);
   // Postal alpha + beta*s with the off-node eager parameters: a cluster of private split-duplex
   // links of latency alpha/2 each (up, then down: alpha end to end) and no backbone, so that only
   // flows that share a sender's up link or a receiver's down link share bandwidth.
@@ -63,11 +63,11 @@ SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m,
                 "sharing_policy=\"SPLITDUPLEX\"/>\n</platform>\n",
                 t.nranks - 1, ab.beta > 0 ? 1.0 / ab.beta : 1e15, ab.alpha / 2);
   ex.platform = (std::filesystem::path(dir) / "platform.xml").string();
-  trace::write_file_atomic(ex.platform, buf);
+  io::write_file_atomic(ex.platform, buf);
   std::string hosts;
   for (int r = 0; r < t.nranks; ++r) hosts += "rank" + std::to_string(r) + "\n";
   ex.hostfile = (std::filesystem::path(dir) / "hostfile.txt").string();
-  trace::write_file_atomic(ex.hostfile, hosts);
+  io::write_file_atomic(ex.hostfile, hosts);
   ex.command = "smpirun -np " + std::to_string(t.nranks) + " -platform " + ex.platform + " -hostfile " + ex.hostfile +
                " -replay " + ex.trace_list +
                " --cfg=network/model:CM02 --cfg=smpi/bw-factor:1 --cfg=smpi/lat-factor:1 --cfg=network/crosstraffic:0"

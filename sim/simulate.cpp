@@ -9,7 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/progress.hpp"
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 
 namespace sfr::sim {
 
@@ -299,15 +299,15 @@ std::string render_ranking(const SimResult& r) {
 }
 
 namespace {
-trace::Json breakdown_json(const Breakdown& b) {
-  trace::Json j = trace::Json::object();
+io::Json breakdown_json(const Breakdown& b) {
+  io::Json j = io::Json::object();
   for (int k = 0; k < Breakdown::kTerms; ++k) j[Breakdown::term_name(k)] = b.term(k);
   return j;
 }
 }  // namespace
 
-std::string render_json(const SimResult& r, const trace::Json& provenance) {
-  trace::Json j;
+std::string render_json(const SimResult& r, const io::Json& provenance) {
+  io::Json j;
   j["format"] = "sf-simulation";
   j["version"] = 1;
   j["provenance"] = provenance;
@@ -315,15 +315,15 @@ std::string render_json(const SimResult& r, const trace::Json& provenance) {
   j["machine"] = r.machine;
   j["model"] = r.model;
   j["unit"] = "seconds";
-  j["backends"] = trace::Json::array();
+  j["backends"] = io::Json::array();
   for (const auto& b : r.backends) {
-    trace::Json jb;
+    io::Json jb;
     jb["backend"] = b.backend.name();
     jb["total"] = b.total_s;
     jb["messages"] = b.messages;
     jb["breakdown"] = breakdown_json(b.breakdown);
     jb["dominant"] = dominant_terms(b.breakdown, b.total_s);
-    jb["ops"] = trace::Json::array();
+    jb["ops"] = io::Json::array();
     for (const auto& o : b.ops)
       jb["ops"].push_back({{"index", o.index}, {"op", o.label}, {"repeat", o.repeat}, {"total", o.total_s}, {"per_call", o.per_call_s},
                            {"messages", o.messages}, {"breakdown", breakdown_json(o.breakdown)},
@@ -331,21 +331,21 @@ std::string render_json(const SimResult& r, const trace::Json& provenance) {
     j["backends"].push_back(std::move(jb));
   }
   // Ranking with reasons: whole trace and per op.
-  trace::Json rk;
+  io::Json rk;
   if (!r.backends.empty()) {
     const auto all = rank_by(r.backends.size(), [&](std::size_t i) { return r.backends[i].total_s; });
-    rk["order"] = trace::Json::array();
+    rk["order"] = io::Json::array();
     for (auto i : all) rk["order"].push_back(r.backends[i].backend.name());
     if (all.size() >= 2) {
       const auto &w = r.backends[all[0]], &s = r.backends[all[1]];
       rk["why"] = why_faster(w.backend.name(), w.breakdown, w.total_s, w.messages, s.backend.name(), s.breakdown, s.total_s, s.messages);
     }
-    rk["ops"] = trace::Json::array();
+    rk["ops"] = io::Json::array();
     for (std::size_t oi = 0; oi < r.backends[0].ops.size(); ++oi) {
       const auto order = rank_by(r.backends.size(), [&](std::size_t i) { return r.backends[i].ops[oi].per_call_s; });
-      trace::Json jo;
+      io::Json jo;
       jo["index"] = oi;
-      jo["order"] = trace::Json::array();
+      jo["order"] = io::Json::array();
       for (auto i : order) jo["order"].push_back(r.backends[i].backend.name());
       if (order.size() >= 2) {
         const auto &w = r.backends[order[0]].ops[oi], &s = r.backends[order[1]].ops[oi];
@@ -362,7 +362,7 @@ std::string render_json(const SimResult& r, const trace::Json& provenance) {
 
 std::string render_timeline(const Timeline& tl) {
   static const char* names[] = {"send", "recv", "pack/copy", "unpack/copy", "fence"};
-  trace::Json ev = trace::Json::array();
+  io::Json ev = io::Json::array();
   std::int32_t tracks = tl.nranks;
   for (const auto& s : tl.slices) tracks = std::max(tracks, s.track + 1);
   for (std::size_t b = 0; b < tl.backend_names.size(); ++b) {
@@ -375,7 +375,7 @@ std::string render_timeline(const Timeline& tl) {
   // in the flow engine, so they are async slices (one id each); CPU work is a complete slice.
   std::uint64_t id = 0;
   for (const auto& s : tl.slices) {
-    trace::Json args = {{"op", s.op}};
+    io::Json args = {{"op", s.op}};
     if (s.op >= 0 && static_cast<std::size_t>(s.op) < tl.op_labels.size()) args["op_label"] = tl.op_labels[static_cast<std::size_t>(s.op)];
     if (s.peer >= 0) args["peer"] = s.peer, args["bytes"] = s.bytes;
     const double ts = static_cast<double>(s.begin) * 1e-6, dur = static_cast<double>(s.end - s.begin) * 1e-6;
@@ -389,7 +389,7 @@ std::string render_timeline(const Timeline& tl) {
       ev.push_back({{"name", name}, {"ph", "X"}, {"pid", s.backend}, {"tid", s.track}, {"ts", ts}, {"dur", dur}, {"args", args}});
     }
   }
-  trace::Json j = {{"displayTimeUnit", "ns"}, {"traceEvents", ev}};
+  io::Json j = {{"displayTimeUnit", "ns"}, {"traceEvents", ev}};
   return j.dump() + "\n";
 }
 

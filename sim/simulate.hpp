@@ -72,7 +72,7 @@ std::string why_faster(const std::string& win_name, const Breakdown& win, double
 std::string render_table(const SimResult& r);
 std::string render_ranking(const SimResult& r);
 // `provenance`: the document's provenance object (trace/provenance.hpp).
-std::string render_json(const SimResult& r, const trace::Json& provenance);
+std::string render_json(const SimResult& r, const io::Json& provenance);
 // Chrome trace / Perfetto JSON: one process per backend, one track per endpoint; messages are
 // async slices carrying the op index, peer and bytes.
 std::string render_timeline(const Timeline& tl);

@@ -14,7 +14,7 @@
 #include "analysis/regress.hpp"
 #include "analysis/result_docs.hpp"
 #include "core/error.hpp"
-#include "trace/output_file.hpp"
+#include "io/output_file.hpp"
 
 #ifndef SFR_VENDOR_DIR
 #define SFR_VENDOR_DIR ""
@@ -22,14 +22,14 @@
 
 namespace sfr::analysis {
 
-using Json = trace::Json;
+using Json = io::Json;
 namespace fs = std::filesystem;
 
 ResultSet collect_results(const std::vector<std::string>& paths) {
   ResultSet rs;
   for (const auto& f : result_files(paths)) {
     try {
-      const Json j = trace::parse_json_strict(trace::read_text_file(f), f);
+      const Json j = io::parse_json_strict(io::read_text_file(f), f);
       const std::string format = j.is_object() && j.contains("format") && j["format"].is_string() ? j["format"].get<std::string>() : "";
       if (format == "sf-timing") rs.timings.push_back(load_timing_doc(f));
       else if (format == "sf-simulation") rs.simulations.push_back(load_simulation_doc(f));
@@ -479,7 +479,7 @@ void write_site(const std::string& site, const std::string& html, const std::str
       const auto name = e.path().filename().string();
       if (name.rfind("LICENSE", 0) == 0 || name == "VERSIONS") fs::copy_file(e.path(), tmp / "vendor" / name);
     }
-    trace::write_file_atomic((tmp / "index.html").string(), html);
+    io::write_file_atomic((tmp / "index.html").string(), html);
     fs::remove_all(target, ec);
     fs::rename(tmp, target);
   } catch (const fs::filesystem_error& e) {

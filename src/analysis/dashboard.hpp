@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 
 namespace sfr::analysis {
 
 // The result documents found under some paths, by kind, and the files skipped (one line each:
 // "FILE: why").
 struct ResultSet {
-  std::vector<trace::Json> timings, simulations, model_checks, benches;
+  std::vector<io::Json> timings, simulations, model_checks, benches;
   std::vector<std::string> skipped;
   std::size_t documents() const { return timings.size() + simulations.size() + model_checks.size() + benches.size(); }
 };
@@ -26,7 +26,7 @@ ResultSet collect_results(const std::vector<std::string>& paths);
 
 struct Chart {
   std::string id, section, title;  // section: "per-trace", "message-size", "model", "history"
-  trace::Json spec;                // Vega-Lite
+  io::Json spec;                // Vega-Lite
 };
 
 struct DashboardContent {

@@ -9,7 +9,7 @@
 
 #include "analysis/result_docs.hpp"
 #include "core/error.hpp"
-#include "trace/output_file.hpp"
+#include "io/output_file.hpp"
 
 namespace sfr::analysis {
 
@@ -92,13 +92,13 @@ namespace {
 
 using Key = std::tuple<std::string, std::size_t, std::string>;  // trace identity, op index, backend
 
-std::string trace_identity(const trace::Json& doc) {
-  if (doc.contains("provenance") && doc["provenance"].value("trace_sha256", trace::Json()).is_string())
+std::string trace_identity(const io::Json& doc) {
+  if (doc.contains("provenance") && doc["provenance"].value("trace_sha256", io::Json()).is_string())
     return doc["provenance"]["trace_sha256"].get<std::string>();
   return "name:" + doc["trace"].get<std::string>();
 }
 
-std::map<Key, RegressEntry> pool(const std::vector<trace::Json>& docs, bool base) {
+std::map<Key, RegressEntry> pool(const std::vector<io::Json>& docs, bool base) {
   std::map<Key, RegressEntry> out;
   for (const auto& d : docs)
     for (const auto& r : d["results"]) {
@@ -121,7 +121,7 @@ std::string label(const RegressEntry& e) { return e.trace + " op " + std::to_str
 
 }  // namespace
 
-RegressResult regress(const std::vector<trace::Json>& base, const std::vector<trace::Json>& now, double threshold, double alpha) {
+RegressResult regress(const std::vector<io::Json>& base, const std::vector<io::Json>& now, double threshold, double alpha) {
   RegressResult res;
   res.base_docs = base.size();
   res.new_docs = now.size();
@@ -160,10 +160,10 @@ RegressResult regress(const std::vector<trace::Json>& base, const std::vector<tr
   return res;
 }
 
-std::vector<trace::Json> load_timing_side(const std::vector<std::string>& paths, const std::string& side) {
-  std::vector<trace::Json> docs;
+std::vector<io::Json> load_timing_side(const std::vector<std::string>& paths, const std::string& side) {
+  std::vector<io::Json> docs;
   for (const auto& f : result_files(paths)) {
-    const auto j = trace::parse_json_strict(trace::read_text_file(f), f);
+    const auto j = io::parse_json_strict(io::read_text_file(f), f);
     const std::string format = j.is_object() ? j.value("format", "") : "";
     if (format != "sf-timing") {
       if (format.rfind("sf-", 0) == 0) continue;  // another sf-replay result (simulation, bench, ...)

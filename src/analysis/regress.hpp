@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 
 namespace sfr::analysis {
 
@@ -48,12 +48,12 @@ struct RegressResult {
 };
 
 // The timing documents (already checked, with samples) of each side.
-RegressResult regress(const std::vector<trace::Json>& base, const std::vector<trace::Json>& now, double threshold, double alpha = 0.01);
+RegressResult regress(const std::vector<io::Json>& base, const std::vector<io::Json>& now, double threshold, double alpha = 0.01);
 
 // Loads the sf-timing documents under the paths (files or folders); other sf-replay result
 // documents (simulations, benchmarks, ...) are skipped; anything else, a malformed file, or a
 // timing result without samples is an InputError naming the file and JSON pointer.
-std::vector<trace::Json> load_timing_side(const std::vector<std::string>& paths, const std::string& side);
+std::vector<io::Json> load_timing_side(const std::vector<std::string>& paths, const std::string& side);
 
 std::string render_regress(const RegressResult& r);
 

@@ -31,7 +31,7 @@ void star_forests(std::ostringstream& o, const TraceStats& ts) {
   }
 }
 
-void measured(std::ostringstream& o, const trace::Json& j) {
+void measured(std::ostringstream& o, const io::Json& j) {
   o << "\n## Measured times (MPI executor)\n\n" << j.value("iters", 0) << " timed iterations per op; per iteration the maximum over "
     << j.value("nranks", 0) << " ranks.\n\n";
   o << "| op# | op | sf | backend | unit | bs | bytes | messages | min us | median us | max us |\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
@@ -49,7 +49,7 @@ std::string base_backend(const std::string& b) { return b.substr(0, b.find(':'))
 // machine it measured.
 bool calibrated(const std::string& machine) { return machine.rfind(core::kCalibratedMachinePrefix, 0) == 0; }
 
-void predicted(std::ostringstream& o, const trace::Json& j, bool what_if) {
+void predicted(std::ostringstream& o, const io::Json& j, bool what_if) {
   if (what_if)
     o << "\n## What-if: predicted on machine `" << j.value("machine", "") << "`\n\nA machine other than the one measured ("
       << j.value("model", "") << " model): predictions only, not checked against the measurements; all repeats of every op, in "
@@ -72,7 +72,7 @@ void predicted(std::ostringstream& o, const trace::Json& j, bool what_if) {
 // Per op and executor backend: measured median next to the simulator's prediction for the same
 // backend (host path). The ratio shows how far the chosen machine model is from the machine the
 // timings were taken on (the calibration target).
-void side_by_side(std::ostringstream& o, const trace::Json& timing, const trace::Json& sim) {
+void side_by_side(std::ostringstream& o, const io::Json& timing, const io::Json& sim) {
   std::map<std::pair<std::string, long long>, double> pred;  // (backend, op index) -> seconds
   for (const auto& b : sim.at("backends")) {
     const std::string name = b.value("backend", "");

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "analysis/inspect.hpp"
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 
 namespace sfr::analysis {
 
@@ -18,9 +18,9 @@ struct RunSummary {
 // Optional inputs of a report, each already parsed and checked by the caller (null: section left out).
 struct ReportInputs {
   const RunSummary* run = nullptr;
-  trace::Json timing;      // sf-timing v1 document from `sf-replay run --timing`
-  trace::Json simulation;  // document from `sf-replay simulate --json`: the machine measured
-  trace::Json what_if;     // the same on another machine: predictions only, no comparison
+  io::Json timing;      // sf-timing v1 document from `sf-replay run --timing`
+  io::Json simulation;  // document from `sf-replay simulate --json`: the machine measured
+  io::Json what_if;     // the same on another machine: predictions only, no comparison
 };
 
 std::string render_markdown(const TraceStats& s, const ReportInputs& in = {});

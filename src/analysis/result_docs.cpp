@@ -6,47 +6,21 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "trace/json_strict.hpp"
-#include "trace/output_file.hpp"
+#include "io/json_strict.hpp"
+#include "io/output_file.hpp"
+#include "io/strict_reader.hpp"
 
 namespace sfr::analysis {
 
 namespace {
 
-using json = trace::Json;
+using json = io::Json;
 
-enum class Kind { string, number, integer, array, object };
-
-bool has_kind(const json& v, Kind k) {
-  switch (k) {
-    case Kind::string: return v.is_string();
-    case Kind::number: return v.is_number();
-    case Kind::integer: return v.is_number_integer();
-    case Kind::array: return v.is_array();
-    case Kind::object: return v.is_object();
-  }
-  return false;
-}
-
-const char* kind_name(Kind k) {
-  switch (k) {
-    case Kind::string: return "a string";
-    case Kind::number: return "a number";
-    case Kind::integer: return "an integer";
-    case Kind::array: return "an array";
-    case Kind::object: return "an object";
-  }
-  return "?";
-}
+using Kind = io::StrictReader::Kind;
 
 // Checks that object `v` at `ptr` has every listed member with the listed kind.
 void require(const std::string& file, const json& v, const std::string& ptr, std::initializer_list<std::pair<const char*, Kind>> fields) {
-  if (!v.is_object()) throw InputError(file, (ptr.empty() ? "(top level)" : ptr) + ": expected an object");
-  for (const auto& [name, kind] : fields) {
-    const auto it = v.find(name);
-    if (it == v.end()) throw InputError(file, ptr + "/" + name + ": missing");
-    if (!has_kind(*it, kind)) throw InputError(file, ptr + "/" + name + ": expected " + kind_name(kind));
-  }
+  io::StrictReader(file).require(v, ptr, fields);
 }
 
 void same_trace(const std::string& file, const json& j, const std::string& trace_name) {
@@ -72,7 +46,7 @@ json load_timing_doc(const std::string& file, const std::string& trace_name) {
 }
 
 json load_timing_doc(const std::string& file) {
-  json j = trace::parse_json_strict(trace::read_text_file(file), file);
+  json j = io::parse_json_strict(io::read_text_file(file), file);
   if (!j.is_object() || j.value("format", "") != "sf-timing") throw InputError(file, "(top level): not an sf-timing document");
   require(file, j, "", {{"trace", Kind::string}, {"nranks", Kind::integer}, {"iters", Kind::integer}, {"results", Kind::array}});
   for (std::size_t i = 0; i < j["results"].size(); ++i) {
@@ -100,7 +74,7 @@ json load_simulation_doc(const std::string& file, const std::string& trace_name)
 }
 
 json load_simulation_doc(const std::string& file) {
-  json j = trace::parse_json_strict(trace::read_text_file(file), file);
+  json j = io::parse_json_strict(io::read_text_file(file), file);
   if (!j.is_object() || !j.contains("backends") || !j.contains("machine"))
     throw InputError(file, "(top level): not a simulation result (sf-replay simulate --json)");
   require(file, j, "", {{"trace", Kind::string}, {"machine", Kind::string}, {"model", Kind::string}, {"backends", Kind::array}});
@@ -116,7 +90,7 @@ json load_simulation_doc(const std::string& file) {
 }
 
 json load_model_check_doc(const std::string& file) {
-  json j = trace::parse_json_strict(trace::read_text_file(file), file);
+  json j = io::parse_json_strict(io::read_text_file(file), file);
   if (!j.is_object() || j.value("format", "") != "sf-model-check") throw InputError(file, "(top level): not an sf-model-check document");
   require(file, j, "", {{"machine", Kind::string}, {"pairs", Kind::array}, {"summary", Kind::object}});
   require(file, j["summary"], "/summary", {{"median_abs_error", Kind::number}});
@@ -129,7 +103,7 @@ json load_model_check_doc(const std::string& file) {
 }
 
 json load_bench_doc(const std::string& file) {
-  json j = trace::parse_json_strict(trace::read_text_file(file), file);
+  json j = io::parse_json_strict(io::read_text_file(file), file);
   if (!j.is_object() || j.value("format", "") != "sf-bench") throw InputError(file, "(top level): not an sf-bench document");
   require(file, j, "", {{"provenance", Kind::object}});
   check_provenance(file, j);

@@ -6,23 +6,23 @@
 #include <string>
 #include <vector>
 
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 
 namespace sfr::analysis {
 
 // Both return the file's document, parsed and checked; `trace_name` must be the trace the results
 // belong to.
-trace::Json load_timing_doc(const std::string& file, const std::string& trace_name);
+io::Json load_timing_doc(const std::string& file, const std::string& trace_name);
 // Any trace's timing document (regress, dashboard).
-trace::Json load_timing_doc(const std::string& file);
+io::Json load_timing_doc(const std::string& file);
 // The JSON files named: a file as given, a folder's *.json files at any depth (sorted by path);
 // InputError for a path that does not exist.
 std::vector<std::string> result_files(const std::vector<std::string>& paths);
-trace::Json load_simulation_doc(const std::string& file, const std::string& trace_name);
+io::Json load_simulation_doc(const std::string& file, const std::string& trace_name);
 // Any trace's documents (dashboard): simulation results, validate-model comparisons
 // (sf-model-check) and benchmark results (sf-bench: format and provenance only).
-trace::Json load_simulation_doc(const std::string& file);
-trace::Json load_model_check_doc(const std::string& file);
-trace::Json load_bench_doc(const std::string& file);
+io::Json load_simulation_doc(const std::string& file);
+io::Json load_model_check_doc(const std::string& file);
+io::Json load_bench_doc(const std::string& file);
 
 }  // namespace sfr::analysis

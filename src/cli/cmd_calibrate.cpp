@@ -13,7 +13,7 @@
 #include "core/progress.hpp"
 #include "core/tier.hpp"
 #include "trace/provenance.hpp"
-#include "trace/output_file.hpp"
+#include "io/output_file.hpp"
 
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
 #include "cli/mpi_session.hpp"
@@ -26,15 +26,15 @@ namespace sfr::cli {
 
 namespace {
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
-trace::Json samples(const std::vector<core::TimedSample>& v) {
-  trace::Json a = trace::Json::array();
+io::Json samples(const std::vector<core::TimedSample>& v) {
+  io::Json a = io::Json::array();
   for (const auto& s : v) a.push_back({s.x, s.seconds});
   return a;
 }
 
 // The raw measurements, kept in the machine file next to the fitted parameters.
-trace::Json measured_json(const core::CalibrationData& d) {
-  trace::Json j;
+io::Json measured_json(const core::CalibrationData& d) {
+  io::Json j;
   for (const auto& [tier, name] : core::kTierNames) {
     const auto k = static_cast<std::size_t>(tier);
     if (!d.pingpong[k].empty()) j["pingpong"][name] = {{"partner", d.partner[k]}, {"bytes_seconds", samples(d.pingpong[k])}};
@@ -74,7 +74,7 @@ int cmd_calibrate(const Args& args) {
   if (vm.count("ranks-per-socket") && rps < 1) throw InputError("--ranks-per-socket", "must be >= 1, got " + std::to_string(rps));
   if (rpn > 0 && rps > rpn)
     throw InputError("--ranks-per-socket", std::to_string(rps) + " ranks per socket exceed " + std::to_string(rpn) + " ranks per node");
-  trace::check_output_path("--output", out);
+  io::check_output_path("--output", out);
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
   const std::string def = no_default ? "" : sim::default_machine_path();
   const MpiSession mpi;
@@ -93,16 +93,16 @@ int cmd_calibrate(const Args& args) {
   if (!agreed("calibrate", mpi.rank, mpi.size, [&] {
         if (mpi.rank != 0) return;
         const auto cal = sim::calibrate_machine(data);
-        trace::Json j = sim::machine_to_json(cal.machine);
+        io::Json j = sim::machine_to_json(cal.machine);
         j["calibration"] = {{"host", data.host},         {"date", trace::iso8601_utc_now()},           {"ranks", data.ranks},
                             {"nodes", data.nodes},       {"ranks_per_node", data.ranks_per_node}, {"ranks_per_socket", data.ranks_per_socket},
                             {"fit", cal.lines},          {"worst_fit_error", cal.worst_rms},     {"measured", measured_json(data)}};
-        trace::write_file_atomic(out, j.dump(2) + "\n");
+        io::write_file_atomic(out, j.dump(2) + "\n");
         if (!def.empty()) {  // where run --backend auto looks (a failure here is not fatal: -o is written)
           std::error_code ec;
           std::filesystem::create_directories(std::filesystem::path(def).parent_path(), ec);
           try {
-            trace::write_file_atomic(def, j.dump(2) + "\n");
+            io::write_file_atomic(def, j.dump(2) + "\n");
             std::cout << "also saved as the machine of run --backend auto: " << def << "\n";
           } catch (const std::exception& e) {
             std::cout << "note: could not save the machine of run --backend auto (" << e.what() << ")\n";

@@ -5,7 +5,7 @@
 #include "core/budget.hpp"
 #include "exec/conformance.hpp"
 #include "exec/dump_check.hpp"
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 #include "trace/reader.hpp"
 
 namespace sfr::cli {
@@ -23,8 +23,9 @@ int cmd_check(const Args& args) {
   const auto t = trace::read_trace_file(file, {max_memory});
   // The reference results of one op at a time, beside the dump (read whole).
   core::check_budget(exec::data_estimate(t, -1, false, false), t.max_memory());
-  const auto res = exec::check_dump(t, trace::read_text_file(dump), dump);
+  const auto res = exec::check_dump(t, io::read_text_file(dump), dump);
   for (const auto& p : res.problems) std::cout << dump << ": " << p << "\n";
+  for (const auto& s : res.skipped) std::cout << dump << ": skipped by the dump, " << s << "\n";
   std::cout << dump << ": " << res.ops_checked << " ops checked, " << (res.ok() ? "conforms" : "does NOT conform") << "\n";
   return res.ok() ? 0 : 1;
 }

@@ -8,7 +8,7 @@
 #include "core/error.hpp"
 #include "sim/analytic.hpp"
 #include "sim/simulate.hpp"
-#include "trace/output_file.hpp"
+#include "io/output_file.hpp"
 #include "trace/provenance.hpp"
 #include "trace/reader.hpp"
 
@@ -27,8 +27,8 @@ int analytic(const sim::MachineModel& m, const std::vector<int>& messages, const
   const sim::analytic::Model model(m);
   std::cout << "analytic (closed forms of the node-aware study, Table 6), machine " << m.name << ", duplicate fraction " << dup
             << "\ntimes in microseconds, fastest first\n";
-  trace::Json j = {{"format", "sf-analytic"}, {"version", 1}, {"machine", m.name}, {"duplicate", dup}, {"unit", "seconds"},
-                   {"provenance", trace::provenance({"compare", 0, "", "", ""})}, {"scenarios", trace::Json::array()}};
+  io::Json j = {{"format", "sf-analytic"}, {"version", 1}, {"machine", m.name}, {"duplicate", dup}, {"unit", "seconds"},
+                   {"provenance", trace::provenance({"compare", 0, "", "", ""})}, {"scenarios", io::Json::array()}};
   for (int msg : messages)
     for (int n : nodes) {
       std::cout << "\n" << msg << " inter-node messages to " << n << " nodes:\n";
@@ -37,7 +37,7 @@ int analytic(const sim::MachineModel& m, const std::vector<int>& messages, const
         char buf[64];
         std::snprintf(buf, sizeof buf, "  %9.0f B:", s);
         std::cout << buf;
-        trace::Json ranking = trace::Json::array();
+        io::Json ranking = io::Json::array();
         for (const auto& p : v) {
           std::snprintf(buf, sizeof buf, " %s %.2f", p.strategy.c_str(), p.seconds * 1e6);
           std::cout << buf << (&p == &v.back() ? "" : ",");
@@ -47,7 +47,7 @@ int analytic(const sim::MachineModel& m, const std::vector<int>& messages, const
         j["scenarios"].push_back({{"messages", msg}, {"nodes", n}, {"bytes", s}, {"ranking", ranking}});
       }
     }
-  if (!json_out.empty()) trace::write_file_atomic(json_out, j.dump(1) + "\n");
+  if (!json_out.empty()) io::write_file_atomic(json_out, j.dump(1) + "\n");
   return 0;
 }
 
@@ -75,7 +75,7 @@ int cmd_compare(const Args& args) {
     return 0;
   const auto machine = load_sim_machine(a);
   // Either mode writes --json: its path is checked before any work.
-  if (!a.json.empty()) trace::check_output_path("--json", a.json);
+  if (!a.json.empty()) io::check_output_path("--json", a.json);
   if (use_analytic) {
     if (!a.file.empty()) throw InputError("--analytic", "takes no trace: it evaluates the study's scenarios (drop " + a.file + ")");
     if (!a.backends.empty() || a.all) throw InputError("--analytic", "ranks all of the study's strategies: --backend/--all-backends do not apply");
@@ -92,7 +92,7 @@ int cmd_compare(const Args& args) {
   const auto res = sim::simulate(bt, machine, sim::select_backends(a.backends, a.all, bt.trace(), true));
   std::cout << sim::render_ranking(res);
   if (!a.json.empty())
-    trace::write_file_atomic(a.json, sim::render_json(res, trace::provenance({"compare", bt.trace().nranks, bt.trace().name, a.file, ""})));
+    io::write_file_atomic(a.json, sim::render_json(res, trace::provenance({"compare", bt.trace().nranks, bt.trace().name, a.file, ""})));
   return 0;
 }
 

@@ -24,7 +24,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
-#include "trace/output_file.hpp"
+#include "io/output_file.hpp"
 #include "trace/writer.hpp"
 #endif
 
@@ -50,7 +50,7 @@ struct Common {
   }
   // Before any work: the output path can be written and the estimated size fits the memory limit.
   void check(const core::SizeEstimate& e) const {
-    trace::check_output_path("--output", out);
+    io::check_output_path("--output", out);
     core::check_budget(e, core::memory_limit(max_memory));
   }
   int write(const trace::Trace& t) const {
@@ -257,7 +257,7 @@ int gen_suite(const Args& args) {
     if (ec) throw InputError("--output", "cannot create '" + out + "': " + ec.message());
   }
   const auto plan = gen::plan_suite(seed, mats);
-  trace::Json list = trace::Json::array();
+  io::Json list = io::Json::array();
   core::Progress progress("generate suite", plan.size());
   for (const auto& e : plan) {
     progress.step(e.file);
@@ -282,13 +282,13 @@ int gen_suite(const Args& args) {
     list.push_back({{"file", e.file}, {"kind", e.kind}, {"ranks", e.ranks}, {"command", cmd}, {"sha256", trace::sha256_file(path)}});
   }
   progress.done();
-  const trace::Json manifest = {{"format", "sf-suite"},
+  const io::Json manifest = {{"format", "sf-suite"},
                                 {"version", 1},
                                 {"seed", seed},
-                                {"matrices", matrices.empty() ? trace::Json(nullptr) : trace::Json(matrices)},
+                                {"matrices", matrices.empty() ? io::Json(nullptr) : io::Json(matrices)},
                                 {"note", "each command, run in this folder, regenerates its trace"},
                                 {"traces", list}};
-  trace::write_file_atomic((fs::path(out) / "manifest.json").string(), manifest.dump(1) + "\n");
+  io::write_file_atomic((fs::path(out) / "manifest.json").string(), manifest.dump(1) + "\n");
   std::cerr << "wrote " << plan.size() << " traces and manifest.json to " << out << " (seed " << seed << ")\n";
   return 0;
 }

@@ -2,7 +2,7 @@
 
 #include "analysis/inspect.hpp"
 #include "cli/options.hpp"
-#include "trace/output_file.hpp"
+#include "io/output_file.hpp"
 #include "trace/reader.hpp"
 
 namespace sfr::cli {
@@ -20,12 +20,12 @@ int cmd_inspect(const Args& args) {
   pos.add("trace", 1);
   po::variables_map vm;
   if (parse_options("inspect", "TRACE [--json] [-o FILE]", args, opts, pos, vm)) return 0;
-  if (!out.empty()) trace::check_output_path("--output", out);
+  if (!out.empty()) io::check_output_path("--output", out);
   const auto t = trace::read_trace_file(file, {max_memory});
   const auto stats = analysis::compute_stats(t);
   const std::string text = json ? analysis::render_json(stats) : analysis::render_table(stats);
   if (out.empty()) std::cout << text;
-  else trace::write_file_atomic(out, text);
+  else io::write_file_atomic(out, text);
   return 0;
 }
 

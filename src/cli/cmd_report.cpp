@@ -8,7 +8,7 @@
 #include "exec/conformance.hpp"
 #include "exec/reference/reference.hpp"
 #include "exec/dump.hpp"
-#include "trace/output_file.hpp"
+#include "io/output_file.hpp"
 #include "trace/reader.hpp"
 
 namespace sfr::cli {
@@ -35,8 +35,8 @@ int cmd_report(const Args& args) {
                     pos, vm))
     return 0;
   if (!dump.empty() && !reference) throw InputError("--dump", "only a run writes a dump: add --reference");
-  trace::check_output_path("--output", out);
-  if (!dump.empty()) trace::check_output_path("--dump", dump);
+  io::check_output_path("--output", out);
+  if (!dump.empty()) io::check_output_path("--dump", dump);
   const auto t = trace::read_trace_file(file, {max_memory});
   if (reference) core::check_budget(exec::data_estimate(t, -1, true, !dump.empty()), t.max_memory());
   analysis::ReportInputs in;
@@ -49,10 +49,10 @@ int cmd_report(const Args& args) {
     std::vector<exec::DumpEntry> entries;
     for (size_t i = 0; i < t.trace().ops.size(); ++i) entries.push_back({i, &t.trace().ops[i], exec::reference::run_op(t, t.trace().ops[i])});
     run.ops_run = entries.size();
-    if (!dump.empty()) trace::write_file_atomic(dump, exec::write_dump(t.trace().name, entries));
+    if (!dump.empty()) io::write_file_atomic(dump, exec::write_dump(t.trace().name, entries));
     in.run = &run;
   }
-  trace::write_file_atomic(out, analysis::render_markdown(stats, in));
+  io::write_file_atomic(out, analysis::render_markdown(stats, in));
   std::cout << "report written to " << out << "\n";
   return 0;
 }

@@ -14,7 +14,7 @@
 #include "exec/reference/reference.hpp"
 #include "exec/dump.hpp"
 #include "exec/dump_check.hpp"
-#include "trace/output_file.hpp"
+#include "io/output_file.hpp"
 #include "trace/provenance.hpp"
 #include "trace/reader.hpp"
 
@@ -49,7 +49,7 @@ int run_reference(const RunArgs& a) {
     const auto& op = t.trace().ops[i];
     entries.push_back({i, &op, exec::reference::run_op(t, op)});
   }
-  if (!a.dump.empty()) trace::write_file_atomic(a.dump, exec::write_dump(t.trace().name, entries));
+  if (!a.dump.empty()) io::write_file_atomic(a.dump, exec::write_dump(t.trace().name, entries));
   std::cout << "ran " << entries.size() << " ops of " << t.trace().name << " on " << t.trace().nranks
             << " ranks with the reference executor" << (a.dump.empty() ? "" : "; dump written to " + a.dump) << "\n";
   return 0;
@@ -135,7 +135,7 @@ int run_mpi(const RunArgs& a) {
     }
     if (!agreed("run", rank, size, [&] {
           if (rank != 0) return;
-          trace::write_file_atomic(a.dump, first);
+          io::write_file_atomic(a.dump, first);
           if (!failed.empty()) throw InputError("--dump", "backend(s) " + failed + " do not conform to the reference (dump of " + backends.front() + " written)");
         }))
       return 2;
@@ -152,7 +152,7 @@ int run_mpi(const RunArgs& a) {
           if (rank != 0) return;
           const auto prov = trace::provenance({"run", size, t->trace().name, a.file, exec::mpi::mpi_library()});
           const std::string doc = exec::mpi::timing_json(*t, all, a.warmup, a.iters, prov);
-          if (!a.timing.empty()) trace::write_file_atomic(a.timing, doc);
+          if (!a.timing.empty()) io::write_file_atomic(a.timing, doc);
           if (!a.store.empty()) stored = trace::store_document(a.store, "timing", t->trace().name, doc);
         }))
       return 2;
@@ -217,8 +217,8 @@ int cmd_run(const Args& args) {
       if (vm.count(o)) throw InputError(std::string("--") + o, "nothing is timed in a run with --dump and no --timing; add --timing FILE");
   }
   // Output paths are checked before any work.
-  if (!a.dump.empty()) trace::check_output_path("--dump", a.dump);
-  if (!a.timing.empty()) trace::check_output_path("--timing", a.timing);
+  if (!a.dump.empty()) io::check_output_path("--dump", a.dump);
+  if (!a.timing.empty()) io::check_output_path("--timing", a.timing);
   if (!a.store.empty()) trace::check_store_dir("--store", a.store);
   if (a.reference) return run_reference(a);
 #ifdef HAVE_SFREPLAY_MPI

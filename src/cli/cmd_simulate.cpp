@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "sim/simgrid_export.hpp"
 #include "sim/simulate.hpp"
-#include "trace/output_file.hpp"
+#include "io/output_file.hpp"
 #include "trace/provenance.hpp"
 #include "trace/reader.hpp"
 
@@ -27,8 +27,8 @@ int cmd_simulate(const Args& args) {
                     args, opts, pos, vm))
     return 0;
   const auto machine = load_sim_machine(a);
-  if (!a.json.empty()) trace::check_output_path("--json", a.json);
-  if (!a.timeline.empty()) trace::check_output_path("--timeline", a.timeline);
+  if (!a.json.empty()) io::check_output_path("--json", a.json);
+  if (!a.timeline.empty()) io::check_output_path("--timeline", a.timeline);
   if (!a.store.empty()) trace::check_store_dir("--store", a.store);
   const auto bt = trace::read_trace_file(a.file, {a.max_memory});
   core::check_budget(sim::memory_estimate(bt), bt.max_memory());
@@ -38,10 +38,10 @@ int cmd_simulate(const Args& args) {
   std::cout << sim::render_table(res);
   if (!a.json.empty() || !a.store.empty()) {
     const std::string doc = sim::render_json(res, trace::provenance({"simulate", bt.trace().nranks, bt.trace().name, a.file, ""}));
-    if (!a.json.empty()) trace::write_file_atomic(a.json, doc);
+    if (!a.json.empty()) io::write_file_atomic(a.json, doc);
     if (!a.store.empty()) std::cout << "stored " << trace::store_document(a.store, "simulation", bt.trace().name, doc) << "\n";
   }
-  if (!a.timeline.empty()) trace::write_file_atomic(a.timeline, sim::render_timeline(tl));
+  if (!a.timeline.empty()) io::write_file_atomic(a.timeline, sim::render_timeline(tl));
   if (!a.simgrid.empty()) {
     const auto ex = sim::export_simgrid(bt, machine, a.simgrid);
     std::cout << "\nSimGrid export: " << ex.trace_list << ", " << ex.platform << "\n  replay with: " << ex.command << "\n";

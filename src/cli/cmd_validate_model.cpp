@@ -12,7 +12,7 @@
 #include "cli/options.hpp"
 #include "core/budget.hpp"
 #include "core/error.hpp"
-#include "trace/output_file.hpp"
+#include "io/output_file.hpp"
 #include "trace/provenance.hpp"
 #include "trace/reader.hpp"
 
@@ -50,7 +50,7 @@ int cmd_validate_model(const Args& args) {
   if (iters < 1) throw InputError("--iters", "must be >= 1, got " + std::to_string(iters));
   const auto backends = backend_list(backend_list_value);
   if (backends.empty()) throw InputError("--backend", "no backend given");
-  if (!json.empty()) trace::check_output_path("--json", json);
+  if (!json.empty()) io::check_output_path("--json", json);
   if (!store.empty()) trace::check_store_dir("--store", store);
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
   const auto m = sim::load_machine(machine);
@@ -121,7 +121,7 @@ int cmd_validate_model(const Args& args) {
           // One trace: its name and hash; several: the names only.
           doc["provenance"] = trace::provenance({"validate-model", size, ran == 1 ? ran_name : "", ran == 1 ? ran_file : "", exec::mpi::mpi_library()});
           const std::string text = doc.dump(2) + "\n";
-          if (!json.empty()) trace::write_file_atomic(json, text);
+          if (!json.empty()) io::write_file_atomic(json, text);
           if (!store.empty()) std::cout << "stored " << trace::store_document(store, "model-check", ran == 1 ? ran_name : "", text) << "\n";
         }))
       return 2;

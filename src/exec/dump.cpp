@@ -1,13 +1,13 @@
 #include "exec/dump.hpp"
 
-#include "trace/json_out.hpp"
-#include "trace/json_strict.hpp"
+#include "io/json_out.hpp"
+#include "io/json_strict.hpp"
 
 namespace sfr::exec {
 
-using trace::append_double;
-using trace::append_int;
-using trace::json_quote;
+using io::append_double;
+using io::append_int;
+using io::json_quote;
 using core::op_kind_name;
 
 void append_buffer_numbers(std::string& out, const Buffer& b) {

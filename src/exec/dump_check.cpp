@@ -6,12 +6,12 @@
 
 #include "core/error.hpp"
 #include "exec/reference/reference.hpp"
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 
 namespace sfr::exec {
 
 using core::Index;
-using trace::Json;
+using io::Json;
 using core::OpKind;
 
 namespace {
@@ -276,10 +276,24 @@ private:
 DumpCheck check_dump(const trace::BuiltTrace& t, const std::string& dump_text, const std::string& source,
                      const std::set<std::size_t>& skip) {
   DumpCheck res;
-  const Json d = trace::parse_json_strict(dump_text, source);
+  const Json d = io::parse_json_strict(dump_text, source);
   if (!d.is_object() || d.value("format", "") != "sf-dump" || !d.contains("ops") || !d["ops"].is_array())
     throw InputError(source, "(top level): not an sf-dump document");
-  std::set<size_t> seen;
+  std::set<size_t> seen, skip_all = skip;
+  if (d.contains("skipped")) {  // the dump's own list of ops it left out (README, "sf-dump extension")
+    const Json& s = d["skipped"];
+    if (!s.is_array()) res.problems.push_back("/skipped: expected an array");
+    for (size_t k = 0; s.is_array() && k < s.size(); ++k) {
+      const Json& e = s[k];
+      if (!e.is_object() || !e.contains("index") || !e["index"].is_number_unsigned() || e["index"].get<size_t>() >= t.trace().ops.size() ||
+          !e.contains("reason") || !e["reason"].is_string()) {
+        res.problems.push_back("/skipped/" + std::to_string(k) + ": expected {\"index\": a trace op, \"reason\": a string}");
+        continue;
+      }
+      skip_all.insert(e["index"].get<size_t>());
+      res.skipped.push_back("op " + std::to_string(e["index"].get<size_t>()) + ": " + e["reason"].get<std::string>());
+    }
+  }
   Checker ck(t, res);
   const Json& ops = d["ops"];
   for (size_t e = 0; e < ops.size(); ++e) {
@@ -289,7 +303,7 @@ DumpCheck check_dump(const trace::BuiltTrace& t, const std::string& dump_text, c
       continue;
     }
     const size_t idx = o["index"].get<size_t>();
-    if (skip.count(idx)) continue;
+    if (skip_all.count(idx)) continue;
     const auto& spec = t.trace().ops[idx];
     if (o.value("op", "") != core::op_kind_name(spec.op) || o.value("sf", "") != spec.sf) {
       res.problems.push_back("/ops/" + std::to_string(e) + ": op or sf does not match trace op " + std::to_string(idx));
@@ -300,7 +314,7 @@ DumpCheck check_dump(const trace::BuiltTrace& t, const std::string& dump_text, c
     ++res.ops_checked;
   }
   for (size_t i = 0; i < t.trace().ops.size(); ++i)
-    if (!seen.count(i) && !skip.count(i)) res.problems.push_back("/ops: trace op " + std::to_string(i) + " is missing from the dump");
+    if (!seen.count(i) && !skip_all.count(i)) res.problems.push_back("/ops: trace op " + std::to_string(i) + " is missing from the dump");
   return res;
 }
 

@@ -16,11 +16,12 @@ namespace sfr::exec {
 struct DumpCheck {
   std::size_t ops_checked = 0;
   std::vector<std::string> problems;  // one line each, naming the JSON pointer in the dump
+  std::vector<std::string> skipped;   // "op I: reason" for each op the dump itself says it skipped
   bool ok() const { return problems.empty(); }
 };
 
 // `dump_text` is the candidate dump; ops listed in `skip` (trace op indices) are not checked.
-// Ops absent from the dump are reported unless skipped. Throws InputError on malformed JSON.
+// Ops absent from the dump are reported unless skipped here or in the dump's own "skipped" list. Throws InputError on malformed JSON.
 DumpCheck check_dump(const trace::BuiltTrace& t, const std::string& dump_text, const std::string& source,
                      const std::set<std::size_t>& skip = {});
 

@@ -4,10 +4,12 @@
 
 #include "core/budget.hpp"
 #include "core/error.hpp"
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 #include "trace/size.hpp"
 
 namespace sfr::trace {
+
+using namespace sfr::io;  // the JSON layer
 
 namespace {
 const core::Graph& input(const DerivedSF& d, size_t k, const GraphLookup& lookup) {

@@ -14,9 +14,11 @@
 #include <thread>
 
 #include "core/error.hpp"
-#include "trace/output_file.hpp"
+#include "io/output_file.hpp"
 
 namespace sfr::trace {
+
+using namespace sfr::io;  // the JSON layer
 
 namespace {
 

@@ -9,9 +9,12 @@
 #include "core/budget.hpp"
 #include "core/error.hpp"
 #include "trace/build.hpp"
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
+#include "io/strict_reader.hpp"
 
 namespace sfr::trace {
+
+using namespace sfr::io;  // the JSON layer
 namespace {
 
 // Largest root count / leaf position accepted: far beyond any buffer that fits in memory, small
@@ -19,29 +22,15 @@ namespace {
 constexpr Index kMaxIndex = Index{1} << 40;
 constexpr Index kMaxRanks = Index{1} << 24;
 
-std::string describe(const Json& j) {
-  if (j.is_number_float()) return "the non-integer number " + j.dump();
-  if (j.is_number()) return "the number " + j.dump();
-  if (j.is_string()) {
-    std::string s = j.get<std::string>();
-    if (s.size() > 40) s = s.substr(0, 40) + "...";
-    return "the string " + json_quote(s);
-  }
-  if (j.is_boolean()) return std::string("the boolean ") + (j.get<bool>() ? "true" : "false");
-  if (j.is_null()) return "null";
-  if (is_array_like(j)) return "an array";
-  return "an object";
-}
-
 std::string join_names(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + json_quote(x);
   return s.empty() ? "(none)" : s;
 }
 
-class Reader {
+class Reader : io::StrictReader {
 public:
-  Reader(std::string source, std::uint64_t limit) : source_(std::move(source)), limit_(limit) {}
+  Reader(std::string source, std::uint64_t limit) : io::StrictReader(std::move(source)), limit_(limit) {}
 
   BuiltTrace read(Json root) {
     if (!root.is_object()) fail("", "expected a JSON object (an sf-trace document), got " + describe(root));
@@ -96,7 +85,7 @@ private:
     } catch (const GraphError& e) {
       fail(ptr, e.what());
     } catch (const InputError& e) {
-      throw InputError(source_, e.what());
+      throw InputError(source(), e.what());
     }
   }
   // A graph built so far, or a pending pattern SF built now; nullptr for a name not defined yet.
@@ -112,32 +101,6 @@ private:
   }
   bool defined(std::string_view n) const { return graphs_.count(n) || pending_.count(n); }
 
-  [[noreturn]] void fail(const std::string& ptr, const std::string& msg) const {
-    throw InputError(source_, pointer_display(ptr) + ": " + msg);
-  }
-
-  void check_keys(const Json& obj, const std::string& ptr, std::initializer_list<std::string_view> allowed) const {
-    for (const auto& [k, _] : obj.items()) {
-      if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
-      std::string list;
-      for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      fail(pointer_join(ptr, k), "unknown key " + json_quote(k) + " (allowed here: " + list + ")");
-    }
-  }
-
-  const Json& need(const Json& obj, const std::string& ptr, const char* key) const {
-    auto it = obj.find(key);
-    if (it == obj.end()) fail(ptr, std::string("missing required key \"") + key + "\"");
-    return *it;
-  }
-  static const Json* opt(const Json& obj, const char* key) {
-    auto it = obj.find(key);
-    return it == obj.end() ? nullptr : &*it;
-  }
-
-  void expect_object(const Json& j, const std::string& ptr, const char* what) const {
-    if (!j.is_object()) fail(ptr, std::string("expected ") + what + ", got " + describe(j));
-  }
   void expect_array(const Json& j, const std::string& ptr, const char* what, size_t n = SIZE_MAX) const {
     if (!is_array_like(j)) fail(ptr, std::string("expected ") + what + ", got " + describe(j));
     if (n != SIZE_MAX && array_length(j) != n)
@@ -476,7 +439,6 @@ private:
     return o;
   }
 
-  std::string source_;
   std::uint64_t limit_;
   int nranks_ = 0;
   std::vector<std::string> all_names_;

@@ -3,9 +3,11 @@
 #include "core/error.hpp"
 #include "core/names.hpp"
 #include "trace/build.hpp"
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 
 namespace sfr::trace {
+
+using namespace sfr::io;  // the JSON layer
 
 bool LayoutSF::operator==(const LayoutSF& o) const {
   if (layout != o.layout || ranks.size() != o.ranks.size()) return false;

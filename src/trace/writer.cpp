@@ -1,10 +1,12 @@
 #include "trace/writer.hpp"
 
-#include "trace/json_out.hpp"
-#include "trace/json_strict.hpp"
-#include "trace/output_file.hpp"
+#include "io/json_out.hpp"
+#include "io/json_strict.hpp"
+#include "io/output_file.hpp"
 
 namespace sfr::trace {
+
+using namespace sfr::io;  // the JSON layer
 namespace {
 
 void put_ilocal(std::string& o, bool has, const std::vector<Index>& ilocal) {

@@ -12,7 +12,7 @@
 #include "trace/provenance.hpp"
 
 using namespace sfr;
-using Json = trace::Json;
+using Json = io::Json;
 namespace fs = std::filesystem;
 
 namespace {

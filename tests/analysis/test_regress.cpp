@@ -12,7 +12,7 @@
 
 using namespace sfr;
 using analysis::Change;
-using Json = trace::Json;
+using Json = io::Json;
 
 namespace {
 

@@ -294,7 +294,7 @@ int main(int argc, char** argv) {
   else if (mode == "sf" && !files.empty()) rc = sf_bench(files);
   else if (me == 0) std::fprintf(stderr, "usage: sfr_bench_mpi overhead | sf TRACE... [--json FILE] [--store DIR]\n");
   if (rc == 0 && me == 0)
-    std::printf("%s", trace::bench_document(trace::Json::parse(json_out), {"bench_mpi " + mode, np, bench_trace, bench_trace_file,
+    std::printf("%s", trace::bench_document(io::Json::parse(json_out), {"bench_mpi " + mode, np, bench_trace, bench_trace_file,
                                                                            exec::mpi::mpi_library()}, json, store)
                           .c_str());
 #ifdef SFR_WITH_PETSC

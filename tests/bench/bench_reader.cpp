@@ -73,6 +73,6 @@ int main(int argc, char** argv) {
     out += buf;
   }
   out += "]}\n";
-  sfr::trace::bench_document(sfr::trace::Json::parse(out), {"bench_reader", 1, "", "", ""}, json, store);
+  sfr::trace::bench_document(sfr::io::Json::parse(out), {"bench_reader", 1, "", "", ""}, json, store);
   return 0;
 }

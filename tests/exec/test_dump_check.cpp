@@ -56,6 +56,20 @@ TEST(DumpCheck, MissingOpIsReported) {
   EXPECT_TRUE(exec::check_dump(t, R"({"format": "sf-dump", "version": 1, "trace": "t", "ops": []})", "d", {0}).ok());
 }
 
+TEST(DumpCheck, OpsTheDumpSaysItSkippedAreNotMissing) {
+  const auto t = two_rank(R"({"op": "degree", "sf": "S"}, {"op": "bcast", "sf": "S", "unit": "int32"})");
+  // The writer's list, read back by the checker: op 0 skipped with its reason, op 1 still required.
+  const std::string d = exec::write_dump("t", {}, {{0, "no kernel"}});
+  const auto res = exec::check_dump(t, d, "d");
+  ASSERT_EQ(res.skipped.size(), 1u);
+  EXPECT_EQ(res.skipped[0], "op 0: no kernel");
+  ASSERT_EQ(res.problems.size(), 1u);
+  EXPECT_NE(res.problems[0].find("trace op 1 is missing"), std::string::npos) << res.problems[0];
+  // A malformed list is a problem, not a pass.
+  const auto bad = exec::check_dump(t, R"({"format": "sf-dump", "version": 1, "trace": "t", "skipped": [{"index": 7}], "ops": []})", "d");
+  EXPECT_NE(bad.problems.at(0).find("/skipped/0"), std::string::npos);
+}
+
 TEST(DumpCheck, FetchAndOpAcceptsAnySerialOrderOnly) {
   // int64 sum. Root (0,0): g=1; leaves h(0,0)=1 (self), h(1,0)=18. Root (0,1): g=32; leaves
   // h(1,1)=31, h(1,2)=44. Leaf updates must chain: 1 -> ... and 32 -> ...

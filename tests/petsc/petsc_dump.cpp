@@ -16,7 +16,7 @@
 #include "exec/mpi/mpi_types.hpp"
 #include "exec/mpi/runner.hpp"
 #include "exec/dump.hpp"
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 #include "trace/reader.hpp"
 
 using namespace sfr;

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 #include "support/cli_fixture.hpp"
 #include "support/sample_traces.hpp"
 
@@ -40,11 +40,11 @@ TEST_F(SimCli, JsonTimelineAndSimgridOutputs) {
   const auto r = run("simulate " + kSample + " -m generic -b basic -b 3step:aware --json " + json.string() + " --timeline " +
                      tl.string() + " --export-simgrid " + sg.string());
   ASSERT_EQ(r.status, 0) << r.err;
-  const auto j = sfr::trace::parse_json_strict(slurp(json), "r.json");
+  const auto j = sfr::io::parse_json_strict(slurp(json), "r.json");
   ASSERT_EQ(j["backends"].size(), 2u);
   EXPECT_EQ(j["backends"][1]["backend"], "3step:aware");
   EXPECT_GT(j["backends"][0]["total"].get<double>(), 0);
-  const auto t = sfr::trace::parse_json_strict(slurp(tl), "t.json");
+  const auto t = sfr::io::parse_json_strict(slurp(tl), "t.json");
   EXPECT_GT(t["traceEvents"].size(), 4u);
   EXPECT_TRUE(fs::exists(sg / "rank0.tit"));
   EXPECT_TRUE(fs::exists(sg / "platform.xml"));
@@ -92,7 +92,7 @@ TEST_F(SimCli, StoreFilesTheJsonWithProvenance) {
   std::size_t n = 0;
   for (const auto& e : fs::directory_iterator(store)) {
     ++n;
-    const auto j = sfr::trace::parse_json_strict(slurp(e.path()), e.path().string());
+    const auto j = sfr::io::parse_json_strict(slurp(e.path()), e.path().string());
     EXPECT_EQ(j["format"], "sf-simulation");
     EXPECT_EQ(j["provenance"]["command"], "simulate");
     EXPECT_EQ(j["provenance"]["trace"], "handmade-4");

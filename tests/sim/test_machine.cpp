@@ -14,7 +14,7 @@ using sim::Tier;
 namespace {
 std::string error_of(const std::string& text) {
   try {
-    sim::parse_machine(trace::parse_json_strict(text, "m.json"), "m.json");
+    sim::parse_machine(io::parse_json_strict(text, "m.json"), "m.json");
   } catch (const InputError& e) {
     return e.what();
   }
@@ -53,7 +53,7 @@ TEST(SimMachine, JsonRoundTrip) {
 }
 
 TEST(SimMachine, PartialFileStartsFromItsBase) {
-  const auto m = sim::parse_machine(trace::parse_json_strict(
+  const auto m = sim::parse_machine(io::parse_json_strict(
       R"({"base": "lassen", "model": "postal", "host": {"eager": {"network": [1e-6, 2e-10]}}, "thresholds": {"eager_max": 4096}})", "m"), "m");
   EXPECT_EQ(m.model, sim::ModelKind::postal);
   EXPECT_DOUBLE_EQ(m.ab(false, Tier::network, Proto::eager).alpha, 1e-6);
@@ -145,7 +145,7 @@ TEST(SimMachine, ModelNames) {
     EXPECT_EQ(sim::parse_model(sim::model_name(k), "--model"), k);
   EXPECT_THROW(sim::parse_model("fluid", "--model"), InputError);
   // A machine file names the study's serial forms too, and round-trips.
-  const auto m = sim::parse_machine(trace::Json::parse(R"({"model": "study-max-rate"})"), "m.json");
+  const auto m = sim::parse_machine(io::Json::parse(R"({"model": "study-max-rate"})"), "m.json");
   EXPECT_EQ(m.model, sim::ModelKind::study_max_rate);
   EXPECT_EQ(sim::parse_machine(sim::machine_to_json(m), "x").model, sim::ModelKind::study_max_rate);
 }

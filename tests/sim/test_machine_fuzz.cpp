@@ -5,7 +5,7 @@
 #include "core/error.hpp"
 #include "sim/machine.hpp"
 #include "support/mutate.hpp"
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 
 using namespace sfr;
 
@@ -16,7 +16,7 @@ TEST(MachineFuzz, MutatedMachineFilesAreValidOrOneLineInputErrors) {
   for (std::uint64_t k = 0; k < 4000; ++k) {
     const std::string text = sfr_test::mutate(seeds[k % seeds.size()], k);
     try {
-      sim::parse_machine(trace::parse_json_strict(text, "m.json"), "m.json");
+      sim::parse_machine(io::parse_json_strict(text, "m.json"), "m.json");
       ++valid;
     } catch (const InputError& e) {
       const std::string msg = e.what();

@@ -8,19 +8,19 @@
 
 #include "core/error.hpp"
 #include "support/sample_traces.hpp"
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 #include "trace/reader.hpp"
 
 using namespace sfr;
-using trace::Json;
+using io::Json;
 
 namespace {
 
 // Packed arrays turned back into plain ones, element by element.
 Json to_plain(const Json& j) {
-  if (trace::is_packed(j)) {
+  if (io::is_packed(j)) {
     Json a = Json::array();
-    for (size_t k = 0; k < trace::array_length(j); ++k) a.push_back(trace::packed_at(j, k));
+    for (size_t k = 0; k < io::array_length(j); ++k) a.push_back(io::packed_at(j, k));
     return a;
   }
   if (j.is_array()) {
@@ -36,8 +36,8 @@ Json to_plain(const Json& j) {
   return j;
 }
 
-trace::JsonOptions packing() {
-  trace::JsonOptions o;
+io::JsonOptions packing() {
+  io::JsonOptions o;
   o.pack_integer_arrays = true;
   return o;
 }
@@ -57,20 +57,20 @@ TEST(JsonStrict, PackedDocumentsEqualNlohmannsOwnParse) {
   std::vector<std::string> docs = {edge};
   for (const auto& p : sfr_test::sample_traces()) docs.push_back(slurp(p));
   for (const auto& text : docs) {
-    const Json packed = trace::parse_json_strict(text, "t.json", packing());
+    const Json packed = io::parse_json_strict(text, "t.json", packing());
     EXPECT_EQ(to_plain(packed), Json::parse(text)) << text.substr(0, 80);
   }
-  const Json e = trace::parse_json_strict(edge, "t.json", packing());
-  EXPECT_TRUE(trace::is_packed(e["a"]));
+  const Json e = io::parse_json_strict(edge, "t.json", packing());
+  EXPECT_TRUE(io::is_packed(e["a"]));
   EXPECT_EQ(e["b"].get_binary().subtype(), 4);  // fits 32 bits
   EXPECT_EQ(e["c"].get_binary().subtype(), 8);  // widened at 2^31
-  EXPECT_EQ(trace::packed_at(e["c"], 0), 1);
-  EXPECT_EQ(trace::packed_at(e["c"], 1), 2147483648LL);
-  EXPECT_EQ(trace::packed_at(e["c"], 2), -3);
+  EXPECT_EQ(io::packed_at(e["c"], 0), 1);
+  EXPECT_EQ(io::packed_at(e["c"], 1), 2147483648LL);
+  EXPECT_EQ(io::packed_at(e["c"], 2), -3);
   EXPECT_TRUE(e["e"].is_array());  // over 2^63: stays plain
   EXPECT_TRUE(e["f"].is_array());  // a float: plain
   EXPECT_TRUE(e["g"].is_array());
-  EXPECT_TRUE(trace::is_packed(e["h"][0]));
+  EXPECT_TRUE(io::is_packed(e["h"][0]));
   EXPECT_TRUE(e["meta"]["m"].is_array());  // never packed under meta
 }
 

@@ -11,8 +11,8 @@
 #include "exec/mpi/backend.hpp"
 #include "exec/mpi/star_forest.hpp"
 #include "exec/dump.hpp"
-#include "trace/json_out.hpp"
-#include "trace/json_strict.hpp"
+#include "io/json_out.hpp"
+#include "io/json_strict.hpp"
 
 namespace sfr::exec::mpi {
 
@@ -273,8 +273,8 @@ std::string mpi_library() {
   return s;
 }
 
-std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& res, int warmup, int iters, const trace::Json& provenance) {
-  trace::Json results = trace::Json::array();
+std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& res, int warmup, int iters, const io::Json& provenance) {
+  io::Json results = io::Json::array();
   for (const auto& r : res) {
     const auto& op = t.trace().ops[r.index];
     results.push_back({{"index", r.index},
@@ -292,7 +292,7 @@ std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>&
                        {"max_us", r.max_us},
                        {"samples_us", r.samples_us}});
   }
-  const trace::Json doc = {{"format", "sf-timing"}, {"version", 1},   {"trace", t.trace().name}, {"nranks", t.trace().nranks},
+  const io::Json doc = {{"format", "sf-timing"}, {"version", 1},   {"trace", t.trace().name}, {"nranks", t.trace().nranks},
                            {"warmup", warmup},      {"iters", iters}, {"provenance", provenance}, {"results", results}};
   return doc.dump(1) + "\n";
 }

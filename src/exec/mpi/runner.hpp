@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "exec/conformance.hpp"
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 #include "trace/trace.hpp"
 
 namespace sfr::exec::mpi {
@@ -55,6 +55,6 @@ exec::OpResult gather_result(MPI_Comm comm, const exec::RankArrays& mine);
 // OSU-style table and the timing JSON (sf-timing v1, see README).
 std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int iters);
 // `provenance`: the document's provenance object (trace/provenance.hpp).
-std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int warmup, int iters, const trace::Json& provenance);
+std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int warmup, int iters, const io::Json& provenance);
 
 }  // namespace sfr::exec::mpi

@@ -1,4 +1,4 @@
-#include "trace/json_strict.hpp"
+#include "io/json_strict.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -11,7 +11,7 @@
 
 #include "core/error.hpp"
 
-namespace sfr::trace {
+namespace sfr::io {
 
 std::string pointer_escape(std::string_view token) {
   std::string out;
@@ -269,4 +269,4 @@ std::string read_text_file(const std::string& path) {
   return text;
 }
 
-}  // namespace sfr::trace
+}  // namespace sfr::io

@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-namespace sfr::trace {
+namespace sfr::io {
 
 inline void append_int(std::string& out, long long v) {
   char buf[24];
@@ -38,4 +38,4 @@ void append_int_array(std::string& out, std::span<const T> v) {
   out += ']';
 }
 
-}  // namespace sfr::trace
+}  // namespace sfr::io

@@ -1,4 +1,4 @@
-#include "trace/output_file.hpp"
+#include "io/output_file.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -9,7 +9,7 @@
 
 #include "core/error.hpp"
 
-namespace sfr::trace {
+namespace sfr::io {
 
 void check_output_path(const std::string& option, const std::string& path) {
   namespace fs = std::filesystem;
@@ -49,4 +49,4 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   }
 }
 
-}  // namespace sfr::trace
+}  // namespace sfr::io

@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace sfr::trace {
+namespace sfr::io {
 
 // Throws InputError naming the path if it cannot be written.
 void write_file_atomic(const std::string& path, const std::string& content);
@@ -18,4 +18,4 @@ void write_new_file(const std::string& path, const std::string& content, const s
 // not fail at its very end.
 void check_output_path(const std::string& option, const std::string& path);
 
-}  // namespace sfr::trace
+}  // namespace sfr::io

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace sfr::trace {
+namespace sfr::io {
 
 using Json = nlohmann::ordered_json;
 
@@ -53,4 +53,4 @@ std::string pointer_display(const std::string& ptr);
 // Quoted, escaped JSON string.
 std::string json_quote(std::string_view s);
 
-}  // namespace sfr::trace
+}  // namespace sfr::io
