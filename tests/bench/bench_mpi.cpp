@@ -47,7 +47,8 @@ double mean_us(int iters, F&& f) {
   return mx * 1e6;
 }
 
-std::string json_out, bench_trace, bench_trace_file;  // the trace of a one-trace run (provenance)
+io::Json json_out;
+std::string bench_trace, bench_trace_file;  // the trace of a one-trace run (provenance)
 
 #ifdef SFR_WITH_PETSC
 // PetscSF on this rank's part of `g` (the same graph our StarForest runs).
@@ -100,8 +101,7 @@ int overhead() {
     std::printf("# ping-pong: SF bcast vs raw MPI_Isend/Irecv, 2 ranks, one leaf per rank (us per exchange, best of 5 interleaved trials)\n");
     std::printf("%10s %10s %10s %10s %10s %12s %10s\n", "bytes", "raw MPI", "basic", "shm", petsc_col, "basic-raw", "shm/PETSc");
   }
-  json_out = "{\"benchmark\": \"sf-overhead\", \"ranks\": 2, \"results\": [";
-  bool first = true;
+  json_out = {{"benchmark", "sf-overhead"}, {"ranks", 2}, {"results", io::Json::array()}};
   for (std::size_t bytes : {std::size_t{8}, std::size_t{64}, std::size_t{512}, std::size_t{4096}, std::size_t{32768}, std::size_t{262144},
                             std::size_t{1} << 20}) {
     const int bs = static_cast<int>(bytes / 8);
@@ -136,18 +136,12 @@ int overhead() {
 #endif
     const double ratio = petsc > 0 ? best[2] / petsc : 0;
     if (me == 0) std::printf("%10zu %10.3f %10.3f %10.3f %10.3f %12.3f %10.2f\n", bytes, best[0], best[1], best[2], petsc, best[1] - best[0], ratio);
-    char buf[300];
-    std::snprintf(buf, sizeof buf,
-                  "%s{\"bytes\": %zu, \"raw_us\": %.4f, \"sf_us\": %.4f, \"overhead_us\": %.4f, \"shm_us\": %.4f, \"petsc_us\": %.4f, "
-                  "\"shm_over_petsc\": %.4f}",
-                  first ? "" : ", ", bytes, best[0], best[1], best[1] - best[0], best[2], petsc, ratio);
-    json_out += buf;
-    first = false;
+    json_out["results"].push_back({{"bytes", bytes}, {"raw_us", best[0]}, {"sf_us", best[1]}, {"overhead_us", best[1] - best[0]},
+                                   {"shm_us", best[2]}, {"petsc_us", petsc}, {"shm_over_petsc", ratio}});
   }
 #ifdef SFR_WITH_PETSC
   PetscSFDestroy(&psf);
 #endif
-  json_out += "]}";
   return 0;
 }
 
@@ -163,9 +157,8 @@ int sf_bench(const std::vector<std::string>& files) {
     );
     std::printf("%-28s %-8s %-10s %10s %10s %10s\n", "trace/sf", "op", "backend", "bytes", "us/op", "vs PETSc");
   }
-  json_out = "{\"benchmark\": \"sf-backends\", \"ranks\": " + std::to_string(np) + ", \"results\": [";
-  bool first = true;
-  std::string best_json;  // per (trace, op): the fastest of our backends over PetscSF
+  json_out = {{"benchmark", "sf-backends"}, {"ranks", np}, {"results", io::Json::array()}, {"best", io::Json::array()}};
+  // "best", per (trace, op): the fastest of our backends over PetscSF
   std::vector<std::string> best_lines;
   double worst = 0;
   for (const auto& file : files) {
@@ -239,9 +232,8 @@ int sf_bench(const std::vector<std::string>& files) {
         std::snprintf(line, sizeof line, "%-40s %-8s %-10s %10.2f %10.2f %8.2f", (t.trace().name + "/" + op.sf).c_str(), core::op_kind_name(op.op),
                       backends[b].c_str(), med[b], med.back(), r);
         best_lines.push_back(line);
-        std::snprintf(line, sizeof line, "%s{\"trace\": \"%s\", \"op\": \"%s\", \"backend\": \"%s\", \"us\": %.3f, \"petsc_us\": %.3f, \"ratio\": %.4f}",
-                      best_json.empty() ? "" : ", ", t.trace().name.c_str(), core::op_kind_name(op.op), backends[b].c_str(), med[b], med.back(), r);
-        best_json += line;
+        json_out["best"].push_back({{"trace", t.trace().name}, {"op", core::op_kind_name(op.op)}, {"backend", backends[b]}, {"us", med[b]},
+                                    {"petsc_us", med.back()}, {"ratio", r}});
       }
       for (std::size_t k = 0; k < run.size(); ++k) {
         const std::string name = k < backends.size() ? backends[k] : "petsc";
@@ -251,11 +243,8 @@ int sf_bench(const std::vector<std::string>& files) {
           if (have_petsc) std::printf("%-28s %-8s %-10s %10lld %10.2f %10.2f\n", label.c_str(), core::op_kind_name(op.op), name.c_str(), bytes, med[k], ratio);
           else std::printf("%-28s %-8s %-10s %10lld %10.2f %10s\n", label.c_str(), core::op_kind_name(op.op), name.c_str(), bytes, med[k], "-");
         }
-        char buf[400];
-        std::snprintf(buf, sizeof buf, "%s{\"trace\": \"%s\", \"sf\": \"%s\", \"op\": \"%s\", \"backend\": \"%s\", \"bytes\": %lld, \"us\": %.3f, \"ratio_to_petsc\": %.4f}",
-                      first ? "" : ", ", t.trace().name.c_str(), op.sf.c_str(), core::op_kind_name(op.op), name.c_str(), bytes, med[k], ratio);
-        json_out += buf;
-        first = false;
+        json_out["results"].push_back({{"trace", t.trace().name}, {"sf", op.sf}, {"op", core::op_kind_name(op.op)}, {"backend", name},
+                                       {"bytes", bytes}, {"us", med[k]}, {"ratio_to_petsc", ratio}});
       }
 #ifdef SFR_WITH_PETSC
       free_block_type(dt, count);
@@ -263,7 +252,7 @@ int sf_bench(const std::vector<std::string>& files) {
 #endif
     }
   }
-  json_out += "], \"best\": [" + best_json + "], \"worst_best_over_petsc\": " + std::to_string(worst) + "}";
+  json_out["worst_best_over_petsc"] = worst;
   if (me == 0 && !best_lines.empty()) {
     std::printf("# best backend per op against PetscSF (same run)\n%-40s %-8s %-10s %10s %10s %8s\n", "trace/sf", "op", "best", "us/op", "PetscSF", "ratio");
     for (const auto& l : best_lines) std::printf("%s\n", l.c_str());
@@ -288,13 +277,14 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
     else if (std::strcmp(argv[i], "--store") == 0 && i + 1 < argc) store = argv[++i];
     else if (argv[i][0] != '-') files.push_back(argv[i]);
+    else mode = "";  // an unknown option (or one without its value) is a usage error, never ignored
   }
   int rc = 2;
-  if (mode == "overhead") rc = overhead();
+  if (mode == "overhead" && files.empty()) rc = overhead();
   else if (mode == "sf" && !files.empty()) rc = sf_bench(files);
   else if (me == 0) std::fprintf(stderr, "usage: sfr_bench_mpi overhead | sf TRACE... [--json FILE] [--store DIR]\n");
   if (rc == 0 && me == 0)
-    std::printf("%s", trace::bench_document(io::Json::parse(json_out), {"bench_mpi " + mode, np, bench_trace, bench_trace_file,
+    std::printf("%s", trace::bench_document(json_out, {"bench_mpi " + mode, np, bench_trace, bench_trace_file,
                                                                            exec::mpi::mpi_library()}, json, store)
                           .c_str());
 #ifdef SFR_WITH_PETSC
