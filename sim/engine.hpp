@@ -142,7 +142,8 @@ public:
   Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<std::int32_t> socket, std::vector<Time>* busy = nullptr);
   std::size_t endpoints() const { return node_.size(); }
   Tier tier(std::int32_t a, std::int32_t b) const {
-    return core::tier_between({node_[a], socket_[a]}, {node_[b], socket_[b]});
+    const auto i = static_cast<std::size_t>(a), j = static_cast<std::size_t>(b);
+    return core::tier_between({node_[i], socket_[i]}, {node_[j], socket_[j]});
   }
   const std::vector<std::int32_t>& node() const { return node_; }
   // Computes the step's per-message costs and groupings (run does it when not yet done).

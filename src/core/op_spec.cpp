@@ -7,6 +7,7 @@ namespace sfr::core {
 namespace {
 
 using D = Direction;
+// clang-format off
 constexpr std::array<OpTraits, 6> kOps{{
     // kind, name, motion, on_multi, takes_mpi_op, default_mpi_op, fixed_mpi_op, has_unit,
     // rounds, writes, reads
@@ -23,6 +24,7 @@ constexpr std::array<OpTraits, 6> kOps{{
     {OpKind::degree, "degree", Motion::reduce, false, false, MpiOp::replace, MpiOp::sum, false,
      1, {D::leaf_to_root, D::leaf_to_root}, 1, {"degree", nullptr}, 0, {nullptr, nullptr}},
 }};
+// clang-format on
 
 constexpr bool in_kind_order() {
   for (std::size_t i = 0; i < kOps.size(); ++i)

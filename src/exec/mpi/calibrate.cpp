@@ -226,11 +226,11 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   d.ranks_per_node = o.ranks_per_node > 0 ? o.ranks_per_node : rank0_local;
   d.ranks_per_socket = std::min(rps, d.ranks_per_node);
   for (int p = size - 1; p > 0; --p) {  // the nearest partner of each tier (the lowest rank)
-    const auto k = static_cast<int>(core::tier_between({node[p], socket[p]}, {node[0], socket[0]}));
-    d.partner[k] = p;
+    const auto q = static_cast<std::size_t>(p);
+    d.partner[static_cast<std::size_t>(core::tier_between({node[q], socket[q]}, {node[0], socket[0]}))] = p;
   }
   // 1. Ping-pong per tier.
-  for (int k = 0; k < 3; ++k) {
+  for (std::size_t k = 0; k < 3; ++k) {
     const int p = d.partner[k];
     if (p < 0) continue;
     say(std::string("ping-pong, tier ") + core::tier_name(static_cast<core::Tier>(k)) + " (rank 0 and " + std::to_string(p) + ")");
@@ -249,7 +249,7 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   if (d.nodes > 1) {
     std::vector<int> from, to;
     for (int r = 0; r < size; ++r)
-      if (node[r] <= 1) (node[r] == 0 ? from : to).push_back(r);
+      if (node[static_cast<std::size_t>(r)] <= 1) (node[static_cast<std::size_t>(r)] == 0 ? from : to).push_back(r);
     const std::size_t senders = std::min(from.size(), to.size());
     if (senders >= 2) {
       say("injection limit of a node (" + std::to_string(senders) + " senders, then one)");
