@@ -25,8 +25,8 @@ void check_placement(const Placement& p) {
   if (p.ranks_per_socket > p.ranks_per_node) throw InputError("--ranks-per-socket", "must not exceed --ranks-per-node");
 }
 
-trace::Trace make_trace(std::string name, int nranks, const Placement& place, const std::string& generator,
-                        nlohmann::json params, std::uint64_t seed, const std::string& input) {
+trace::Trace make_trace(std::string name, int nranks, const Placement& place, const std::string& generator, nlohmann::json params,
+                        std::uint64_t seed, const std::string& input) {
   check_placement(place);
   trace::Trace t;
   t.name = std::move(name);
@@ -52,9 +52,7 @@ core::OpSpec make_op(core::OpKind kind, std::string sf, core::MpiOp mop, core::U
   return op;
 }
 
-Index Rng::below(Index n) {
-  return static_cast<Index>((static_cast<unsigned __int128>(next()) * static_cast<unsigned __int128>(n)) >> 64);
-}
+Index Rng::below(Index n) { return static_cast<Index>((static_cast<unsigned __int128>(next()) * static_cast<unsigned __int128>(n)) >> 64); }
 
 double Rng::unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 

@@ -34,11 +34,10 @@ void check_placement(const Placement& p);  // InputError on values < 1
 
 // A trace with machine placement and meta = {"generator": generator, "params": params, "seed": seed,
 // "input": input (omitted when empty)}.
-trace::Trace make_trace(std::string name, int nranks, const Placement& place, const std::string& generator,
-                        nlohmann::json params, std::uint64_t seed, const std::string& input = "");
+trace::Trace make_trace(std::string name, int nranks, const Placement& place, const std::string& generator, nlohmann::json params,
+                        std::uint64_t seed, const std::string& input = "");
 trace::SFDef explicit_sf(std::string name, core::Graph g);
-core::OpSpec make_op(core::OpKind kind, std::string sf, core::MpiOp mop, core::Unit unit = core::Unit::float64,
-                      int bs = 1);
+core::OpSpec make_op(core::OpKind kind, std::string sf, core::MpiOp mop, core::Unit unit = core::Unit::float64, int bs = 1);
 
 // Deterministic random stream (the same numbers on every platform for a seed).
 class Rng {
@@ -47,7 +46,8 @@ public:
   std::uint64_t next() { return eng_(); }
   Index below(Index n);  // uniform in [0, n), n > 0
   double unit();         // uniform in [0, 1)
-  template <class T> void shuffle(std::vector<T>& v) {
+  template <class T>
+  void shuffle(std::vector<T>& v) {
     for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[static_cast<std::size_t>(below(static_cast<Index>(i)))]);
   }
 

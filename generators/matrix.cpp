@@ -91,8 +91,9 @@ std::string locate_mm_error(const std::string& path) {
     if (!(l >> i >> j)) return where("expected an entry 'ROW COL" + std::string(values ? " VALUE" : "") + "'");
     for (int k = 0; k < values; ++k)
       if (!(l >> v)) return where("missing value in entry");
-    if (i < 1 || i > nrows || j < 1 || j > ncols) return where("entry (" + std::to_string(i) + ", " + std::to_string(j) + ") outside the " +
-                                                               std::to_string(nrows) + "x" + std::to_string(ncols) + " matrix");
+    if (i < 1 || i > nrows || j < 1 || j > ncols)
+      return where("entry (" + std::to_string(i) + ", " + std::to_string(j) + ") outside the " + std::to_string(nrows) + "x" +
+                   std::to_string(ncols) + " matrix");
     ++seen;
   }
   if (lineno == 0) return path + ":1: empty file";
@@ -118,8 +119,8 @@ CsrPattern read_matrix_market(const std::string& path) {
     cholmod_l_free_sparse(&a, &cm.c);
     throw std::runtime_error("CHOLMOD could not expand " + path);
   }
-  CsrPattern out = csc_to_csr(static_cast<Index>(full->nrow), static_cast<Index>(full->ncol),
-                              static_cast<const SuiteSparse_long*>(full->p), static_cast<const SuiteSparse_long*>(full->i));
+  CsrPattern out = csc_to_csr(static_cast<Index>(full->nrow), static_cast<Index>(full->ncol), static_cast<const SuiteSparse_long*>(full->p),
+                              static_cast<const SuiteSparse_long*>(full->i));
   out.complex = full->xtype == CHOLMOD_COMPLEX || full->xtype == CHOLMOD_ZOMPLEX || a->xtype == CHOLMOD_COMPLEX;
   if (full != a) cholmod_l_free_sparse(&full, &cm.c);
   cholmod_l_free_sparse(&a, &cm.c);
@@ -134,11 +135,11 @@ CsrPattern read_rutherford_boeing(const std::string& path) {
   std::vector<char> name(path.begin(), path.end());
   name.push_back('\0');
   // build_upper = 1: symmetric matrices come back with both triangles; zero_handling = 0: keep explicit zeros.
-  const SuiteSparse_long st = RBread(name.data(), 1, 0, title, key, mtype, &nrow, &ncol, &mkind, &skind, &asize, &znz,
-                                     &ap, &ai, &ax, &az, &zp, &zi);
+  const SuiteSparse_long st =
+      RBread(name.data(), 1, 0, title, key, mtype, &nrow, &ncol, &mkind, &skind, &asize, &znz, &ap, &ai, &ax, &az, &zp, &zi);
   auto release = [&] {
-    for (void* q : {static_cast<void*>(ap), static_cast<void*>(ai), static_cast<void*>(zp), static_cast<void*>(zi),
-                    static_cast<void*>(ax), static_cast<void*>(az)})
+    for (void* q : {static_cast<void*>(ap), static_cast<void*>(ai), static_cast<void*>(zp), static_cast<void*>(zi), static_cast<void*>(ax),
+                    static_cast<void*>(az)})
       SuiteSparse_free(q);
   };
   if (st != 0 || !ap) {

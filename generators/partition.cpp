@@ -4,10 +4,10 @@
 #include <deque>
 #include <numeric>
 
+#include <metis.h>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
 #include <boost/graph/cuthill_mckee_ordering.hpp>
-#include <metis.h>
 
 #include "common.hpp"
 #include "core/error.hpp"
@@ -78,21 +78,22 @@ std::vector<int> metis_parts(const CsrPattern& a, int p, std::uint64_t seed) {
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = static_cast<idx_t>(seed % 2147483647u);
   options[METIS_OPTION_NUMBERING] = 0;
-  const int st = METIS_PartGraphKway(&n, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, nullptr, &nparts, nullptr,
-                                     nullptr, options, &objval, part.data());
+  const int st = METIS_PartGraphKway(&n, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, nullptr, &nparts, nullptr, nullptr, options,
+                                     &objval, part.data());
   if (st != METIS_OK) throw InputError("--partition", "METIS k-way partitioning failed (status " + std::to_string(st) + ")");
   return std::vector<int>(part.begin(), part.end());
 }
 
 std::vector<Index> rcm_order(const CsrPattern& a) {
-  using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
-                                  boost::property<boost::vertex_color_t, boost::default_color_type,
-                                                  boost::property<boost::vertex_degree_t, int>>>;
+  using G = boost::adjacency_list<
+      boost::vecS, boost::vecS, boost::undirectedS,
+      boost::property<boost::vertex_color_t, boost::default_color_type, boost::property<boost::vertex_degree_t, int>>>;
   G g(static_cast<std::size_t>(a.nrows));
   const CsrPattern s = symmetric_graph(a);
   for (Index r = 0; r < s.nrows; ++r)
     for (Index k = s.rowptr[static_cast<std::size_t>(r)]; k < s.rowptr[static_cast<std::size_t>(r) + 1]; ++k)
-      if (s.cols[static_cast<std::size_t>(k)] > r) boost::add_edge(static_cast<std::size_t>(r), static_cast<std::size_t>(s.cols[static_cast<std::size_t>(k)]), g);
+      if (s.cols[static_cast<std::size_t>(k)] > r)
+        boost::add_edge(static_cast<std::size_t>(r), static_cast<std::size_t>(s.cols[static_cast<std::size_t>(k)]), g);
   // One starting vertex per connected component (its lowest-degree vertex, lowest number on ties):
   // Boost's overload without starts rescans all vertices per component, quadratic on matrices with
   // many isolated rows.
@@ -116,8 +117,8 @@ RowPartition partition_rows(const CsrPattern& a, int nranks, PartitionKind kind,
   if (nranks > a.nrows)
     throw InputError("--ranks", std::to_string(nranks) + " ranks but the matrix has only " + std::to_string(a.nrows) + " rows");
   if ((kind == PartitionKind::metis || kind == PartitionKind::rcm) && a.nrows != a.ncols)
-    throw InputError("--partition", std::string(partition_name(kind)) + " needs a square matrix (this one is " +
-                                        std::to_string(a.nrows) + "x" + std::to_string(a.ncols) + "); use rows or nnz");
+    throw InputError("--partition", std::string(partition_name(kind)) + " needs a square matrix (this one is " + std::to_string(a.nrows) +
+                                        "x" + std::to_string(a.ncols) + "); use rows or nnz");
   RowPartition rp;
   rp.perm.resize(static_cast<std::size_t>(a.nrows));
   std::iota(rp.perm.begin(), rp.perm.end(), Index{0});

@@ -1,5 +1,5 @@
-#include <algorithm>
 #include "random_sf.hpp"
+#include <algorithm>
 
 #include <cmath>
 #include <numeric>
@@ -37,8 +37,10 @@ core::Graph random_graph(const RandomOptions& o) {
     for (Index a = 0; a < attempts; ++a) {
       const bool own = rng.unit() < o.self;
       int q = -1;
-      if (own && g[r].nroots > 0) q = r;
-      else if (!own && nothers > 0) q = other(static_cast<std::size_t>(rng.below(static_cast<Index>(nothers))));
+      if (own && g[r].nroots > 0)
+        q = r;
+      else if (!own && nothers > 0)
+        q = other(static_cast<std::size_t>(rng.below(static_cast<Index>(nothers))));
       if (q < 0) continue;
       for (int t = 0; t < 16; ++t) {
         const Index i = rng.below(g[q].nroots);
@@ -64,16 +66,16 @@ core::Graph random_graph(const RandomOptions& o) {
 
 trace::Trace random_trace(const RandomOptions& o) {
   core::Graph g = random_graph(o);
-  nlohmann::json params = {{"ranks", o.nranks}, {"max_roots", o.max_roots}, {"max_leaves", o.max_leaves},
-                           {"max_degree", o.max_degree}, {"holes", o.holes}, {"self", o.self}};
+  nlohmann::json params = {{"ranks", o.nranks},          {"max_roots", o.max_roots}, {"max_leaves", o.max_leaves},
+                           {"max_degree", o.max_degree}, {"holes", o.holes},         {"self", o.self}};
   trace::Trace t = make_trace("random-p" + std::to_string(o.nranks) + "-s" + std::to_string(o.seed), o.nranks, o.place, "random",
                               std::move(params), o.seed);
   t.sfs.push_back(explicit_sf("random", std::move(g)));
   using K = core::OpKind;
   const core::Unit u = core::Unit::int64;
-  t.ops = {make_op(K::bcast, "random", core::MpiOp::replace, u), make_op(K::reduce, "random", core::MpiOp::sum, u),
+  t.ops = {make_op(K::bcast, "random", core::MpiOp::replace, u),    make_op(K::reduce, "random", core::MpiOp::sum, u),
            make_op(K::fetch_and_op, "random", core::MpiOp::sum, u), make_op(K::gather, "random", core::MpiOp::replace, u),
-           make_op(K::scatter, "random", core::MpiOp::replace, u), make_op(K::degree, "random", core::MpiOp::replace, core::Unit::int32)};
+           make_op(K::scatter, "random", core::MpiOp::replace, u),  make_op(K::degree, "random", core::MpiOp::replace, core::Unit::int32)};
   return t;
 }
 

@@ -43,8 +43,8 @@ core::Graph scenario_graph(const ScenarioOptions& o) {
 trace::Trace scenario_trace(const ScenarioOptions& o) {
   core::Graph g = scenario_graph(o);
   const int p = g.nranks;
-  nlohmann::json params = {{"msgs", o.msgs}, {"nodes", o.nodes}, {"size", o.size}, {"duplicates", o.duplicates},
-                           {"ranks_per_node", o.place.ranks_per_node}};
+  nlohmann::json params = {
+      {"msgs", o.msgs}, {"nodes", o.nodes}, {"size", o.size}, {"duplicates", o.duplicates}, {"ranks_per_node", o.place.ranks_per_node}};
   trace::Trace t = make_trace("scenario-m" + std::to_string(o.msgs) + "-n" + std::to_string(o.nodes) + "-s" + std::to_string(o.size), p,
                               o.place, "scenario", std::move(params), 0);
   t.sfs.push_back(explicit_sf("exchange", std::move(g)));

@@ -7,11 +7,11 @@
 namespace sfr::gen {
 
 struct ScenarioOptions {
-  int msgs = 32;            // m: inter-node messages sent by the sending node in total
-  int nodes = 4;            // n: destination nodes
-  Index size = 1024;        // bytes per message (float64 entries: max(1, size / 8))
-  double duplicates = 0;    // fraction of each message that duplicates data sent to the same node
-  Placement place{4, 0};    // ranks per node (the paper: 4 GPUs per node on Lassen)
+  int msgs = 32;          // m: inter-node messages sent by the sending node in total
+  int nodes = 4;          // n: destination nodes
+  Index size = 1024;      // bytes per message (float64 entries: max(1, size / 8))
+  double duplicates = 0;  // fraction of each message that duplicates data sent to the same node
+  Placement place{4, 0};  // ranks per node (the paper: 4 GPUs per node on Lassen)
 };
 
 // P = (1 + n) * R ranks; node 0 (ranks 0..R-1) sends. Message g = 0..m-1 is sent by rank g mod R

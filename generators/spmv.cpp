@@ -21,7 +21,8 @@ SpmvSF build_spmv(const CsrPattern& a, int nranks, PartitionKind kind, std::uint
     const auto ur = static_cast<std::size_t>(r);
     const Index cs = s.col_layout[ur], ce = s.col_layout[ur + 1];
     std::vector<Index>& g = s.garray[ur];
-    for (Index k = m.rowptr[static_cast<std::size_t>(s.row_layout[ur])]; k < m.rowptr[static_cast<std::size_t>(s.row_layout[ur + 1])]; ++k) {
+    for (Index k = m.rowptr[static_cast<std::size_t>(s.row_layout[ur])]; k < m.rowptr[static_cast<std::size_t>(s.row_layout[ur + 1])];
+         ++k) {
       const Index c = m.cols[static_cast<std::size_t>(k)];
       if (c < cs || c >= ce) g.push_back(c);
     }
@@ -46,11 +47,10 @@ trace::Trace spmv_trace(const SpmvOptions& o) { return spmv_trace(o, read_matrix
 trace::Trace spmv_trace(const SpmvOptions& o, const CsrPattern& a, const std::string& matrix_name) {
   SpmvSF s = build_spmv(a, o.nranks, o.partition, o.seed);
   const std::string base = std::filesystem::path(matrix_name).stem().string();
-  nlohmann::json params = {{"ranks", o.nranks}, {"partition", partition_name(o.partition)}, {"rows", a.nrows},
-                           {"cols", a.ncols}, {"nnz", a.nnz()}};
-  trace::Trace t = make_trace("spmv-" + base + "-" + partition_name(o.partition) + "-p" + std::to_string(o.nranks), o.nranks,
-                              o.place, "spmv", std::move(params), o.seed,
-                              std::filesystem::path(matrix_name).filename().string());
+  nlohmann::json params = {
+      {"ranks", o.nranks}, {"partition", partition_name(o.partition)}, {"rows", a.nrows}, {"cols", a.ncols}, {"nnz", a.nnz()}};
+  trace::Trace t = make_trace("spmv-" + base + "-" + partition_name(o.partition) + "-p" + std::to_string(o.nranks), o.nranks, o.place,
+                              "spmv", std::move(params), o.seed, std::filesystem::path(matrix_name).filename().string());
   trace::LayoutSF lay;
   lay.layout = s.col_layout;
   lay.ranks.resize(s.garray.size());

@@ -12,11 +12,11 @@
 namespace sfr::gen {
 
 struct SpmvSF {
-  CsrPattern matrix;                         // the matrix in the distributed numbering (rows permuted)
-  std::vector<Index> perm;                   // distributed row (and column, if square) -> original
-  std::vector<Index> row_layout, col_layout; // ownership of rows (y) and of columns (x)
-  std::vector<std::vector<Index>> garray;    // per rank: off-rank global columns, ascending (= leaves)
-  core::Graph graph;                         // roots: owned x entries; leaf j of rank r: x[garray[r][j]]
+  CsrPattern matrix;                          // the matrix in the distributed numbering (rows permuted)
+  std::vector<Index> perm;                    // distributed row (and column, if square) -> original
+  std::vector<Index> row_layout, col_layout;  // ownership of rows (y) and of columns (x)
+  std::vector<std::vector<Index>> garray;     // per rank: off-rank global columns, ascending (= leaves)
+  core::Graph graph;                          // roots: owned x entries; leaf j of rank r: x[garray[r][j]]
 };
 
 // Column layout: the row layout for square matrices, PetscSplitOwnership(ncols) otherwise.

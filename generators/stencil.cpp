@@ -51,7 +51,8 @@ core::Graph stencil_graph(const StencilOptions& o) {
   for (std::size_t d = 0; d < 3; ++d) {
     owner[d].resize(static_cast<std::size_t>(o.size[d]));
     for (int p = 0; p < o.procs[d]; ++p)
-      for (Index i = lay[d][static_cast<std::size_t>(p)]; i < lay[d][static_cast<std::size_t>(p) + 1]; ++i) owner[d][static_cast<std::size_t>(i)] = p;
+      for (Index i = lay[d][static_cast<std::size_t>(p)]; i < lay[d][static_cast<std::size_t>(p) + 1]; ++i)
+        owner[d][static_cast<std::size_t>(i)] = p;
   }
   core::Graph g(nranks);
   for (int r = 0; r < nranks; ++r) {
@@ -100,8 +101,13 @@ trace::Trace stencil_trace(const StencilOptions& o) {
     if (o.periodic[ud]) per += std::string(per.empty() ? "" : ",") + "xyz"[d];
   }
   const char* kind = o.stencil == StencilKind::star ? "star" : "box";
-  nlohmann::json params = {{"dims", o.dims}, {"size", size}, {"procs", procs}, {"dof", o.dof}, {"stencil", kind},
-                           {"width", o.width}, {"periodic", per.empty() ? "none" : per}};
+  nlohmann::json params = {{"dims", o.dims},
+                           {"size", size},
+                           {"procs", procs},
+                           {"dof", o.dof},
+                           {"stencil", kind},
+                           {"width", o.width},
+                           {"periodic", per.empty() ? "none" : per}};
   trace::Trace t = make_trace("stencil-" + std::to_string(o.dims) + "d-" + size + "-" + kind + std::to_string(o.width) + "-p" + procs,
                               g.nranks, o.place, "stencil", std::move(params), 0);
   t.sfs.push_back(explicit_sf("gtol", std::move(g)));
@@ -127,7 +133,8 @@ std::array<Index, 3> parse_extent(const std::string& option, const std::string& 
     if (used == 0 || used != part.size() || v < 1) throw InputError(option, "expected positive integers like 8x8x8, got '" + s + "'");
     out[static_cast<std::size_t>(n++)] = v;
   }
-  if (n != dims) throw InputError(option, "expected " + std::to_string(dims) + " extent(s) for --dims " + std::to_string(dims) + ", got '" + s + "'");
+  if (n != dims)
+    throw InputError(option, "expected " + std::to_string(dims) + " extent(s) for --dims " + std::to_string(dims) + ", got '" + s + "'");
   return out;
 }
 

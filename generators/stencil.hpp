@@ -12,11 +12,11 @@ enum class StencilKind { star, box };
 
 struct StencilOptions {
   int dims = 2;
-  std::array<Index, 3> size{1, 1, 1};   // grid points per dimension (unused dimensions: 1)
-  std::array<int, 3> procs{1, 1, 1};    // ranks per dimension; nranks = product
-  int dof = 1;                          // values per grid point (the ops' block size)
+  std::array<Index, 3> size{1, 1, 1};  // grid points per dimension (unused dimensions: 1)
+  std::array<int, 3> procs{1, 1, 1};   // ranks per dimension; nranks = product
+  int dof = 1;                         // values per grid point (the ops' block size)
   StencilKind stencil = StencilKind::star;
-  int width = 1;                        // stencil width
+  int width = 1;  // stencil width
   std::array<bool, 3> periodic{false, false, false};
   Placement place;
 };

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <random>
+#include <sstream>
 
 namespace sfr::gen {
 
@@ -17,7 +17,9 @@ struct Draw {
   explicit Draw(std::uint64_t seed) : rng(seed) {}
   long long in(long long lo, long long hi) { return lo + static_cast<long long>(rng() % static_cast<std::uint64_t>(hi - lo + 1)); }
   template <class T>
-  const T& pick(const std::vector<T>& v) { return v[static_cast<std::size_t>(in(0, static_cast<long long>(v.size()) - 1))]; }
+  const T& pick(const std::vector<T>& v) {
+    return v[static_cast<std::size_t>(in(0, static_cast<long long>(v.size()) - 1))];
+  }
   std::string num(long long lo, long long hi) { return std::to_string(in(lo, hi)); }
 };
 
@@ -50,28 +52,30 @@ std::vector<SuiteEntry> plan_suite(std::uint64_t seed, const std::vector<std::st
   };
   for (const char* pattern : {"diagonal", "quasi-diagonal", "random"}) {
     const int p = static_cast<int>(d.in(2, 8));
-    std::vector<std::string> a = {"--pattern", pattern, "--ranks", std::to_string(p), "--per-rank", d.num(20, 400), "--direction",
-                                  d.pick<std::string>({"block-to-part", "part-to-block"}), "--seed", d.num(1, 1 << 30)};
+    std::vector<std::string> a = {"--pattern",  pattern,          "--ranks",     std::to_string(p),
+                                  "--per-rank", d.num(20, 400),   "--direction", d.pick<std::string>({"block-to-part", "part-to-block"}),
+                                  "--seed",     d.num(1, 1 << 30)};
     if (std::string(pattern) == "quasi-diagonal") a.insert(a.end(), {"--fraction", "0." + d.num(1, 5)});
     add(std::string("synthetic-") + pattern, "synthetic", p, a);
   }
   {
     const int p = static_cast<int>(d.in(1, 8));
     add("random", "random", p,
-        {"--ranks", std::to_string(p), "--seed", d.num(1, 1 << 30), "--max-roots", d.num(0, 60), "--max-leaves", d.num(0, 80), "--max-degree",
-         d.num(0, 6), "--holes", d.pick<std::string>({"0", "0.5"}), "--self", d.pick<std::string>({"0", "0.2"})});
+        {"--ranks", std::to_string(p), "--seed", d.num(1, 1 << 30), "--max-roots", d.num(0, 60), "--max-leaves", d.num(0, 80),
+         "--max-degree", d.num(0, 6), "--holes", d.pick<std::string>({"0", "0.5"}), "--self", d.pick<std::string>({"0", "0.2"})});
   }
   {
     const int dims = static_cast<int>(d.in(1, 3));
-    const std::vector<std::vector<std::string>> procs = {{"2", "3", "4", "8"}, {"2x1", "2x2", "1x3", "2x4"}, {"2x1x1", "2x2x1", "1x2x2", "2x2x2"}};
+    const std::vector<std::vector<std::string>> procs = {
+        {"2", "3", "4", "8"}, {"2x1", "2x2", "1x3", "2x4"}, {"2x1x1", "2x2x1", "1x2x2", "2x2x2"}};
     const std::string pr = d.pick(procs[static_cast<std::size_t>(dims - 1)]);
     int p = 1;
     for (std::size_t i = 0; i < pr.size(); i += 2) p *= pr[i] - '0';
     std::string size;
     for (int k = 0; k < dims; ++k) size += (k ? "x" : "") + d.num(dims == 1 ? 24 : 8, dims == 1 ? 200 : 24);
     add("stencil", "stencil", p,
-        {"--dims", std::to_string(dims), "--size", size, "--procs", pr, "--stencil", d.pick<std::string>({"star", "box"}), "--width", d.num(1, 2),
-         "--dof", d.num(1, 3), "--periodic", d.pick<std::string>({"none", "all", "x"})});
+        {"--dims", std::to_string(dims), "--size", size, "--procs", pr, "--stencil", d.pick<std::string>({"star", "box"}), "--width",
+         d.num(1, 2), "--dof", d.num(1, 3), "--periodic", d.pick<std::string>({"none", "all", "x"})});
   }
   {
     const int p = static_cast<int>(d.in(2, 8));
@@ -87,14 +91,15 @@ std::vector<SuiteEntry> plan_suite(std::uint64_t seed, const std::vector<std::st
   {
     const int p = static_cast<int>(d.in(2, 8));
     add("scatter", "scatter", p,
-        {"--pattern", d.pick<std::string>({"par-to-par", "seq-to-par", "par-to-seq", "ring-send"}), "--ranks", std::to_string(p), "--per-rank",
-         d.num(4, 200)});
+        {"--pattern", d.pick<std::string>({"par-to-par", "seq-to-par", "par-to-seq", "ring-send"}), "--ranks", std::to_string(p),
+         "--per-rank", d.num(4, 200)});
   }
   {
     // P = (1 + nodes) * ranks per node <= 8.
     const int r = static_cast<int>(d.in(1, 2)), nodes = static_cast<int>(d.in(1, 8 / r - 1));
-    const std::vector<std::string> a = {"--msgs", d.num(1, 16), "--nodes", std::to_string(nodes), "--size", d.num(8, 4096), "--duplicates",
-                                        d.pick<std::string>({"0", "0.25"}), "--ranks-per-node", std::to_string(r)};
+    const std::vector<std::string> a = {"--msgs",           d.num(1, 16),     "--nodes",      std::to_string(nodes),
+                                        "--size",           d.num(8, 4096),   "--duplicates", d.pick<std::string>({"0", "0.25"}),
+                                        "--ranks-per-node", std::to_string(r)};
     s.push_back({"scenario.json", "scenario", a, (1 + nodes) * r});
   }
   for (const auto& m : matrices) {

@@ -20,7 +20,6 @@ struct SuiteEntry {
 };
 
 // `matrices`: Matrix Market files for SpMV traces (those above `max_matrix_bytes` are left out).
-std::vector<SuiteEntry> plan_suite(std::uint64_t seed, const std::vector<std::string>& matrices,
-                                   std::uint64_t max_matrix_bytes = 8u << 20);
+std::vector<SuiteEntry> plan_suite(std::uint64_t seed, const std::vector<std::string>& matrices, std::uint64_t max_matrix_bytes = 8u << 20);
 
 }  // namespace sfr::gen

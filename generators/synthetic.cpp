@@ -11,7 +11,8 @@ namespace sfr::gen {
 namespace {
 constexpr std::array<Choice<SyntheticPattern>, 3> kPatterns{
     {{SyntheticPattern::diagonal, "diagonal"}, {SyntheticPattern::quasi_diagonal, "quasi-diagonal"}, {SyntheticPattern::random, "random"}}};
-constexpr std::array<Choice<Direction>, 2> kDirections{{{Direction::block_to_part, "block-to-part"}, {Direction::part_to_block, "part-to-block"}}};
+constexpr std::array<Choice<Direction>, 2> kDirections{
+    {{Direction::block_to_part, "block-to-part"}, {Direction::part_to_block, "part-to-block"}}};
 const char* pattern_name(SyntheticPattern p) { return choice_name(p, kPatterns); }
 }  // namespace
 
@@ -60,11 +61,14 @@ core::Graph synthetic_graph(const SyntheticOptions& o) {
 trace::Trace synthetic_trace(const SyntheticOptions& o) {
   core::Graph g = synthetic_graph(o);
   const bool b2p = o.direction == Direction::block_to_part;
-  nlohmann::json params = {{"pattern", pattern_name(o.pattern)}, {"per_rank", o.per_rank}, {"ranks", o.nranks},
+  nlohmann::json params = {{"pattern", pattern_name(o.pattern)},
+                           {"per_rank", o.per_rank},
+                           {"ranks", o.nranks},
                            {"direction", b2p ? "block-to-part" : "part-to-block"}};
   if (o.pattern == SyntheticPattern::quasi_diagonal) params["fraction"] = o.fraction;
-  trace::Trace t = make_trace(std::string("synthetic-") + pattern_name(o.pattern) + (b2p ? "-b2p" : "-p2b") + "-p" + std::to_string(o.nranks),
-                              o.nranks, o.place, "synthetic", std::move(params), o.seed);
+  trace::Trace t =
+      make_trace(std::string("synthetic-") + pattern_name(o.pattern) + (b2p ? "-b2p" : "-p2b") + "-p" + std::to_string(o.nranks), o.nranks,
+                 o.place, "synthetic", std::move(params), o.seed);
   t.sfs.push_back(explicit_sf("frames", std::move(g)));
   t.ops.push_back(b2p ? make_op(core::OpKind::bcast, "frames", core::MpiOp::replace, core::Unit::int32)
                       : make_op(core::OpKind::reduce, "frames", core::MpiOp::sum, core::Unit::int32));

@@ -26,7 +26,7 @@
 
 namespace sfr::sim::analytic {
 
-struct Params {  // Table 7, bytes and counts
+struct Params {            // Table 7, bytes and counts
   double s_proc = 0;       // max bytes sent by a single process / GPU
   double s_node = 0;       // max bytes injected by a single node
   double s_node_node = 0;  // max bytes sent between any two nodes

@@ -54,7 +54,8 @@ MachineModel auto_machine(const std::string& given, std::string* source) {
     if (source) *source = path + " (written by calibrate)";
     return load_machine(path);
   }
-  if (source) *source = "the generic preset (no calibrated machine at " + (path.empty() ? std::string("$HOME/.config/sf-replay") : path) + ")";
+  if (source)
+    *source = "the generic preset (no calibrated machine at " + (path.empty() ? std::string("$HOME/.config/sf-replay") : path) + ")";
   return *preset("generic");
 }
 

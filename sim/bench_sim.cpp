@@ -20,10 +20,10 @@
 #ifdef SFR_HAVE_GENERATORS
 #include "generators/spmv.hpp"
 #endif
-#include "sim/simulate.hpp"
 #include "io/json_strict.hpp"
-#include "trace/provenance.hpp"
 #include "io/output_file.hpp"
+#include "sim/simulate.hpp"
+#include "trace/provenance.hpp"
 
 using namespace sfr;
 using Clock = std::chrono::steady_clock;
@@ -88,9 +88,12 @@ int main(int argc, char** argv) {
   std::string out = "sim_bench.json", only, store;  // only: run just that part
   for (int i = 1; i < argc; i += 2) {
     const std::string a = argv[i];
-    if (i + 1 < argc && a == "--json") out = argv[i + 1];
-    else if (i + 1 < argc && a == "--only") only = argv[i + 1];
-    else if (i + 1 < argc && a == "--store") store = argv[i + 1];
+    if (i + 1 < argc && a == "--json")
+      out = argv[i + 1];
+    else if (i + 1 < argc && a == "--only")
+      only = argv[i + 1];
+    else if (i + 1 < argc && a == "--store")
+      store = argv[i + 1];
     else {
       std::fprintf(stderr, "usage: sfr_bench_sim [--json FILE] [--store DIR] [--only throughput|scale|simgrid]\n");
       return 2;
@@ -114,10 +117,10 @@ int main(int argc, char** argv) {
     for (int r = 0; r < P; ++r)
       for (int i = 0; i < leaves; ++i) g[r].add_leaf(i, static_cast<int>(rng() % P), static_cast<core::Index>(rng() % 256));
     for (const trace::Machine mach : {trace::Machine{4, 2, 4}, trace::Machine{32, 16, 4}}) {
-      const auto bt = make_trace("random-1024", g,
-                                 {make_op(core::OpKind::bcast, 100), make_op(core::OpKind::reduce, 100),
-                                  make_op(core::OpKind::bcast, 100, core::Unit::int32, 4)},
-                                 mach);
+      const auto bt = make_trace(
+          "random-1024", g,
+          {make_op(core::OpKind::bcast, 100), make_op(core::OpKind::reduce, 100), make_op(core::OpKind::bcast, 100, core::Unit::int32, 4)},
+          mach);
       auto study = lassen;
       study.model = sim::ModelKind::study_max_rate;
       struct Row {
@@ -125,8 +128,9 @@ int main(int argc, char** argv) {
         sim::Backend backend;
         const sim::MachineModel* m;
       };
-      for (const Row& row : {Row{"basic", sim::Backend{}, &lassen}, Row{"3step", sim::Backend{sim::BackendKind::three_step, false}, &lassen},
-                             Row{"basic/study", sim::Backend{}, &study}}) {
+      for (const Row& row :
+           {Row{"basic", sim::Backend{}, &lassen}, Row{"3step", sim::Backend{sim::BackendKind::three_step, false}, &lassen},
+            Row{"basic/study", sim::Backend{}, &study}}) {
         sim::simulate(bt, *row.m, {row.backend});  // warm up (allocations)
         const auto t0 = Clock::now();
         const double c0 = cpu_seconds();
@@ -135,11 +139,18 @@ int main(int argc, char** argv) {
         const double wall = seconds_since(t0);
         const double rate = static_cast<double>(res.backends[0].messages) / cpu;
         const std::string key = std::string(row.label) + "_" + std::to_string(mach.ranks_per_node) + "_per_node";
-        std::printf("throughput  %-11s %-14s random SF, 1024 ranks, %2d ranks/node, %zu ops x 100: %llu messages in %.3f s CPU (%.3f s wall) = %.1f M messages/s\n",
-                    row.label, sim::model_name(row.m->model), mach.ranks_per_node, bt.trace().ops.size(),
-                    static_cast<unsigned long long>(res.backends[0].messages), cpu, wall, rate / 1e6);
-        j["throughput"][key] = {{"ranks", P}, {"ranks_per_node", mach.ranks_per_node}, {"model", sim::model_name(row.m->model)},
-                                {"messages", res.backends[0].messages}, {"cpu_s", cpu}, {"wall_s", wall}, {"messages_per_cpu_s", rate}};
+        std::printf(
+            "throughput  %-11s %-14s random SF, 1024 ranks, %2d ranks/node, %zu ops x 100: %llu messages in %.3f s CPU (%.3f s wall) = "
+            "%.1f M messages/s\n",
+            row.label, sim::model_name(row.m->model), mach.ranks_per_node, bt.trace().ops.size(),
+            static_cast<unsigned long long>(res.backends[0].messages), cpu, wall, rate / 1e6);
+        j["throughput"][key] = {{"ranks", P},
+                                {"ranks_per_node", mach.ranks_per_node},
+                                {"model", sim::model_name(row.m->model)},
+                                {"messages", res.backends[0].messages},
+                                {"cpu_s", cpu},
+                                {"wall_s", wall},
+                                {"messages_per_cpu_s", rate}};
       }
     }
   }
@@ -154,10 +165,13 @@ int main(int argc, char** argv) {
     const auto res = sim::simulate(bt, lassen, {sim::Backend{}, sim::Backend{sim::BackendKind::two_step, false}});
     const double wall = seconds_since(t1);
     const double rss = peak_rss_gib();
-    std::printf("scale       1,000,000-rank nearest neighbour, basic + 2step: %llu messages, build %.2f s, simulate %.2f s, peak RSS %.2f GiB, predicted basic %.3f us\n",
-                static_cast<unsigned long long>(res.backends[0].messages + res.backends[1].messages), build, wall, rss,
-                res.backends[0].total_s * 1e6);
-    j["million_ranks"] = {{"ranks", P}, {"messages", res.backends[0].messages + res.backends[1].messages}, {"build_s", build}, {"simulate_s", wall},
+    std::printf(
+        "scale       1,000,000-rank nearest neighbour, basic + 2step: %llu messages, build %.2f s, simulate %.2f s, peak RSS %.2f GiB, "
+        "predicted basic %.3f us\n",
+        static_cast<unsigned long long>(res.backends[0].messages + res.backends[1].messages), build, wall, rss,
+        res.backends[0].total_s * 1e6);
+    j["million_ranks"] = {{"ranks", P},          {"messages", res.backends[0].messages + res.backends[1].messages},
+                          {"build_s", build},    {"simulate_s", wall},
                           {"peak_rss_gib", rss}, {"predicted_basic_s", res.backends[0].total_s}};
   }
 
@@ -198,8 +212,13 @@ int main(int argc, char** argv) {
       std::printf("%-46s %14.3f %14.3f %+8.1f%% %9.2fs %9.4fs %8.0fx\n", c.name.c_str(), r.smpi_s * 1e6, r.ours_s * 1e6, r.diff() * 100,
                   r.smpi_wall_s, r.ours_wall_s, r.speedup());
       std::fflush(stdout);
-      j["simgrid"].push_back({{"pattern", c.name}, {"ranks", c.bt.trace().nranks}, {"smpi_predicted_s", r.smpi_s}, {"our_predicted_s", r.ours_s},
-                              {"relative_difference", r.diff()}, {"smpi_wall_s", r.smpi_wall_s}, {"our_wall_s", r.ours_wall_s},
+      j["simgrid"].push_back({{"pattern", c.name},
+                              {"ranks", c.bt.trace().nranks},
+                              {"smpi_predicted_s", r.smpi_s},
+                              {"our_predicted_s", r.ours_s},
+                              {"relative_difference", r.diff()},
+                              {"smpi_wall_s", r.smpi_wall_s},
+                              {"our_wall_s", r.ours_wall_s},
                               {"speedup", r.speedup()}});
     }
     std::filesystem::remove_all(dir);

@@ -161,9 +161,10 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         ab.alpha = std::max(0.0, ab.alpha - d.o_send - d.o_recv);
         m.p2p[0][k][p] = ab;
         if (from == k) {
-          c.lines.push_back(pad(core::tier_name(static_cast<Tier>(k)), 11) + pad(proto_label(static_cast<Proto>(p)), 11) +
-                            fmt("L %.3f us, beta %.4f ns/B (%.0f MB/s)", ab.alpha * 1e6, ab.beta * 1e9, ab.beta > 0 ? 1e-6 / ab.beta : 0.0) +
-                            fmt(", fit error %.1f%% over %.0f sizes", fits[k].rms[p] * 100, fits[k].count[p]));
+          c.lines.push_back(
+              pad(core::tier_name(static_cast<Tier>(k)), 11) + pad(proto_label(static_cast<Proto>(p)), 11) +
+              fmt("L %.3f us, beta %.4f ns/B (%.0f MB/s)", ab.alpha * 1e6, ab.beta * 1e9, ab.beta > 0 ? 1e-6 / ab.beta : 0.0) +
+              fmt(", fit error %.1f%% over %.0f sizes", fits[k].rms[p] * 100, fits[k].count[p]));
           if (fits[k].count[p] >= 2) c.worst_rms = std::max(c.worst_rms, fits[k].rms[p]);
         }
       }
@@ -181,8 +182,9 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
   }
   if (d.nodes > 1 && d.injection_senders > 1 && d.injection_seconds_per_byte > 0) {
     m.injection_beta = d.injection_seconds_per_byte;
-    c.lines.push_back(fmt("NIC        %.0f MB/s out of a node with %.0f senders (one sender alone: %.0f MB/s)", 1e-6 / d.injection_seconds_per_byte,
-                          d.injection_senders, d.injection_single_seconds_per_byte > 0 ? 1e-6 / d.injection_single_seconds_per_byte : 0.0));
+    c.lines.push_back(fmt("NIC        %.0f MB/s out of a node with %.0f senders (one sender alone: %.0f MB/s)",
+                          1e-6 / d.injection_seconds_per_byte, d.injection_senders,
+                          d.injection_single_seconds_per_byte > 0 ? 1e-6 / d.injection_single_seconds_per_byte : 0.0));
   } else {
     m.injection_beta = 0;
     c.lines.push_back("NIC        not measured (needs two nodes with two ranks each): no injection limit");
@@ -202,14 +204,14 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     m.fence_overhead = 0;
     const double barrier = to_seconds(fence_cost(m, layout_for(ring->trace(), m), false));
     m.fence_overhead = std::max(0.0, d.fence - barrier);
-    c.lines.push_back(fmt("sync       MPI_Win_fence %.3f us per call: %.3f us beyond the model's dissemination barrier (%.3f us)", d.fence * 1e6,
-                          m.fence_overhead * 1e6, barrier * 1e6));
+    c.lines.push_back(fmt("sync       MPI_Win_fence %.3f us per call: %.3f us beyond the model's dissemination barrier (%.3f us)",
+                          d.fence * 1e6, m.fence_overhead * 1e6, barrier * 1e6));
   }
   if (d.pack.size() >= 2) {
     double rms = 0;
     m.pack = fit_alpha_beta(d.pack, &rms);
-    c.lines.push_back(fmt("pack       %.3f us + %.4f ns/B per message (indexed doubles), fit error %.1f%%", m.pack.alpha * 1e6, m.pack.beta * 1e9,
-                          rms * 100));
+    c.lines.push_back(fmt("pack       %.3f us + %.4f ns/B per message (indexed doubles), fit error %.1f%%", m.pack.alpha * 1e6,
+                          m.pack.beta * 1e9, rms * 100));
   }
   if (ring && d.sf_op_backend[0] >= 0) {
     // The executor's own work per call: what the executor measured on the ring, less what the
@@ -223,11 +225,13 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       const char* name = core::kModelledBackends[k];
       const double model = simulate(bt, bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
       const double over = std::max(0.0, d.sf_op_backend[k] - model);
-      if (k == 0) m.op_overhead = over;
-      else m.op_overhead_by_backend[name] = over;
+      if (k == 0)
+        m.op_overhead = over;
+      else
+        m.op_overhead_by_backend[name] = over;
       c.lines.push_back(std::string("executor   ") + pad(name, 10) +
-                        fmt("%.3f us per op call beyond the model (a ring bcast of %.0f B per rank: %.3f us measured, %.3f us modelled)", over * 1e6,
-                            8.0 * core::kCalibrationSfOpValues, d.sf_op_backend[k] * 1e6, model * 1e6));
+                        fmt("%.3f us per op call beyond the model (a ring bcast of %.0f B per rank: %.3f us measured, %.3f us modelled)",
+                            over * 1e6, 8.0 * core::kCalibrationSfOpValues, d.sf_op_backend[k] * 1e6, model * 1e6));
     }
   }
   return c;

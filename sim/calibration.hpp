@@ -18,9 +18,9 @@ namespace sfr::sim {
 AlphaBeta fit_alpha_beta(const std::vector<core::TimedSample>& s, double* rms = nullptr);
 
 struct ProtocolFit {
-  AlphaBeta seg[3];          // short, eager, rendezvous
-  double rms[3] = {0, 0, 0}; // relative fit error per segment
-  int count[3] = {0, 0, 0};  // samples per segment
+  AlphaBeta seg[3];                           // short, eager, rendezvous
+  double rms[3] = {0, 0, 0};                  // relative fit error per segment
+  int count[3] = {0, 0, 0};                   // samples per segment
   std::int64_t short_max = 0, eager_max = 0;  // the largest size of the first two segments
 };
 // Samples sorted by size split into three consecutive segments of at least two samples each (the

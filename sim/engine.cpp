@@ -153,8 +153,11 @@ void Engine::prepare(const Step& s) const {
     for (std::size_t i = 0; i < nm; ++i) {
       const Msg& msg = s.msgs[i];
       const auto& c = s.cost[i];
-      s.route[i] = {static_cast<std::uint32_t>(msg.src), static_cast<std::uint32_t>(n + static_cast<std::size_t>(msg.dst)),
-                    c.work_nic > 0 ? static_cast<std::uint32_t>(2 * n + static_cast<std::size_t>(node_[msg.src])) : UINT32_MAX, 0, c.work_link,
+      s.route[i] = {static_cast<std::uint32_t>(msg.src),
+                    static_cast<std::uint32_t>(n + static_cast<std::size_t>(msg.dst)),
+                    c.work_nic > 0 ? static_cast<std::uint32_t>(2 * n + static_cast<std::size_t>(node_[msg.src])) : UINT32_MAX,
+                    0,
+                    c.work_link,
                     c.work_nic};
     }
     // A send link's flows are its sender's messages. Their activations relative to the sender's
@@ -238,8 +241,10 @@ void Engine::run(const Step& s, std::vector<Time>& ready, Accum& acc, Timeline* 
     if (tl && pre > 0) tl->add(static_cast<std::int32_t>(e), ready[e], ready[e] + pre, Timeline::pre);
     start_[e] = send_free_[e] = recv_free_[e] = ready[e] + pre;
   }
-  if (serial_) run_serial(s, acc, tl);
-  else run_flows(s, acc, tl);
+  if (serial_)
+    run_serial(s, acc, tl);
+  else
+    run_flows(s, acc, tl);
   for (std::size_t e = 0; e < n; ++e) {
     const Time done = std::max({start_[e], send_free_[e], recv_free_[e]});
     const Time post = s.post.empty() ? 0 : s.post[e];
@@ -296,8 +301,10 @@ void Engine::run_serial(const Step& s, Accum& acc, Timeline* tl) {
       send_free_[msg.src] = std::max(send_free_[msg.src], leave);
       if (tl) tl->add(msg.src, t, leave, Timeline::send, msg.dst, msg.bytes);
       inbox_[s.dst_slot[i]] = {leave, aseq++, c.wire};
-      if (i + 1 < nm && s.msgs[i + 1].src == msg.src) replace_top(leave, i + 1);
-      else pop();
+      if (i + 1 < nm && s.msgs[i + 1].src == msg.src)
+        replace_top(leave, i + 1);
+      else
+        pop();
     }
   }
   // Phase 2: every receiver's stream takes its arrivals in (time, sequence) order.
@@ -430,7 +437,10 @@ struct Engine::SortedQueue {
     const std::size_t n = h.size();
     std::size_t r = n - 1;
     while (r > head && n - r < 8 && before(e, h[r - 1])) --r;
-    if (r > head && before(e, h[r - 1])) r = static_cast<std::size_t>(std::upper_bound(h.begin() + static_cast<std::ptrdiff_t>(head), h.begin() + static_cast<std::ptrdiff_t>(r), e, before) - h.begin());
+    if (r > head && before(e, h[r - 1]))
+      r = static_cast<std::size_t>(
+          std::upper_bound(h.begin() + static_cast<std::ptrdiff_t>(head), h.begin() + static_cast<std::ptrdiff_t>(r), e, before) -
+          h.begin());
     h.insert(h.begin() + static_cast<std::ptrdiff_t>(r), e);
   }
   // Flows arriving together: sorted among themselves, then one merge from the back (O(size + b)
@@ -447,8 +457,10 @@ struct Engine::SortedQueue {
     tmp.assign(nb, nb + b);
     std::size_t x = old, y = b, out = old + b;
     while (y > 0) {
-      if (x > head && before(tmp[y - 1], h[x - 1])) h[--out] = h[--x];
-      else h[--out] = tmp[--y];
+      if (x > head && before(tmp[y - 1], h[x - 1]))
+        h[--out] = h[--x];
+      else
+        h[--out] = tmp[--y];
     }
   }
   std::vector<PsEntry>& tmp;
@@ -494,7 +506,7 @@ struct Engine::ClassQueues {
     x.q.push_back(e);
     ++n;
     if (x.q.size() - x.head > 1) return;  // the class's head (its earliest finish) is unchanged
-    std::size_t h = hn++;  // a class becomes non-empty: sift it up
+    std::size_t h = hn++;                 // a class becomes non-empty: sift it up
     for (; h > 0 && e.f < key((h - 1) / 2); h = (h - 1) / 2) heap[h] = heap[(h - 1) / 2];
     heap[h] = static_cast<std::uint8_t>(c);
   }
@@ -599,8 +611,10 @@ void Engine::share_with(Queue& q, const ResItem* items, std::size_t k, std::uint
     }
     t = a;
     // Every flow arriving at `a` joins at the same virtual time.
-    if (z == j + 1) q.push({v + items[j].work, items[j].msg}, items[j].work);
-    else q.push_batch(items + j, z - j, v);
+    if (z == j + 1)
+      q.push({v + items[j].work, items[j].msg}, items[j].work);
+    else
+      q.push_batch(items + j, z - j, v);
     j = z;
   }
   drain(std::numeric_limits<double>::infinity());
@@ -656,7 +670,9 @@ void Engine::sort_by_activation(std::size_t nm) {
   std::uint32_t count[kBuckets];
   for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += kBits) {
     std::fill(std::begin(count), std::end(count), 0);
-    auto digit = [&](std::uint32_t i) { return static_cast<std::size_t>((static_cast<std::uint64_t>(act_[i] - lo) >> shift) & (kBuckets - 1)); };
+    auto digit = [&](std::uint32_t i) {
+      return static_cast<std::size_t>((static_cast<std::uint64_t>(act_[i] - lo) >> shift) & (kBuckets - 1));
+    };
     for (auto i : order_) ++count[digit(i)];
     std::uint32_t sum = 0;
     for (auto& c : count) {
@@ -744,7 +760,10 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
     const auto b = res_off_[n + e], z = res_off_[n + e + 1];
     if (b == z) continue;
     auto* first = res_items_.data() + b;
-    if (o_recv > 0) std::sort(first, first + (z - b), [&](const ResItem& x, const ResItem& y) { return done_t_[x.msg] != done_t_[y.msg] ? done_t_[x.msg] < done_t_[y.msg] : x.msg < y.msg; });
+    if (o_recv > 0)
+      std::sort(first, first + (z - b), [&](const ResItem& x, const ResItem& y) {
+        return done_t_[x.msg] != done_t_[y.msg] ? done_t_[x.msg] < done_t_[y.msg] : x.msg < y.msg;
+      });
     Time free = recv_free_[e];
     std::uint32_t crit = kNil;
     for (auto* it = first; it != first + (z - b); ++it) {
@@ -758,7 +777,8 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
   }
   for (std::size_t i = 0; i < nm; ++i) {
     const auto src = static_cast<std::size_t>(s.msgs[i].src);
-    if (s.cost[i].rendezvous && done_t_[i] >= send_free_[src]) send_free_[src] = done_t_[i], crit_msg_[n + src] = static_cast<std::uint32_t>(i);
+    if (s.cost[i].rendezvous && done_t_[i] >= send_free_[src])
+      send_free_[src] = done_t_[i], crit_msg_[n + src] = static_cast<std::uint32_t>(i);
     if (tl) {
       const Msg& msg = s.msgs[i];
       tl->add(msg.src, post_[i], done_t_[i], Timeline::send, msg.dst, msg.bytes);

@@ -54,14 +54,14 @@ struct Msg {
 // before its first send (pack, device->host copy), `post` after its last receive (unpack, copy).
 struct Step {
   std::string label;
-  std::vector<Msg> msgs;        // grouped by src; within a src, in send order
-  std::vector<Time> pre, post;  // empty or one per endpoint
-  std::vector<Time> copy;       // part of pre+post spent packing/copying (breakdown only)
-  std::vector<Time> sync;       // part of pre spent in synchronisation (collective start-up)
+  std::vector<Msg> msgs;            // grouped by src; within a src, in send order
+  std::vector<Time> pre, post;      // empty or one per endpoint
+  std::vector<Time> copy;           // part of pre+post spent packing/copying (breakdown only)
+  std::vector<Time> sync;           // part of pre spent in synchronisation (collective start-up)
   std::vector<Time> extra_latency;  // part of pre that is latency (alltoallv empty messages)
-  bool barrier_before = false;  // all trace ranks synchronise (fence) before the step
+  bool barrier_before = false;      // all trace ranks synchronise (fence) before the step
   Time barrier_cost = 0;
-  bool one_sided = false;       // no receive matching overhead (window backend)
+  bool one_sided = false;  // no receive matching overhead (window backend)
 
   // Filled by Engine::prepare (once; a step is replayed `repeat` times): per message costs and
   // the grouping of messages by sending node and by receiver.
@@ -231,7 +231,7 @@ private:
   std::vector<std::uint32_t> nin_;  // messages received per endpoint
   std::vector<Time> cpu_end_;       // per endpoint: its CPU posted its last send
   std::vector<Time> own_busy_;
-  std::vector<Time>& busy_;         // per resource: when the data of earlier steps has left it
+  std::vector<Time>& busy_;  // per resource: when the data of earlier steps has left it
 };
 
 }  // namespace sfr::sim

@@ -13,11 +13,12 @@ using io::Json;
 
 namespace {
 constexpr std::array<core::Named<ModelKind>, 5> kModelNames{{{ModelKind::postal, "postal"},
-                                                            {ModelKind::max_rate, "max-rate"},
-                                                            {ModelKind::loggp, "loggp"},
-                                                            {ModelKind::study_postal, "study-postal"},
-                                                            {ModelKind::study_max_rate, "study-max-rate"}}};
-constexpr std::array<core::Named<Proto>, 3> kProtoLabels{{{Proto::short_, "short"}, {Proto::eager, "eager"}, {Proto::rendezvous, "rendezvous"}}};
+                                                             {ModelKind::max_rate, "max-rate"},
+                                                             {ModelKind::loggp, "loggp"},
+                                                             {ModelKind::study_postal, "study-postal"},
+                                                             {ModelKind::study_max_rate, "study-max-rate"}}};
+constexpr std::array<core::Named<Proto>, 3> kProtoLabels{
+    {{Proto::short_, "short"}, {Proto::eager, "eager"}, {Proto::rendezvous, "rendezvous"}}};
 }  // namespace
 
 const char* model_name(ModelKind k) { return core::name_of(k, kModelNames); }
@@ -31,7 +32,8 @@ const char* model_names() {
 }
 ModelKind parse_model(const std::string& name, const std::string& where) {
   ModelKind k = ModelKind::postal;
-  if (!core::parse_name(name, kModelNames, k)) throw InputError(where, "unknown model '" + name + "' (expected one of: " + model_names() + ")");
+  if (!core::parse_name(name, kModelNames, k))
+    throw InputError(where, "unknown model '" + name + "' (expected one of: " + model_names() + ")");
   return k;
 }
 const char* proto_label(Proto p) { return core::name_of(p, kProtoLabels); }
@@ -52,7 +54,7 @@ MachineModel lassen() {
   MachineModel m;
   m.name = "lassen";
   m.model = ModelKind::max_rate;  // overlapping latency; study-max-rate reproduces the study's form
-  m.topology = {4, 2, 4};  // one rank per V100 GPU: 4 per node, 2 per socket
+  m.topology = {4, 2, 4};         // one rank per V100 GPU: 4 per node, 2 per socket
   // Table 2, inter-CPU (short, eager, rendezvous).
   const double ca[3][3] = {{3.67e-07, 9.25e-07, 1.89e-06}, {4.61e-07, 1.17e-06, 2.44e-06}, {3.15e-06, 6.77e-06, 7.76e-06}};
   const double cb[3][3] = {{1.32e-10, 1.19e-09, 6.88e-10}, {7.12e-11, 2.18e-10, 3.79e-10}, {3.40e-11, 1.49e-10, 7.97e-11}};
@@ -64,7 +66,7 @@ MachineModel lassen() {
   // Protocol switch points are not printed in the study; these are Spectrum MPI's usual ones.
   m.short_max = 512;
   m.eager_max = 8192;
-  m.handshake_legs = 0;  // the measured rendezvous alpha already contains the RTS/CTS round trip
+  m.handshake_legs = 0;         // the measured rendezvous alpha already contains the RTS/CTS round trip
   m.injection_beta = 4.19e-11;  // Table 4
   // Table 3: cudaMemcpyAsync, 1 process and 4 processes (H2D, D2H).
   m.h2d = {AlphaBeta{1.30e-05, 1.85e-11}, AlphaBeta{1.52e-05, 5.52e-10}};
@@ -159,8 +161,9 @@ std::optional<MachineModel> preset(const std::string& name) {
 
 MachineModel parse_machine(const Json& j, const std::string& source) {
   const Reader r{source};
-  r.object(j, "", {"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta", "copy",
-                   "pack", "loggp", "collective_overhead", "fence_overhead", "op_overhead", "op_overhead_by_backend", "split", "calibration"});
+  r.object(j, "",
+           {"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta", "copy", "pack", "loggp",
+            "collective_overhead", "fence_overhead", "op_overhead", "op_overhead_by_backend", "split", "calibration"});
   if (j.contains("format") && j["format"] != "sf-machine") r.fail("/format", "expected \"sf-machine\"");
   std::string base = "generic";
   if (j.contains("base")) {
@@ -176,20 +179,23 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   }
   if (j.contains("model")) {
     const auto& v = j["model"];
-    if (!v.is_string() || !core::parse_name(v.get<std::string>(), kModelNames, m.model)) r.fail("/model", std::string("expected one of: ") + model_names());
+    if (!v.is_string() || !core::parse_name(v.get<std::string>(), kModelNames, m.model))
+      r.fail("/model", std::string("expected one of: ") + model_names());
   }
   if (j.contains("topology")) {
     const auto& t = j["topology"];
     r.object(t, "/topology", {"ranks_per_node", "ranks_per_socket", "gpus_per_node", "override"});
-    if (t.contains("ranks_per_node")) m.topology.ranks_per_node = static_cast<int>(r.integer(t["ranks_per_node"], "/topology/ranks_per_node", 1));
-    if (t.contains("ranks_per_socket")) m.topology.ranks_per_socket = static_cast<int>(r.integer(t["ranks_per_socket"], "/topology/ranks_per_socket", 1));
-    if (t.contains("gpus_per_node")) m.topology.gpus_per_node = static_cast<int>(r.integer(t["gpus_per_node"], "/topology/gpus_per_node", 0));
+    if (t.contains("ranks_per_node"))
+      m.topology.ranks_per_node = static_cast<int>(r.integer(t["ranks_per_node"], "/topology/ranks_per_node", 1));
+    if (t.contains("ranks_per_socket"))
+      m.topology.ranks_per_socket = static_cast<int>(r.integer(t["ranks_per_socket"], "/topology/ranks_per_socket", 1));
+    if (t.contains("gpus_per_node"))
+      m.topology.gpus_per_node = static_cast<int>(r.integer(t["gpus_per_node"], "/topology/gpus_per_node", 0));
     if (t.contains("override")) {
       if (!t["override"].is_boolean()) r.fail("/topology/override", "expected true or false");
       m.override_topology = t["override"].get<bool>();
     }
-    if (m.topology.ranks_per_node % m.topology.ranks_per_socket != 0)
-      r.fail("/topology/ranks_per_socket", "must divide ranks_per_node");
+    if (m.topology.ranks_per_node % m.topology.ranks_per_socket != 0) r.fail("/topology/ranks_per_socket", "must divide ranks_per_node");
   }
   if (j.contains("host")) r.p2p(j["host"], "/host", m.p2p[0]);
   if (j.contains("device")) r.p2p(j["device"], "/device", m.p2p[1]);
@@ -297,7 +303,8 @@ MachineModel load_machine(const std::string& name_or_path) {
   if (auto p = preset(name_or_path)) return *p;
   if (name_or_path.rfind("uniform:", 0) == 0) return parse_uniform(name_or_path);
   if (name_or_path.find('/') == std::string::npos && name_or_path.find('.') == std::string::npos)
-    throw InputError("--machine", "unknown preset '" + name_or_path + "' (presets: " + preset_names() + "; uniform:latency=S,bandwidth=B/s; or a machine file path)");
+    throw InputError("--machine", "unknown preset '" + name_or_path + "' (presets: " + preset_names() +
+                                      "; uniform:latency=S,bandwidth=B/s; or a machine file path)");
   const std::string text = io::read_text_file(name_or_path);
   return parse_machine(io::parse_json_strict(text, name_or_path), name_or_path);
 }
@@ -307,8 +314,10 @@ Json machine_to_json(const MachineModel& m) {
   j["format"] = "sf-machine";
   j["name"] = m.name;
   j["model"] = model_name(m.model);
-  j["topology"] = {{"ranks_per_node", m.topology.ranks_per_node}, {"ranks_per_socket", m.topology.ranks_per_socket},
-                   {"gpus_per_node", m.topology.gpus_per_node}, {"override", m.override_topology}};
+  j["topology"] = {{"ranks_per_node", m.topology.ranks_per_node},
+                   {"ranks_per_socket", m.topology.ranks_per_socket},
+                   {"gpus_per_node", m.topology.gpus_per_node},
+                   {"override", m.override_topology}};
   for (int d = 0; d < 2; ++d) {
     Json mem;
     for (int p = 0; p < 3; ++p)
@@ -316,7 +325,9 @@ Json machine_to_json(const MachineModel& m) {
         mem[proto_label(static_cast<Proto>(p))][core::tier_name(static_cast<Tier>(k))] = {m.p2p[d][k][p].alpha, m.p2p[d][k][p].beta};
     j[d ? "device" : "host"] = mem;
   }
-  j["thresholds"] = {{"short_max", m.short_max}, {"eager_max", m.eager_max}, {"handshake_legs", m.handshake_legs},
+  j["thresholds"] = {{"short_max", m.short_max},
+                     {"eager_max", m.eager_max},
+                     {"handshake_legs", m.handshake_legs},
                      {"eager_waits_for_receive", m.eager_waits_for_receive}};
   j["injection_beta"] = m.injection_beta;
   j["copy"] = {{"h2d", {{"1", {m.h2d[0].alpha, m.h2d[0].beta}}, {"4", {m.h2d[1].alpha, m.h2d[1].beta}}}},

@@ -58,25 +58,23 @@ struct MachineModel {
   // Whether short/eager transfers also wait for the matching receive to be posted (SimGrid SMPI's
   // mailbox semantics); rendezvous transfers always do. Eager sends complete locally either way.
   bool eager_waits_for_receive = false;
-  double injection_beta = 0;      // R_N^-1, seconds per byte through one node's NIC (max-rate)
+  double injection_beta = 0;  // R_N^-1, seconds per byte through one node's NIC (max-rate)
   // cudaMemcpyAsync, [0] one process copying, [1] several (4) processes copying one GPU at once.
   std::array<AlphaBeta, 2> h2d{}, d2h{};
-  AlphaBeta pack{};               // host pack/unpack of one message (seconds, seconds per byte)
-  double o_send = 0, o_recv = 0, gap = 0;  // LogGP overheads and gap (seconds)
-  double collective_overhead = 0; // per call of a collective (neighbor, alltoallv), seconds
-  double fence_overhead = 0;      // per MPI_Win_fence beyond its dissemination rounds, seconds
-  double op_overhead = 0;         // per op call and rank: the executor's own CPU work (begin/end), seconds
+  AlphaBeta pack{};                                      // host pack/unpack of one message (seconds, seconds per byte)
+  double o_send = 0, o_recv = 0, gap = 0;                // LogGP overheads and gap (seconds)
+  double collective_overhead = 0;                        // per call of a collective (neighbor, alltoallv), seconds
+  double fence_overhead = 0;                             // per MPI_Win_fence beyond its dissemination rounds, seconds
+  double op_overhead = 0;                                // per op call and rank: the executor's own CPU work (begin/end), seconds
   std::map<std::string, double> op_overhead_by_backend;  // the same for a backend (its name), when it differs
   double op_overhead_for(const std::string& backend) const {
     const auto it = op_overhead_by_backend.find(backend);
     return it == op_overhead_by_backend.end() ? op_overhead : it->second;
   }
-  int procs_per_node = 40;        // host processes a node can use for the split strategies
-  std::int64_t message_cap = 8192;// split strategies: inter-node message cap (bytes)
+  int procs_per_node = 40;          // host processes a node can use for the split strategies
+  std::int64_t message_cap = 8192;  // split strategies: inter-node message cap (bytes)
 
-  const AlphaBeta& ab(bool device, Tier t, Proto p) const {
-    return p2p[device ? 1 : 0][static_cast<int>(t)][static_cast<int>(p)];
-  }
+  const AlphaBeta& ab(bool device, Tier t, Proto p) const { return p2p[device ? 1 : 0][static_cast<int>(t)][static_cast<int>(p)]; }
   Proto proto_of(std::int64_t bytes) const {
     return bytes <= short_max ? Proto::short_ : bytes <= eager_max ? Proto::eager : Proto::rendezvous;
   }

@@ -44,11 +44,12 @@ std::string render_model_check(const ModelCheck& c, const std::string& machine) 
   std::ostringstream os;
   char line[512];
   os << "measured (executor, median per iteration) vs predicted (simulator, machine " << machine << "), microseconds\n";
-  std::snprintf(line, sizeof line, "%-28s %4s  %-28s %-10s %12s %12s %8s\n", "trace", "op", "label", "backend", "measured", "predicted", "error");
+  std::snprintf(line, sizeof line, "%-28s %4s  %-28s %-10s %12s %12s %8s\n", "trace", "op", "label", "backend", "measured", "predicted",
+                "error");
   os << line;
   for (const auto& p : c.pairs) {
-    std::snprintf(line, sizeof line, "%-28s %4zu  %-28s %-10s %12.3f %12.3f %+7.1f%%\n", p.trace.c_str(), p.op, p.label.c_str(), p.backend.c_str(),
-                  p.measured_us, p.predicted_us, 100 * p.error());
+    std::snprintf(line, sizeof line, "%-28s %4zu  %-28s %-10s %12.3f %12.3f %+7.1f%%\n", p.trace.c_str(), p.op, p.label.c_str(),
+                  p.backend.c_str(), p.measured_us, p.predicted_us, 100 * p.error());
     os << line;
   }
   if (!c.ops.empty()) {
@@ -56,17 +57,19 @@ std::string render_model_check(const ModelCheck& c, const std::string& machine) 
     std::snprintf(line, sizeof line, "%-28s %4s  %-10s %-10s %s\n", "trace", "op", "measured", "predicted", "");
     os << line;
     for (const auto& r : c.ops) {
-      std::snprintf(line, sizeof line, "%-28s %4zu  %-10s %-10s %s\n", r.trace.c_str(), r.op, r.measured_best.c_str(), r.predicted_best.c_str(),
-                    r.right() ? "right" : ("wrong: its measured time is +" +
-                                           std::to_string(static_cast<int>(std::lround(100 * (r.predicted_best_measured_us / r.measured_best_us - 1)))) +
-                                           "%")
-                                              .c_str());
+      std::snprintf(
+          line, sizeof line, "%-28s %4zu  %-10s %-10s %s\n", r.trace.c_str(), r.op, r.measured_best.c_str(), r.predicted_best.c_str(),
+          r.right() ? "right"
+                    : ("wrong: its measured time is +" +
+                       std::to_string(static_cast<int>(std::lround(100 * (r.predicted_best_measured_us / r.measured_best_us - 1)))) + "%")
+                          .c_str());
       os << line;
     }
   }
-  std::snprintf(line, sizeof line, "\nsummary: %zu (op, backend) pairs, median |error| %.1f%%; predicted best right in %zu of %zu ops (%.0f%%)\n",
-                c.pairs.size(), 100 * c.median_abs_error, static_cast<std::size_t>(std::lround(c.ranking_right * static_cast<double>(c.ops.size()))),
-                c.ops.size(), 100 * c.ranking_right);
+  std::snprintf(
+      line, sizeof line, "\nsummary: %zu (op, backend) pairs, median |error| %.1f%%; predicted best right in %zu of %zu ops (%.0f%%)\n",
+      c.pairs.size(), 100 * c.median_abs_error, static_cast<std::size_t>(std::lround(c.ranking_right * static_cast<double>(c.ops.size()))),
+      c.ops.size(), 100 * c.ranking_right);
   os << line;
   return os.str();
 }
@@ -78,13 +81,21 @@ io::Json model_check_json(const ModelCheck& c, const std::string& machine) {
   j["machine"] = machine;
   j["pairs"] = io::Json::array();
   for (const auto& p : c.pairs)
-    j["pairs"].push_back({{"trace", p.trace}, {"op", p.op}, {"label", p.label}, {"backend", p.backend}, {"measured_us", p.measured_us},
-                          {"predicted_us", p.predicted_us}, {"error", p.error()}});
+    j["pairs"].push_back({{"trace", p.trace},
+                          {"op", p.op},
+                          {"label", p.label},
+                          {"backend", p.backend},
+                          {"measured_us", p.measured_us},
+                          {"predicted_us", p.predicted_us},
+                          {"error", p.error()}});
   j["ops"] = io::Json::array();
   for (const auto& r : c.ops)
-    j["ops"].push_back({{"trace", r.trace}, {"op", r.op}, {"measured_best", r.measured_best}, {"predicted_best", r.predicted_best},
-                        {"right", r.right()}});
-  j["summary"] = {{"pairs", c.pairs.size()}, {"median_abs_error", c.median_abs_error}, {"ops_ranked", c.ops.size()}, {"ranking_right", c.ranking_right}};
+    j["ops"].push_back(
+        {{"trace", r.trace}, {"op", r.op}, {"measured_best", r.measured_best}, {"predicted_best", r.predicted_best}, {"right", r.right()}});
+  j["summary"] = {{"pairs", c.pairs.size()},
+                  {"median_abs_error", c.median_abs_error},
+                  {"ops_ranked", c.ops.size()},
+                  {"ranking_right", c.ranking_right}};
   return j;
 }
 

@@ -15,7 +15,7 @@ namespace sfr::sim {
 struct ModelPair {
   std::string trace;
   std::size_t op = 0;
-  std::string label;    // "bcast A float64x1"
+  std::string label;  // "bcast A float64x1"
   std::string backend;
   double measured_us = 0, predicted_us = 0;
   double error() const { return (predicted_us - measured_us) / measured_us; }  // relative

@@ -2,8 +2,8 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "core/error.hpp"
@@ -68,8 +68,8 @@ SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m,
   for (int r = 0; r < t.nranks; ++r) hosts += "rank" + std::to_string(r) + "\n";
   ex.hostfile = (std::filesystem::path(dir) / "hostfile.txt").string();
   io::write_file_atomic(ex.hostfile, hosts);
-  ex.command = "smpirun -np " + std::to_string(t.nranks) + " -platform " + ex.platform + " -hostfile " + ex.hostfile +
-               " -replay " + ex.trace_list +
+  ex.command = "smpirun -np " + std::to_string(t.nranks) + " -platform " + ex.platform + " -hostfile " + ex.hostfile + " -replay " +
+               ex.trace_list +
                " --cfg=network/model:CM02 --cfg=smpi/bw-factor:1 --cfg=smpi/lat-factor:1 --cfg=network/crosstraffic:0"
                " --cfg=smpi/display-timing:yes";
   return ex;

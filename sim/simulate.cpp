@@ -24,9 +24,8 @@ Layout layout_for(const trace::Trace& t, const MachineModel& m) {
 }
 
 bool uses_device(const trace::Trace& t) {
-  return std::any_of(t.ops.begin(), t.ops.end(), [](const core::OpSpec& o) {
-    return o.root_mem == core::MemType::device || o.leaf_mem == core::MemType::device;
-  });
+  return std::any_of(t.ops.begin(), t.ops.end(),
+                     [](const core::OpSpec& o) { return o.root_mem == core::MemType::device || o.leaf_mem == core::MemType::device; });
 }
 
 std::vector<Backend> select_backends(const std::vector<std::string>& names, bool all, const trace::Trace& t, bool default_all) {
@@ -47,7 +46,6 @@ std::string op_label(const core::OpSpec& o) {
     s += std::string(" [") + core::memtype_name(o.root_mem) + "->" + core::memtype_name(o.leaf_mem) + "]";
   return s;
 }
-
 
 }  // namespace
 
@@ -131,7 +129,8 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       }
       std::vector<Time> rd(ne);
       std::copy(ready.begin(), ready.end(), rd.begin());
-      std::copy(helper_ready.begin(), helper_ready.begin() + static_cast<std::ptrdiff_t>(ne - ready.size()), rd.begin() + static_cast<std::ptrdiff_t>(ready.size()));
+      std::copy(helper_ready.begin(), helper_ready.begin() + static_cast<std::ptrdiff_t>(ne - ready.size()),
+                rd.begin() + static_cast<std::ptrdiff_t>(ready.size()));
       Accum a;
       a.resize(ne);
       const Accum before = acc;
@@ -212,7 +211,9 @@ std::string why_faster(const std::string& win_name, const Breakdown& win, double
   if (win_time > 0) out += " by x" + fmt("%.2f", other_time / win_time);
   std::vector<std::pair<double, int>> d;
   for (int k = 0; k < Breakdown::kTerms; ++k) d.push_back({other.term(k) - win.term(k), k});
-  std::sort(d.begin(), d.end(), [](auto& x, auto& y) { return std::abs(x.first) != std::abs(y.first) ? std::abs(x.first) > std::abs(y.first) : x.second < y.second; });
+  std::sort(d.begin(), d.end(), [](auto& x, auto& y) {
+    return std::abs(x.first) != std::abs(y.first) ? std::abs(x.first) > std::abs(y.first) : x.second < y.second;
+  });
   std::string terms;
   for (const auto& [diff, k] : d) {
     if (std::abs(diff) < 0.1 * std::max(1e-15, other_time - win_time) || std::abs(diff) < 1e-12) continue;
@@ -221,27 +222,28 @@ std::string why_faster(const std::string& win_name, const Breakdown& win, double
     if (terms.size() > 120) break;
   }
   out += ": " + (terms.empty() ? std::string("the same terms, shorter waits") : terms);
-  if (win_msgs != other_msgs)
-    out += " (" + std::to_string(win_msgs) + " vs " + std::to_string(other_msgs) + " messages)";
+  if (win_msgs != other_msgs) out += " (" + std::to_string(win_msgs) + " vs " + std::to_string(other_msgs) + " messages)";
   return out;
 }
 
 std::string render_table(const SimResult& r) {
   std::ostringstream os;
   os << "trace " << r.trace << ", machine " << r.machine << " (" << r.model << "), times per call in microseconds\n";
-  os << "breakdown on the rank that finishes last: lat = latency, bw = bandwidth, cont = link sharing, inj = NIC injection, ovh = per-message CPU overhead, copy = pack and host<->device copies, sync = fences and collective start-up, other = waiting for peers\n";
+  os << "breakdown on the rank that finishes last: lat = latency, bw = bandwidth, cont = link sharing, inj = NIC injection, ovh = "
+        "per-message CPU overhead, copy = pack and host<->device copies, sync = fences and collective start-up, other = waiting for "
+        "peers\n";
   for (const auto& b : r.backends) {
     os << "\nbackend " << b.backend.name() << "  (total " << us(b.total_s) << " us, " << b.messages << " messages; "
        << dominant_terms(b.breakdown, b.total_s) << ")\n";
     char line[512];
-    std::snprintf(line, sizeof line, "  %-3s %-40s %7s %11s %9s %9s %9s %9s %9s %9s %9s %9s\n", "#", "op", "repeat", "per call", "lat", "bw",
-                  "cont", "inj", "ovh", "copy", "sync", "other");
+    std::snprintf(line, sizeof line, "  %-3s %-40s %7s %11s %9s %9s %9s %9s %9s %9s %9s %9s\n", "#", "op", "repeat", "per call", "lat",
+                  "bw", "cont", "inj", "ovh", "copy", "sync", "other");
     os << line;
     for (const auto& o : b.ops) {
       const auto& d = o.breakdown;
-      std::snprintf(line, sizeof line, "  %-3zu %-40s %7lld %11.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n", o.index, o.label.c_str(),
-                    static_cast<long long>(o.repeat), o.per_call_s * 1e6, d.latency * 1e6, d.bandwidth * 1e6, d.contention * 1e6,
-                    d.injection_wait * 1e6, d.overhead * 1e6, d.copies * 1e6, d.sync * 1e6, d.other * 1e6);
+      std::snprintf(line, sizeof line, "  %-3zu %-40s %7lld %11.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n", o.index,
+                    o.label.c_str(), static_cast<long long>(o.repeat), o.per_call_s * 1e6, d.latency * 1e6, d.bandwidth * 1e6,
+                    d.contention * 1e6, d.injection_wait * 1e6, d.overhead * 1e6, d.copies * 1e6, d.sync * 1e6, d.other * 1e6);
       os << line;
     }
   }
@@ -273,8 +275,8 @@ std::string render_ranking(const SimResult& r) {
   if (all.size() >= 2) {
     const auto& w = r.backends[all[0]];
     const auto& s = r.backends[all[1]];
-    os << "  why: " << why_faster(w.backend.name(), w.breakdown, w.total_s, w.messages, s.backend.name(), s.breakdown, s.total_s, s.messages)
-       << "\n";
+    os << "  why: "
+       << why_faster(w.backend.name(), w.breakdown, w.total_s, w.messages, s.backend.name(), s.breakdown, s.total_s, s.messages) << "\n";
   }
   if (r.backends.empty()) return os.str();
   for (std::size_t oi = 0; oi < r.backends[0].ops.size(); ++oi) {
@@ -290,8 +292,9 @@ std::string render_ranking(const SimResult& r) {
       const auto& s = r.backends[order[1]];
       const auto &wo = w.ops[oi], &so = s.ops[oi];
       const auto rep = static_cast<std::uint64_t>(std::max<core::Index>(1, wo.repeat));
-      os << "  why: " << why_faster(w.backend.name(), wo.breakdown, wo.per_call_s, wo.messages / rep, s.backend.name(), so.breakdown,
-                                    so.per_call_s, so.messages / rep)
+      os << "  why: "
+         << why_faster(w.backend.name(), wo.breakdown, wo.per_call_s, wo.messages / rep, s.backend.name(), so.breakdown, so.per_call_s,
+                       so.messages / rep)
          << "\n";
     }
   }
@@ -325,8 +328,13 @@ std::string render_json(const SimResult& r, const io::Json& provenance) {
     jb["dominant"] = dominant_terms(b.breakdown, b.total_s);
     jb["ops"] = io::Json::array();
     for (const auto& o : b.ops)
-      jb["ops"].push_back({{"index", o.index}, {"op", o.label}, {"repeat", o.repeat}, {"total", o.total_s}, {"per_call", o.per_call_s},
-                           {"messages", o.messages}, {"breakdown", breakdown_json(o.breakdown)},
+      jb["ops"].push_back({{"index", o.index},
+                           {"op", o.label},
+                           {"repeat", o.repeat},
+                           {"total", o.total_s},
+                           {"per_call", o.per_call_s},
+                           {"messages", o.messages},
+                           {"breakdown", breakdown_json(o.breakdown)},
                            {"dominant", dominant_terms(o.breakdown, o.per_call_s)}});
     j["backends"].push_back(std::move(jb));
   }
@@ -368,7 +376,10 @@ std::string render_timeline(const Timeline& tl) {
   for (std::size_t b = 0; b < tl.backend_names.size(); ++b) {
     ev.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", b}, {"args", {{"name", "backend " + tl.backend_names[b]}}}});
     for (std::int32_t k = 0; k < tracks; ++k)
-      ev.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", b}, {"tid", k},
+      ev.push_back({{"name", "thread_name"},
+                    {"ph", "M"},
+                    {"pid", b},
+                    {"tid", k},
                     {"args", {{"name", (k < tl.nranks ? "rank " + std::to_string(k) : "helper " + std::to_string(k - tl.nranks))}}}});
   }
   // Chrome traces count microseconds; picoseconds keep 6 decimals. Messages overlap on a track
@@ -383,8 +394,16 @@ std::string render_timeline(const Timeline& tl) {
     if (s.peer >= 0) name += (s.kind == Timeline::send ? " to " : " from ") + std::to_string(s.peer);
     if (s.kind == Timeline::send || s.kind == Timeline::recv) {
       ++id;
-      ev.push_back({{"name", name}, {"cat", names[s.kind]}, {"ph", "b"}, {"id", id}, {"pid", s.backend}, {"tid", s.track}, {"ts", ts}, {"args", args}});
-      ev.push_back({{"name", name}, {"cat", names[s.kind]}, {"ph", "e"}, {"id", id}, {"pid", s.backend}, {"tid", s.track}, {"ts", ts + dur}});
+      ev.push_back({{"name", name},
+                    {"cat", names[s.kind]},
+                    {"ph", "b"},
+                    {"id", id},
+                    {"pid", s.backend},
+                    {"tid", s.track},
+                    {"ts", ts},
+                    {"args", args}});
+      ev.push_back(
+          {{"name", name}, {"cat", names[s.kind]}, {"ph", "e"}, {"id", id}, {"pid", s.backend}, {"tid", s.track}, {"ts", ts + dur}});
     } else {
       ev.push_back({{"name", name}, {"ph", "X"}, {"pid", s.backend}, {"tid", s.track}, {"ts", ts}, {"dur", dur}, {"args", args}});
     }

@@ -25,9 +25,9 @@ struct Breakdown {
 };
 struct OpResult {
   std::size_t index = 0;
-  std::string label;     // "bcast A float64x1"
+  std::string label;  // "bcast A float64x1"
   core::Index repeat = 1;
-  double total_s = 0;    // makespan increase over all repeats
+  double total_s = 0;  // makespan increase over all repeats
   double per_call_s = 0;
   Breakdown breakdown;
   std::uint64_t messages = 0;  // simulated messages (all repeats)
@@ -60,8 +60,8 @@ core::SizeEstimate memory_estimate(const trace::BuiltTrace& bt);
 
 // `ops_apart`: every rank waits for all before each op (a barrier of no cost), as the executor
 // times ops; each op's result is then what it would be alone.
-SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std::vector<Backend>& backends,
-                   Timeline* timeline = nullptr, bool ops_apart = false);
+SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std::vector<Backend>& backends, Timeline* timeline = nullptr,
+                   bool ops_apart = false);
 
 // The largest terms of a breakdown ("latency 62%, bandwidth 30%").
 std::string dominant_terms(const Breakdown& b, double total);

@@ -39,8 +39,7 @@ void edge(core::Graph& g, int src, int dst, core::Index root) {
 trace::BuiltTrace ring_trace(int nranks, const std::vector<int>& offsets, std::int64_t bytes, int ops) {
   core::Graph g(nranks);
   for (int r = 0; r < nranks; ++r)
-    for (std::size_t k = 0; k < offsets.size(); ++k)
-      edge(g, r, ((r + offsets[k]) % nranks + nranks) % nranks, static_cast<core::Index>(k));
+    for (std::size_t k = 0; k < offsets.size(); ++k) edge(g, r, ((r + offsets[k]) % nranks + nranks) % nranks, static_cast<core::Index>(k));
   std::string name = "ring";
   for (int o : offsets) name += (o > 0 ? "+" : "") + std::to_string(o);
   return bcast_trace(name, std::move(g), bytes, ops);

@@ -19,8 +19,8 @@ trace::BuiltTrace ring_trace(int nranks, const std::vector<int>& offsets, std::i
 trace::BuiltTrace random_degree_trace(int nranks, int degree, std::int64_t bytes, int ops, std::uint64_t seed);
 
 struct SmpiComparison {
-  double smpi_s = -1, ours_s = 0;          // predicted times (seconds); smpi_s < 0: SMPI failed
-  double smpi_wall_s = 0, ours_wall_s = 0; // wall-clock time of each replay
+  double smpi_s = -1, ours_s = 0;           // predicted times (seconds); smpi_s < 0: SMPI failed
+  double smpi_wall_s = 0, ours_wall_s = 0;  // wall-clock time of each replay
   double diff() const { return (ours_s - smpi_s) / smpi_s; }
   double speedup() const { return ours_wall_s > 0 ? smpi_wall_s / ours_wall_s : 0; }
 };

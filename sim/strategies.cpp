@@ -11,13 +11,13 @@ namespace sfr::sim {
 
 namespace {
 constexpr std::array<core::Named<BackendKind>, 8> kKindNames{{{BackendKind::basic, "basic"},
-                                                            {BackendKind::neighbor, "neighbor"},
-                                                            {BackendKind::window, "window"},
-                                                            {BackendKind::alltoallv, "alltoallv"},
-                                                            {BackendKind::three_step, "3step"},
-                                                            {BackendKind::two_step, "2step"},
-                                                            {BackendKind::split_md, "split-md"},
-                                                            {BackendKind::split_dd, "split-dd"}}};
+                                                              {BackendKind::neighbor, "neighbor"},
+                                                              {BackendKind::window, "window"},
+                                                              {BackendKind::alltoallv, "alltoallv"},
+                                                              {BackendKind::three_step, "3step"},
+                                                              {BackendKind::two_step, "2step"},
+                                                              {BackendKind::split_md, "split-md"},
+                                                              {BackendKind::split_dd, "split-dd"}}};
 bool is_split(BackendKind k) { return k == BackendKind::split_md || k == BackendKind::split_dd; }
 bool is_node_aware(BackendKind k) { return static_cast<int>(k) >= static_cast<int>(BackendKind::three_step); }
 }  // namespace
@@ -31,11 +31,13 @@ Backend parse_backend(const std::string& s, const std::string& where) {
   const std::string kind = s.substr(0, colon), path = colon == std::string::npos ? "staged" : s.substr(colon + 1);
   Backend b;
   if (!core::parse_name(kind, kKindNames, b.kind))
-    throw InputError(where, "unknown backend '" + kind +
-                                "' (expected basic, neighbor, window, alltoallv, 3step, 2step, split-md, split-dd, optionally :staged or :aware)");
+    throw InputError(where,
+                     "unknown backend '" + kind +
+                         "' (expected basic, neighbor, window, alltoallv, 3step, 2step, split-md, split-dd, optionally :staged or :aware)");
   if (path != "staged" && path != "aware") throw InputError(where, "unknown GPU path '" + path + "' (expected staged or aware)");
   b.aware = path == "aware";
-  if (b.aware && is_split(b.kind)) throw InputError(where, std::string(kind) + " has no device-aware form (it stages through host processes)");
+  if (b.aware && is_split(b.kind))
+    throw InputError(where, std::string(kind) + " has no device-aware form (it stages through host processes)");
   return b;
 }
 
@@ -51,8 +53,8 @@ std::vector<Backend> all_backends(bool with_aware) {
 
 int Layout::ranks_on_node(int k) const { return std::min(ranks_per_node, nranks - k * ranks_per_node); }
 
-Traffic traffic_from_plans(const std::vector<core::RankPlan>& plans, bool root_to_leaf, std::int64_t value_bytes,
-                           bool send_device, bool recv_device) {
+Traffic traffic_from_plans(const std::vector<core::RankPlan>& plans, bool root_to_leaf, std::int64_t value_bytes, bool send_device,
+                           bool recv_device) {
   Traffic t;
   t.value_bytes = value_bytes;
   t.dedupable = root_to_leaf;
@@ -64,8 +66,7 @@ Traffic traffic_from_plans(const std::vector<core::RankPlan>& plans, bool root_t
   t.flows.reserve(total);
   for (const auto& p : plans) {
     const auto& side = root_to_leaf ? p.root_side : p.leaf_side;
-    for (std::size_t q = 0; q < side.npeers(); ++q)
-      t.flows.push_back({p.rank, side.peers[q], side.count(q), side.list(q)});
+    for (std::size_t q = 0; q < side.npeers(); ++q) t.flows.push_back({p.rank, side.peers[q], side.count(q), side.list(q)});
     t.self_count[static_cast<std::size_t>(p.rank)] = static_cast<std::int64_t>(p.self_roots.size());
   }
   return t;
@@ -103,18 +104,29 @@ struct StepBuilder {
     const auto n = static_cast<std::size_t>(s.endpoints);
     pre.assign(n, 0), post.assign(n, 0), copy.assign(n, 0), sync.assign(n, 0);
   }
-  void add_sync(std::int32_t e, Time t) { pre[e] += t; sync[e] += t; }
+  void add_sync(std::int32_t e, Time t) {
+    pre[e] += t;
+    sync[e] += t;
+  }
   void send(std::int32_t a, std::int32_t b, std::int64_t bytes) {
     if (a != b && bytes > 0) msgs.push_back({a, b, bytes, Tier::network, device});
   }
-  void add_pre(std::int32_t e, Time t, bool is_copy) { pre[e] += t; if (is_copy) copy[e] += t; }
-  void add_post(std::int32_t e, Time t, bool is_copy) { post[e] += t; if (is_copy) copy[e] += t; }
+  void add_pre(std::int32_t e, Time t, bool is_copy) {
+    pre[e] += t;
+    if (is_copy) copy[e] += t;
+  }
+  void add_post(std::int32_t e, Time t, bool is_copy) {
+    post[e] += t;
+    if (is_copy) copy[e] += t;
+  }
   Step finish(std::string label) {
     std::stable_sort(msgs.begin(), msgs.end(), [](const Msg& x, const Msg& y) { return x.src != y.src ? x.src < y.src : x.dst < y.dst; });
     std::size_t w = 0;
     for (std::size_t i = 0; i < msgs.size(); ++i) {
-      if (w > 0 && msgs[w - 1].src == msgs[i].src && msgs[w - 1].dst == msgs[i].dst) msgs[w - 1].bytes += msgs[i].bytes;
-      else msgs[w++] = msgs[i];
+      if (w > 0 && msgs[w - 1].src == msgs[i].src && msgs[w - 1].dst == msgs[i].dst)
+        msgs[w - 1].bytes += msgs[i].bytes;
+      else
+        msgs[w++] = msgs[i];
     }
     msgs.resize(w);
     for (auto& msg : msgs) {
@@ -139,8 +151,8 @@ Time copy_cost(const MachineModel& m, bool to_device, std::int64_t bytes, int co
 }
 
 // Staged paths: device data is copied to the host before the first step and back after the last.
-void staged_copies(StepBuilder& first, StepBuilder& last, const Layout& lay, const MachineModel& m, const Traffic& t,
-                   bool aware, const std::vector<std::int64_t>& send_bytes, const std::vector<std::int64_t>& recv_bytes) {
+void staged_copies(StepBuilder& first, StepBuilder& last, const Layout& lay, const MachineModel& m, const Traffic& t, bool aware,
+                   const std::vector<std::int64_t>& send_bytes, const std::vector<std::int64_t>& recv_bytes) {
   if (aware) return;
   const int c = lay.ranks_per_gpu();
   for (int r = 0; r < lay.nranks; ++r) {
@@ -151,7 +163,8 @@ void staged_copies(StepBuilder& first, StepBuilder& last, const Layout& lay, con
 
 void self_copies(StepBuilder& sb, const MachineModel& m, const Traffic& t) {
   for (std::size_t r = 0; r < t.self_count.size(); ++r)
-    if (t.self_count[r] > 0) sb.add_pre(static_cast<std::int32_t>(r), to_ps(m.pack.at(static_cast<double>(t.self_count[r] * t.value_bytes))), true);
+    if (t.self_count[r] > 0)
+      sb.add_pre(static_cast<std::int32_t>(r), to_ps(m.pack.at(static_cast<double>(t.self_count[r] * t.value_bytes))), true);
 }
 
 }  // namespace
@@ -271,8 +284,10 @@ void add_node_aware(Schedule& s, const Layout& lay, const MachineModel& m, Backe
       if (k == l) continue;
       auto& v = dests[{k, l}];
       auto it = std::find_if(v.begin(), v.end(), [&](auto& p) { return p.first == f.dst; });
-      if (it == v.end()) v.push_back({f.dst, f.count * t.value_bytes});
-      else it->second += f.count * t.value_bytes;
+      if (it == v.end())
+        v.push_back({f.dst, f.count * t.value_bytes});
+      else
+        it->second += f.count * t.value_bytes;
     }
   if (b.kind == BackendKind::three_step) {
     std::map<std::pair<int, int>, std::int64_t> volume;
@@ -315,8 +330,10 @@ void add_node_aware(Schedule& s, const Layout& lay, const MachineModel& m, Backe
       std::int64_t vol = 0;
       for (auto& p : v) vol += p.second;
       std::int64_t cap = m.message_cap;
-      if (node_max[k] <= cap) cap = vol;  // every node's data in one message
-      else if (node_total[k] / cap > ppn) cap = (node_total[k] + ppn - 1) / ppn;
+      if (node_max[k] <= cap)
+        cap = vol;  // every node's data in one message
+      else if (node_total[k] / cap > ppn)
+        cap = (node_total[k] + ppn - 1) / ppn;
       const auto& dv = dests[kl];
       std::int64_t dest_total = 0;
       for (auto& p : dv) dest_total += p.second;
@@ -349,7 +366,8 @@ void add_node_aware(Schedule& s, const Layout& lay, const MachineModel& m, Backe
         }
       }
     }
-    if (dd) for (const auto& x : nf) sent[x.src] -= x.unique_bytes;  // copied by the helpers instead
+    if (dd)
+      for (const auto& x : nf) sent[x.src] -= x.unique_bytes;  // copied by the helpers instead
     if (dd_recv)
       for (const auto& [kl, v] : dests)
         for (const auto& [d, bytes] : v) recvd[d] -= bytes;
@@ -373,8 +391,10 @@ void add_round(Schedule& s, const Layout& lay, const MachineModel& m, Backend b,
     s.steps.push_back(sb.finish("local copies"));
     return;
   }
-  if (is_node_aware(b.kind)) add_node_aware(s, lay, m, b, t);
-  else add_direct(s, lay, m, b, t);
+  if (is_node_aware(b.kind))
+    add_node_aware(s, lay, m, b, t);
+  else
+    add_direct(s, lay, m, b, t);
 }
 
 }  // namespace sfr::sim

@@ -39,19 +39,19 @@ struct Layout {
 // One direction of one op: who sends how many values to whom, taken from the plans.
 struct Flow {
   std::int32_t src, dst;
-  std::int64_t count;             // values
+  std::int64_t count;                // values
   std::span<const core::Index> idx;  // sender-side indices (root indices when dedupable)
 };
 struct Traffic {
-  std::int64_t value_bytes = 0;   // bytes of one vertex value (unit size * bs)
-  bool dedupable = false;         // root -> leaf: values sent twice to one node are duplicates
+  std::int64_t value_bytes = 0;  // bytes of one vertex value (unit size * bs)
+  bool dedupable = false;        // root -> leaf: values sent twice to one node are duplicates
   bool send_device = false, recv_device = false;
-  std::vector<Flow> flows;        // grouped by src, dst ascending
+  std::vector<Flow> flows;               // grouped by src, dst ascending
   std::vector<std::int64_t> self_count;  // values copied locally per rank
 };
 // root_to_leaf: bcast/scatter direction (root side sends); else reduce/gather direction.
-Traffic traffic_from_plans(const std::vector<core::RankPlan>& plans, bool root_to_leaf, std::int64_t value_bytes,
-                           bool send_device, bool recv_device);
+Traffic traffic_from_plans(const std::vector<core::RankPlan>& plans, bool root_to_leaf, std::int64_t value_bytes, bool send_device,
+                           bool recv_device);
 
 struct Schedule {
   int endpoints = 0;  // trace ranks first, then split helper processes

@@ -31,11 +31,16 @@ ResultSet collect_results(const std::vector<std::string>& paths) {
     try {
       const Json j = io::parse_json_strict(io::read_text_file(f), f);
       const std::string format = j.is_object() && j.contains("format") && j["format"].is_string() ? j["format"].get<std::string>() : "";
-      if (format == "sf-timing") rs.timings.push_back(load_timing_doc(f));
-      else if (format == "sf-simulation") rs.simulations.push_back(load_simulation_doc(f));
-      else if (format == "sf-model-check") rs.model_checks.push_back(load_model_check_doc(f));
-      else if (format == "sf-bench") rs.benches.push_back(load_bench_doc(f));
-      else throw InputError(f, "(top level): not an sf-replay result document (sf-timing, sf-simulation, sf-model-check, sf-bench)");
+      if (format == "sf-timing")
+        rs.timings.push_back(load_timing_doc(f));
+      else if (format == "sf-simulation")
+        rs.simulations.push_back(load_simulation_doc(f));
+      else if (format == "sf-model-check")
+        rs.model_checks.push_back(load_model_check_doc(f));
+      else if (format == "sf-bench")
+        rs.benches.push_back(load_bench_doc(f));
+      else
+        throw InputError(f, "(top level): not an sf-replay result document (sf-timing, sf-simulation, sf-model-check, sf-bench)");
     } catch (const InputError& e) {
       rs.skipped.push_back(e.what());
     }
@@ -71,7 +76,9 @@ std::vector<double> samples_of(const Json& r) {
   return s;
 }
 
-std::string op_label(const Json& r) { return "#" + std::to_string(r["index"].get<std::size_t>()) + " " + r["op"].get<std::string>() + " " + r["sf"].get<std::string>(); }
+std::string op_label(const Json& r) {
+  return "#" + std::to_string(r["index"].get<std::size_t>()) + " " + r["op"].get<std::string>() + " " + r["sf"].get<std::string>();
+}
 
 // "commits a..b" (or "commit a") and "machines x, y" over some documents.
 std::string range_text(const std::vector<const Json*>& docs) {
@@ -88,10 +95,12 @@ std::string range_text(const std::vector<const Json*>& docs) {
                         : by_date.front().second == by_date.back().second
                             ? "commit " + by_date.front().second
                             : "commits " + by_date.front().second + " .. " + by_date.back().second;
-  return "machine " + hs + " · " + commits + (by_date.empty() ? "" : " · " + by_date.front().first.substr(0, 10) +
-                                                                       (by_date.back().first.substr(0, 10) != by_date.front().first.substr(0, 10)
-                                                                            ? " .. " + by_date.back().first.substr(0, 10)
-                                                                            : ""));
+  return "machine " + hs + " · " + commits +
+         (by_date.empty()
+              ? ""
+              : " · " + by_date.front().first.substr(0, 10) +
+                    (by_date.back().first.substr(0, 10) != by_date.front().first.substr(0, 10) ? " .. " + by_date.back().first.substr(0, 10)
+                                                                                               : ""));
 }
 
 Json base_spec(const std::string& title, const std::vector<std::string>& subtitle) {
@@ -139,30 +148,47 @@ Chart per_trace_chart(const std::string& id, const TraceRuns& t) {
   for (const auto& [key, rd] : latest_results(t)) {
     const Json& r = *rd.first;
     const auto s = samples_of(r);
-    rows.push_back({{"op", op_label(r)}, {"index", key.first}, {"backend", key.second}, {"median_us", r["median_us"]},
-                    {"p25_us", quantile(s, 0.25)}, {"p75_us", quantile(s, 0.75)}, {"min_us", r["min_us"]}, {"max_us", r["max_us"]},
-                    {"bytes", r["bytes"]}, {"messages", r["messages"]}, {"samples", s.size()}, {"commit", short_commit(prov(*rd.second, "commit"))}});
+    rows.push_back({{"op", op_label(r)},
+                    {"index", key.first},
+                    {"backend", key.second},
+                    {"median_us", r["median_us"]},
+                    {"p25_us", quantile(s, 0.25)},
+                    {"p75_us", quantile(s, 0.75)},
+                    {"min_us", r["min_us"]},
+                    {"max_us", r["max_us"]},
+                    {"bytes", r["bytes"]},
+                    {"messages", r["messages"]},
+                    {"samples", s.size()},
+                    {"commit", short_commit(prov(*rd.second, "commit"))}});
     if (std::find(docs.begin(), docs.end(), rd.second) == docs.end()) docs.push_back(rd.second);
     backends.insert(key.second);
     ops.insert(key.first);
   }
-  Json spec = base_spec("Time per op per backend: " + t.name,
-                        {range_text(docs), "newest run of each op and backend; bar: median over timed iterations, whisker: 25th-75th percentile"});
+  Json spec =
+      base_spec("Time per op per backend: " + t.name,
+                {range_text(docs), "newest run of each op and backend; bar: median over timed iterations, whisker: 25th-75th percentile"});
   spec["data"] = {{"values", rows}};
   spec["width"] = std::max<std::size_t>(360, ops.size() * backends.size() * 16);
   spec["height"] = 260;
   spec["encoding"] = {{"x", {{"field", "op"}, {"type", "nominal"}, {"sort", {{"field", "index"}, {"op", "min"}}}, {"title", "op"}}},
                       {"xOffset", {{"field", "backend"}, {"type", "nominal"}}},
                       {"color", {{"field", "backend"}, {"type", "nominal"}}}};
-  spec["layer"] = Json::array(
-      {{{"mark", "bar"},
-        {"encoding",
-         {{"y", {{"field", "median_us"}, {"type", "quantitative"}, {"title", "time per op (us)"}}},
-          {"tooltip", tooltip({{"op", "nominal"}, {"backend", "nominal"}, {"median_us", "quantitative"}, {"p25_us", "quantitative"},
-                               {"p75_us", "quantitative"}, {"min_us", "quantitative"}, {"max_us", "quantitative"}, {"bytes", "quantitative"},
-                               {"messages", "quantitative"}, {"samples", "quantitative"}, {"commit", "nominal"}})}}}},
-       {{"mark", {{"type", "rule"}, {"color", "#333"}}},
-        {"encoding", {{"y", {{"field", "p25_us"}, {"type", "quantitative"}}}, {"y2", {{"field", "p75_us"}}}}}}});
+  spec["layer"] = Json::array({{{"mark", "bar"},
+                                {"encoding",
+                                 {{"y", {{"field", "median_us"}, {"type", "quantitative"}, {"title", "time per op (us)"}}},
+                                  {"tooltip", tooltip({{"op", "nominal"},
+                                                       {"backend", "nominal"},
+                                                       {"median_us", "quantitative"},
+                                                       {"p25_us", "quantitative"},
+                                                       {"p75_us", "quantitative"},
+                                                       {"min_us", "quantitative"},
+                                                       {"max_us", "quantitative"},
+                                                       {"bytes", "quantitative"},
+                                                       {"messages", "quantitative"},
+                                                       {"samples", "quantitative"},
+                                                       {"commit", "nominal"}})}}}},
+                               {{"mark", {{"type", "rule"}, {"color", "#333"}}},
+                                {"encoding", {{"y", {{"field", "p25_us"}, {"type", "quantitative"}}}, {"y2", {{"field", "p75_us"}}}}}}});
   return {id, "per-trace", "Time per op per backend: " + t.name, spec};
 }
 
@@ -174,22 +200,32 @@ Chart message_size_chart(const std::string& id, const std::map<std::string, Trac
       const Json& r = *rd.first;
       const double msgs = r["messages"].get<double>();
       if (msgs <= 0 || r["bytes"].get<double>() <= 0) continue;
-      rows.push_back({{"trace", t.name}, {"op", op_label(r)}, {"backend", key.second}, {"bytes_per_message", r["bytes"].get<double>() / msgs},
-                      {"median_us", r["median_us"]}, {"messages", r["messages"]}});
+      rows.push_back({{"trace", t.name},
+                      {"op", op_label(r)},
+                      {"backend", key.second},
+                      {"bytes_per_message", r["bytes"].get<double>() / msgs},
+                      {"median_us", r["median_us"]},
+                      {"messages", r["messages"]}});
       if (std::find(docs.begin(), docs.end(), rd.second) == docs.end()) docs.push_back(rd.second);
     }
-  Json spec = base_spec("Time per op vs message size (OSU style)",
-                        {range_text(docs), std::to_string(traces.size()) + " trace(s); newest run of each op; x: bytes per message (all ranks)"});
+  Json spec =
+      base_spec("Time per op vs message size (OSU style)",
+                {range_text(docs), std::to_string(traces.size()) + " trace(s); newest run of each op; x: bytes per message (all ranks)"});
   spec["data"] = {{"values", rows}};
   spec["width"] = 560;
   spec["height"] = 320;
   spec["mark"] = {{"type", "point"}, {"filled", true}, {"size", 60}};
-  spec["encoding"] = {{"x", {{"field", "bytes_per_message"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "bytes per message"}}},
-                      {"y", {{"field", "median_us"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "median time per op (us)"}}},
-                      {"color", {{"field", "backend"}, {"type", "nominal"}}},
-                      {"shape", {{"field", "trace"}, {"type", "nominal"}}},
-                      {"tooltip", tooltip({{"trace", "nominal"}, {"op", "nominal"}, {"backend", "nominal"}, {"bytes_per_message", "quantitative"},
-                                           {"messages", "quantitative"}, {"median_us", "quantitative"}})}};
+  spec["encoding"] = {
+      {"x", {{"field", "bytes_per_message"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "bytes per message"}}},
+      {"y", {{"field", "median_us"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "median time per op (us)"}}},
+      {"color", {{"field", "backend"}, {"type", "nominal"}}},
+      {"shape", {{"field", "trace"}, {"type", "nominal"}}},
+      {"tooltip", tooltip({{"trace", "nominal"},
+                           {"op", "nominal"},
+                           {"backend", "nominal"},
+                           {"bytes_per_message", "quantitative"},
+                           {"messages", "quantitative"},
+                           {"median_us", "quantitative"}})}};
   return {id, "message-size", "Time per op vs message size", spec};
 }
 
@@ -199,7 +235,11 @@ Chart model_chart(const std::string& id, const Json& mc) {
   for (const auto& p : mc["pairs"]) {
     const double m = p["measured_us"].get<double>(), q = p["predicted_us"].get<double>();
     if (!(m > 0) || !(q > 0)) continue;
-    rows.push_back({{"trace", p["trace"]}, {"op", p["label"]}, {"backend", p["backend"]}, {"measured_us", m}, {"predicted_us", q},
+    rows.push_back({{"trace", p["trace"]},
+                    {"op", p["label"]},
+                    {"backend", p["backend"]},
+                    {"measured_us", m},
+                    {"predicted_us", q},
                     {"error_pct", 100 * (q - m) / m}});
     lo = std::min({lo, m, q});
     hi = std::max({hi, m, q});
@@ -228,8 +268,12 @@ Chart model_chart(const std::string& id, const Json& mc) {
           {"y", {{"field", "predicted_us"}, {"type", "quantitative"}, {"scale", xs}, {"title", "predicted (us)"}}},
           {"color", {{"field", "backend"}, {"type", "nominal"}}},
           {"shape", {{"field", "trace"}, {"type", "nominal"}}},
-          {"tooltip", tooltip({{"trace", "nominal"}, {"op", "nominal"}, {"backend", "nominal"}, {"measured_us", "quantitative"},
-                               {"predicted_us", "quantitative"}, {"error_pct", "quantitative"}})}}}}});
+          {"tooltip", tooltip({{"trace", "nominal"},
+                               {"op", "nominal"},
+                               {"backend", "nominal"},
+                               {"measured_us", "quantitative"},
+                               {"predicted_us", "quantitative"},
+                               {"error_pct", "quantitative"}})}}}}});
   return {id, "model", "Measured vs predicted on " + mc["machine"].get<std::string>(), spec};
 }
 
@@ -249,24 +293,39 @@ Chart history_chart(const std::string& id, const TraceRuns& t) {
       a[3] += 1;
     }
     for (const auto& [b, a] : per_backend)
-      rows.push_back({{"run", run}, {"backend", b}, {"total_median_us", a[0]}, {"p10_us", a[1]}, {"p90_us", a[2]}, {"ops", a[3]},
-                      {"commit", prov(d, "commit")}, {"date", prov(d, "date")}, {"host", prov(d, "host")}});
+      rows.push_back({{"run", run},
+                      {"backend", b},
+                      {"total_median_us", a[0]},
+                      {"p10_us", a[1]},
+                      {"p90_us", a[2]},
+                      {"ops", a[3]},
+                      {"commit", prov(d, "commit")},
+                      {"date", prov(d, "date")},
+                      {"host", prov(d, "host")}});
   }
   Json spec = base_spec("History over commits: " + t.name,
                         {range_text(t.runs), "line: sum over ops of the median time per op; band: sum of 10th-90th percentiles (noise)"});
   spec["data"] = {{"values", rows}};
   spec["width"] = std::max<std::size_t>(360, t.runs.size() * 70);
   spec["height"] = 260;
-  spec["encoding"] = {{"x", {{"field", "run"}, {"type", "ordinal"}, {"sort", order}, {"title", "run (commit, date)"}, {"axis", {{"labelAngle", -30}}}}},
-                      {"color", {{"field", "backend"}, {"type", "nominal"}}}};
+  spec["encoding"] = {
+      {"x", {{"field", "run"}, {"type", "ordinal"}, {"sort", order}, {"title", "run (commit, date)"}, {"axis", {{"labelAngle", -30}}}}},
+      {"color", {{"field", "backend"}, {"type", "nominal"}}}};
   spec["layer"] = Json::array(
       {{{"mark", {{"type", "errorband"}, {"opacity", 0.25}}},
-        {"encoding", {{"y", {{"field", "p10_us"}, {"type", "quantitative"}, {"title", "time of all ops (us)"}}}, {"y2", {{"field", "p90_us"}}}}}},
+        {"encoding",
+         {{"y", {{"field", "p10_us"}, {"type", "quantitative"}, {"title", "time of all ops (us)"}}}, {"y2", {{"field", "p90_us"}}}}}},
        {{"mark", {{"type", "line"}, {"point", true}}},
         {"encoding",
          {{"y", {{"field", "total_median_us"}, {"type", "quantitative"}}},
-          {"tooltip", tooltip({{"run", "nominal"}, {"backend", "nominal"}, {"total_median_us", "quantitative"}, {"p10_us", "quantitative"},
-                               {"p90_us", "quantitative"}, {"ops", "quantitative"}, {"commit", "nominal"}, {"host", "nominal"}})}}}}});
+          {"tooltip", tooltip({{"run", "nominal"},
+                               {"backend", "nominal"},
+                               {"total_median_us", "quantitative"},
+                               {"p10_us", "quantitative"},
+                               {"p90_us", "quantitative"},
+                               {"ops", "quantitative"},
+                               {"commit", "nominal"},
+                               {"host", "nominal"}})}}}}});
   return {id, "history", "History over commits: " + t.name, spec};
 }
 
@@ -310,8 +369,10 @@ std::string ranking_tables(const ResultSet& rs, const std::map<std::string, Trac
     }
     const auto sim = newest_sim.find(key);
     o << "<h3>Backend ranking: " << esc(t.name) << "</h3>\n<p class=\"sub\">" << esc(range_text(docs))
-      << (sim != newest_sim.end() ? " · predicted on " + esc((*sim->second)["machine"].get<std::string>()) : std::string(" · no simulation of this trace"))
-      << "</p>\n<table class=\"rank\"><tr><th>op</th><th>measured, fastest first (median us)</th><th>winner's margin</th><th>predicted order</th></tr>\n";
+      << (sim != newest_sim.end() ? " · predicted on " + esc((*sim->second)["machine"].get<std::string>())
+                                  : std::string(" · no simulation of this trace"))
+      << "</p>\n<table class=\"rank\"><tr><th>op</th><th>measured, fastest first (median us)</th><th>winner's margin</th><th>predicted "
+         "order</th></tr>\n";
     for (auto& [op, v] : by_op) {
       std::sort(v.begin(), v.end());
       std::string measured, margin = "-", predicted = "-";
@@ -395,8 +456,10 @@ table.rank td, table.rank th { border: 1px solid #ddd; padding: .25em .6em; text
 )" << d.summary_html
     << R"(<p id="sfr-status">rendering...</p>
 )";
-  const std::vector<std::pair<std::string, std::string>> sections = {
-      {"per-trace", "Time per op per backend"}, {"message-size", "Time vs message size"}, {"model", "Measured vs predicted"}, {"history", "History over commits"}};
+  const std::vector<std::pair<std::string, std::string>> sections = {{"per-trace", "Time per op per backend"},
+                                                                     {"message-size", "Time vs message size"},
+                                                                     {"model", "Measured vs predicted"},
+                                                                     {"history", "History over commits"}};
   for (const auto& [sec, heading] : sections) {
     bool any = false;
     for (const auto& c : d.charts)
@@ -452,8 +515,9 @@ std::string find_vendor_dir() {
   tried.push_back(SFR_VENDOR_DIR);
   for (const auto& p : tried)
     if (!p.empty() && has_vendor(p)) return p.string();
-  throw InputError("dashboard", "the charting library (vega, vega-lite, vega-embed) is not found: set SFR_VEGA_DIR to a folder with its "
-                                "*.min.js (the source tree's reports/vendor/dist)");
+  throw InputError("dashboard",
+                   "the charting library (vega, vega-lite, vega-embed) is not found: set SFR_VEGA_DIR to a folder with its "
+                   "*.min.js (the source tree's reports/vendor/dist)");
 }
 
 void write_site(const std::string& site, const std::string& html, const std::string& vendor_dir) {

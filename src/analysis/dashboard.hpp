@@ -26,7 +26,7 @@ ResultSet collect_results(const std::vector<std::string>& paths);
 
 struct Chart {
   std::string id, section, title;  // section: "per-trace", "message-size", "model", "history"
-  io::Json spec;                // Vega-Lite
+  io::Json spec;                   // Vega-Lite
 };
 
 struct DashboardContent {

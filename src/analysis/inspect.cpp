@@ -57,7 +57,7 @@ SFStats sf_stats(const trace::BuiltTrace& t, const trace::SFDef& def) {
       first = false;
     }
   s.degree_mean = s.roots ? static_cast<double>(s.leaves) / static_cast<double>(s.roots) : 0.0;
-  std::vector<Index> sent(static_cast<size_t>(g.nranks), 0);   // messages per root rank (bcast senders)
+  std::vector<Index> sent(static_cast<size_t>(g.nranks), 0);  // messages per root rank (bcast senders)
   std::vector<int> in_deg(static_cast<size_t>(g.nranks), 0), out_deg(static_cast<size_t>(g.nranks), 0);
   Index max_leaves = 0;
   for (int r = 0; r < g.nranks; ++r) {
@@ -94,8 +94,8 @@ SFStats sf_stats(const trace::BuiltTrace& t, const trace::SFDef& def) {
   Index default_bytes = 8;
   for (const auto& op : t.trace().ops) {
     if (op.sf != def.name) continue;
-    const std::pair<std::string, int> key{std::string(core::unit_name(core::op_wire_unit(op))) + (core::op_traits(op.op).has_unit ? "" : "(degree)"),
-                                          core::op_wire_bs(op)};
+    const std::pair<std::string, int> key{
+        std::string(core::unit_name(core::op_wire_unit(op))) + (core::op_traits(op.op).has_unit ? "" : "(degree)"), core::op_wire_bs(op)};
     if (std::find(used.begin(), used.end(), key) != used.end()) continue;
     used.push_back(key);
     UnitBytes ub{key.first, key.second, 0, 0, {}};
@@ -145,8 +145,8 @@ TraceStats compute_stats(const trace::BuiltTrace& t) {
     if (traits.has_unit) line << ", " << core::unit_name(op.unit) << " bs=" << op.bs;
     if (traits.takes_mpi_op) line << ", " << core::mpi_op_name(op.mpi_op);
     if (traits.on_multi) line << " (through the multi-SF)";
-    line << ": " << s.messages << " messages (" << tier_text(s.tier_messages) << "), " << human_bytes(static_cast<double>(o.remote_bytes)) << " remote + "
-         << human_bytes(static_cast<double>(o.self_bytes)) << " self";
+    line << ": " << s.messages << " messages (" << tier_text(s.tier_messages) << "), " << human_bytes(static_cast<double>(o.remote_bytes))
+         << " remote + " << human_bytes(static_cast<double>(o.self_bytes)) << " self";
     if (op.repeat > 1) line << ", repeat " << op.repeat;
     if (op.overlap_us > 0) line << ", overlap " << op.overlap_us << " us";
     if (op.root_mem == core::MemType::device || op.leaf_mem == core::MemType::device)
@@ -176,8 +176,8 @@ std::string render_table(const TraceStats& ts) {
     std::snprintf(buf, sizeof buf, "  %-26s %lld  (%s)\n", "messages (rank pairs)", (long long)s.messages,
                   tier_text(s.tier_messages).c_str());
     o << buf;
-    std::snprintf(buf, sizeof buf, "  %-26s max out %d, max in %d; imbalance max/mean: leaves %.2f, messages %.2f\n",
-                  "per-rank peers", s.max_out_degree, s.max_in_degree, s.leaf_imbalance, s.message_imbalance);
+    std::snprintf(buf, sizeof buf, "  %-26s max out %d, max in %d; imbalance max/mean: leaves %.2f, messages %.2f\n", "per-rank peers",
+                  s.max_out_degree, s.max_in_degree, s.leaf_imbalance, s.message_imbalance);
     o << buf;
     for (const UnitBytes& b : s.bytes) {
       std::snprintf(buf, sizeof buf, "  bytes/op %-17s %s remote (%s), %s self\n", (b.unit + " bs=" + std::to_string(b.bs)).c_str(),
@@ -207,29 +207,37 @@ std::string render_json(const TraceStats& ts) {
   for (const SFStats& s : ts.sfs) {
     J b = J::array();
     for (const UnitBytes& u : s.bytes)
-      b.push_back({{"unit", u.unit}, {"bs", u.bs}, {"remote_bytes", u.remote_bytes}, {"self_bytes", u.self_bytes},
+      b.push_back({{"unit", u.unit},
+                   {"bs", u.bs},
+                   {"remote_bytes", u.remote_bytes},
+                   {"self_bytes", u.self_bytes},
                    {"remote_bytes_by_tier", tiers(u.tier_bytes)}});
-    sfs.push_back({{"name", s.name},
-                   {"form", s.form},
-                   {"roots", s.roots},
-                   {"leaves", s.leaves},
-                   {"leafspace", s.leafspace},
-                   {"root_degree", {{"min", s.degree_min}, {"mean", s.degree_mean}, {"max", s.degree_max}, {"zero", s.degree_zero}}},
-                   {"edges", {{"remote", s.remote_edges}, {"self", s.self_edges}}},
-                   {"self_share", (s.self_edges + s.remote_edges) ? static_cast<double>(s.self_edges) / static_cast<double>(s.self_edges + s.remote_edges) : 0.0},
-                   {"messages", s.messages},
-                   {"messages_by_tier", tiers(s.tier_messages)},
-                   {"edges_by_tier", tiers(s.tier_edges)},
-                   {"max_out_degree", s.max_out_degree},
-                   {"max_in_degree", s.max_in_degree},
-                   {"leaf_imbalance", s.leaf_imbalance},
-                   {"message_imbalance", s.message_imbalance},
-                   {"bytes_per_op", b}});
+    sfs.push_back(
+        {{"name", s.name},
+         {"form", s.form},
+         {"roots", s.roots},
+         {"leaves", s.leaves},
+         {"leafspace", s.leafspace},
+         {"root_degree", {{"min", s.degree_min}, {"mean", s.degree_mean}, {"max", s.degree_max}, {"zero", s.degree_zero}}},
+         {"edges", {{"remote", s.remote_edges}, {"self", s.self_edges}}},
+         {"self_share",
+          (s.self_edges + s.remote_edges) ? static_cast<double>(s.self_edges) / static_cast<double>(s.self_edges + s.remote_edges) : 0.0},
+         {"messages", s.messages},
+         {"messages_by_tier", tiers(s.tier_messages)},
+         {"edges_by_tier", tiers(s.tier_edges)},
+         {"max_out_degree", s.max_out_degree},
+         {"max_in_degree", s.max_in_degree},
+         {"leaf_imbalance", s.leaf_imbalance},
+         {"message_imbalance", s.message_imbalance},
+         {"bytes_per_op", b}});
   }
   j["sfs"] = sfs;
   J ops = J::array();
   for (const OpSummary& o : ts.ops)
-    ops.push_back({{"index", o.index}, {"messages", o.messages}, {"remote_bytes", o.remote_bytes}, {"self_bytes", o.self_bytes},
+    ops.push_back({{"index", o.index},
+                   {"messages", o.messages},
+                   {"remote_bytes", o.remote_bytes},
+                   {"self_bytes", o.self_bytes},
                    {"summary", o.text}});
   j["ops"] = ops;
   return j.dump(2) + "\n";

@@ -31,12 +31,12 @@ struct SFStats {
   Index degree_min = 0, degree_max = 0, degree_zero = 0;
   double degree_mean = 0;
   Index self_edges = 0, remote_edges = 0;
-  Index messages = 0;                 // distinct (leaf rank, root rank) pairs, remote only
+  Index messages = 0;  // distinct (leaf rank, root rank) pairs, remote only
   TierSplit tier_messages, tier_edges;
-  int max_out_degree = 0, max_in_degree = 0;   // distinct remote peers per rank (bcast direction)
-  double leaf_imbalance = 0;          // max/mean leaves per rank
-  double message_imbalance = 0;       // max/mean messages sent per rank
-  std::vector<UnitBytes> bytes;       // for each (unit, bs) used by an op on this SF
+  int max_out_degree = 0, max_in_degree = 0;  // distinct remote peers per rank (bcast direction)
+  double leaf_imbalance = 0;                  // max/mean leaves per rank
+  double message_imbalance = 0;               // max/mean messages sent per rank
+  std::vector<UnitBytes> bytes;               // for each (unit, bs) used by an op on this SF
 };
 
 struct OpSummary {

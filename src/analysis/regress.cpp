@@ -152,8 +152,10 @@ RegressResult regress(const std::vector<io::Json>& base, const std::vector<io::J
     e.low_ratio = ratio(e.new_low, e.base_low);
     e.p_slower = mann_whitney_greater(e.now, e.base);
     e.p_faster = mann_whitney_greater(e.base, e.now);
-    if (e.p_slower < alpha && std::min(e.ratio, e.low_ratio) > 1 + band) e.change = Change::slower;
-    else if (e.p_faster < alpha && std::max(e.ratio, e.low_ratio) < 1 / (1 + band)) e.change = Change::faster;
+    if (e.p_slower < alpha && std::min(e.ratio, e.low_ratio) > 1 + band)
+      e.change = Change::slower;
+    else if (e.p_faster < alpha && std::max(e.ratio, e.low_ratio) < 1 / (1 + band))
+      e.change = Change::faster;
     res.entries.push_back(std::move(e));
   }
   for (auto& [key, en] : n) res.only_new.push_back(label(en));
@@ -172,7 +174,8 @@ std::vector<io::Json> load_timing_side(const std::vector<std::string>& paths, co
     auto doc = load_timing_doc(f);
     for (std::size_t i = 0; i < doc["results"].size(); ++i)
       if (!doc["results"][i].contains("samples_us") || doc["results"][i]["samples_us"].empty())
-        throw InputError(f, "/results/" + std::to_string(i) + "/samples_us: missing or empty (regress compares samples; rerun with this sf-replay)");
+        throw InputError(
+            f, "/results/" + std::to_string(i) + "/samples_us: missing or empty (regress compares samples; rerun with this sf-replay)");
     docs.push_back(std::move(doc));
   }
   if (docs.empty()) throw InputError(side, "no sf-timing document found");
@@ -201,8 +204,9 @@ std::string render_regress(const RegressResult& r) {
     os << (c == Change::slower ? "slower" : "faster") << " (" << count << ")" << (count ? ":" : "") << "\n";
     for (const auto& e : r.entries) {
       if (e.change != c) continue;
-      std::snprintf(line, sizeof line, "  %-48s median %10.2f -> %10.2f us (%+.1f%%), p10 %+.1f%%, p = %.2g, noise %.0f%%, runs %zu / %zu\n",
-                    label(e).c_str(), e.base_median, e.new_median, 100 * (e.ratio - 1), 100 * (e.low_ratio - 1),
+      std::snprintf(line, sizeof line,
+                    "  %-48s median %10.2f -> %10.2f us (%+.1f%%), p10 %+.1f%%, p = %.2g, noise %.0f%%, runs %zu / %zu\n", label(e).c_str(),
+                    e.base_median, e.new_median, 100 * (e.ratio - 1), 100 * (e.low_ratio - 1),
                     c == Change::slower ? e.p_slower : e.p_faster, 100 * e.noise, e.base_runs.size(), e.new_runs.size());
       os << line;
     }

@@ -32,7 +32,7 @@ struct RegressEntry {
   std::size_t index = 0;
   std::vector<double> base, now;            // pooled samples (us) of every matching result on each side
   std::vector<double> base_runs, new_runs;  // each run's (document's) median
-  std::vector<double> base_run_lows;       // each base run's 10th percentile
+  std::vector<double> base_run_lows;        // each base run's 10th percentile
   double base_median = 0, new_median = 0, ratio = 1, p_slower = 1, p_faster = 1;
   double base_low = 0, new_low = 0, low_ratio = 1;  // 10th percentiles of the pooled samples
   double noise = 0;  // the base's run-to-run band: max / min - 1 of its runs' medians or 10th percentiles (0: one run)
@@ -40,7 +40,7 @@ struct RegressEntry {
 };
 
 struct RegressResult {
-  std::vector<RegressEntry> entries;     // matched, in (trace, op, backend) order
+  std::vector<RegressEntry> entries;             // matched, in (trace, op, backend) order
   std::vector<std::string> only_base, only_new;  // "trace op N backend" labels
   std::size_t base_docs = 0, new_docs = 0;
   double threshold = 0.10, alpha = 0.01;

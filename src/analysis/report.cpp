@@ -18,7 +18,8 @@ std::string fmt(const char* f, double v) {
 
 void star_forests(std::ostringstream& o, const TraceStats& ts) {
   o << "## Star forests\n\n";
-  o << "| SF | form | roots | leaves | degree min/mean/max | messages | socket | node | network | self share | max out/in | leaf imbalance |\n";
+  o << "| SF | form | roots | leaves | degree min/mean/max | messages | socket | node | network | self share | max out/in | leaf imbalance "
+       "|\n";
   o << "|---|---|---:|---:|---|---:|---:|---:|---:|---:|---|---:|\n";
   for (const SFStats& s : ts.sfs) {
     const double tot = static_cast<double>(s.self_edges + s.remote_edges);
@@ -32,14 +33,15 @@ void star_forests(std::ostringstream& o, const TraceStats& ts) {
 }
 
 void measured(std::ostringstream& o, const io::Json& j) {
-  o << "\n## Measured times (MPI executor)\n\n" << j.value("iters", 0) << " timed iterations per op; per iteration the maximum over "
-    << j.value("nranks", 0) << " ranks.\n\n";
-  o << "| op# | op | sf | backend | unit | bs | bytes | messages | min us | median us | max us |\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+  o << "\n## Measured times (MPI executor)\n\n"
+    << j.value("iters", 0) << " timed iterations per op; per iteration the maximum over " << j.value("nranks", 0) << " ranks.\n\n";
+  o << "| op# | op | sf | backend | unit | bs | bytes | messages | min us | median us | max us "
+       "|\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& r : j.at("results"))
     o << "| " << r.value("index", 0) << " | " << r.value("op", "") << " | " << r.value("sf", "") << " | " << r.value("backend", "") << " | "
       << r.value("unit", "") << " | " << r.value("bs", 1) << " | " << r.value("bytes", 0LL) << " | " << r.value("messages", 0LL) << " | "
-      << fmt("%.2f", r.value("min_us", 0.0)) << " | " << fmt("%.2f", r.value("median_us", 0.0)) << " | " << fmt("%.2f", r.value("max_us", 0.0))
-      << " |\n";
+      << fmt("%.2f", r.value("min_us", 0.0)) << " | " << fmt("%.2f", r.value("median_us", 0.0)) << " | "
+      << fmt("%.2f", r.value("max_us", 0.0)) << " |\n";
 }
 
 // Backend name of a simulator result without its GPU path suffix ("basic:aware" -> "basic").
@@ -93,11 +95,13 @@ void side_by_side(std::ostringstream& o, const io::Json& timing, const io::Json&
   const std::string machine = sim.value("machine", "");
   o << "\n## Measured vs predicted\n\nMedian measured time against the simulator's prediction for the same op and backend on machine `"
     << machine << "`. "
-    << (calibrated(machine) ? "The prediction is for the machine measured (its calibration): the ratio is the model's error.\n\n"
-                            : "Machine `" + machine +
-                                  "` is not a calibration of the machine measured: the ratio compares two machines (a what-if), it is not the "
-                                  "model's error. `sf-replay calibrate` makes a machine file of the machine measured.\n\n")
-    << "| op# | op | backend | measured us | predicted us | measured / predicted |\n|---:|---|---|---:|---:|---:|\n" << rows.str();
+    << (calibrated(machine)
+            ? "The prediction is for the machine measured (its calibration): the ratio is the model's error.\n\n"
+            : "Machine `" + machine +
+                  "` is not a calibration of the machine measured: the ratio compares two machines (a what-if), it is not the "
+                  "model's error. `sf-replay calibrate` makes a machine file of the machine measured.\n\n")
+    << "| op# | op | backend | measured us | predicted us | measured / predicted |\n|---:|---|---|---:|---:|---:|\n"
+    << rows.str();
 }
 
 }  // namespace

@@ -53,9 +53,17 @@ json load_timing_doc(const std::string& file) {
     const std::string p = "/results/" + std::to_string(i);
     const json& r = j["results"][i];
     require(file, r, p,
-            {{"index", Kind::integer}, {"op", Kind::string}, {"sf", Kind::string}, {"backend", Kind::string}, {"unit", Kind::string},
-             {"bs", Kind::integer}, {"bytes", Kind::integer}, {"messages", Kind::integer}, {"min_us", Kind::number},
-             {"median_us", Kind::number}, {"max_us", Kind::number}});
+            {{"index", Kind::integer},
+             {"op", Kind::string},
+             {"sf", Kind::string},
+             {"backend", Kind::string},
+             {"unit", Kind::string},
+             {"bs", Kind::integer},
+             {"bytes", Kind::integer},
+             {"messages", Kind::integer},
+             {"min_us", Kind::number},
+             {"median_us", Kind::number},
+             {"max_us", Kind::number}});
     if (r.contains("samples_us")) {
       if (!r["samples_us"].is_array()) throw InputError(file, p + "/samples_us: expected an array");
       for (std::size_t k = 0; k < r["samples_us"].size(); ++k)
@@ -81,7 +89,8 @@ json load_simulation_doc(const std::string& file) {
   check_provenance(file, j);
   for (std::size_t b = 0; b < j["backends"].size(); ++b) {
     const std::string pb = "/backends/" + std::to_string(b);
-    require(file, j["backends"][b], pb, {{"backend", Kind::string}, {"total", Kind::number}, {"messages", Kind::integer}, {"ops", Kind::array}});
+    require(file, j["backends"][b], pb,
+            {{"backend", Kind::string}, {"total", Kind::number}, {"messages", Kind::integer}, {"ops", Kind::array}});
     const json& ops = j["backends"][b]["ops"];
     for (std::size_t i = 0; i < ops.size(); ++i)
       require(file, ops[i], pb + "/ops/" + std::to_string(i), {{"index", Kind::integer}, {"total", Kind::number}});
@@ -97,7 +106,11 @@ json load_model_check_doc(const std::string& file) {
   check_provenance(file, j);
   for (std::size_t i = 0; i < j["pairs"].size(); ++i)
     require(file, j["pairs"][i], "/pairs/" + std::to_string(i),
-            {{"trace", Kind::string}, {"op", Kind::integer}, {"label", Kind::string}, {"backend", Kind::string}, {"measured_us", Kind::number},
+            {{"trace", Kind::string},
+             {"op", Kind::integer},
+             {"label", Kind::string},
+             {"backend", Kind::string},
+             {"measured_us", Kind::number},
              {"predicted_us", Kind::number}});
   return j;
 }

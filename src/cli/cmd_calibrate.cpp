@@ -12,8 +12,8 @@
 #include "core/error.hpp"
 #include "core/progress.hpp"
 #include "core/tier.hpp"
-#include "trace/provenance.hpp"
 #include "io/output_file.hpp"
+#include "trace/provenance.hpp"
 
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
 #include "cli/mpi_session.hpp"
@@ -43,14 +43,16 @@ io::Json measured_json(const core::CalibrationData& d) {
   j["o_recv"] = d.o_recv;
   j["train_messages_seconds"] = samples(d.train);
   if (d.injection_senders > 1)
-    j["injection"] = {{"senders", d.injection_senders}, {"seconds_per_byte", d.injection_seconds_per_byte},
+    j["injection"] = {{"senders", d.injection_senders},
+                      {"seconds_per_byte", d.injection_seconds_per_byte},
                       {"single_seconds_per_byte", d.injection_single_seconds_per_byte}};
   j["fence_s"] = d.fence;
   j["neighbor_alltoallv_s"] = d.neighbor;
   j["alltoallv_s"] = d.alltoallv;
   j["pack_bytes_seconds"] = samples(d.pack);
   j["sf_op_s"] = d.sf_op_backend[0];  // basic
-  for (std::size_t k = 0; k < std::size(core::kModelledBackends); ++k) j["sf_op_by_backend_s"][core::kModelledBackends[k]] = d.sf_op_backend[k];
+  for (std::size_t k = 0; k < std::size(core::kModelledBackends); ++k)
+    j["sf_op_by_backend_s"][core::kModelledBackends[k]] = d.sf_op_backend[k];
   return j;
 }
 #endif
@@ -68,7 +70,8 @@ int cmd_calibrate(const Args& args) {
       "do not also save the machine where run --backend auto looks for it ($SFR_MACHINE_FILE, else ~/.config/sf-replay/machine.json)");
   po::positional_options_description pos;
   po::variables_map vm;
-  if (parse_options("calibrate", "-o FILE [--ranks-per-node N] [--ranks-per-socket N] [--no-default]   (under mpirun, at least 2 ranks)", args, opts, pos, vm))
+  if (parse_options("calibrate", "-o FILE [--ranks-per-node N] [--ranks-per-socket N] [--no-default]   (under mpirun, at least 2 ranks)",
+                    args, opts, pos, vm))
     return 0;
   if (vm.count("ranks-per-node") && rpn < 1) throw InputError("--ranks-per-node", "must be >= 1, got " + std::to_string(rpn));
   if (vm.count("ranks-per-socket") && rps < 1) throw InputError("--ranks-per-socket", "must be >= 1, got " + std::to_string(rps));
@@ -79,8 +82,10 @@ int cmd_calibrate(const Args& args) {
   const std::string def = no_default ? "" : sim::default_machine_path();
   const MpiSession mpi;
   if (!agreed("calibrate", mpi.rank, mpi.size, [&] {
-        if (mpi.size < 2) throw InputError("calibrate", "needs at least 2 ranks to measure messages (mpirun -np 2 sf-replay calibrate ...)");
-        if (rpn > mpi.size) throw InputError("--ranks-per-node", std::to_string(rpn) + " exceeds the " + std::to_string(mpi.size) + " ranks of this run");
+        if (mpi.size < 2)
+          throw InputError("calibrate", "needs at least 2 ranks to measure messages (mpirun -np 2 sf-replay calibrate ...)");
+        if (rpn > mpi.size)
+          throw InputError("--ranks-per-node", std::to_string(rpn) + " exceeds the " + std::to_string(mpi.size) + " ranks of this run");
       }))
     return 2;
   exec::mpi::CalibrateOptions o;
@@ -94,9 +99,9 @@ int cmd_calibrate(const Args& args) {
         if (mpi.rank != 0) return;
         const auto cal = sim::calibrate_machine(data);
         io::Json j = sim::machine_to_json(cal.machine);
-        j["calibration"] = {{"host", data.host},         {"date", trace::iso8601_utc_now()},           {"ranks", data.ranks},
-                            {"nodes", data.nodes},       {"ranks_per_node", data.ranks_per_node}, {"ranks_per_socket", data.ranks_per_socket},
-                            {"fit", cal.lines},          {"worst_fit_error", cal.worst_rms},     {"measured", measured_json(data)}};
+        j["calibration"] = {{"host", data.host},   {"date", trace::iso8601_utc_now()},      {"ranks", data.ranks},
+                            {"nodes", data.nodes}, {"ranks_per_node", data.ranks_per_node}, {"ranks_per_socket", data.ranks_per_socket},
+                            {"fit", cal.lines},    {"worst_fit_error", cal.worst_rms},      {"measured", measured_json(data)}};
         io::write_file_atomic(out, j.dump(2) + "\n");
         if (!def.empty()) {  // where run --backend auto looks (a failure here is not fatal: -o is written)
           std::error_code ec;

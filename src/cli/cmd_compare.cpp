@@ -6,9 +6,9 @@
 #include "cli/sim_options.hpp"
 #include "core/budget.hpp"
 #include "core/error.hpp"
+#include "io/output_file.hpp"
 #include "sim/analytic.hpp"
 #include "sim/simulate.hpp"
-#include "io/output_file.hpp"
 #include "trace/provenance.hpp"
 #include "trace/reader.hpp"
 
@@ -16,8 +16,8 @@ namespace sfr::cli {
 
 namespace {
 
-int analytic(const sim::MachineModel& m, const std::vector<int>& messages, const std::vector<int>& nodes,
-             const std::vector<double>& sizes, double dup, const std::string& json_out) {
+int analytic(const sim::MachineModel& m, const std::vector<int>& messages, const std::vector<int>& nodes, const std::vector<double>& sizes,
+             double dup, const std::string& json_out) {
   for (int msg : messages)
     if (msg <= 0) throw InputError("--messages", "expected counts > 0");
   for (int n : nodes)
@@ -27,8 +27,13 @@ int analytic(const sim::MachineModel& m, const std::vector<int>& messages, const
   const sim::analytic::Model model(m);
   std::cout << "analytic (closed forms of the node-aware study, Table 6), machine " << m.name << ", duplicate fraction " << dup
             << "\ntimes in microseconds, fastest first\n";
-  io::Json j = {{"format", "sf-analytic"}, {"version", 1}, {"machine", m.name}, {"duplicate", dup}, {"unit", "seconds"},
-                   {"provenance", trace::provenance({"compare", 0, "", "", ""})}, {"scenarios", io::Json::array()}};
+  io::Json j = {{"format", "sf-analytic"},
+                {"version", 1},
+                {"machine", m.name},
+                {"duplicate", dup},
+                {"unit", "seconds"},
+                {"provenance", trace::provenance({"compare", 0, "", "", ""})},
+                {"scenarios", io::Json::array()}};
   for (int msg : messages)
     for (int n : nodes) {
       std::cout << "\n" << msg << " inter-node messages to " << n << " nodes:\n";
@@ -70,7 +75,9 @@ int cmd_compare(const Args& args) {
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
-  if (parse_options("compare", "TRACE --machine M [--backend B ...|--all-backends] [--json OUT]  |  --analytic [--messages N..] [--nodes K..] [--bytes S..] [--duplicate F]",
+  if (parse_options("compare",
+                    "TRACE --machine M [--backend B ...|--all-backends] [--json OUT]  |  --analytic [--messages N..] [--nodes K..] "
+                    "[--bytes S..] [--duplicate F]",
                     args, opts, pos, vm))
     return 0;
   const auto machine = load_sim_machine(a);
@@ -78,7 +85,8 @@ int cmd_compare(const Args& args) {
   if (!a.json.empty()) io::check_output_path("--json", a.json);
   if (use_analytic) {
     if (!a.file.empty()) throw InputError("--analytic", "takes no trace: it evaluates the study's scenarios (drop " + a.file + ")");
-    if (!a.backends.empty() || a.all) throw InputError("--analytic", "ranks all of the study's strategies: --backend/--all-backends do not apply");
+    if (!a.backends.empty() || a.all)
+      throw InputError("--analytic", "ranks all of the study's strategies: --backend/--all-backends do not apply");
     if (dup < 0 || dup >= 1) throw InputError("--duplicate", "expected a fraction in [0, 1)");
     if (vm.count("max-memory")) throw InputError("--max-memory", "applies to a trace; --analytic builds nothing");
     return analytic(machine, messages.empty() ? std::vector<int>{32, 256} : messages, nodes.empty() ? std::vector<int>{4, 16} : nodes,

@@ -13,9 +13,10 @@ int cmd_dashboard(const Args& args) {
   po::options_description opts("dashboard options");
   std::vector<std::string> dirs;
   std::string site;
-  opts.add_options()("dirs", po::value(&dirs)->composing(), "folders (or files) of result documents: run --timing/--store, simulate --json/--store, "
-                                                            "validate-model --json/--store, benchmarks")(
-      "output,o", po::value(&site)->required(), "the site's folder (SITE/index.html, SITE/vendor/)");
+  opts.add_options()("dirs", po::value(&dirs)->composing(),
+                     "folders (or files) of result documents: run --timing/--store, simulate --json/--store, "
+                     "validate-model --json/--store, benchmarks")("output,o", po::value(&site)->required(),
+                                                                  "the site's folder (SITE/index.html, SITE/vendor/)");
   po::positional_options_description pos;
   pos.add("dirs", -1);
   po::variables_map vm;
@@ -27,7 +28,8 @@ int cmd_dashboard(const Args& args) {
   if (rs.documents() == 0) {
     std::string where;
     for (const auto& d : dirs) where += (where.empty() ? "" : ", ") + d;
-    throw InputError(where, rs.skipped.empty() ? "no result documents (*.json) found" : "no valid result document found (every file skipped)");
+    throw InputError(where,
+                     rs.skipped.empty() ? "no result documents (*.json) found" : "no valid result document found (every file skipped)");
   }
   const auto content = analysis::build_dashboard(rs);
   analysis::write_site(site, analysis::render_dashboard_html(content, rs), vendor);

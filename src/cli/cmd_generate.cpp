@@ -1,7 +1,7 @@
 // sf-replay generate KIND [options] -o TRACE: traces from matrices, meshes and synthetic patterns.
+#include <cstring>
 #include <functional>
 #include <iostream>
-#include <cstring>
 #include <map>
 
 #include "cli/command.hpp"
@@ -9,7 +9,11 @@
 #include "core/error.hpp"
 
 #ifdef HAVE_SFREPLAY_GENERATORS
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
 #include "core/budget.hpp"
+#include "core/progress.hpp"
 #include "generators/estimate.hpp"
 #include "generators/hexmesh.hpp"
 #include "generators/random_sf.hpp"
@@ -19,21 +23,15 @@
 #include "generators/stencil.hpp"
 #include "generators/suite.hpp"
 #include "generators/synthetic.hpp"
-#include "core/progress.hpp"
-#include "trace/provenance.hpp"
-#include <algorithm>
-#include <filesystem>
-#include <sstream>
 #include "io/output_file.hpp"
+#include "trace/provenance.hpp"
 #include "trace/writer.hpp"
 #endif
 
 namespace sfr::cli {
 
 #ifndef HAVE_SFREPLAY_GENERATORS
-int cmd_generate(const Args&) {
-  throw InputError("generate", "not available in this build (needs SuiteSparse, METIS and Boost.Graph)");
-}
+int cmd_generate(const Args&) { throw InputError("generate", "not available in this build (needs SuiteSparse, METIS and Boost.Graph)"); }
 #else
 
 namespace {
@@ -68,13 +66,11 @@ int gen_spmv(const Args& args) {
   gen::SpmvOptions o;
   std::string part = "rows";
   opts.add_options()("matrix", po::value(&o.matrix_path)->required(), "Matrix Market or Rutherford-Boeing file")(
-      "ranks", po::value(&o.nranks)->required(), "number of ranks P")("partition", po::value(&part)->default_value(part),
-                                                                       "rows | nnz | metis | rcm")(
-      "seed", seed_value(&o.seed), "METIS seed");
+      "ranks", po::value(&o.nranks)->required(), "number of ranks P")(
+      "partition", po::value(&part)->default_value(part), "rows | nnz | metis | rcm")("seed", seed_value(&o.seed), "METIS seed");
   c.add(opts);
   po::variables_map vm;
-  if (parse_options("generate spmv", "--matrix FILE --ranks P [--partition rows|nnz|metis|rcm] -o TRACE", args, opts, Pos(), vm))
-    return 0;
+  if (parse_options("generate spmv", "--matrix FILE --ranks P [--partition rows|nnz|metis|rcm] -o TRACE", args, opts, Pos(), vm)) return 0;
   o.partition = gen::parse_partition(part);
   o.place = c.place;
   c.check(gen::estimate(o));
@@ -92,8 +88,9 @@ int gen_stencil(const Args& args) {
       "periodic", po::value(&periodic)->default_value(periodic), "none | all | list of x,y,z");
   c.add(opts);
   po::variables_map vm;
-  if (parse_options("generate stencil", "--dims D --size NxMxK --procs PxQxR [--dof D] [--stencil star|box] [--width S] [--periodic x,y,z] -o TRACE",
-                    args, opts, Pos(), vm))
+  if (parse_options("generate stencil",
+                    "--dims D --size NxMxK --procs PxQxR [--dof D] [--stencil star|box] [--width S] [--periodic x,y,z] -o TRACE", args,
+                    opts, Pos(), vm))
     return 0;
   if (o.dims < 1 || o.dims > 3) throw InputError("--dims", "must be 1, 2 or 3");
   o.size = gen::parse_extent("--size", size, o.dims);
@@ -115,10 +112,10 @@ int gen_hexmesh(const Args& args) {
   Common c;
   gen::HexmeshOptions o;
   std::string order = "chunks";
-  opts.add_options()("cells", po::value(&o.cells)->required(), "N: the mesh has N^3 cells")("ranks", po::value(&o.nranks)->required(),
-                                                                                           "number of ranks")(
-      "order", po::value(&order)->default_value(order), "sequential | chunks | random")("seed", seed_value(&o.seed),
-                                                                                       "seed of the random order");
+  opts.add_options()("cells", po::value(&o.cells)->required(), "N: the mesh has N^3 cells")(
+      "ranks", po::value(&o.nranks)->required(), "number of ranks")("order", po::value(&order)->default_value(order),
+                                                                    "sequential | chunks | random")("seed", seed_value(&o.seed),
+                                                                                                    "seed of the random order");
   c.add(opts);
   po::variables_map vm;
   if (parse_options("generate hexmesh", "--cells N --ranks P [--order sequential|chunks|random] -o TRACE", args, opts, Pos(), vm)) return 0;
@@ -135,13 +132,14 @@ int gen_synthetic(const Args& args) {
   std::string pattern, direction = "block-to-part";
   opts.add_options()("pattern", po::value(&pattern)->required(), "diagonal | quasi-diagonal | random")(
       "fraction", po::value(&o.fraction)->default_value(o.fraction), "quasi-diagonal: fraction of each part from other ranks")(
-      "per-rank", po::value(&o.per_rank)->default_value(o.per_rank), "elements per rank")("ranks", po::value(&o.nranks)->required(),
-                                                                                          "number of ranks")(
-      "direction", po::value(&direction)->default_value(direction), "block-to-part | part-to-block")(
-      "seed", seed_value(&o.seed), "random seed");
+      "per-rank", po::value(&o.per_rank)->default_value(o.per_rank), "elements per rank")(
+      "ranks", po::value(&o.nranks)->required(), "number of ranks")("direction", po::value(&direction)->default_value(direction),
+                                                                    "block-to-part | part-to-block")("seed", seed_value(&o.seed),
+                                                                                                     "random seed");
   c.add(opts);
   po::variables_map vm;
-  if (parse_options("generate synthetic", "--pattern P --ranks P [--fraction F] [--per-rank N] [--direction D] -o TRACE", args, opts, Pos(), vm))
+  if (parse_options("generate synthetic", "--pattern P --ranks P [--fraction F] [--per-rank N] [--direction D] -o TRACE", args, opts, Pos(),
+                    vm))
     return 0;
   o.pattern = gen::parse_synthetic_pattern(pattern);
   o.direction = gen::parse_direction(direction);
@@ -157,7 +155,7 @@ int gen_scatter(const Args& args) {
   std::string pattern;
   opts.add_options()("pattern", po::value(&pattern)->required(), "par-to-par | seq-to-par | par-to-seq | ring-send")(
       "ranks", po::value(&o.nranks)->required(), "number of ranks")("per-rank", po::value(&o.per_rank)->default_value(o.per_rank),
-                                                                     "vector entries per rank");
+                                                                    "vector entries per rank");
   c.add(opts);
   po::variables_map vm;
   if (parse_options("generate scatter", "--pattern P --ranks P [--per-rank N] -o TRACE", args, opts, Pos(), vm)) return 0;
@@ -177,7 +175,8 @@ int gen_scenario(const Args& args) {
       "duplicates", po::value(&o.duplicates)->default_value(0.0), "duplicate fraction (0.25)");
   c.add(opts);
   po::variables_map vm;
-  if (parse_options("generate scenario", "--msgs M --nodes N --size BYTES [--duplicates F] [--ranks-per-node R] -o TRACE", args, opts, Pos(), vm))
+  if (parse_options("generate scenario", "--msgs M --nodes N --size BYTES [--duplicates F] [--ranks-per-node R] -o TRACE", args, opts,
+                    Pos(), vm))
     return 0;
   o.place = c.place;
   c.check(gen::estimate(o));
@@ -196,8 +195,9 @@ int gen_random(const Args& args) {
       "self", po::value(&o.self)->default_value(o.self), "probability of a self edge (0: none)");
   c.add(opts);
   po::variables_map vm;
-  if (parse_options("generate random", "--ranks P --seed S [--max-roots N] [--max-leaves N] [--max-degree D] [--holes F] [--self F] -o TRACE",
-                    args, opts, Pos(), vm))
+  if (parse_options("generate random",
+                    "--ranks P --seed S [--max-roots N] [--max-leaves N] [--max-degree D] [--holes F] [--self F] -o TRACE", args, opts,
+                    Pos(), vm))
     return 0;
   o.place = c.place;
   c.check(gen::estimate(o));
@@ -222,7 +222,8 @@ const std::map<std::string, std::pair<const char*, int (*)(const Args&)>>& kinds
 
 // A shell word: quoted when it holds anything but [A-Za-z0-9_./:=,+-].
 std::string shell_word(const std::string& w) {
-  if (!w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./:=,+-", c); }))
+  if (!w.empty() &&
+      std::all_of(w.begin(), w.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./:=,+-", c); }))
     return w;
   std::string q = "'";
   for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -283,11 +284,11 @@ int gen_suite(const Args& args) {
   }
   progress.done();
   const io::Json manifest = {{"format", "sf-suite"},
-                                {"version", 1},
-                                {"seed", seed},
-                                {"matrices", matrices.empty() ? io::Json(nullptr) : io::Json(matrices)},
-                                {"note", "each command, run in this folder, regenerates its trace"},
-                                {"traces", list}};
+                             {"version", 1},
+                             {"seed", seed},
+                             {"matrices", matrices.empty() ? io::Json(nullptr) : io::Json(matrices)},
+                             {"note", "each command, run in this folder, regenerates its trace"},
+                             {"traces", list}};
   io::write_file_atomic((fs::path(out) / "manifest.json").string(), manifest.dump(1) + "\n");
   std::cerr << "wrote " << plan.size() << " traces and manifest.json to " << out << " (seed " << seed << ")\n";
   return 0;

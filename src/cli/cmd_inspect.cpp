@@ -12,8 +12,7 @@ int cmd_inspect(const Args& args) {
   std::string file, out;
   bool json = false;
   std::uint64_t max_memory = 0;
-  opts.add_options()("trace", po::value(&file)->required(), "trace file")("json", po::bool_switch(&json),
-                                                                          "print JSON instead of a table")(
+  opts.add_options()("trace", po::value(&file)->required(), "trace file")("json", po::bool_switch(&json), "print JSON instead of a table")(
       "output,o", po::value(&out), "write to this file instead of stdout (atomically)");
   add_max_memory_option(opts, &max_memory);
   po::positional_options_description pos;
@@ -24,8 +23,10 @@ int cmd_inspect(const Args& args) {
   const auto t = trace::read_trace_file(file, {max_memory});
   const auto stats = analysis::compute_stats(t);
   const std::string text = json ? analysis::render_json(stats) : analysis::render_table(stats);
-  if (out.empty()) std::cout << text;
-  else io::write_file_atomic(out, text);
+  if (out.empty())
+    std::cout << text;
+  else
+    io::write_file_atomic(out, text);
   return 0;
 }
 

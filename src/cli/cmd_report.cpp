@@ -6,8 +6,8 @@
 #include "core/budget.hpp"
 #include "core/error.hpp"
 #include "exec/conformance.hpp"
-#include "exec/reference/reference.hpp"
 #include "exec/dump.hpp"
+#include "exec/reference/reference.hpp"
 #include "io/output_file.hpp"
 #include "trace/reader.hpp"
 
@@ -31,8 +31,9 @@ int cmd_report(const Args& args) {
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
-  if (parse_options("report", "TRACE -o REPORT.md [--reference [--dump FILE]] [--timing TIMING.json] [--simulation SIM.json] [--what-if SIM.json]", args, opts,
-                    pos, vm))
+  if (parse_options("report",
+                    "TRACE -o REPORT.md [--reference [--dump FILE]] [--timing TIMING.json] [--simulation SIM.json] [--what-if SIM.json]",
+                    args, opts, pos, vm))
     return 0;
   if (!dump.empty() && !reference) throw InputError("--dump", "only a run writes a dump: add --reference");
   io::check_output_path("--output", out);
@@ -47,7 +48,8 @@ int cmd_report(const Args& args) {
   analysis::RunSummary run{"reference (serial, all ranks in one process)", dump, 0};
   if (reference) {
     std::vector<exec::DumpEntry> entries;
-    for (size_t i = 0; i < t.trace().ops.size(); ++i) entries.push_back({i, &t.trace().ops[i], exec::reference::run_op(t, t.trace().ops[i])});
+    for (size_t i = 0; i < t.trace().ops.size(); ++i)
+      entries.push_back({i, &t.trace().ops[i], exec::reference::run_op(t, t.trace().ops[i])});
     run.ops_run = entries.size();
     if (!dump.empty()) io::write_file_atomic(dump, exec::write_dump(t.trace().name, entries));
     in.run = &run;

@@ -7,13 +7,13 @@
 #include <optional>
 
 #include "cli/options.hpp"
-#include "core/error.hpp"
 #include "core/backends.hpp"
 #include "core/budget.hpp"
+#include "core/error.hpp"
 #include "exec/conformance.hpp"
-#include "exec/reference/reference.hpp"
 #include "exec/dump.hpp"
 #include "exec/dump_check.hpp"
+#include "exec/reference/reference.hpp"
 #include "io/output_file.hpp"
 #include "trace/provenance.hpp"
 #include "trace/reader.hpp"
@@ -75,10 +75,12 @@ int run_mpi(const RunArgs& a) {
         // The node's memory is shared by its ranks.
         t.emplace(trace::read_trace_file(a.file, {core::memory_limit(a.max_memory) / static_cast<std::uint64_t>(local)}));
         if (t->trace().nranks != size)
-          throw InputError(a.file, "trace \"" + t->trace().name + "\" needs " + std::to_string(t->trace().nranks) + " ranks but this run has " +
-                                       std::to_string(size) + " (use mpirun -np " + std::to_string(t->trace().nranks) + ")");
+          throw InputError(a.file, "trace \"" + t->trace().name + "\" needs " + std::to_string(t->trace().nranks) +
+                                       " ranks but this run has " + std::to_string(size) + " (use mpirun -np " +
+                                       std::to_string(t->trace().nranks) + ")");
         if (a.ranks_per_node > size)
-          throw InputError("--ranks-per-node", std::to_string(a.ranks_per_node) + " exceeds the trace's " + std::to_string(size) + " ranks");
+          throw InputError("--ranks-per-node",
+                           std::to_string(a.ranks_per_node) + " exceeds the trace's " + std::to_string(size) + " ranks");
         for (const auto& b : backends) {
           try {
             exec::mpi::check_backend(*t, b);
@@ -127,7 +129,8 @@ int run_mpi(const RunArgs& a) {
       if (first.empty()) first = text;
       if (backends.size() == 1) break;
       const auto res = exec::check_dump(*t, text, "backend " + b);
-      if (res.ok()) std::cout << "backend " << b << ": " << res.ops_checked << " ops conform to the reference\n";
+      if (res.ok())
+        std::cout << "backend " << b << ": " << res.ops_checked << " ops conform to the reference\n";
       else {
         std::cout << "backend " << b << ": " << res.problems.size() << " problem(s), first: " << res.problems.front() << "\n";
         failed += (failed.empty() ? "" : ", ") + b;
@@ -136,7 +139,9 @@ int run_mpi(const RunArgs& a) {
     if (!agreed("run", rank, size, [&] {
           if (rank != 0) return;
           io::write_file_atomic(a.dump, first);
-          if (!failed.empty()) throw InputError("--dump", "backend(s) " + failed + " do not conform to the reference (dump of " + backends.front() + " written)");
+          if (!failed.empty())
+            throw InputError("--dump",
+                             "backend(s) " + failed + " do not conform to the reference (dump of " + backends.front() + " written)");
         }))
       return 2;
   }
@@ -168,25 +173,28 @@ int run_mpi(const RunArgs& a) {
 int cmd_run(const Args& args) {
   po::options_description opts("run options");
   RunArgs a;
-  opts.add_options()("trace", po::value(&a.file), "trace file")(
-      "reference", po::bool_switch(&a.reference), "use the serial reference executor (all ranks in this process, no MPI)")(
+  opts.add_options()("trace", po::value(&a.file), "trace file")("reference", po::bool_switch(&a.reference),
+                                                                "use the serial reference executor (all ranks in this process, no MPI)")(
       "backend", po::value(&a.backend),
-      "MPI backend: basic (default), neighbor, window, alltoallv, collective, shm, 3step, 2step, split-md, split-dd, auto (per SF, the one the "
+      "MPI backend: basic (default), neighbor, window, alltoallv, collective, shm, 3step, 2step, split-md, split-dd, auto (per SF, the one "
+      "the "
       "simulator predicts fastest); a comma list; all (every backend but auto, each where the trace allows it); list (what each does)")(
       "ranks-per-node", po::value(&a.ranks_per_node),
-      "nodes of the node-aware backends: consecutive blocks of N ranks (emulated nodes; default: the trace's machine.ranks_per_node, else the "
-      "ranks that share memory)")(
-      "dump", po::value(&a.dump), "write the sf-dump v1 conformance dump to this file (atomically)")(
+      "nodes of the node-aware backends: consecutive blocks of N ranks (emulated nodes; default: the trace's machine.ranks_per_node, else "
+      "the "
+      "ranks that share memory)")("dump", po::value(&a.dump), "write the sf-dump v1 conformance dump to this file (atomically)")(
       "timing", po::value(&a.timing), "write timings (sf-timing v1 JSON) to this file (atomically)")(
       "store", po::value(&a.store), "also file the timing document under this folder (a new file per run, never rewritten)")(
-      "warmup", po::value(&a.warmup), "untimed iterations per op (default 2)")("iters", po::value(&a.iters), "timed iterations per op (default 10)")(
+      "warmup", po::value(&a.warmup), "untimed iterations per op (default 2)")("iters", po::value(&a.iters),
+                                                                               "timed iterations per op (default 10)")(
       "machine", po::value(&a.machine),
       "with --backend auto: the machine whose predictions choose (default: the file calibrate saved, else the generic preset)");
   add_max_memory_option(opts, &a.max_memory);
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
-  if (parse_options("run", "TRACE (--reference | --backend B) [--dump FILE] [--timing FILE] [--store DIR] [--warmup N] [--iters N]", args, opts, pos, vm))
+  if (parse_options("run", "TRACE (--reference | --backend B) [--dump FILE] [--timing FILE] [--store DIR] [--warmup N] [--iters N]", args,
+                    opts, pos, vm))
     return 0;
   if (a.backend == "list") {
     for (const auto& b : core::kBackends)
@@ -200,7 +208,9 @@ int cmd_run(const Args& args) {
     bool uses = a.backend == "all";
     for (const auto& b : backend_list(a.backend))
       if (const auto* info = core::find_backend(b); info && info->node_aware) uses = true;
-    if (!uses) throw InputError("--ranks-per-node", "only the node-aware backends (3step, 2step, split-md, split-dd) use nodes; none is in --backend");
+    if (!uses)
+      throw InputError("--ranks-per-node",
+                       "only the node-aware backends (3step, 2step, split-md, split-dd) use nodes; none is in --backend");
   }
   if (a.warmup < 0) throw InputError("--warmup", "must be >= 0, got " + std::to_string(a.warmup));
   if (a.iters < 1) throw InputError("--iters", "must be >= 1 (a timed run times at least one iteration), got " + std::to_string(a.iters));

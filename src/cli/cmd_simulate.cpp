@@ -4,9 +4,9 @@
 #include "cli/sim_options.hpp"
 #include "core/budget.hpp"
 #include "core/error.hpp"
+#include "io/output_file.hpp"
 #include "sim/simgrid_export.hpp"
 #include "sim/simulate.hpp"
-#include "io/output_file.hpp"
 #include "trace/provenance.hpp"
 #include "trace/reader.hpp"
 
@@ -16,14 +16,16 @@ int cmd_simulate(const Args& args) {
   po::options_description opts("simulate options");
   SimArgs a;
   add_sim_options(opts, a);
-  opts.add_options()("timeline", po::value(&a.timeline), "write a Chrome trace / Perfetto JSON timeline (one track per rank) of the first backend")(
+  opts.add_options()("timeline", po::value(&a.timeline),
+                     "write a Chrome trace / Perfetto JSON timeline (one track per rank) of the first backend")(
       "export-simgrid", po::value(&a.simgrid),
       "write a SimGrid time-independent trace (one file per rank, basic backend) and a platform file into this directory")(
       "store", po::value(&a.store), "also file the JSON results under this folder (a new file per run, never rewritten)");
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
-  if (parse_options("simulate", "TRACE --machine M [--backend B ...|--all-backends] [--json OUT] [--store DIR] [--timeline OUT] [--export-simgrid DIR]",
+  if (parse_options("simulate",
+                    "TRACE --machine M [--backend B ...|--all-backends] [--json OUT] [--store DIR] [--timeline OUT] [--export-simgrid DIR]",
                     args, opts, pos, vm))
     return 0;
   const auto machine = load_sim_machine(a);

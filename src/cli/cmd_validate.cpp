@@ -13,8 +13,8 @@ int cmd_validate(const Args& args) {
   std::vector<std::string> files;
   bool quiet = false;
   std::uint64_t max_memory = 0;
-  opts.add_options()("trace", po::value(&files)->required()->multitoken(), "trace file(s) to check")(
-      "quiet,q", po::bool_switch(&quiet), "print nothing on success");
+  opts.add_options()("trace", po::value(&files)->required()->multitoken(), "trace file(s) to check")("quiet,q", po::bool_switch(&quiet),
+                                                                                                     "print nothing on success");
   add_max_memory_option(opts, &max_memory);
   po::positional_options_description pos;
   pos.add("trace", -1);

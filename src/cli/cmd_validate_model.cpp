@@ -33,16 +33,20 @@ int cmd_validate_model(const Args& args) {
   int warmup = 2, iters = 10;
   std::uint64_t max_memory = 0;
   opts.add_options()("traces", po::value(&files)->composing(), "trace files (those of another rank count are skipped, and said)")(
-      "machine,m", po::value(&machine)->required(), "machine the predictions are for: a calibrated machine file (sf-replay calibrate), a preset or uniform:...")(
-      "backend", po::value(&backend_list_value), "comma list of backends run and simulated, or all (default: all = basic, neighbor, window, alltoallv)")(
+      "machine,m", po::value(&machine)->required(),
+      "machine the predictions are for: a calibrated machine file (sf-replay calibrate), a preset or uniform:...")(
+      "backend", po::value(&backend_list_value),
+      "comma list of backends run and simulated, or all (default: all = basic, neighbor, window, alltoallv)")(
       "json", po::value(&json), "also write the comparison (sf-model-check JSON) to this file")(
-      "store", po::value(&store), "also file the comparison under this folder (a new file per run, never rewritten)")("warmup", po::value(&warmup), "untimed iterations per op (default 2)")(
-      "iters", po::value(&iters), "timed iterations per op (default 10)");
+      "store", po::value(&store), "also file the comparison under this folder (a new file per run, never rewritten)")(
+      "warmup", po::value(&warmup), "untimed iterations per op (default 2)")("iters", po::value(&iters),
+                                                                             "timed iterations per op (default 10)");
   add_max_memory_option(opts, &max_memory);
   po::positional_options_description pos;
   pos.add("traces", -1);
   po::variables_map vm;
-  if (parse_options("validate-model", "TRACE... --machine M [--json F] [--store DIR] [--backend B,...] [--warmup N] [--iters N]   (under mpirun)", args, opts,
+  if (parse_options("validate-model",
+                    "TRACE... --machine M [--json F] [--store DIR] [--backend B,...] [--warmup N] [--iters N]   (under mpirun)", args, opts,
                     pos, vm))
     return 0;
   if (files.empty()) throw InputError("validate-model", "no trace given");
@@ -105,7 +109,9 @@ int cmd_validate_model(const Args& args) {
       }
   }
   if (!agreed("validate-model", rank, size, [&] {
-        if (ran == 0) throw InputError("validate-model", "no trace needs " + std::to_string(size) + " ranks (mpirun -np N with the traces' rank count)");
+        if (ran == 0)
+          throw InputError("validate-model",
+                           "no trace needs " + std::to_string(size) + " ranks (mpirun -np N with the traces' rank count)");
       }))
     return 2;
   if (rank == 0) {
@@ -119,7 +125,8 @@ int cmd_validate_model(const Args& args) {
           if (json.empty() && store.empty()) return;
           auto doc = sim::model_check_json(c, m.name);
           // One trace: its name and hash; several: the names only.
-          doc["provenance"] = trace::provenance({"validate-model", size, ran == 1 ? ran_name : "", ran == 1 ? ran_file : "", exec::mpi::mpi_library()});
+          doc["provenance"] =
+              trace::provenance({"validate-model", size, ran == 1 ? ran_name : "", ran == 1 ? ran_file : "", exec::mpi::mpi_library()});
           const std::string text = doc.dump(2) + "\n";
           if (!json.empty()) io::write_file_atomic(json, text);
           if (!store.empty()) std::cout << "stored " << trace::store_document(store, "model-check", ran == 1 ? ran_name : "", text) << "\n";

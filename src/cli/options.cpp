@@ -46,9 +46,8 @@ po::typed_value<std::string>* seed_value(std::uint64_t* target, bool required) {
 }
 
 void add_max_memory_option(po::options_description& opts, std::uint64_t* target) {
-  opts.add_options()("max-memory", po::value<std::string>()->notifier([target](const std::string& s) {
-    *target = core::parse_bytes("--max-memory", s);
-  }),
+  opts.add_options()("max-memory",
+                     po::value<std::string>()->notifier([target](const std::string& s) { *target = core::parse_bytes("--max-memory", s); }),
                      "refuse, before building it, anything whose estimated memory exceeds this (e.g. 4G, 512M; default: the memory "
                      "available now)");
 }

@@ -28,7 +28,8 @@ inline void add_sim_options(po::options_description& opts, SimArgs& a, bool trac
       "node-aware study's serial forms)")(
       "backend,b", po::value(&a.backends)->composing(),
       "backend: basic, neighbor, window, alltoallv, 3step, 2step, split-md, split-dd, each optionally :aware (GPU buffers "
-      "handed to MPI; default: staged through the host); repeatable")("all-backends", po::bool_switch(&a.all), "every backend (device-aware variants when the trace uses device memory)")(
+      "handed to MPI; default: staged through the host); repeatable")(
+      "all-backends", po::bool_switch(&a.all), "every backend (device-aware variants when the trace uses device memory)")(
       "json", po::value(&a.json), "also write the results as JSON to this file");
   add_max_memory_option(opts, &a.max_memory);
 }

@@ -31,14 +31,21 @@ std::uint64_t parse_bytes(const std::string& option, const std::string& text) {
   std::uint64_t v = std::stoull(text.substr(0, i));
   std::string suffix = text.substr(i);
   for (auto& c : suffix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (suffix.size() >= 2 && suffix.substr(suffix.size() - 2) == "IB") suffix.erase(suffix.size() - 2);
-  else if (!suffix.empty() && suffix.back() == 'B') suffix.pop_back();
+  if (suffix.size() >= 2 && suffix.substr(suffix.size() - 2) == "IB")
+    suffix.erase(suffix.size() - 2);
+  else if (!suffix.empty() && suffix.back() == 'B')
+    suffix.pop_back();
   int shift = 0;
-  if (suffix == "K") shift = 10;
-  else if (suffix == "M") shift = 20;
-  else if (suffix == "G") shift = 30;
-  else if (suffix == "T") shift = 40;
-  else if (!suffix.empty()) throw bad("unknown unit '" + text.substr(i) + "'");
+  if (suffix == "K")
+    shift = 10;
+  else if (suffix == "M")
+    shift = 20;
+  else if (suffix == "G")
+    shift = 30;
+  else if (suffix == "T")
+    shift = 40;
+  else if (!suffix.empty())
+    throw bad("unknown unit '" + text.substr(i) + "'");
   if (v == 0) throw bad("must be more than 0");
   if (v > (std::uint64_t{1} << (62 - shift))) throw bad("too large");
   return v << shift;
@@ -49,8 +56,10 @@ std::string format_bytes(long double bytes) {
   int u = 0;
   while (bytes >= 1024 && u < 6) bytes /= 1024, ++u;
   char buf[64];
-  if (u == 6 && bytes >= 1024) std::snprintf(buf, sizeof buf, "%.3Lg EiB", bytes);
-  else std::snprintf(buf, sizeof buf, u == 0 ? "%.0Lf %s" : "%.1Lf %s", bytes, units[u]);
+  if (u == 6 && bytes >= 1024)
+    std::snprintf(buf, sizeof buf, "%.3Lg EiB", bytes);
+  else
+    std::snprintf(buf, sizeof buf, u == 0 ? "%.0Lf %s" : "%.1Lf %s", bytes, units[u]);
   return buf;
 }
 

@@ -15,8 +15,8 @@ std::string rank_str(int r) { return "rank " + std::to_string(r); }
 
 void require_same_nranks(const Graph& a, const Graph& b, const char* what) {
   if (a.nranks != b.nranks)
-    throw GraphError(std::string(what) + ": inputs live on different numbers of ranks (" + std::to_string(a.nranks) +
-                     " and " + std::to_string(b.nranks) + ")");
+    throw GraphError(std::string(what) + ": inputs live on different numbers of ranks (" + std::to_string(a.nranks) + " and " +
+                     std::to_string(b.nranks) + ")");
 }
 
 // Leaf indices j of one rank in ascending leaf-position order.
@@ -133,8 +133,8 @@ Graph compose_inverse(const Graph& a, const Graph& b) {
     for (Index j = 0; j < rb.nleaves(); ++j) {
       const Remote& t = a_at[static_cast<size_t>(r)][static_cast<size_t>(rb.leaf_position(j))];
       if (t.rank < 0) continue;
-      Remote& o = offer[static_cast<size_t>(rb.remote_rank[static_cast<size_t>(j)])]
-                       [static_cast<size_t>(rb.remote_index[static_cast<size_t>(j)])];
+      Remote& o =
+          offer[static_cast<size_t>(rb.remote_rank[static_cast<size_t>(j)])][static_cast<size_t>(rb.remote_index[static_cast<size_t>(j)])];
       if (t.rank > o.rank || (t.rank == o.rank && t.index < o.index)) o = t;
     }
   }
@@ -199,8 +199,8 @@ Graph embed_leaves(const Graph& g, const std::vector<std::vector<Index>>& select
     std::sort(sel.begin(), sel.end());
     sel.erase(std::unique(sel.begin(), sel.end()), sel.end());
     if (!sel.empty() && (sel.front() < 0 || sel.back() >= rg.nleaves()))
-      throw GraphError("embed_leaves: selected leaf " + std::to_string(sel.front() < 0 ? sel.front() : sel.back()) + " of " +
-                       rank_str(r) + " is out of range [0," + std::to_string(rg.nleaves()) + ")");
+      throw GraphError("embed_leaves: selected leaf " + std::to_string(sel.front() < 0 ? sel.front() : sel.back()) + " of " + rank_str(r) +
+                       " is out of range [0," + std::to_string(rg.nleaves()) + ")");
     RankGraph& ro = out[r];
     ro.nroots = rg.nroots;
     ro.has_ilocal = true;
@@ -267,8 +267,8 @@ Graph concatenate(const std::vector<const Graph*>& inputs, bool shared_roots) {
       ro.nroots = (*inputs.front())[r].nroots;
       for (size_t s = 1; s < inputs.size(); ++s)
         if ((*inputs[s])[r].nroots != ro.nroots)
-          throw GraphError("concatenate: with shared roots every input needs the same nroots, but input " + std::to_string(s) +
-                           " has " + std::to_string((*inputs[s])[r].nroots) + " on " + rank_str(r) + " where input 0 has " +
+          throw GraphError("concatenate: with shared roots every input needs the same nroots, but input " + std::to_string(s) + " has " +
+                           std::to_string((*inputs[s])[r].nroots) + " on " + rank_str(r) + " where input 0 has " +
                            std::to_string(ro.nroots));
     } else {
       ro.nroots = 0;
@@ -297,7 +297,8 @@ Graph concatenate(const std::vector<const Graph*>& inputs, bool shared_roots) {
 }
 
 namespace {
-constexpr std::array<Named<Pattern>, 3> kPatternNames{{{Pattern::allgather, "allgather"}, {Pattern::gather, "gather"}, {Pattern::alltoall, "alltoall"}}};
+constexpr std::array<Named<Pattern>, 3> kPatternNames{
+    {{Pattern::allgather, "allgather"}, {Pattern::gather, "gather"}, {Pattern::alltoall, "alltoall"}}};
 }  // namespace
 
 bool parse_pattern(std::string_view s, Pattern& out) { return parse_name(s, kPatternNames, out); }

@@ -58,25 +58,22 @@ void check_graph(const Graph& g) {
     const RankGraph& rg = g[r];
     const std::string at = "rank " + std::to_string(r);
     if (rg.nroots < 0) throw GraphError(at + ": negative nroots");
-    if (rg.remote_index.size() != rg.remote_rank.size())
-      throw GraphError(at + ": remote_rank and remote_index lengths differ");
-    if (rg.has_ilocal && rg.ilocal.size() != rg.remote_rank.size())
-      throw GraphError(at + ": ilocal and remote_rank lengths differ");
+    if (rg.remote_index.size() != rg.remote_rank.size()) throw GraphError(at + ": remote_rank and remote_index lengths differ");
+    if (rg.has_ilocal && rg.ilocal.size() != rg.remote_rank.size()) throw GraphError(at + ": ilocal and remote_rank lengths differ");
     for (Index j = 0; j < rg.nleaves(); ++j) {
       const int s = rg.remote_rank[static_cast<size_t>(j)];
       const Index i = rg.remote_index[static_cast<size_t>(j)];
       if (s < 0 || s >= g.nranks)
         throw GraphError(at + " leaf " + std::to_string(j) + ": remote rank " + std::to_string(s) + " out of range");
       if (i < 0 || i >= g[s].nroots)
-        throw GraphError(at + " leaf " + std::to_string(j) + ": remote index " + std::to_string(i) +
-                         " out of range [0," + std::to_string(g[s].nroots) + ") of rank " + std::to_string(s));
+        throw GraphError(at + " leaf " + std::to_string(j) + ": remote index " + std::to_string(i) + " out of range [0," +
+                         std::to_string(g[s].nroots) + ") of rank " + std::to_string(s));
     }
     if (rg.has_ilocal) {
       std::vector<Index> pos(rg.ilocal);
       std::sort(pos.begin(), pos.end());
       if (!pos.empty() && pos.front() < 0) throw GraphError(at + ": negative leaf position");
-      if (std::adjacent_find(pos.begin(), pos.end()) != pos.end())
-        throw GraphError(at + ": duplicate leaf position");
+      if (std::adjacent_find(pos.begin(), pos.end()) != pos.end()) throw GraphError(at + ": duplicate leaf position");
     }
   }
 }

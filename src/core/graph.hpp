@@ -13,10 +13,10 @@ using Index = std::int64_t;
 
 struct RankGraph {
   Index nroots = 0;
-  bool has_ilocal = false;         // false: leaves sit at positions 0..nleaves-1
-  std::vector<Index> ilocal;       // used only when has_ilocal
-  std::vector<int> remote_rank;    // size nleaves
-  std::vector<Index> remote_index; // size nleaves
+  bool has_ilocal = false;          // false: leaves sit at positions 0..nleaves-1
+  std::vector<Index> ilocal;        // used only when has_ilocal
+  std::vector<int> remote_rank;     // size nleaves
+  std::vector<Index> remote_index;  // size nleaves
 
   Index nleaves() const { return static_cast<Index>(remote_rank.size()); }
   Index leaf_position(Index j) const { return has_ilocal ? ilocal[static_cast<std::size_t>(j)] : j; }

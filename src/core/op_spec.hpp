@@ -34,18 +34,18 @@ struct OpTraits {
   OpKind kind;
   const char* name;
   Motion motion;
-  bool on_multi;        // runs on the multi-SF of the named SF (gather, scatter)
-  bool takes_mpi_op;    // the trace names an mpi_op (bcast, reduce, fetch_and_op)
-  MpiOp default_mpi_op; // stored when the trace names none
-  MpiOp fixed_mpi_op;   // applied by an op that takes none (replace; sum of degree's counts)
-  bool has_unit;        // false: degree, whose data are int64 counts whatever the trace says
+  bool on_multi;         // runs on the multi-SF of the named SF (gather, scatter)
+  bool takes_mpi_op;     // the trace names an mpi_op (bcast, reduce, fetch_and_op)
+  MpiOp default_mpi_op;  // stored when the trace names none
+  MpiOp fixed_mpi_op;    // applied by an op that takes none (replace; sum of degree's counts)
+  bool has_unit;         // false: degree, whose data are int64 counts whatever the trace says
   std::uint8_t nrounds;
-  std::array<Direction, 2> rounds;           // message rounds, in order
+  std::array<Direction, 2> rounds;  // message rounds, in order
   std::uint8_t nwrites;
-  std::array<const char*, 2> writes;    // the arrays the op writes, in sf-dump order
+  std::array<const char*, 2> writes;  // the arrays the op writes, in sf-dump order
   std::uint8_t nreads;
-  std::array<const char*, 2> reads;     // the arrays whose prior values the result depends on: inputs,
-                                        // and arrays updated in place (leafdata keeps its holes)
+  std::array<const char*, 2> reads;  // the arrays whose prior values the result depends on: inputs,
+                                     // and arrays updated in place (leafdata keeps its holes)
 
   std::span<const Direction> directions() const { return {rounds.data(), nrounds}; }
   std::span<const char* const> written() const { return {writes.data(), nwrites}; }

@@ -19,89 +19,145 @@ namespace sfr::core {
 
 enum class MpiOp { replace, sum, prod, max, min, land, lor, lxor, band, bor, bxor, maxloc, minloc };
 
-inline constexpr MpiOp kAllOps[] = {MpiOp::replace, MpiOp::sum,  MpiOp::prod, MpiOp::max,  MpiOp::min,
-                                    MpiOp::land,    MpiOp::lor,  MpiOp::lxor, MpiOp::band, MpiOp::bor,
-                                    MpiOp::bxor,    MpiOp::maxloc, MpiOp::minloc};
+inline constexpr MpiOp kAllOps[] = {MpiOp::replace, MpiOp::sum,  MpiOp::prod, MpiOp::max,  MpiOp::min,    MpiOp::land,  MpiOp::lor,
+                                    MpiOp::lxor,    MpiOp::band, MpiOp::bor,  MpiOp::bxor, MpiOp::maxloc, MpiOp::minloc};
 
 bool parse_mpi_op(std::string_view s, MpiOp& out);
 const char* mpi_op_name(MpiOp op);
 // Whether MPI defines `op` on `unit`.
 bool op_legal(Unit unit, MpiOp op);
 
-template <class T> inline constexpr bool is_complex_v = false;
-template <class T> inline constexpr bool is_complex_v<std::complex<T>> = true;
-template <class T> inline constexpr bool is_pair_v = std::is_same_v<T, Int32Pair>;
-template <class T> inline constexpr bool is_integer_v = std::is_integral_v<T>;
-template <class T> inline constexpr bool is_arith_v = std::is_arithmetic_v<T> || is_complex_v<T>;
+template <class T>
+inline constexpr bool is_complex_v = false;
+template <class T>
+inline constexpr bool is_complex_v<std::complex<T>> = true;
+template <class T>
+inline constexpr bool is_pair_v = std::is_same_v<T, Int32Pair>;
+template <class T>
+inline constexpr bool is_integer_v = std::is_integral_v<T>;
+template <class T>
+inline constexpr bool is_arith_v = std::is_arithmetic_v<T> || is_complex_v<T>;
 
 // Integer sum/product wrap around (two's complement) instead of overflowing, as MPI
 // implementations do in practice: products of many leaves overflow quickly.
 template <class T>
 SFR_HD T wrapping_add(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
-  else return a + b;
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a + b;
 }
 template <class T>
 SFR_HD T wrapping_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(b));
-  else return a * b;
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) * static_cast<std::make_unsigned_t<T>>(b));
+  else
+    return a * b;
 }
 
 // Each functor: static legal<T>, and apply(dst, src) doing dst = dst OP src.
 struct OpReplace {
-  template <class T> static constexpr bool legal = true;
-  template <class T> SFR_HD static void apply(T& d, const T& s) { d = s; }
+  template <class T>
+  static constexpr bool legal = true;
+  template <class T>
+  SFR_HD static void apply(T& d, const T& s) {
+    d = s;
+  }
 };
 struct OpSum {
-  template <class T> static constexpr bool legal = is_arith_v<T>;
-  template <class T> SFR_HD static void apply(T& d, const T& s) { d = wrapping_add(d, s); }
+  template <class T>
+  static constexpr bool legal = is_arith_v<T>;
+  template <class T>
+  SFR_HD static void apply(T& d, const T& s) {
+    d = wrapping_add(d, s);
+  }
 };
 struct OpProd {
-  template <class T> static constexpr bool legal = is_arith_v<T>;
-  template <class T> SFR_HD static void apply(T& d, const T& s) { d = wrapping_mul(d, s); }
+  template <class T>
+  static constexpr bool legal = is_arith_v<T>;
+  template <class T>
+  SFR_HD static void apply(T& d, const T& s) {
+    d = wrapping_mul(d, s);
+  }
 };
 struct OpMax {
-  template <class T> static constexpr bool legal = std::is_arithmetic_v<T>;
-  template <class T> SFR_HD static void apply(T& d, const T& s) { d = s > d ? s : d; }
+  template <class T>
+  static constexpr bool legal = std::is_arithmetic_v<T>;
+  template <class T>
+  SFR_HD static void apply(T& d, const T& s) {
+    d = s > d ? s : d;
+  }
 };
 struct OpMin {
-  template <class T> static constexpr bool legal = std::is_arithmetic_v<T>;
-  template <class T> SFR_HD static void apply(T& d, const T& s) { d = s < d ? s : d; }
+  template <class T>
+  static constexpr bool legal = std::is_arithmetic_v<T>;
+  template <class T>
+  SFR_HD static void apply(T& d, const T& s) {
+    d = s < d ? s : d;
+  }
 };
 struct OpLand {
-  template <class T> static constexpr bool legal = is_integer_v<T>;
-  template <class T> SFR_HD static void apply(T& d, const T& s) { d = static_cast<T>((d != 0) && (s != 0)); }
+  template <class T>
+  static constexpr bool legal = is_integer_v<T>;
+  template <class T>
+  SFR_HD static void apply(T& d, const T& s) {
+    d = static_cast<T>((d != 0) && (s != 0));
+  }
 };
 struct OpLor {
-  template <class T> static constexpr bool legal = is_integer_v<T>;
-  template <class T> SFR_HD static void apply(T& d, const T& s) { d = static_cast<T>((d != 0) || (s != 0)); }
+  template <class T>
+  static constexpr bool legal = is_integer_v<T>;
+  template <class T>
+  SFR_HD static void apply(T& d, const T& s) {
+    d = static_cast<T>((d != 0) || (s != 0));
+  }
 };
 struct OpLxor {
-  template <class T> static constexpr bool legal = is_integer_v<T>;
-  template <class T> SFR_HD static void apply(T& d, const T& s) { d = static_cast<T>((d != 0) != (s != 0)); }
+  template <class T>
+  static constexpr bool legal = is_integer_v<T>;
+  template <class T>
+  SFR_HD static void apply(T& d, const T& s) {
+    d = static_cast<T>((d != 0) != (s != 0));
+  }
 };
 struct OpBand {
-  template <class T> static constexpr bool legal = is_integer_v<T>;
-  template <class T> SFR_HD static void apply(T& d, const T& s) { d = d & s; }
+  template <class T>
+  static constexpr bool legal = is_integer_v<T>;
+  template <class T>
+  SFR_HD static void apply(T& d, const T& s) {
+    d = d & s;
+  }
 };
 struct OpBor {
-  template <class T> static constexpr bool legal = is_integer_v<T>;
-  template <class T> SFR_HD static void apply(T& d, const T& s) { d = d | s; }
+  template <class T>
+  static constexpr bool legal = is_integer_v<T>;
+  template <class T>
+  SFR_HD static void apply(T& d, const T& s) {
+    d = d | s;
+  }
 };
 struct OpBxor {
-  template <class T> static constexpr bool legal = is_integer_v<T>;
-  template <class T> SFR_HD static void apply(T& d, const T& s) { d = d ^ s; }
+  template <class T>
+  static constexpr bool legal = is_integer_v<T>;
+  template <class T>
+  SFR_HD static void apply(T& d, const T& s) {
+    d = d ^ s;
+  }
 };
 // MPI_MAXLOC/MINLOC: the larger (smaller) value wins; on equal values the smaller index.
 struct OpMaxloc {
-  template <class T> static constexpr bool legal = is_pair_v<T>;
-  template <class T> SFR_HD static void apply(T& d, const T& s) {
+  template <class T>
+  static constexpr bool legal = is_pair_v<T>;
+  template <class T>
+  SFR_HD static void apply(T& d, const T& s) {
     if (s.value > d.value || (s.value == d.value && s.index < d.index)) d = s;
   }
 };
 struct OpMinloc {
-  template <class T> static constexpr bool legal = is_pair_v<T>;
-  template <class T> SFR_HD static void apply(T& d, const T& s) {
+  template <class T>
+  static constexpr bool legal = is_pair_v<T>;
+  template <class T>
+  SFR_HD static void apply(T& d, const T& s) {
     if (s.value < d.value || (s.value == d.value && s.index < d.index)) d = s;
   }
 };

@@ -11,8 +11,10 @@ template <class F>
 void dispatch(Unit unit, MpiOp op, F&& f) {
   visit_unit(unit, [&]<class T>() {
     visit_op(op, [&]<class O>() {
-      if constexpr (O::template legal<T>) f.template operator()<T, O>();
-      else throw std::invalid_argument(std::string("mpi_op ") + mpi_op_name(op) + " is not defined on " + unit_name(unit));
+      if constexpr (O::template legal<T>)
+        f.template operator()<T, O>();
+      else
+        throw std::invalid_argument(std::string("mpi_op ") + mpi_op_name(op) + " is not defined on " + unit_name(unit));
     });
   });
 }
@@ -44,7 +46,8 @@ void pack(const std::byte* src, std::span<const Index> idx, const IndexShape& sh
     return;
   }
   with_vertex_copy(vbytes, [&](auto copy) {
-    for_each_index(idx, shape, [&](Index k, Index i) { copy(dst + static_cast<size_t>(k) * vbytes, src + static_cast<size_t>(i) * vbytes); });
+    for_each_index(idx, shape,
+                   [&](Index k, Index i) { copy(dst + static_cast<size_t>(k) * vbytes, src + static_cast<size_t>(i) * vbytes); });
   });
 }
 
@@ -56,7 +59,8 @@ void unpack(Unit unit, int bs, MpiOp op, const std::byte* src, std::span<const I
       return;
     }
     with_vertex_copy(vbytes, [&](auto copy) {
-      for_each_index(idx, shape, [&](Index k, Index i) { copy(dst + static_cast<size_t>(i) * vbytes, src + static_cast<size_t>(k) * vbytes); });
+      for_each_index(idx, shape,
+                     [&](Index k, Index i) { copy(dst + static_cast<size_t>(i) * vbytes, src + static_cast<size_t>(k) * vbytes); });
     });
     return;
   }
@@ -90,7 +94,8 @@ void fetch_and_op_unpack(Unit unit, int bs, MpiOp op, const std::byte* src, std:
   });
 }
 
-void scatter_local(Unit unit, int bs, MpiOp op, const std::byte* src, std::span<const Index> sidx, std::byte* dst, std::span<const Index> didx) {
+void scatter_local(Unit unit, int bs, MpiOp op, const std::byte* src, std::span<const Index> sidx, std::byte* dst,
+                   std::span<const Index> didx) {
   const auto b = static_cast<size_t>(bs);
   dispatch(unit, op, [&]<class T, class O>() {
     const T* s = reinterpret_cast<const T*>(src);

@@ -50,7 +50,8 @@ void fetch_and_op_unpack(Unit unit, int bs, MpiOp op, const std::byte* src, std:
                          std::byte* root, std::byte* fetched);
 
 // Local (self) part: dst[didx[k]] = dst[didx[k]] OP src[sidx[k]].
-void scatter_local(Unit unit, int bs, MpiOp op, const std::byte* src, std::span<const Index> sidx, std::byte* dst, std::span<const Index> didx);
+void scatter_local(Unit unit, int bs, MpiOp op, const std::byte* src, std::span<const Index> sidx, std::byte* dst,
+                   std::span<const Index> didx);
 // Local fetch-and-op: upd[lidx[k]] = root[ridx[k]]; root[ridx[k]] OP= leaf[lidx[k]].
 void fetch_and_op_local(Unit unit, int bs, MpiOp op, std::byte* root, std::span<const Index> ridx, const std::byte* leaf,
                         std::span<const Index> lidx, std::byte* upd);

@@ -20,10 +20,10 @@ Index IndexShape::at(Index k) const {
 
 namespace {
 constexpr std::array<Named<IndexShape::Kind>, 5> kShapeNames{{{IndexShape::empty, "empty"},
-                                                             {IndexShape::contiguous, "contiguous"},
-                                                             {IndexShape::strided, "strided"},
-                                                             {IndexShape::block3d, "block3d"},
-                                                             {IndexShape::general, "general"}}};
+                                                              {IndexShape::contiguous, "contiguous"},
+                                                              {IndexShape::strided, "strided"},
+                                                              {IndexShape::block3d, "block3d"},
+                                                              {IndexShape::general, "general"}}};
 }  // namespace
 
 const char* shape_name(IndexShape::Kind k) { return name_of(k, kShapeNames); }
@@ -83,7 +83,8 @@ std::vector<Index> position_order(const RankGraph& rg) {
   std::vector<Index> order(static_cast<size_t>(rg.nleaves()));
   for (size_t j = 0; j < order.size(); ++j) order[j] = static_cast<Index>(j);
   if (rg.has_ilocal && !std::is_sorted(rg.ilocal.begin(), rg.ilocal.end()))
-    std::sort(order.begin(), order.end(), [&](Index a, Index b) { return rg.ilocal[static_cast<size_t>(a)] < rg.ilocal[static_cast<size_t>(b)]; });
+    std::sort(order.begin(), order.end(),
+              [&](Index a, Index b) { return rg.ilocal[static_cast<size_t>(a)] < rg.ilocal[static_cast<size_t>(b)]; });
   return order;
 }
 
@@ -159,8 +160,8 @@ std::vector<RankPlan> build_plans(const Graph& g) {
       const int s = rg.remote_rank[static_cast<size_t>(j)];
       if (s == r) continue;
       RankPlan& ps = plans[static_cast<size_t>(s)];
-      const size_t p = static_cast<size_t>(std::lower_bound(ps.root_side.peers.begin(), ps.root_side.peers.end(), r) -
-                                           ps.root_side.peers.begin());
+      const size_t p =
+          static_cast<size_t>(std::lower_bound(ps.root_side.peers.begin(), ps.root_side.peers.end(), r) - ps.root_side.peers.begin());
       ps.root_side.indices[static_cast<size_t>(rfill[static_cast<size_t>(s)][p]++)] = rg.remote_index[static_cast<size_t>(j)];
     }
   }

@@ -32,10 +32,10 @@ IndexShape classify_indices(std::span<const Index> idx);
 const char* shape_name(IndexShape::Kind k);
 
 struct PeerLists {
-  std::vector<int> peers;            // remote ranks, ascending
-  std::vector<Index> offsets;        // size peers+1
-  std::vector<Index> indices;        // concatenated per-peer index lists
-  std::vector<IndexShape> shapes;    // one per peer
+  std::vector<int> peers;          // remote ranks, ascending
+  std::vector<Index> offsets;      // size peers+1
+  std::vector<Index> indices;      // concatenated per-peer index lists
+  std::vector<IndexShape> shapes;  // one per peer
 
   std::size_t npeers() const { return peers.size(); }
   std::span<const Index> list(std::size_t p) const {
@@ -48,8 +48,8 @@ struct RankPlan {
   int rank = 0;
   Index nroots = 0;
   Index leafspace = 0;
-  PeerLists root_side;   // peers holding leaves of my roots; indices are my root indices
-  PeerLists leaf_side;   // peers owning roots of my leaves; indices are my leaf positions
+  PeerLists root_side;             // peers holding leaves of my roots; indices are my root indices
+  PeerLists leaf_side;             // peers owning roots of my leaves; indices are my leaf positions
   std::vector<Index> leaf_remote;  // parallel to leaf_side.indices: the root index on that peer
   std::vector<Index> self_roots;   // self part: self_leaves[k] <- self_roots[k]
   std::vector<Index> self_leaves;

@@ -14,7 +14,8 @@ bool progress_wanted(std::FILE* stream) {
   return ::isatty(::fileno(stream)) == 1;
 }
 
-Progress::Progress(std::string label, std::size_t total, std::FILE* stream) : Progress(std::move(label), total, stream, progress_wanted(stream)) {}
+Progress::Progress(std::string label, std::size_t total, std::FILE* stream)
+    : Progress(std::move(label), total, stream, progress_wanted(stream)) {}
 
 Progress::Progress(std::string label, std::size_t total, std::FILE* stream, bool enabled, std::chrono::milliseconds delay)
     : label_(std::move(label)), total_(total), stream_(stream), enabled_(enabled), start_(std::chrono::steady_clock::now()), delay_(delay) {

@@ -21,8 +21,8 @@ inline constexpr Unit kAllUnits[] = {Unit::int32, Unit::int64, Unit::float32, Un
 
 bool parse_unit(std::string_view s, Unit& out);
 const char* unit_name(Unit u);
-std::size_t unit_size(Unit u);        // bytes of one component
-int unit_numbers(Unit u);             // numbers one component prints as in a dump (2 for complex/pair)
+std::size_t unit_size(Unit u);  // bytes of one component
+int unit_numbers(Unit u);       // numbers one component prints as in a dump (2 for complex/pair)
 
 // Calls f.template operator()<T>() with the C++ type of the unit.
 template <class F>

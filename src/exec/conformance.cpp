@@ -57,7 +57,6 @@ std::vector<Buffer> conformance_inputs(const core::Graph& g, Side side, const co
   return out;
 }
 
-
 core::SizeEstimate data_estimate(const trace::BuiltTrace& t, int rank, bool kept, bool text) {
   constexpr long double kTextBytesPerNumber = 24;
   long double total = 0, largest = -1;
@@ -71,7 +70,7 @@ core::SizeEstimate data_estimate(const trace::BuiltTrace& t, int rank, bool kept
       leaves += static_cast<long double>(g[r].leafspace());
     }
     const long double width = static_cast<long double>(core::unit_size(op.unit)) * op.bs;
-    const long double values = roots + 2 * leaves;  // roots, leaves, leaf update
+    const long double values = roots + 2 * leaves;   // roots, leaves, leaf update
     const long double numbers = values * op.bs * 2;  // complex128 and int32_pair have two per entry
     const long double bytes = values * width + (text ? numbers * kTextBytesPerNumber : 0);
     if (bytes > largest) largest = bytes, largest_op = i;

@@ -21,8 +21,8 @@ core::Index conformance_h(int rank, core::Index vertex, int comp);
 // Input buffer of `count` vertices on `rank` for `side`; `mpi_op` selects the prod/logical value
 // transforms (none when absent); `global_offset` is the number of entries of this array on lower
 // ranks (for int32_pair's global vertex number).
-Buffer conformance_input(Side side, core::Unit unit, int bs, std::optional<core::MpiOp> mpi_op, int rank,
-                         core::Index count, core::Index global_offset);
+Buffer conformance_input(Side side, core::Unit unit, int bs, std::optional<core::MpiOp> mpi_op, int rank, core::Index count,
+                         core::Index global_offset);
 
 // The input buffers of every rank of `g` for `op` (roots: nroots each; leaves: the leaf space).
 std::vector<Buffer> conformance_inputs(const core::Graph& g, Side side, const core::OpSpec& op, bool roots);

@@ -5,10 +5,10 @@
 
 namespace sfr::exec {
 
+using core::op_kind_name;
 using io::append_double;
 using io::append_int;
 using io::json_quote;
-using core::op_kind_name;
 
 void append_buffer_numbers(std::string& out, const Buffer& b) {
   out += '[';

@@ -10,7 +10,7 @@
 namespace sfr::exec {
 
 struct DumpEntry {
-  std::size_t index;          // position of the op in the trace
+  std::size_t index;  // position of the op in the trace
   const core::OpSpec* op;
   OpResult result;
 };

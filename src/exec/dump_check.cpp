@@ -11,8 +11,8 @@
 namespace sfr::exec {
 
 using core::Index;
-using io::Json;
 using core::OpKind;
+using io::Json;
 
 namespace {
 
@@ -30,9 +30,12 @@ bool to_buffer(const Json& arr, const Buffer& like, Buffer& out) {
         ok = false;
         return;
       }
-      if constexpr (core::is_pair_v<T>) d[k] = T{a.get<std::int32_t>(), arr[k * per + 1].get<std::int32_t>()};
-      else if constexpr (core::is_complex_v<T>) d[k] = T(a.get<double>(), arr[k * per + 1].get<double>());
-      else d[k] = a.get<T>();
+      if constexpr (core::is_pair_v<T>)
+        d[k] = T{a.get<std::int32_t>(), arr[k * per + 1].get<std::int32_t>()};
+      else if constexpr (core::is_complex_v<T>)
+        d[k] = T(a.get<double>(), arr[k * per + 1].get<double>());
+      else
+        d[k] = a.get<T>();
     }
   });
   return ok;
@@ -58,7 +61,8 @@ std::vector<std::vector<std::vector<LeafAt>>> leaves_by_root(const core::Graph& 
       by[static_cast<size_t>(g[r].remote_rank[static_cast<size_t>(j)])][static_cast<size_t>(g[r].remote_index[static_cast<size_t>(j)])]
           .push_back({r, g[r].leaf_position(j)});
   for (auto& ranks : by)
-    for (auto& v : ranks) std::sort(v.begin(), v.end(), [](const LeafAt& a, const LeafAt& b) { return std::tie(a.rank, a.pos) < std::tie(b.rank, b.pos); });
+    for (auto& v : ranks)
+      std::sort(v.begin(), v.end(), [](const LeafAt& a, const LeafAt& b) { return std::tie(a.rank, a.pos) < std::tie(b.rank, b.pos); });
   return by;
 }
 
@@ -88,7 +92,8 @@ public:
         }
         Buffer b;
         if (!to_buffer(rk[nb.name], nb.buffer, b)) {
-          problem(ptr, "expected " + std::to_string(nb.buffer.components() * static_cast<size_t>(core::unit_numbers(nb.buffer.unit))) + " numbers");
+          problem(ptr, "expected " + std::to_string(nb.buffer.components() * static_cast<size_t>(core::unit_numbers(nb.buffer.unit))) +
+                           " numbers");
           return;
         }
         exact = exact && b == nb.buffer;
@@ -100,8 +105,10 @@ public:
       case OpKind::bcast:
       case OpKind::degree: exact_arrays(base, ref, cand); break;
       case OpKind::reduce:
-        if (op.mpi_op == core::MpiOp::replace) replace_roots(base, ref, cand, by_root, "rootdata", op);
-        else exact_arrays(base, ref, cand);
+        if (op.mpi_op == core::MpiOp::replace)
+          replace_roots(base, ref, cand, by_root, "rootdata", op);
+        else
+          exact_arrays(base, ref, cand);
         break;
       case OpKind::fetch_and_op: fetch_and_op(base, ref, cand, by_root, op); break;
       case OpKind::gather: gather(base, ref, cand, by_root); break;
@@ -127,7 +134,9 @@ private:
   }
 
   // Inputs the op started from (conformance data), per rank.
-  std::vector<Buffer> inputs(const core::OpSpec& op, Side side, bool roots) { return conformance_inputs(t_.graph_for(op), side, op, roots); }
+  std::vector<Buffer> inputs(const core::OpSpec& op, Side side, bool roots) {
+    return conformance_inputs(t_.graph_for(op), side, op, roots);
+  }
 
   // REPLACE: a root of degree > 1 must hold one of its leaves' values.
   void replace_roots(const std::string& base, const OpResult& ref, std::vector<std::map<std::string, Buffer>>& cand,
@@ -176,7 +185,9 @@ private:
               auto upd = [&](const LeafAt& a) {
                 return cand[static_cast<size_t>(a.rank)]["leafupdate"].template as<T>() + static_cast<size_t>(a.pos) * bs;
               };
-              auto val = [&](const LeafAt& a) { return leaf_in[static_cast<size_t>(a.rank)].template as<T>() + static_cast<size_t>(a.pos) * bs; };
+              auto val = [&](const LeafAt& a) {
+                return leaf_in[static_cast<size_t>(a.rank)].template as<T>() + static_cast<size_t>(a.pos) * bs;
+              };
               const T* final_root = cand[s]["rootdata"].template as<T>() + i * bs;
               // Depth-first search for a serial order: at each step a leaf whose fetched value is the
               // current root value goes next. Leaves with equal (fetched, value) are interchangeable,
@@ -205,8 +216,9 @@ private:
               const std::vector<T> start(root_in[s].template as<T>() + i * bs, root_in[s].template as<T>() + (i + 1) * bs);
               if (!search(start, 0)) {
                 const int lr = leaves.empty() ? static_cast<int>(s) : leaves[0].rank;
-                problem(base + "/" + std::to_string(lr) + "/leafupdate",
-                        "leafupdates of root " + std::to_string(i) + " of rank " + std::to_string(s) + " and its final value match no serial order");
+                problem(base + "/" + std::to_string(lr) + "/leafupdate", "leafupdates of root " + std::to_string(i) + " of rank " +
+                                                                             std::to_string(s) +
+                                                                             " and its final value match no serial order");
               }
             }
         }
@@ -232,7 +244,9 @@ private:
           }
           std::sort(a.begin(), a.end());
           std::sort(b.begin(), b.end());
-          if (a != b) problem(base + "/" + std::to_string(s) + "/multirootdata", "multi-roots " + std::to_string(slot) + ".. differ from the reference as a set");
+          if (a != b)
+            problem(base + "/" + std::to_string(s) + "/multirootdata",
+                    "multi-roots " + std::to_string(slot) + ".. differ from the reference as a set");
           slot += static_cast<Index>(e - k);
           k = e;
         }
@@ -258,7 +272,9 @@ private:
           }
           std::sort(a.begin(), a.end());
           std::sort(b.begin(), b.end());
-          if (a != b) problem(base + "/" + std::to_string(r) + "/leafdata", "leaves at " + std::to_string(leaves[k].pos) + ".. differ from the reference as a set");
+          if (a != b)
+            problem(base + "/" + std::to_string(r) + "/leafdata",
+                    "leaves at " + std::to_string(leaves[k].pos) + ".. differ from the reference as a set");
           k = e;
         }
     for (size_t r = 0; r < ref.ranks.size(); ++r)

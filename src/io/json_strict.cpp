@@ -17,9 +17,12 @@ std::string pointer_escape(std::string_view token) {
   std::string out;
   out.reserve(token.size());
   for (char c : token) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -118,8 +121,7 @@ public:
 
   bool key(std::string& k) {
     Frame& f = frames_.back();
-    if (!f.keys.insert(k).second)
-      throw InputError(source_, pointer_display(f.pointer) + ": duplicate key " + json_quote(k));
+    if (!f.keys.insert(k).second) throw InputError(source_, pointer_display(f.pointer) + ": duplicate key " + json_quote(k));
     f.key = k;
     return true;
   }
@@ -192,8 +194,7 @@ private:
   bool open(Json&& empty, bool is_array) {
     if (static_cast<int>(frames_.size()) >= opt_.max_depth)
       throw InputError(source_, (frames_.empty() ? std::string() : frames_[std::min<std::size_t>(8, frames_.size() - 1)].pointer) +
-                                    "/...: nested deeper than " + std::to_string(opt_.max_depth) +
-                                    " levels of arrays and objects");
+                                    "/...: nested deeper than " + std::to_string(opt_.max_depth) + " levels of arrays and objects");
     std::string ptr = child_pointer();
     Json* node = put(std::move(empty));
     frames_.push_back(Frame{node, is_array, std::move(ptr), {}, {}});

@@ -37,8 +37,8 @@ std::string read_text_file(const std::string& path);
 // Packed integer arrays (only produced with pack_integer_arrays) are JSON binary values; these
 // helpers let a reader treat packed and plain arrays alike.
 bool is_packed(const Json& j);
-bool is_array_like(const Json& j);        // a plain or a packed array
-std::size_t array_length(const Json& j);  // its element count (0 for anything else)
+bool is_array_like(const Json& j);                     // a plain or a packed array
+std::size_t array_length(const Json& j);               // its element count (0 for anything else)
 std::int64_t packed_at(const Json& j, std::size_t k);  // element k of a packed array
 // Element k of either kind: a plain array's element itself, a packed one decoded into `tmp`.
 const Json& element_at(const Json& j, std::size_t k, Json& tmp);

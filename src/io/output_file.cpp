@@ -1,11 +1,11 @@
 #include "io/output_file.hpp"
 
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "core/error.hpp"
 
@@ -19,7 +19,8 @@ void check_output_path(const std::string& option, const std::string& path) {
   if (fs::is_directory(target, ec)) throw InputError(option, "'" + path + "' is a folder, not a file");
   const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   if (!fs::is_directory(dir, ec)) throw InputError(option, "cannot write '" + path + "': folder '" + dir.string() + "' does not exist");
-  if (::access(dir.c_str(), W_OK) != 0) throw InputError(option, "cannot write '" + path + "': folder '" + dir.string() + "' is not writable");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw InputError(option, "cannot write '" + path + "': folder '" + dir.string() + "' is not writable");
 }
 
 void write_new_file(const std::string& path, const std::string& content, const std::string& name) {

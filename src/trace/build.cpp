@@ -13,8 +13,7 @@ using namespace sfr::io;  // the JSON layer
 
 namespace {
 const core::Graph& input(const DerivedSF& d, size_t k, const GraphLookup& lookup) {
-  if (k >= d.of.size())
-    throw GraphError(std::string(derive_kind_name(d.kind)) + " needs more inputs in \"of\"");
+  if (k >= d.of.size()) throw GraphError(std::string(derive_kind_name(d.kind)) + " needs more inputs in \"of\"");
   const core::Graph* g = lookup(d.of[k]);
   if (!g) throw GraphError("unknown or not yet defined SF \"" + d.of[k] + "\"");
   return *g;
@@ -25,7 +24,8 @@ std::shared_ptr<const core::Graph> build_sf(const SFDef& def, int nranks, const 
   core::Graph g;
   if (const auto* e = std::get_if<ExplicitSF>(&def.def)) {
     core::check_graph(*e->graph);
-    if (e->graph->nranks != nranks) throw GraphError("SF has " + std::to_string(e->graph->nranks) + " ranks, trace has " + std::to_string(nranks));
+    if (e->graph->nranks != nranks)
+      throw GraphError("SF has " + std::to_string(e->graph->nranks) + " ranks, trace has " + std::to_string(nranks));
     return e->graph;
   } else if (const auto* l = std::get_if<LayoutSF>(&def.def)) {
     g = core::layout_graph(l->layout, l->ranks);

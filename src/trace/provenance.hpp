@@ -34,7 +34,8 @@ io::Json provenance(const ProvenanceInput& in);
 // A benchmark's result document: `result` (an object) with format "sf-bench", version 1 and the
 // provenance added, as text. Written to `json_path` (atomically) and filed under `store_dir`
 // when they are given.
-std::string bench_document(io::Json result, const ProvenanceInput& in, const std::string& json_path = "", const std::string& store_dir = "");
+std::string bench_document(io::Json result, const ProvenanceInput& in, const std::string& json_path = "",
+                           const std::string& store_dir = "");
 
 // Checks before any work that DIR exists or can be created and is writable (InputError(option)).
 void check_store_dir(const std::string& option, const std::string& dir);

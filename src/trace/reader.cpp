@@ -8,9 +8,9 @@
 
 #include "core/budget.hpp"
 #include "core/error.hpp"
-#include "trace/build.hpp"
 #include "io/json_strict.hpp"
 #include "io/strict_reader.hpp"
+#include "trace/build.hpp"
 
 namespace sfr::trace {
 
@@ -36,8 +36,7 @@ public:
     if (!root.is_object()) fail("", "expected a JSON object (an sf-trace document), got " + describe(root));
     check_keys(root, "", {"format", "version", "name", "nranks", "machine", "meta", "sfs", "ops"});
     if (auto* f = opt(root, "format")) {
-      if (!f->is_string() || f->get<std::string>() != "sf-trace")
-        fail("/format", "expected \"sf-trace\", got " + describe(*f));
+      if (!f->is_string() || f->get<std::string>() != "sf-trace") fail("/format", "expected \"sf-trace\", got " + describe(*f));
     }
     if (auto* v = opt(root, "version")) {
       const Index ver = get_int(*v, "/version", 0, std::numeric_limits<Index>::max(), "a version number");
@@ -63,8 +62,10 @@ public:
       SFDef def = read_sf(name, j, ptr);
       // A pattern SF is valid once its root counts are: it is built only when something uses it
       // (a derived SF here, an operation later), so validating a huge one costs nothing.
-      if (std::holds_alternative<PatternSF>(def.def)) pending_.emplace(name, def);
-      else build(def);
+      if (std::holds_alternative<PatternSF>(def.def))
+        pending_.emplace(name, def);
+      else
+        build(def);
       t.sfs.push_back(std::move(def));
     }
     const Json& ops = need(root, "", "ops");
@@ -81,7 +82,8 @@ private:
   void build(const SFDef& def) const {
     const std::string ptr = pointer_join("/sfs", def.name);
     try {
-      graphs_[def.name] = build_sf_within(def, nranks_, [&](std::string_view n) { return input_graph(n); }, limit_, bytes_built_);
+      graphs_[def.name] = build_sf_within(
+          def, nranks_, [&](std::string_view n) { return input_graph(n); }, limit_, bytes_built_);
     } catch (const GraphError& e) {
       fail(ptr, e.what());
     } catch (const InputError& e) {
@@ -112,8 +114,8 @@ private:
     if (!is_packed(arr)) return get_int(arr[k], pointer_join(arr_ptr, k), lo, hi, what);
     const Index v = packed_at(arr, k);
     if (v < lo || v > hi)
-      fail(pointer_join(arr_ptr, k), std::string(what) + " " + std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " +
-                                         std::to_string(hi) + "]");
+      fail(pointer_join(arr_ptr, k),
+           std::string(what) + " " + std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     return v;
   }
 
@@ -170,22 +172,24 @@ private:
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return out[a] < out[b]; });
     for (size_t k = 1; k < order.size(); ++k)
       if (out[order[k]] == out[order[k - 1]])
-        fail(pointer_join(ptr, order[k]), "duplicate leaf position " + std::to_string(out[order[k]]) + " (also at " +
-                                              pointer_join(ptr, order[k - 1]) + ")");
+        fail(pointer_join(ptr, order[k]),
+             "duplicate leaf position " + std::to_string(out[order[k]]) + " (also at " + pointer_join(ptr, order[k - 1]) + ")");
   }
 
   Machine read_machine(const Json& m) const {
     expect_object(m, "/machine", "an object");
     check_keys(m, "/machine", {"ranks_per_node", "ranks_per_socket", "gpus_per_node"});
     Machine mc;
-    if (auto* v = opt(m, "ranks_per_node")) mc.ranks_per_node = static_cast<int>(get_int(*v, "/machine/ranks_per_node", 1, kMaxRanks, "a rank count"));
+    if (auto* v = opt(m, "ranks_per_node"))
+      mc.ranks_per_node = static_cast<int>(get_int(*v, "/machine/ranks_per_node", 1, kMaxRanks, "a rank count"));
     mc.ranks_per_socket = mc.ranks_per_node;
     if (auto* v = opt(m, "ranks_per_socket"))
       mc.ranks_per_socket = static_cast<int>(get_int(*v, "/machine/ranks_per_socket", 1, kMaxRanks, "a rank count"));
-    if (auto* v = opt(m, "gpus_per_node")) mc.gpus_per_node = static_cast<int>(get_int(*v, "/machine/gpus_per_node", 0, 1 << 16, "a GPU count"));
+    if (auto* v = opt(m, "gpus_per_node"))
+      mc.gpus_per_node = static_cast<int>(get_int(*v, "/machine/gpus_per_node", 0, 1 << 16, "a GPU count"));
     if (mc.ranks_per_node % mc.ranks_per_socket != 0)
-      fail("/machine/ranks_per_socket", "ranks_per_socket " + std::to_string(mc.ranks_per_socket) +
-                                            " must divide ranks_per_node " + std::to_string(mc.ranks_per_node));
+      fail("/machine/ranks_per_socket",
+           "ranks_per_socket " + std::to_string(mc.ranks_per_socket) + " must divide ranks_per_node " + std::to_string(mc.ranks_per_node));
     return mc;
   }
 
@@ -193,11 +197,16 @@ private:
     expect_object(j, ptr, "an SF object");
     SFDef def;
     def.name = name;
-    if (j.contains("derive")) def.def = read_derived(name, j, ptr);
-    else if (j.contains("pattern")) def.def = read_pattern(j, ptr);
-    else if (j.contains("layout")) def.def = read_layout(j, ptr);
-    else if (j.contains("ranks")) def.def = read_explicit(j, ptr);
-    else fail(ptr, "cannot tell the SF form: expected one of the keys \"ranks\", \"layout\", \"pattern\", \"derive\"");
+    if (j.contains("derive"))
+      def.def = read_derived(name, j, ptr);
+    else if (j.contains("pattern"))
+      def.def = read_pattern(j, ptr);
+    else if (j.contains("layout"))
+      def.def = read_layout(j, ptr);
+    else if (j.contains("ranks"))
+      def.def = read_explicit(j, ptr);
+    else
+      fail(ptr, "cannot tell the SF form: expected one of the keys \"ranks\", \"layout\", \"pattern\", \"derive\"");
     return def;
   }
 
@@ -227,8 +236,7 @@ private:
       expect_array(rr, prr, "an array of ranks");
       expect_array(ri, pri, "an array of root indices");
       const size_t n = array_length(rr);
-      if (array_length(ri) != n)
-        fail(pri, "has " + std::to_string(array_length(ri)) + " entries but remote_rank has " + std::to_string(n));
+      if (array_length(ri) != n) fail(pri, "has " + std::to_string(array_length(ri)) + " entries but remote_rank has " + std::to_string(n));
       rg.remote_rank.reserve(n);
       rg.remote_index.reserve(n);
       for (size_t k = 0; k < n; ++k) {
@@ -236,8 +244,8 @@ private:
         const Index nr = (*g)[s].nroots;
         const Index i = int_at(ri, k, pri, 0, kMaxIndex, "root index");
         if (i >= nr)
-          fail(pointer_join(pri, k), "root index " + std::to_string(i) + " is out of range: rank " + std::to_string(s) + " has " +
-                                         std::to_string(nr) + " roots");
+          fail(pointer_join(pri, k),
+               "root index " + std::to_string(i) + " is out of range: rank " + std::to_string(s) + " has " + std::to_string(nr) + " roots");
         rg.remote_rank.push_back(s);
         rg.remote_index.push_back(i);
       }
@@ -255,8 +263,8 @@ private:
     if (l.layout[0] != 0) fail(pointer_join(lp, size_t{0}), "the layout must start at 0, got " + std::to_string(l.layout[0]));
     for (size_t p = 1; p < l.layout.size(); ++p)
       if (l.layout[p] < l.layout[p - 1])
-        fail(pointer_join(lp, p), "the layout must be non-decreasing: " + std::to_string(l.layout[p]) + " < " +
-                                      std::to_string(l.layout[p - 1]));
+        fail(pointer_join(lp, p),
+             "the layout must be non-decreasing: " + std::to_string(l.layout[p]) + " < " + std::to_string(l.layout[p - 1]));
     const Index total = l.layout.back();
     const std::string rptr = pointer_join(ptr, "ranks");
     need(j, ptr, "ranks");
@@ -277,8 +285,8 @@ private:
       for (size_t k = 0; k < n; ++k) {
         const Index v = int_at(gl, k, gp, 0, kMaxIndex, "global root number");
         if (v >= total)
-          fail(pointer_join(gp, k), "global root number " + std::to_string(v) + " is out of range: the layout has " +
-                                        std::to_string(total) + " roots");
+          fail(pointer_join(gp, k),
+               "global root number " + std::to_string(v) + " is out of range: the layout has " + std::to_string(total) + " roots");
         lr.global.push_back(v);
       }
       read_ilocal(R, p, n, lr.has_ilocal, lr.ilocal);
@@ -293,15 +301,14 @@ private:
     PatternSF p;
     const std::string pp = pointer_join(ptr, "pattern");
     const std::string s = get_string(j["pattern"], pp, "a pattern name");
-    if (!core::parse_pattern(s, p.pattern))
-      fail(pp, "unknown pattern " + json_quote(s) + " (expected allgather, gather or alltoall)");
+    if (!core::parse_pattern(s, p.pattern)) fail(pp, "unknown pattern " + json_quote(s) + " (expected allgather, gather or alltoall)");
     const std::string np = pointer_join(ptr, "nroots");
     p.nroots = get_index_array(need(j, ptr, "nroots"), np, 0, kMaxIndex, "root count", static_cast<size_t>(nranks_));
     if (p.pattern == core::Pattern::alltoall)
       for (size_t r = 0; r < p.nroots.size(); ++r)
         if (p.nroots[r] != nranks_)
-          fail(pointer_join(np, r), "alltoall needs nroots = nranks = " + std::to_string(nranks_) + " on every rank, got " +
-                                        std::to_string(p.nroots[r]));
+          fail(pointer_join(np, r),
+               "alltoall needs nroots = nranks = " + std::to_string(nranks_) + " on every rank, got " + std::to_string(p.nroots[r]));
     return p;
   }
 
@@ -313,9 +320,12 @@ private:
       fail(kp, "unknown derive kind " + json_quote(kind) +
                    " (expected multi, compose, compose_inverse, embed_roots, embed_leaves, inverse or concatenate)");
     const bool embed = d.kind == DeriveKind::embed_roots || d.kind == DeriveKind::embed_leaves;
-    if (embed) check_keys(j, ptr, {"derive", "of", "selected"});
-    else if (d.kind == DeriveKind::concatenate) check_keys(j, ptr, {"derive", "of", "shared_roots"});
-    else check_keys(j, ptr, {"derive", "of"});
+    if (embed)
+      check_keys(j, ptr, {"derive", "of", "selected"});
+    else if (d.kind == DeriveKind::concatenate)
+      check_keys(j, ptr, {"derive", "of", "shared_roots"});
+    else
+      check_keys(j, ptr, {"derive", "of"});
     const std::string op = pointer_join(ptr, "of");
     const Json& of = need(j, ptr, "of");
     expect_array(of, op, "an array of SF names");
@@ -325,8 +335,8 @@ private:
     if (d.kind == DeriveKind::concatenate) {
       if (nof == 0) fail(op, "concatenate needs at least one SF");
     } else if (nof != want) {
-      fail(op, std::string(derive_kind_name(d.kind)) + " takes " + std::to_string(want) + " SF name" + (want > 1 ? "s" : "") +
-                   ", got " + std::to_string(nof));
+      fail(op, std::string(derive_kind_name(d.kind)) + " takes " + std::to_string(want) + " SF name" + (want > 1 ? "s" : "") + ", got " +
+                   std::to_string(nof));
     }
     for (size_t k = 0; k < nof; ++k) {
       const std::string p = pointer_join(op, k);
@@ -350,12 +360,13 @@ private:
         const Index limit = roots ? in[r].nroots : in[r].nleaves();
         const std::string rp = pointer_join(sp, static_cast<size_t>(r));
         Json tmp;
-        std::vector<Index> v = get_index_array(element_at(sel, static_cast<size_t>(r), tmp), rp, 0, kMaxIndex, roots ? "root index" : "leaf index");
+        std::vector<Index> v =
+            get_index_array(element_at(sel, static_cast<size_t>(r), tmp), rp, 0, kMaxIndex, roots ? "root index" : "leaf index");
         for (size_t k = 0; k < v.size(); ++k)
           if (v[k] >= limit)
             fail(pointer_join(rp, k), std::string("selected ") + (roots ? "root " : "leaf ") + std::to_string(v[k]) +
-                                          " is out of range: rank " + std::to_string(r) + " of SF " + json_quote(d.of[0]) +
-                                          " has " + std::to_string(limit) + (roots ? " roots" : " leaves"));
+                                          " is out of range: rank " + std::to_string(r) + " of SF " + json_quote(d.of[0]) + " has " +
+                                          std::to_string(limit) + (roots ? " roots" : " leaves"));
         d.selected.push_back(std::move(v));
       }
     }
@@ -390,8 +401,7 @@ private:
     OpSpec o;
     const std::string opp = pointer_join(ptr, "op");
     const std::string ops = get_string(need(j, ptr, "op"), opp, "an operation name");
-    if (!parse_op_kind(ops, o.op))
-      fail(opp, "unknown operation " + json_quote(ops) + " (expected " + core::op_kind_list() + ")");
+    if (!parse_op_kind(ops, o.op)) fail(opp, "unknown operation " + json_quote(ops) + " (expected " + core::op_kind_list() + ")");
     const std::string sfp = pointer_join(ptr, "sf");
     o.sf = get_string(need(j, ptr, "sf"), sfp, "an SF name");
     if (!defined(o.sf)) fail(sfp, "unknown SF " + json_quote(o.sf) + " (defined: " + join_names(all_names_) + ")");
@@ -410,7 +420,8 @@ private:
       if (!op_takes_mpi_op(o.op)) fail(mp, std::string(op_kind_name(o.op)) + " takes no mpi_op");
       const std::string ms = get_string(*m, mp, "an MPI operation name");
       if (!core::parse_mpi_op(ms, o.mpi_op))
-        fail(mp, "unknown mpi_op " + json_quote(ms) + " (expected replace, sum, prod, max, min, land, lor, lxor, band, bor, bxor, maxloc or minloc)");
+        fail(mp, "unknown mpi_op " + json_quote(ms) +
+                     " (expected replace, sum, prod, max, min, land, lor, lxor, band, bor, bxor, maxloc or minloc)");
       if (!core::op_legal(o.unit, o.mpi_op))
         fail(mp, "mpi_op " + json_quote(ms) + " is not defined on unit " + core::unit_name(o.unit) + " (MPI forbids this combination)");
     } else if (op_takes_mpi_op(o.op) && !core::op_legal(o.unit, o.mpi_op)) {

@@ -45,12 +45,14 @@ BuildCost build_cost(const SFDef& def, int nranks, const std::function<SFShape(s
     for (const auto& r : l->ranks) {
       const long double nl = static_cast<long double>(r.global.size());
       s.leaves += nl;
-      s.leafspace += r.has_ilocal && !r.ilocal.empty() ? static_cast<long double>(*std::max_element(r.ilocal.begin(), r.ilocal.end()) + 1) : nl;
+      s.leafspace +=
+          r.has_ilocal && !r.ilocal.empty() ? static_cast<long double>(*std::max_element(r.ilocal.begin(), r.ilocal.end()) + 1) : nl;
     }
     s.roots = l->layout.empty() ? 0 : static_cast<long double>(l->layout.back());
     c.what = "layout SF";
   } else if (const auto* p = std::get_if<PatternSF>(&def.def)) {
-    s.roots = std::accumulate(p->nroots.begin(), p->nroots.end(), 0.0L, [](long double a, Index b) { return a + static_cast<long double>(b); });
+    s.roots =
+        std::accumulate(p->nroots.begin(), p->nroots.end(), 0.0L, [](long double a, Index b) { return a + static_cast<long double>(b); });
     switch (p->pattern) {
       case core::Pattern::allgather: s.leaves = n * s.roots; break;
       case core::Pattern::gather: s.leaves = s.roots; break;

@@ -2,8 +2,8 @@
 
 #include "core/error.hpp"
 #include "core/names.hpp"
-#include "trace/build.hpp"
 #include "io/json_strict.hpp"
+#include "trace/build.hpp"
 
 namespace sfr::trace {
 
@@ -20,12 +20,12 @@ bool LayoutSF::operator==(const LayoutSF& o) const {
 
 namespace {
 constexpr std::array<core::Named<DeriveKind>, 7> kDeriveNames{{{DeriveKind::multi, "multi"},
-                                                              {DeriveKind::compose, "compose"},
-                                                              {DeriveKind::compose_inverse, "compose_inverse"},
-                                                              {DeriveKind::embed_roots, "embed_roots"},
-                                                              {DeriveKind::embed_leaves, "embed_leaves"},
-                                                              {DeriveKind::inverse, "inverse"},
-                                                              {DeriveKind::concatenate, "concatenate"}}};
+                                                               {DeriveKind::compose, "compose"},
+                                                               {DeriveKind::compose_inverse, "compose_inverse"},
+                                                               {DeriveKind::embed_roots, "embed_roots"},
+                                                               {DeriveKind::embed_leaves, "embed_leaves"},
+                                                               {DeriveKind::inverse, "inverse"},
+                                                               {DeriveKind::concatenate, "concatenate"}}};
 }  // namespace
 
 bool parse_derive_kind(std::string_view s, DeriveKind& out) { return core::parse_name(s, kDeriveNames, out); }
@@ -64,7 +64,8 @@ const core::Graph& BuiltTrace::graph(std::string_view name) const {
   const SFDef* def = trace_.find_sf(name);
   if (!def) throw InputError("", "unknown SF " + json_quote(name));
   // Built on first use (a pattern SF the reader left unbuilt).
-  auto g = build_sf_within(*def, trace_.nranks, [&](std::string_view n) { return &graph(n); }, max_memory_, bytes_built_);
+  auto g = build_sf_within(
+      *def, trace_.nranks, [&](std::string_view n) { return &graph(n); }, max_memory_, bytes_built_);
   return *graphs_.emplace(std::string(name), std::move(g)).first->second;
 }
 
@@ -72,17 +73,15 @@ const core::Graph& BuiltTrace::multi(std::string_view name) const {
   auto it = multis_.find(name);
   if (it == multis_.end()) {
     const SFDef def{std::string(name), DerivedSF{DeriveKind::multi, {std::string(name)}, {}, false}};
-    it = multis_.emplace(std::string(name), build_sf_within(def, trace_.nranks, [&](std::string_view n) { return &graph(n); },
-                                                            max_memory_, bytes_built_))
+    it = multis_
+             .emplace(std::string(name), build_sf_within(
+                                             def, trace_.nranks, [&](std::string_view n) { return &graph(n); }, max_memory_, bytes_built_))
              .first;
   }
   return *it->second;
 }
 
-const core::Graph& BuiltTrace::graph_for(const OpSpec& op) const {
-  return core::op_traits(op.op).on_multi ? multi(op.sf) : graph(op.sf);
-}
-
+const core::Graph& BuiltTrace::graph_for(const OpSpec& op) const { return core::op_traits(op.op).on_multi ? multi(op.sf) : graph(op.sf); }
 
 core::Tier tier_of(const std::optional<Machine>& m, int a, int b) {
   if (!m) return core::Tier::network;

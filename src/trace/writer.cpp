@@ -72,8 +72,10 @@ void put_op(std::string& o, const OpSpec& op) {
   o += ", \"unit\": " + json_quote(core::unit_name(op.unit)) + ", \"bs\": ";
   append_int(o, op.bs);
   if (op_takes_mpi_op(op.op)) o += ", \"mpi_op\": " + json_quote(core::mpi_op_name(op.mpi_op));
-  if (op.root_mem == op.leaf_mem) o += ", \"memtype\": " + json_quote(memtype_name(op.root_mem));
-  else o += std::string(", \"memtype\": {\"root\": \"") + memtype_name(op.root_mem) + "\", \"leaf\": \"" + memtype_name(op.leaf_mem) + "\"}";
+  if (op.root_mem == op.leaf_mem)
+    o += ", \"memtype\": " + json_quote(memtype_name(op.root_mem));
+  else
+    o += std::string(", \"memtype\": {\"root\": \"") + memtype_name(op.root_mem) + "\", \"leaf\": \"" + memtype_name(op.leaf_mem) + "\"}";
   o += ", \"repeat\": ";
   append_int(o, op.repeat);
   o += ", \"overlap_us\": ";

@@ -18,12 +18,26 @@ namespace fs = std::filesystem;
 namespace {
 
 Json timing(const std::string& date, const std::string& commit, double basic_us, double neighbor_us, const std::string& name = "t") {
-  Json d = {{"format", "sf-timing"}, {"version", 1}, {"trace", name}, {"nranks", 2}, {"iters", 3},
-            {"provenance", {{"commit", commit}, {"date", date}, {"host", "h1"}, {"trace_sha256", "abc"}}}, {"results", Json::array()}};
+  Json d = {{"format", "sf-timing"},
+            {"version", 1},
+            {"trace", name},
+            {"nranks", 2},
+            {"iters", 3},
+            {"provenance", {{"commit", commit}, {"date", date}, {"host", "h1"}, {"trace_sha256", "abc"}}},
+            {"results", Json::array()}};
   for (int op = 0; op < 2; ++op)
     for (const auto& [b, us] : {std::pair<std::string, double>{"basic", basic_us}, {"neighbor", neighbor_us}})
-      d["results"].push_back({{"index", op}, {"op", "bcast"}, {"sf", "A"}, {"backend", b}, {"unit", "float64"}, {"bs", 1}, {"bytes", 800},
-                              {"messages", 2}, {"min_us", us * (1 + op) - 1}, {"median_us", us * (1 + op)}, {"max_us", us * (1 + op) + 1},
+      d["results"].push_back({{"index", op},
+                              {"op", "bcast"},
+                              {"sf", "A"},
+                              {"backend", b},
+                              {"unit", "float64"},
+                              {"bs", 1},
+                              {"bytes", 800},
+                              {"messages", 2},
+                              {"min_us", us * (1 + op) - 1},
+                              {"median_us", us * (1 + op)},
+                              {"max_us", us * (1 + op) + 1},
                               {"samples_us", {us * (1 + op) - 1, us * (1 + op), us * (1 + op) + 1}}});
   return d;
 }
@@ -96,10 +110,11 @@ TEST(Dashboard, ChartsShowTheNewestRunAndTheWholeHistory) {
 
 TEST(Dashboard, ModelChartBandIsTheMedianError) {
   analysis::ResultSet rs;
-  rs.model_checks.push_back({{"format", "sf-model-check"},
-                             {"machine", "m"},
-                             {"pairs", {{{"trace", "t"}, {"op", 0}, {"label", "bcast A"}, {"backend", "basic"}, {"measured_us", 10}, {"predicted_us", 12}}}},
-                             {"summary", {{"median_abs_error", 0.2}}}});
+  rs.model_checks.push_back(
+      {{"format", "sf-model-check"},
+       {"machine", "m"},
+       {"pairs", {{{"trace", "t"}, {"op", 0}, {"label", "bcast A"}, {"backend", "basic"}, {"measured_us", 10}, {"predicted_us", 12}}}},
+       {"summary", {{"median_abs_error", 0.2}}}});
   const auto d = analysis::build_dashboard(rs);
   ASSERT_EQ(d.charts.size(), 1u);
   const auto& band = d.charts[0].spec["layer"][0]["data"]["values"];
@@ -125,7 +140,8 @@ TEST(Dashboard, SiteIsWrittenWholeAndNeverOverAForeignFolder) {
   TempDir t;
   const fs::path vendor = t.p / "vendor-src";
   fs::create_directories(vendor);
-  for (const char* f : {"vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "LICENSE-vega-lite", "VERSIONS"}) std::ofstream(vendor / f) << "// " << f;
+  for (const char* f : {"vega.min.js", "vega-lite.min.js", "vega-embed.min.js", "LICENSE-vega-lite", "VERSIONS"})
+    std::ofstream(vendor / f) << "// " << f;
   const fs::path site = t.p / "site";
   analysis::write_site(site.string(), "<html>1</html>", vendor.string());
   EXPECT_EQ(sfr_test::slurp(site / "index.html"), "<html>1</html>");

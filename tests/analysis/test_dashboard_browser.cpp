@@ -43,8 +43,8 @@ TEST(DashboardBrowser, EveryChartRendersWithoutErrors) {
   fs::create_directories(res);
   const std::string cli = SFR_CLI, traces = SFR_TRACES_DIR;
   for (int k = 0; k < 2; ++k) {
-    const auto r = sfr_test::run_command(sfr_test::mpiexec(4) + cli + " run " + traces + "/handmade-4.json --backend basic,neighbor --iters 4 --store " +
-                                         res.string());
+    const auto r = sfr_test::run_command(sfr_test::mpiexec(4) + cli + " run " + traces +
+                                         "/handmade-4.json --backend basic,neighbor --iters 4 --store " + res.string());
     ASSERT_EQ(r.status, 0) << r.out;
   }
   auto r = sfr_test::run_command(sfr_test::mpiexec(4) + cli + " run " + traces +
@@ -52,8 +52,8 @@ TEST(DashboardBrowser, EveryChartRendersWithoutErrors) {
   ASSERT_EQ(r.status, 0) << r.out;
   r = sfr_test::run_command(cli + " simulate " + traces + "/handmade-4.json -m generic --all-backends --store " + res.string());
   ASSERT_EQ(r.status, 0) << r.out;
-  r = sfr_test::run_command(sfr_test::mpiexec(4) + cli + " validate-model " + traces + "/handmade-4.json --machine generic --iters 3 --store " +
-                            res.string());
+  r = sfr_test::run_command(sfr_test::mpiexec(4) + cli + " validate-model " + traces +
+                            "/handmade-4.json --machine generic --iters 3 --store " + res.string());
   ASSERT_EQ(r.status, 0) << r.out;
   std::ofstream(res / "broken.json") << "{\"format\": \"sf-timing\",";
   std::ofstream(res / "foreign.json") << "{\"hello\": 1}";
@@ -68,9 +68,9 @@ TEST(DashboardBrowser, EveryChartRendersWithoutErrors) {
   EXPECT_EQ(charts, 6) << r.out;
 
   const std::string url = "file://" + fs::absolute(site / "index.html").string();
-  const auto dom = sfr_test::run_command(browser + browser_flags(dir / "profile") + "--enable-logging=stderr --v=0 --dump-dom " + url + " 2>" +
-                                             (dir / "console.log").string(),
-                                         120);
+  const auto dom = sfr_test::run_command(
+      browser + browser_flags(dir / "profile") + "--enable-logging=stderr --v=0 --dump-dom " + url + " 2>" + (dir / "console.log").string(),
+      120);
   ASSERT_EQ(dom.status, 0) << dom.out;
   const std::string console = sfr_test::slurp(dir / "console.log");
   ASSERT_NE(dom.out.find("data-rendered=\"" + std::to_string(charts) + "\""), std::string::npos)
@@ -94,9 +94,9 @@ TEST(DashboardBrowser, EveryChartRendersWithoutErrors) {
 
   const fs::path art = fs::path(SFR_ARTIFACTS_DIR);
   fs::create_directories(art);
-  const auto shot = sfr_test::run_command(browser + browser_flags(dir / "profile") + "--window-size=1400,4200 --screenshot=" +
-                                              (art / "dashboard.png").string() + " " + url,
-                                          120);
+  const auto shot = sfr_test::run_command(
+      browser + browser_flags(dir / "profile") + "--window-size=1400,4200 --screenshot=" + (art / "dashboard.png").string() + " " + url,
+      120);
   EXPECT_EQ(shot.status, 0) << shot.out;
   EXPECT_GT(fs::file_size(art / "dashboard.png"), 10000u);
   std::error_code ec;

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "exec/conformance.hpp"
-#include "exec/mpi/star_forest.hpp"
 #include "exec/mpi/runner.hpp"
+#include "exec/mpi/star_forest.hpp"
 #include "trace/provenance.hpp"
 #include "trace/reader.hpp"
 
@@ -59,8 +59,8 @@ PetscSF petsc_sf(const core::Graph& g) {
   std::vector<PetscInt> il(rg.ilocal.begin(), rg.ilocal.end());
   PetscSF psf;
   PetscSFCreate(PETSC_COMM_WORLD, &psf);
-  PetscSFSetGraph(psf, static_cast<PetscInt>(rg.nroots), static_cast<PetscInt>(rg.nleaves()), rg.has_ilocal ? il.data() : nullptr, PETSC_COPY_VALUES,
-                  rem.data(), PETSC_COPY_VALUES);
+  PetscSFSetGraph(psf, static_cast<PetscInt>(rg.nroots), static_cast<PetscInt>(rg.nleaves()), rg.has_ilocal ? il.data() : nullptr,
+                  PETSC_COPY_VALUES, rem.data(), PETSC_COPY_VALUES);
   PetscSFSetUp(psf);
   return psf;
 }
@@ -98,7 +98,8 @@ int overhead() {
   const char* petsc_col = "(no PETSc)";
 #endif
   if (me == 0) {
-    std::printf("# ping-pong: SF bcast vs raw MPI_Isend/Irecv, 2 ranks, one leaf per rank (us per exchange, best of 5 interleaved trials)\n");
+    std::printf(
+        "# ping-pong: SF bcast vs raw MPI_Isend/Irecv, 2 ranks, one leaf per rank (us per exchange, best of 5 interleaved trials)\n");
     std::printf("%10s %10s %10s %10s %10s %12s %10s\n", "bytes", "raw MPI", "basic", "shm", petsc_col, "basic-raw", "shm/PETSc");
   }
   json_out = {{"benchmark", "sf-overhead"}, {"ranks", 2}, {"results", io::Json::array()}};
@@ -135,9 +136,15 @@ int overhead() {
     const double petsc = 0;
 #endif
     const double ratio = petsc > 0 ? best[2] / petsc : 0;
-    if (me == 0) std::printf("%10zu %10.3f %10.3f %10.3f %10.3f %12.3f %10.2f\n", bytes, best[0], best[1], best[2], petsc, best[1] - best[0], ratio);
-    json_out["results"].push_back({{"bytes", bytes}, {"raw_us", best[0]}, {"sf_us", best[1]}, {"overhead_us", best[1] - best[0]},
-                                   {"shm_us", best[2]}, {"petsc_us", petsc}, {"shm_over_petsc", ratio}});
+    if (me == 0)
+      std::printf("%10zu %10.3f %10.3f %10.3f %10.3f %12.3f %10.2f\n", bytes, best[0], best[1], best[2], petsc, best[1] - best[0], ratio);
+    json_out["results"].push_back({{"bytes", bytes},
+                                   {"raw_us", best[0]},
+                                   {"sf_us", best[1]},
+                                   {"overhead_us", best[1] - best[0]},
+                                   {"shm_us", best[2]},
+                                   {"petsc_us", petsc},
+                                   {"shm_over_petsc", ratio}});
   }
 #ifdef SFR_WITH_PETSC
   PetscSFDestroy(&psf);
@@ -193,8 +200,10 @@ int sf_bench(const std::vector<std::string>& files) {
       std::vector<std::function<void()>> run;
       for (auto& s : sfs)
         run.push_back([&, sp = s.get()] {
-          if (op.op == core::OpKind::bcast) sp->end(sp->bcast_begin(op.unit, op.bs, op.mpi_op, root.bytes.data(), leaf.bytes.data()));
-          else sp->end(sp->reduce_begin(op.unit, op.bs, op.mpi_op, leaf.bytes.data(), root.bytes.data()));
+          if (op.op == core::OpKind::bcast)
+            sp->end(sp->bcast_begin(op.unit, op.bs, op.mpi_op, root.bytes.data(), leaf.bytes.data()));
+          else
+            sp->end(sp->reduce_begin(op.unit, op.bs, op.mpi_op, leaf.bytes.data(), root.bytes.data()));
         });
 #ifdef SFR_WITH_PETSC
       PetscSF psf = petsc_sf(g);
@@ -225,26 +234,40 @@ int sf_bench(const std::vector<std::string>& files) {
       }
       const bool have_petsc = run.size() > backends.size();
       if (have_petsc) {
-        const std::size_t b = static_cast<std::size_t>(std::min_element(med.begin(), med.begin() + static_cast<std::ptrdiff_t>(backends.size())) - med.begin());
+        const std::size_t b = static_cast<std::size_t>(
+            std::min_element(med.begin(), med.begin() + static_cast<std::ptrdiff_t>(backends.size())) - med.begin());
         const double r = med[b] / med.back();
         worst = std::max(worst, r);
         char line[300];
-        std::snprintf(line, sizeof line, "%-40s %-8s %-10s %10.2f %10.2f %8.2f", (t.trace().name + "/" + op.sf).c_str(), core::op_kind_name(op.op),
-                      backends[b].c_str(), med[b], med.back(), r);
+        std::snprintf(line, sizeof line, "%-40s %-8s %-10s %10.2f %10.2f %8.2f", (t.trace().name + "/" + op.sf).c_str(),
+                      core::op_kind_name(op.op), backends[b].c_str(), med[b], med.back(), r);
         best_lines.push_back(line);
-        json_out["best"].push_back({{"trace", t.trace().name}, {"op", core::op_kind_name(op.op)}, {"backend", backends[b]}, {"us", med[b]},
-                                    {"petsc_us", med.back()}, {"ratio", r}});
+        json_out["best"].push_back({{"trace", t.trace().name},
+                                    {"op", core::op_kind_name(op.op)},
+                                    {"backend", backends[b]},
+                                    {"us", med[b]},
+                                    {"petsc_us", med.back()},
+                                    {"ratio", r}});
       }
       for (std::size_t k = 0; k < run.size(); ++k) {
         const std::string name = k < backends.size() ? backends[k] : "petsc";
         const double ratio = have_petsc ? med[k] / med.back() : 0;
         const std::string label = t.trace().name + "/" + op.sf;
         if (me == 0) {
-          if (have_petsc) std::printf("%-28s %-8s %-10s %10lld %10.2f %10.2f\n", label.c_str(), core::op_kind_name(op.op), name.c_str(), bytes, med[k], ratio);
-          else std::printf("%-28s %-8s %-10s %10lld %10.2f %10s\n", label.c_str(), core::op_kind_name(op.op), name.c_str(), bytes, med[k], "-");
+          if (have_petsc)
+            std::printf("%-28s %-8s %-10s %10lld %10.2f %10.2f\n", label.c_str(), core::op_kind_name(op.op), name.c_str(), bytes, med[k],
+                        ratio);
+          else
+            std::printf("%-28s %-8s %-10s %10lld %10.2f %10s\n", label.c_str(), core::op_kind_name(op.op), name.c_str(), bytes, med[k],
+                        "-");
         }
-        json_out["results"].push_back({{"trace", t.trace().name}, {"sf", op.sf}, {"op", core::op_kind_name(op.op)}, {"backend", name},
-                                       {"bytes", bytes}, {"us", med[k]}, {"ratio_to_petsc", ratio}});
+        json_out["results"].push_back({{"trace", t.trace().name},
+                                       {"sf", op.sf},
+                                       {"op", core::op_kind_name(op.op)},
+                                       {"backend", name},
+                                       {"bytes", bytes},
+                                       {"us", med[k]},
+                                       {"ratio_to_petsc", ratio}});
       }
 #ifdef SFR_WITH_PETSC
       free_block_type(dt, count);
@@ -254,7 +277,8 @@ int sf_bench(const std::vector<std::string>& files) {
   }
   json_out["worst_best_over_petsc"] = worst;
   if (me == 0 && !best_lines.empty()) {
-    std::printf("# best backend per op against PetscSF (same run)\n%-40s %-8s %-10s %10s %10s %8s\n", "trace/sf", "op", "best", "us/op", "PetscSF", "ratio");
+    std::printf("# best backend per op against PetscSF (same run)\n%-40s %-8s %-10s %10s %10s %8s\n", "trace/sf", "op", "best", "us/op",
+                "PetscSF", "ratio");
     for (const auto& l : best_lines) std::printf("%s\n", l.c_str());
     std::printf("worst best/PetscSF ratio: %.2f\n", worst);
   }
@@ -274,18 +298,25 @@ int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "", json, store;
   std::vector<std::string> files;
   for (int i = 2; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
-    else if (std::strcmp(argv[i], "--store") == 0 && i + 1 < argc) store = argv[++i];
-    else if (argv[i][0] != '-') files.push_back(argv[i]);
-    else mode = "";  // an unknown option (or one without its value) is a usage error, never ignored
+    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc)
+      json = argv[++i];
+    else if (std::strcmp(argv[i], "--store") == 0 && i + 1 < argc)
+      store = argv[++i];
+    else if (argv[i][0] != '-')
+      files.push_back(argv[i]);
+    else
+      mode = "";  // an unknown option (or one without its value) is a usage error, never ignored
   }
   int rc = 2;
-  if (mode == "overhead" && files.empty()) rc = overhead();
-  else if (mode == "sf" && !files.empty()) rc = sf_bench(files);
-  else if (me == 0) std::fprintf(stderr, "usage: sfr_bench_mpi overhead | sf TRACE... [--json FILE] [--store DIR]\n");
+  if (mode == "overhead" && files.empty())
+    rc = overhead();
+  else if (mode == "sf" && !files.empty())
+    rc = sf_bench(files);
+  else if (me == 0)
+    std::fprintf(stderr, "usage: sfr_bench_mpi overhead | sf TRACE... [--json FILE] [--store DIR]\n");
   if (rc == 0 && me == 0)
-    std::printf("%s", trace::bench_document(json_out, {"bench_mpi " + mode, np, bench_trace, bench_trace_file,
-                                                                           exec::mpi::mpi_library()}, json, store)
+    std::printf("%s", trace::bench_document(json_out, {"bench_mpi " + mode, np, bench_trace, bench_trace_file, exec::mpi::mpi_library()},
+                                            json, store)
                           .c_str());
 #ifdef SFR_WITH_PETSC
   PetscFinalize();

@@ -53,9 +53,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--json" && i + 1 < argc) json = argv[++i];
-    else if (a == "--store" && i + 1 < argc) store = argv[++i];
-    else files.push_back(a);
+    if (a == "--json" && i + 1 < argc)
+      json = argv[++i];
+    else if (a == "--store" && i + 1 < argc)
+      store = argv[++i];
+    else
+      files.push_back(a);
   }
   if (files.empty()) {
     std::fprintf(stderr, "usage: sfr_bench_reader TRACE... [--json OUT] [--store DIR]\n");

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/malformed_cases.hpp"
 #include "support/cli_fixture.hpp"
+#include "support/malformed_cases.hpp"
 #include "support/sample_traces.hpp"
 
 namespace fs = std::filesystem;
@@ -138,9 +138,11 @@ TEST_F(Cli, ReportPutsMeasuredNextToPredicted) {
   ASSERT_GT(pred_us, 0);
   char median[32];
   std::snprintf(median, sizeof median, "%.6f", 4 * pred_us);
-  const fs::path timing = write("t.json", std::string(R"({"format": "sf-timing", "version": 1, "trace": "handmade-4", "nranks": 4, "warmup": 0,
+  const fs::path timing =
+      write("t.json", std::string(R"({"format": "sf-timing", "version": 1, "trace": "handmade-4", "nranks": 4, "warmup": 0,
     "iters": 3, "results": [{"index": 0, "op": "bcast", "sf": "A", "backend": "basic", "unit": "int32", "bs": 1, "bytes": 8,
-    "messages": 2, "min_us": 1.0, "median_us": )") + median + R"(, "max_us": 1000.0}]})");
+    "messages": 2, "min_us": 1.0, "median_us": )") +
+                          median + R"(, "max_us": 1000.0}]})");
   const auto r = run("report " + kSample + " -o " + md.string() + " --timing " + timing.string() + " --simulation " + sim.string());
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string text = slurp(md);

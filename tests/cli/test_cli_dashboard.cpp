@@ -10,8 +10,10 @@ using DashboardCli = sfr_test::CliTest;
 
 TEST_F(DashboardCli, NothingToChartIsAnError) {
   fs::create_directories(dir_ / "empty");
-  sfr_test::expect_refused(run("dashboard " + (dir_ / "empty").string() + " -o " + (dir_ / "site").string()), "empty", "no result documents");
-  sfr_test::expect_refused(run("dashboard " + (dir_ / "missing").string() + " -o " + (dir_ / "site").string()), "missing", "no such file or folder");
+  sfr_test::expect_refused(run("dashboard " + (dir_ / "empty").string() + " -o " + (dir_ / "site").string()), "empty",
+                           "no result documents");
+  sfr_test::expect_refused(run("dashboard " + (dir_ / "missing").string() + " -o " + (dir_ / "site").string()), "missing",
+                           "no such file or folder");
   sfr_test::expect_refused(run("dashboard -o " + (dir_ / "site").string()), "no folder", "no folder of results");
   // Only bad files: each is named, then the error.
   fs::create_directories(dir_ / "bad");
@@ -32,7 +34,8 @@ TEST_F(DashboardCli, OutputInTheWayIsRefused) {
   sfr_test::expect_refused(r, "output is a file", "not a folder");
   fs::create_directories(dir_ / "other");
   write("other/keep.txt", "mine");
-  sfr_test::expect_refused(run("dashboard " + (dir_ / "res").string() + " -o " + (dir_ / "other").string()), "foreign folder", "other files");
+  sfr_test::expect_refused(run("dashboard " + (dir_ / "res").string() + " -o " + (dir_ / "other").string()), "foreign folder",
+                           "other files");
   EXPECT_TRUE(fs::exists(dir_ / "other/keep.txt"));
   const auto ok = run("dashboard " + (dir_ / "res").string() + " -o " + (dir_ / "site").string());
   EXPECT_EQ(ok.status, 0) << ok.err;

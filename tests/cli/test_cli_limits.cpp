@@ -60,7 +60,10 @@ TEST_F(Cli, HugeTracesAreRefusedOrCheckedWithoutBuilding) {
       {"run --reference " + roots, "/ops/0: would build the data arrays of 1 op on all ranks: about 7.3 TiB"},  // 10^12 roots x 8 bytes
       {"report --reference " + roots + " -o " + (dir_ / "r.md").string(), "/ops/0: would build the data arrays"},
       {"check " + roots + " " + kSample, "/ops/0: would build the data arrays"},
-      {"validate " + kSample + " --max-memory 1K", "would build", },
+      {
+          "validate " + kSample + " --max-memory 1K",
+          "would build",
+      },
       {"validate " + kSample + " --max-memory 0", "--max-memory: must be more than 0"},
       // The graphs fit, the simulator's plans (up to 128 bytes per leaf of each op) do not.
       {"simulate " + kSample + " --max-memory 20K", "/ops/"},
@@ -119,7 +122,10 @@ TEST_F(Cli, ValidateReportsEveryFile) {
 
 TEST_F(Cli, FilesThatAreNotTracesOrMatricesSaySo) {
   const auto empty = write("empty.json", "").string();
-  const auto bin = write("bin.json", std::string("\x7f" "ELF\x02", 5)).string();
+  const auto bin = write("bin.json", std::string("\x7f"
+                                                 "ELF\x02",
+                                                 5))
+                       .string();
   const auto mtx = write("empty.mtx", "").string();
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"validate " + empty, "empty.json: is empty (expected JSON text)"},

@@ -18,14 +18,28 @@ namespace {
 
 // An sf-timing document of one op on two backends; `scale` multiplies basic's samples only.
 json timing(double scale, const std::string& sha = "abc") {
-  json d = {{"format", "sf-timing"}, {"version", 1},   {"trace", "t"},
-            {"nranks", 2},           {"iters", 12},    {"provenance", {{"commit", "c"}, {"date", "d"}, {"host", "h"}, {"trace_sha256", sha}}},
+  json d = {{"format", "sf-timing"},
+            {"version", 1},
+            {"trace", "t"},
+            {"nranks", 2},
+            {"iters", 12},
+            {"provenance", {{"commit", "c"}, {"date", "d"}, {"host", "h"}, {"trace_sha256", sha}}},
             {"results", json::array()}};
   for (const char* b : {"basic", "neighbor"}) {
     std::vector<double> s;
     for (int k = 0; k < 12; ++k) s.push_back((std::string(b) == "basic" ? scale : 1.0) * (10 + 0.1 * (k * 7 % 12)));
-    d["results"].push_back({{"index", 0}, {"op", "bcast"}, {"sf", "A"}, {"backend", b}, {"unit", "float64"}, {"bs", 1}, {"bytes", 8},
-                            {"messages", 1}, {"min_us", 10}, {"median_us", 10.5}, {"max_us", 11}, {"samples_us", s}});
+    d["results"].push_back({{"index", 0},
+                            {"op", "bcast"},
+                            {"sf", "A"},
+                            {"backend", b},
+                            {"unit", "float64"},
+                            {"bs", 1},
+                            {"bytes", 8},
+                            {"messages", 1},
+                            {"min_us", 10},
+                            {"median_us", 10.5},
+                            {"max_us", 11},
+                            {"samples_us", s}});
   }
   return d;
 }

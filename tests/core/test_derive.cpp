@@ -22,10 +22,8 @@ Graph handmade_l() {
 }  // namespace
 
 TEST(Derive, LayoutOwnersSkipEmptyRanks) {
-  const Graph want = make_graph({{2, {{0, 3, 0}, {1, 0, 0}}},
-                                 {0, {{2, 0, 1}, {0, 2, 0}, {1, 2, 2}}},
-                                 {3, {}},
-                                 {1, {{0, 2, 1}, {1, 2, 1}}}});
+  const Graph want =
+      make_graph({{2, {{0, 3, 0}, {1, 0, 0}}}, {0, {{2, 0, 1}, {0, 2, 0}, {1, 2, 2}}}, {3, {}}, {1, {{0, 2, 1}, {1, 2, 1}}}});
   EXPECT_EQ(canon(handmade_l()), canon(want));
 }
 
@@ -34,10 +32,8 @@ TEST(Derive, MultiSFOrdersByLeafRankThenPosition) {
   // (root 0 of rank 0 has degree 1 and takes slot 0). Root (1,0) has (r0,pos4), (r1,pos2),
   // (r2,pos1) -> slots 0,1,2 of rank 1. Root (2,1) has (r0,pos2) -> slot 0 of rank 2.
   const Graph m = core::multi_sf(handmade_a());
-  const Graph want = make_graph({{4, {{4, 1, 0}, {0, 0, 1}, {2, 2, 0}}},
-                                 {3, {{0, 0, 2}, {1, 0, 0}, {2, 1, 1}}},
-                                 {1, {{3, 0, 3}, {1, 1, 2}}},
-                                 {0, {}}});
+  const Graph want =
+      make_graph({{4, {{4, 1, 0}, {0, 0, 1}, {2, 2, 0}}}, {3, {{0, 0, 2}, {1, 0, 0}, {2, 1, 1}}}, {1, {{3, 0, 3}, {1, 1, 2}}}, {0, {}}});
   EXPECT_EQ(canon(m), canon(want));
 }
 
@@ -75,10 +71,7 @@ TEST(Derive, ComposeInverseSameRankSmallestIndexWins) {
 
 TEST(Derive, EmbedRootsKeepsLeavesOfSelectedRoots) {
   const Graph e = core::embed_roots(handmade_a(), {{1, 1}, {0, 1}, {}, {}});
-  const Graph want = make_graph({{3, {{4, 1, 0}, {0, 0, 1}}},
-                                 {2, {{0, 0, 1}, {2, 1, 0}}},
-                                 {2, {{3, 0, 1}, {1, 1, 0}}},
-                                 {0, {}}});
+  const Graph want = make_graph({{3, {{4, 1, 0}, {0, 0, 1}}}, {2, {{0, 0, 1}, {2, 1, 0}}}, {2, {{3, 0, 1}, {1, 1, 0}}}, {0, {}}});
   EXPECT_EQ(canon(e), canon(want));
   EXPECT_THROW(core::embed_roots(handmade_a(), {{3}, {}, {}, {}}), GraphError);
 }
@@ -95,10 +88,7 @@ TEST(Derive, InverseOfLayoutGraph) {
   // nroots = old leaf spaces [2,3,0,2]. Root (2,1) has two leaves on rank 3 (positions 0, 1):
   // PETSc's REPLACE reduce writes position 1 last.
   const Graph inv = core::inverse(handmade_l());
-  const Graph want = make_graph({{2, {{0, 0, 1}, {1, 1, 2}}},
-                                 {3, {}},
-                                 {0, {{0, 1, 0}, {1, 3, 1}, {2, 1, 1}}},
-                                 {2, {{0, 0, 0}}}});
+  const Graph want = make_graph({{2, {{0, 0, 1}, {1, 1, 2}}}, {3, {}}, {0, {{0, 1, 0}, {1, 3, 1}, {2, 1, 1}}}, {2, {{0, 0, 0}}}});
   EXPECT_EQ(canon(inv), canon(want));
 }
 
@@ -142,8 +132,7 @@ TEST(Derive, Patterns) {
   EXPECT_EQ(canon(g), canon(make_graph({{1, {{0, 0, 0}, {1, 1, 0}, {2, 1, 1}, {3, 3, 0}}}, {2, {}}, {0, {}}, {1, {}}})));
   const Graph ag = core::pattern_graph(core::Pattern::allgather, {1, 0, 2});
   for (int r = 0; r < 3; ++r)
-    EXPECT_EQ(canon(ag)[static_cast<size_t>(r)].second,
-              (std::map<Index, std::pair<int, Index>>{{0, {0, 0}}, {1, {2, 0}}, {2, {2, 1}}}));
+    EXPECT_EQ(canon(ag)[static_cast<size_t>(r)].second, (std::map<Index, std::pair<int, Index>>{{0, {0, 0}}, {1, {2, 0}}, {2, {2, 1}}}));
   const Graph aa = core::pattern_graph(core::Pattern::alltoall, {3, 3, 3});
   // Leaf j of rank r <-> root r of rank j.
   for (int r = 0; r < 3; ++r)

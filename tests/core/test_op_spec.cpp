@@ -19,7 +19,7 @@ std::vector<std::string> strings(std::span<const char* const> v) { return {v.beg
 TEST(OpSpec, DumpArraysAreTheSpecs) {
   // Spec section 4: what each op dumps per rank, in this order.
   const std::map<std::string, std::vector<std::string>> spec{
-      {"bcast", {"leafdata"}},  {"reduce", {"rootdata"}},  {"fetch_and_op", {"rootdata", "leafupdate"}},
+      {"bcast", {"leafdata"}},       {"reduce", {"rootdata"}},  {"fetch_and_op", {"rootdata", "leafupdate"}},
       {"gather", {"multirootdata"}}, {"scatter", {"leafdata"}}, {"degree", {"degree"}}};
   ASSERT_EQ(op_traits_table().size(), spec.size());
   for (const OpTraits& t : op_traits_table()) EXPECT_EQ(strings(t.written()), spec.at(t.name)) << t.name;
@@ -40,12 +40,10 @@ TEST(OpSpec, ArraysThatStartZeroAreTheOnesOnlyWritten) {
 
 TEST(OpSpec, DirectionsFollowPetscSF) {
   using D = Direction;
-  const std::map<OpKind, std::vector<D>> flow{{OpKind::bcast, {D::root_to_leaf}},
-                                              {OpKind::scatter, {D::root_to_leaf}},
-                                              {OpKind::reduce, {D::leaf_to_root}},
-                                              {OpKind::gather, {D::leaf_to_root}},
-                                              {OpKind::degree, {D::leaf_to_root}},
-                                              {OpKind::fetch_and_op, {D::leaf_to_root, D::root_to_leaf}}};
+  const std::map<OpKind, std::vector<D>> flow{
+      {OpKind::bcast, {D::root_to_leaf}},  {OpKind::scatter, {D::root_to_leaf}},
+      {OpKind::reduce, {D::leaf_to_root}}, {OpKind::gather, {D::leaf_to_root}},
+      {OpKind::degree, {D::leaf_to_root}}, {OpKind::fetch_and_op, {D::leaf_to_root, D::root_to_leaf}}};
   for (const OpTraits& t : op_traits_table()) {
     const auto d = t.directions();
     EXPECT_EQ(std::vector<D>(d.begin(), d.end()), flow.at(t.kind)) << t.name;

@@ -22,8 +22,8 @@ TEST(Pack, EveryShapeGathersTheIndexedBlocks) {
   const int bs = 3;
   std::vector<double> src(200 * bs);
   std::iota(src.begin(), src.end(), 0.5);
-  for (const std::vector<Index>& idx : {std::vector<Index>{7, 8, 9, 10}, std::vector<Index>{3, 10, 17, 24}, block_indices(),
-                                        std::vector<Index>{9, 2, 2, 40}}) {
+  for (const std::vector<Index>& idx :
+       {std::vector<Index>{7, 8, 9, 10}, std::vector<Index>{3, 10, 17, 24}, block_indices(), std::vector<Index>{9, 2, 2, 40}}) {
     const IndexShape shape = classify_indices(idx);
     std::vector<double> got(idx.size() * bs), want(idx.size() * bs);
     pack(reinterpret_cast<const std::byte*>(src.data()), idx, shape, bs * sizeof(double), reinterpret_cast<std::byte*>(got.data()));
@@ -51,7 +51,8 @@ TEST(Pack, ContiguousAndBlockUnpackMatchGeneralLoop) {
   std::vector<float> src(idx.size());
   std::iota(src.begin(), src.end(), 1.0f);
   std::vector<float> a(200, 1.0f), b(200, 1.0f);
-  unpack(Unit::float32, 1, MpiOp::max, reinterpret_cast<const std::byte*>(src.data()), idx, classify_indices(idx), reinterpret_cast<std::byte*>(a.data()));
+  unpack(Unit::float32, 1, MpiOp::max, reinterpret_cast<const std::byte*>(src.data()), idx, classify_indices(idx),
+         reinterpret_cast<std::byte*>(a.data()));
   for (size_t k = 0; k < idx.size(); ++k) b[static_cast<size_t>(idx[k])] = std::max(b[static_cast<size_t>(idx[k])], src[k]);
   EXPECT_EQ(a, b);
 }

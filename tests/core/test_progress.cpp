@@ -79,7 +79,7 @@ TEST(Progress, DrawsThrottledAndErasesWhenDone) {
   std::size_t draws = 0;
   for (std::size_t pos = 0; (pos = s.find("\r\033[K", pos)) != std::string::npos; ++pos) ++draws;
   EXPECT_EQ(s.find("generate suite [0/500]"), 4u);  // the first draw, after "\r\033[K"
-  EXPECT_LT(draws, 20u);                                // 500 quick steps: throttled, not 500 draws
+  EXPECT_LT(draws, 20u);                            // 500 quick steps: throttled, not 500 draws
   EXPECT_GE(draws, 2u);
   EXPECT_EQ(s.substr(s.size() - 4), "\r\033[K");  // erased at the end
   std::fclose(f);

@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
+#include "exec/dump.hpp"
 #include "exec/dump_check.hpp"
 #include "exec/reference/reference.hpp"
 #include "support/graphs.hpp"
-#include "exec/dump.hpp"
 #include "trace/reader.hpp"
 
 using namespace sfr;
@@ -21,13 +21,14 @@ std::string reference_dump(const trace::BuiltTrace& t) {
 trace::BuiltTrace two_rank(const std::string& ops) {
   return trace::parse_trace(R"({"name": "t", "nranks": 2, "sfs": {"S": {"ranks": [
       {"nroots": 2, "remote_rank": [0], "remote_index": [0]},
-      {"nroots": 0, "remote_rank": [0, 0, 0], "remote_index": [0, 1, 1]}]}}, "ops": [)" + ops + "]}",
+      {"nroots": 0, "remote_rank": [0, 0, 0], "remote_index": [0, 1, 1]}]}}, "ops": [)" +
+                                ops + "]}",
                             "t");
 }
 
 std::string one_op_dump(const std::string& op, const std::string& rank0, const std::string& rank1) {
-  return R"({"format": "sf-dump", "version": 1, "trace": "t", "ops": [{"index": 0, )" + op + R"(, "ranks": [)" + rank0 + "," +
-         rank1 + "]}]}";
+  return R"({"format": "sf-dump", "version": 1, "trace": "t", "ops": [{"index": 0, )" + op + R"(, "ranks": [)" + rank0 + "," + rank1 +
+         "]}]}";
 }
 }  // namespace
 
@@ -76,17 +77,25 @@ TEST(DumpCheck, FetchAndOpAcceptsAnySerialOrderOnly) {
   const auto t = two_rank(R"({"op": "fetch_and_op", "sf": "S", "unit": "int64"})");
   const std::string op = R"("op": "fetch_and_op", "sf": "S")";
   // PETSc order (self first; rank 1 by position).
-  EXPECT_TRUE(exec::check_dump(t, one_op_dump(op, R"({"rootdata": [20, 107], "leafupdate": [1]})",
-                                              R"({"rootdata": [], "leafupdate": [2, 32, 63]})"), "d").ok());
+  EXPECT_TRUE(
+      exec::check_dump(
+          t, one_op_dump(op, R"({"rootdata": [20, 107], "leafupdate": [1]})", R"({"rootdata": [], "leafupdate": [2, 32, 63]})"), "d")
+          .ok());
   // Another serial order: rank 1 before the self leaf; pos 2 before pos 1.
-  EXPECT_TRUE(exec::check_dump(t, one_op_dump(op, R"({"rootdata": [20, 107], "leafupdate": [19]})",
-                                              R"({"rootdata": [], "leafupdate": [1, 76, 32]})"), "d").ok());
+  EXPECT_TRUE(
+      exec::check_dump(
+          t, one_op_dump(op, R"({"rootdata": [20, 107], "leafupdate": [19]})", R"({"rootdata": [], "leafupdate": [1, 76, 32]})"), "d")
+          .ok());
   // Not a serial order: two leaves fetched the same value.
-  EXPECT_FALSE(exec::check_dump(t, one_op_dump(op, R"({"rootdata": [20, 107], "leafupdate": [1]})",
-                                               R"({"rootdata": [], "leafupdate": [1, 32, 63]})"), "d").ok());
+  EXPECT_FALSE(
+      exec::check_dump(
+          t, one_op_dump(op, R"({"rootdata": [20, 107], "leafupdate": [1]})", R"({"rootdata": [], "leafupdate": [1, 32, 63]})"), "d")
+          .ok());
   // Right updates, wrong final root.
-  EXPECT_FALSE(exec::check_dump(t, one_op_dump(op, R"({"rootdata": [21, 107], "leafupdate": [1]})",
-                                               R"({"rootdata": [], "leafupdate": [2, 32, 63]})"), "d").ok());
+  EXPECT_FALSE(
+      exec::check_dump(
+          t, one_op_dump(op, R"({"rootdata": [21, 107], "leafupdate": [1]})", R"({"rootdata": [], "leafupdate": [2, 32, 63]})"), "d")
+          .ok());
 }
 
 TEST(DumpCheck, ReplaceReduceAcceptsAnyLeafOfTheRoot) {

@@ -14,16 +14,14 @@
 using namespace sfr;
 using namespace sfr_test;
 using core::MpiOp;
-using core::Unit;
 using core::OpKind;
+using core::Unit;
 
 namespace {
 
 // Three ranks: holes (rank 0 position 2), roots of degree 0 ((0,0), (1,1), (2,0)), degree 2 with a
 // self leaf ((0,1)), degree 3 with two leaves from one rank ((1,0)), a rank without leaves.
-Graph sweep_graph() {
-  return make_graph({{2, {{3, 1, 0}, {0, 0, 1}, {1, 1, 0}}}, {3, {{0, 1, 0}, {1, 0, 1}, {2, 1, 2}}}, {1, {}}});
-}
+Graph sweep_graph() { return make_graph({{2, {{3, 1, 0}, {0, 0, 1}, {1, 1, 0}}}, {3, {{0, 1, 0}, {1, 0, 1}, {2, 1, 2}}}, {1, {}}}); }
 
 struct V {
   long double re = 0, im = 0;
@@ -80,9 +78,12 @@ std::vector<V> values(const exec::Buffer& b) {
   core::visit_unit(b.unit, [&]<class T>() {
     const T* d = b.as<T>();
     for (size_t k = 0; k < b.components(); ++k) {
-      if constexpr (core::is_pair_v<T>) out.push_back({static_cast<long double>(d[k].value), 0, d[k].index});
-      else if constexpr (core::is_complex_v<T>) out.push_back({d[k].real(), d[k].imag(), 0});
-      else out.push_back({static_cast<long double>(d[k]), 0, 0});
+      if constexpr (core::is_pair_v<T>)
+        out.push_back({static_cast<long double>(d[k].value), 0, d[k].index});
+      else if constexpr (core::is_complex_v<T>)
+        out.push_back({d[k].real(), d[k].imag(), 0});
+      else
+        out.push_back({static_cast<long double>(d[k]), 0, 0});
     }
   });
   return out;
@@ -317,11 +318,12 @@ TEST(Reference, AllgatherPatternFollowsPetscPatternedOrder) {
   // 3 ranks, one root each; every rank has 3 leaves (one per root). Root (1,0) sees leaves from
   // ranks 0, 1, 2 (h(r, 1) = 14, 31, 48).
   const auto t = trace::parse_trace(R"({"name": "ag", "nranks": 3, "sfs": {"AG": {"pattern": "allgather", "nroots": [1, 1, 1]}},
-      "ops": [{"op": "reduce", "sf": "AG", "unit": "int32"}, {"op": "fetch_and_op", "sf": "AG", "unit": "int64"}]})", "ag");
+      "ops": [{"op": "reduce", "sf": "AG", "unit": "int32"}, {"op": "fetch_and_op", "sf": "AG", "unit": "int64"}]})",
+                                    "ag");
   const auto red = exec::reference::run_op(t, t.trace().ops[0]);
   EXPECT_EQ(red.ranks[1][0].buffer.as<std::int32_t>()[0], 31);  // own rank's copy
   const auto fop = exec::reference::run_op(t, t.trace().ops[1]);
-  const std::int64_t g10 = 35;  // g(1, 0)
+  const std::int64_t g10 = 35;                                             // g(1, 0)
   EXPECT_EQ(fop.ranks[0][1].buffer.as<std::int64_t>()[1], g10);            // rank 0 fetches first
   EXPECT_EQ(fop.ranks[1][1].buffer.as<std::int64_t>()[1], g10 + 14);       // then rank 1
   EXPECT_EQ(fop.ranks[2][1].buffer.as<std::int64_t>()[1], g10 + 14 + 31);  // then rank 2

@@ -45,7 +45,8 @@ int main(int argc, char** argv) {
     const core::OpSpec opB{K::fetch_and_op, "B", core::Unit::int64, 1, core::MpiOp::sum, core::MemType::host, core::MemType::host, 1, 0};
     tr.ops = {opA, opA2, opB};
     const trace::BuiltTrace t(tr);
-    exec::mpi::StarForest A(MPI_COMM_WORLD, t.graph("A"), backend, ranks_per_node), B(MPI_COMM_WORLD, t.graph("B"), backend, ranks_per_node);
+    exec::mpi::StarForest A(MPI_COMM_WORLD, t.graph("A"), backend, ranks_per_node),
+        B(MPI_COMM_WORLD, t.graph("B"), backend, ranks_per_node);
     auto a_root = input(t, opA, exec::Side::root, me), a_leaf = input(t, opA, exec::Side::leaf, me);
     auto a2_root = input(t, opA2, exec::Side::root, me), a2_leaf = input(t, opA2, exec::Side::leaf, me);
     auto b_root = input(t, opB, exec::Side::root, me), b_leaf = input(t, opB, exec::Side::leaf, me);
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
     A.end(ha2);
     A.end(ha);
     B.end(hb);
-    const auto want_a = exec::reference::run_op(t, opA), want_a2 = exec::reference::run_op(t, opA2), want_b = exec::reference::run_op(t, opB);
+    const auto want_a = exec::reference::run_op(t, opA), want_a2 = exec::reference::run_op(t, opA2),
+               want_b = exec::reference::run_op(t, opB);
     const auto r = static_cast<size_t>(me);
     if (!(a_leaf == want_a.ranks[r][0].buffer)) ++failures;
     if (!(a2_root == want_a2.ranks[r][0].buffer)) ++failures;

@@ -135,7 +135,8 @@ TEST(MpiValidateModel, MeasuredAgainstPredicted) {
     EXPECT_EQ(p["trace"], "two");
     EXPECT_GT(p["measured_us"].get<double>(), 0);
     EXPECT_GT(p["predicted_us"].get<double>(), 0);
-    EXPECT_NEAR(p["error"].get<double>(), (p["predicted_us"].get<double>() - p["measured_us"].get<double>()) / p["measured_us"].get<double>(), 1e-12);
+    EXPECT_NEAR(p["error"].get<double>(),
+                (p["predicted_us"].get<double>() - p["measured_us"].get<double>()) / p["measured_us"].get<double>(), 1e-12);
   }
   // The reduce repeats 3 times per timed iteration: the prediction covers the 3 calls.
   EXPECT_EQ(j["ops"].size(), 2u);
@@ -173,7 +174,8 @@ TEST(MpiAutoBackend, ChoosesByModelAndConforms) {
     "ops": [{"op": "bcast", "sf": "A", "unit": "float64"}, {"op": "reduce", "sf": "A", "unit": "int32", "mpi_op": "sum"}]})";
   // Receives cost 50 us of CPU: window (no receives) is predicted fastest.
   std::ofstream(machine) << R"({"format": "sf-machine", "name": "recv-heavy", "model": "loggp", "loggp": {"o_recv": 5e-5}})";
-  auto r = mpirun(2, "run " + trace.string() + " --backend auto --machine " + machine.string() + " --timing " + timing.string() + " --iters 3");
+  auto r =
+      mpirun(2, "run " + trace.string() + " --backend auto --machine " + machine.string() + " --timing " + timing.string() + " --iters 3");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("auto: SF A -> window"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("from " + machine.string()), std::string::npos) << r.out;

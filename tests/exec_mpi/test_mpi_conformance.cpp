@@ -10,10 +10,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <map>
-#include <set>
 #include <regex>
+#include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -43,7 +43,8 @@ void conforms(const fs::path& trace_file, const std::string& backend, int ranks_
   const auto t = trace::read_trace_file(trace_file.string());
   const fs::path dump = fs::temp_directory_path() / ("sfr_mpi_dump_" + std::to_string(::getpid()) + "_" + backend + ".json");
   std::string nodes;
-  if (node_aware(backend)) nodes = " --ranks-per-node " + std::to_string(ranks_per_node > 0 ? ranks_per_node : std::min(2, t.trace().nranks));
+  if (node_aware(backend))
+    nodes = " --ranks-per-node " + std::to_string(ranks_per_node > 0 ? ranks_per_node : std::min(2, t.trace().nranks));
   const auto r = mpirun(t.trace().nranks, "run " + trace_file.string() + " --backend " + backend + nodes + " --dump " + dump.string());
   ASSERT_EQ(r.status, 0) << backend << nodes << " on " << trace_file << ":\n" << r.out;
   const auto res = exec::check_dump(t, slurp(dump), dump.string());
@@ -91,7 +92,8 @@ INSTANTIATE_TEST_SUITE_P(Mpi, SampleTrace, ::testing::Combine(::testing::ValuesI
 TEST_P(Backends, RandomForestsConformOnOneToEightRanks) {
   for (int nranks : {1, 2, 3, 5, 8}) {
     const auto p = random_trace(nranks, 1000u + static_cast<unsigned>(nranks));
-    if (!node_aware(GetParam())) conforms(p, GetParam());
+    if (!node_aware(GetParam()))
+      conforms(p, GetParam());
     else
       for (int rpn = 1; rpn <= std::min(4, nranks); ++rpn) conforms(p, GetParam(), rpn);
     fs::remove(p);
@@ -149,8 +151,8 @@ TEST(MpiBadInput, RanksPerNode) {
 // emulated nodes of 2), and says so per backend.
 TEST(MpiDump, SeveralBackendsAreEachChecked) {
   const fs::path dump = fs::temp_directory_path() / ("sfr_mpi_dump_multi_" + std::to_string(::getpid()) + ".json");
-  const auto r = mpirun(4, std::string("run ") + SFR_TRACES_DIR + "/handmade-4.json --backend shm,3step,2step,split-md,split-dd --ranks-per-node 2 --dump " +
-                               dump.string());
+  const auto r = mpirun(4, std::string("run ") + SFR_TRACES_DIR +
+                               "/handmade-4.json --backend shm,3step,2step,split-md,split-dd --ranks-per-node 2 --dump " + dump.string());
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* b : {"shm", "3step", "2step", "split-md", "split-dd"})
     EXPECT_EQ(occurrences(r.out, std::string("backend ") + b + ": 25 ops conform to the reference"), 1u) << b << ": " << r.out;
@@ -184,7 +186,8 @@ TEST(MpiBadInput, AnotherRanksErrorIsPrintedByRankZero) {
 
 TEST(MpiBadInput, MalformedTraceUnderMpi) {
   const fs::path p = fs::temp_directory_path() / ("sfr_mpi_bad_" + std::to_string(::getpid()) + ".json");
-  std::ofstream(p) << "{\"name\": \"x\", \"nranks\": 2, \"sfs\": {}, \"ops\": [{\"op\": \"bcast\", \"sf\": \"nope\", \"unit\": \"int32\"}]}";
+  std::ofstream(p)
+      << "{\"name\": \"x\", \"nranks\": 2, \"sfs\": {}, \"ops\": [{\"op\": \"bcast\", \"sf\": \"nope\", \"unit\": \"int32\"}]}";
   const auto r = mpirun(2, "run " + p.string() + " --backend basic");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("/ops/0/sf: unknown SF \"nope\""), std::string::npos) << r.out;
@@ -208,7 +211,8 @@ TEST(MpiCollective, PatternTraceRunsAndConforms) {
   std::set<std::string> ran;
   auto doc = nlohmann::json::parse(slurp(timing));
   for (const auto& res : doc["results"]) ran.insert(res["backend"].get<std::string>());
-  EXPECT_EQ(ran, (std::set<std::string>{"basic", "neighbor", "window", "alltoallv", "collective", "shm", "3step", "2step", "split-md", "split-dd"}));
+  EXPECT_EQ(ran, (std::set<std::string>{"basic", "neighbor", "window", "alltoallv", "collective", "shm", "3step", "2step", "split-md",
+                                        "split-dd"}));
   r = mpirun(4, std::string("run ") + SFR_TRACES_DIR + "/handmade-4.json --backend all --iters 1 --warmup 0 --timing " + timing.string());
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(sfr_test::occurrences(r.out, "skipped backend collective: /ops/0:"), 1u) << r.out;

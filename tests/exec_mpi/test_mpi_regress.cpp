@@ -31,8 +31,8 @@ TEST(MpiTiming, RegressRerunIsNotFlaggedAndAnInjectedSlowdownIs) {
                               {{"nroots", 4}, {"remote_rank", {0, 0}}, {"remote_index", {1, 2}}}};
     t["ops"] = nlohmann::json::array();
     for (const char* op : {"bcast", "reduce"})
-      t["ops"].push_back({{"op", op}, {"sf", "A"}, {"unit", "float64"}, {"mpi_op", op == std::string("bcast") ? "replace" : "sum"},
-                          {"overlap_us", 300}});
+      t["ops"].push_back(
+          {{"op", op}, {"sf", "A"}, {"unit", "float64"}, {"mpi_op", op == std::string("bcast") ? "replace" : "sum"}, {"overlap_us", 300}});
     std::ofstream(tr) << t.dump();
   }
   for (const char* side : {"base", "base", "new"}) {

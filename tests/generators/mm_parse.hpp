@@ -19,10 +19,9 @@ inline MmPattern parse_mm(const std::string& path) {
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);
-  const bool symmetric = line.find("symmetric") != std::string::npos || line.find("hermitian") != std::string::npos ||
-                         line.find("skew") != std::string::npos;
-  while (std::getline(in, line) && (line.empty() || line[0] == '%')) {
-  }
+  const bool symmetric =
+      line.find("symmetric") != std::string::npos || line.find("hermitian") != std::string::npos || line.find("skew") != std::string::npos;
+  while (std::getline(in, line) && (line.empty() || line[0] == '%')) {}
   MmPattern m;
   long long nnz = 0;
   std::istringstream(line) >> m.nrows >> m.ncols >> nnz;

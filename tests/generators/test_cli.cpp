@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-#include <nlohmann/json.hpp>
 
 #include "support/cli_fixture.hpp"
 #include "support/matrices.hpp"
@@ -200,9 +200,9 @@ TEST_F(GenerateCli, SuiteIsReproducibleFromItsSeed) {
 // Every seed plans a suite its generators accept (the synthetic label draws a fresh one each run;
 // seed 2094377302 once planned a hexmesh of 5 ranks on 3 cells per side).
 TEST_F(GenerateCli, SuiteGeneratesForManySeeds) {
-  for (const std::string seed : {"2094377302", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18",
-                                 "19", "20", "21", "22", "23", "24", "25", "26", "27", "28", "29", "30", "31", "32", "33", "34", "35", "36",
-                                 "37", "38", "39", "40"}) {
+  for (const std::string seed : {"2094377302", "1",  "2",  "3",  "4",  "5",  "6",  "7",  "8",  "9",  "10", "11", "12", "13",
+                                 "14",         "15", "16", "17", "18", "19", "20", "21", "22", "23", "24", "25", "26", "27",
+                                 "28",         "29", "30", "31", "32", "33", "34", "35", "36", "37", "38", "39", "40"}) {
     const auto r = run("generate suite --seed " + seed + " -o " + (dir_ / ("s" + seed)).string());
     EXPECT_EQ(r.status, 0) << "seed " << seed << ": " << r.err;
     fs::remove_all(dir_ / ("s" + seed));
@@ -213,8 +213,8 @@ TEST_F(GenerateCli, SuiteBadInput) {
   fs::create_directories(dir_ / "busy");
   write("busy/keep.txt", "x");
   sfr_test::expect_refused(run("generate suite --seed 1 -o " + (dir_ / "busy").string()), "foreign folder", "holds no suite");
-  sfr_test::expect_refused(run("generate suite --seed 1 -o " + (dir_ / "s").string() + " --matrices " + (dir_ / "nope").string()), "no matrices",
-                           "--matrices");
+  sfr_test::expect_refused(run("generate suite --seed 1 -o " + (dir_ / "s").string() + " --matrices " + (dir_ / "nope").string()),
+                           "no matrices", "--matrices");
   sfr_test::expect_refused(run("generate suite -o " + (dir_ / "s").string()), "no seed", "--seed");
   EXPECT_FALSE(fs::exists(dir_ / "s"));
 }

@@ -87,7 +87,8 @@ void check_bcast(const core::Graph& g, F expected) {
   }
   exec::reference::bcast(g, core::MpiOp::replace, roots, leaves);
   for (int r = 0; r < g.nranks; ++r)
-    for (Index p = 0; p < g[r].leafspace(); ++p) ASSERT_EQ(leaves[static_cast<std::size_t>(r)].as<long long>()[p], expected(r, p)) << r << " " << p;
+    for (Index p = 0; p < g[r].leafspace(); ++p)
+      ASSERT_EQ(leaves[static_cast<std::size_t>(r)].as<long long>()[p], expected(r, p)) << r << " " << p;
 }
 
 TEST(Scatter, ClosedForms) {
@@ -101,7 +102,10 @@ TEST(Scatter, ClosedForms) {
   o.pattern = gen::ScatterPattern::par_to_seq;  // every rank gets the whole vector
   check_bcast(gen::scatter_graph(o), [&](int, Index p) { return p; });
   o.pattern = gen::ScatterPattern::seq_to_par;  // y[g] = seq vector of rank g % P, entry g / P
-  check_bcast(gen::scatter_graph(o), [&](int r, Index p) { const Index g = r * n + p; return (g % P) * n + g / P; });
+  check_bcast(gen::scatter_graph(o), [&](int r, Index p) {
+    const Index g = r * n + p;
+    return (g % P) * n + g / P;
+  });
   o.pattern = gen::ScatterPattern::ring_send;
   const core::Graph ring = gen::scatter_graph(o);
   EXPECT_EQ(ring[0].nleaves(), 0);
@@ -253,10 +257,16 @@ TEST(Hexmesh, SingleRankMapsEveryPointToItsRoot) {
   o.nranks = 1;
   const Index n3 = 27;
   check_bcast(gen::hexmesh_graph(o), [&](int, Index p) -> long long {
-    if (p < n3) return p;                                                    // cell c
-    if (p < 4 * n3) { const Index x = p - n3; return n3 + 3 * (x % n3) + x / n3; }        // face (d, c)
-    if (p < 7 * n3) { const Index x = p - 4 * n3; return 4 * n3 + 3 * (x % n3) + x / n3; }  // edge (d, v)
-    return p;                                                                // vertex v
+    if (p < n3) return p;  // cell c
+    if (p < 4 * n3) {
+      const Index x = p - n3;
+      return n3 + 3 * (x % n3) + x / n3;
+    }  // face (d, c)
+    if (p < 7 * n3) {
+      const Index x = p - 4 * n3;
+      return 4 * n3 + 3 * (x % n3) + x / n3;
+    }          // edge (d, v)
+    return p;  // vertex v
   });
 }
 

@@ -3,17 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <map>
 
-#include "support/matrices.hpp"
 #include "exec/reference/reference.hpp"
-#include "generators/spmv.hpp"
 #include "generators/mm_parse.hpp"
+#include "generators/spmv.hpp"
+#include "support/matrices.hpp"
 #include "trace/trace.hpp"
 
 namespace {
@@ -132,7 +132,8 @@ std::vector<std::string> matrix_names() {
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SpmvMatrix);
 INSTANTIATE_TEST_SUITE_P(Shared, SpmvMatrix, ::testing::ValuesIn(matrix_names()), [](const auto& info) {
   std::string n = info.param.substr(0, info.param.size() - 4);
-  std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+  std::replace_if(
+      n.begin(), n.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
   return n;
 });
 
@@ -201,8 +202,8 @@ std::string write_rb(const std::string& name, const char* mxtype, const std::vec
   const std::string path = (std::filesystem::temp_directory_path() / name).string();
   std::ofstream f(path);
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%-72s%-8s\n%14d%14d%14d%14d\n%s%11s%14d%14d%14zu%14d\n%-16s%-16s%-20s\n", "sf-replay test", "TEST", 2, 1, 1,
-                0, mxtype, "", 3, 3, ind.size(), 0, "(4I4)", "(5I4)", "");
+  std::snprintf(buf, sizeof buf, "%-72s%-8s\n%14d%14d%14d%14d\n%s%11s%14d%14d%14zu%14d\n%-16s%-16s%-20s\n", "sf-replay test", "TEST", 2, 1,
+                1, 0, mxtype, "", 3, 3, ind.size(), 0, "(4I4)", "(5I4)", "");
   f << buf;
   for (int x : ptr) f << std::setw(4) << x;
   f << "\n";

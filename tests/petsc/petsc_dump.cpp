@@ -13,15 +13,15 @@
 #include <vector>
 
 #include "exec/conformance.hpp"
+#include "exec/dump.hpp"
 #include "exec/mpi/mpi_types.hpp"
 #include "exec/mpi/runner.hpp"
-#include "exec/dump.hpp"
 #include "io/json_strict.hpp"
 #include "trace/reader.hpp"
 
 using namespace sfr;
-using exec::mpi::mpi_op;
 using core::Index;
+using exec::mpi::mpi_op;
 
 namespace {
 
@@ -53,7 +53,8 @@ PetscSF build(const trace::SFDef& def, const std::map<std::string, PetscSF>& don
   } else if (const auto* l = std::get_if<trace::LayoutSF>(&def.def)) {
     PetscLayout map;
     CK(PetscLayoutCreate(PETSC_COMM_WORLD, &map));
-    CK(PetscLayoutSetLocalSize(map, static_cast<PetscInt>(l->layout[static_cast<size_t>(g_rank) + 1] - l->layout[static_cast<size_t>(g_rank)])));
+    CK(PetscLayoutSetLocalSize(map,
+                               static_cast<PetscInt>(l->layout[static_cast<size_t>(g_rank) + 1] - l->layout[static_cast<size_t>(g_rank)])));
     CK(PetscLayoutSetUp(map));
     const auto& lr = l->ranks[static_cast<size_t>(g_rank)];
     std::vector<PetscInt> il = to_petsc(lr.ilocal), gl = to_petsc(lr.global);
@@ -87,8 +88,10 @@ PetscSF build(const trace::SFDef& def, const std::map<std::string, PetscSF>& don
         std::vector<PetscInt> sel = to_petsc(d.selected[static_cast<size_t>(g_rank)]);
         std::sort(sel.begin(), sel.end());
         sel.erase(std::unique(sel.begin(), sel.end()), sel.end());
-        if (d.kind == trace::DeriveKind::embed_roots) CK(PetscSFCreateEmbeddedRootSF(in(0), static_cast<PetscInt>(sel.size()), sel.data(), &sf));
-        else CK(PetscSFCreateEmbeddedLeafSF(in(0), static_cast<PetscInt>(sel.size()), sel.data(), &sf));
+        if (d.kind == trace::DeriveKind::embed_roots)
+          CK(PetscSFCreateEmbeddedRootSF(in(0), static_cast<PetscInt>(sel.size()), sel.data(), &sf));
+        else
+          CK(PetscSFCreateEmbeddedLeafSF(in(0), static_cast<PetscInt>(sel.size()), sel.data(), &sf));
         break;
       }
       case trace::DeriveKind::concatenate: {
@@ -112,8 +115,9 @@ PetscSF build(const trace::SFDef& def, const std::map<std::string, PetscSF>& don
   (void)nranks;
   // -sf_type applies to the SFs built here; patterned SFs keep their own type (switching it
   // drops the pattern and crashes), and the multi-SF belongs to its parent.
-  const bool own_type = !std::holds_alternative<trace::PatternSF>(def.def) &&
-                        !(std::holds_alternative<trace::DerivedSF>(def.def) && std::get<trace::DerivedSF>(def.def).kind == trace::DeriveKind::multi);
+  const bool own_type =
+      !std::holds_alternative<trace::PatternSF>(def.def) &&
+      !(std::holds_alternative<trace::DerivedSF>(def.def) && std::get<trace::DerivedSF>(def.def).kind == trace::DeriveKind::multi);
   if (own_type) CK(PetscSFSetFromOptions(sf));
   CK(PetscSFSetUp(sf));
   return sf;
@@ -123,7 +127,8 @@ PetscSF build(const trace::SFDef& def, const std::map<std::string, PetscSF>& don
 // can). Units without a PETSc pack kernel ("dumb" types) fall back to MPI_Reduce_local, which
 // rejects predefined ops on the contiguous block types we use for bs > 1.
 std::string petsc_cannot(const core::OpSpec& op, const std::string& sf_type) {
-  const bool has_kernel = op.unit == core::Unit::int32 || op.unit == core::Unit::float64 || (op.unit == core::Unit::int32_pair && op.bs == 1);
+  const bool has_kernel =
+      op.unit == core::Unit::int32 || op.unit == core::Unit::float64 || (op.unit == core::Unit::int32_pair && op.bs == 1);
   const bool reduces = op.op == core::OpKind::reduce || (op.op == core::OpKind::bcast && op.mpi_op != core::MpiOp::replace);
   if (reduces && op.mpi_op != core::MpiOp::replace && op.bs > 1 && !has_kernel)
     return std::string("no PETSc kernel for ") + core::unit_name(op.unit) + " blocks; MPI_Reduce_local rejects the block type (MPI_ERR_OP)";
@@ -156,8 +161,12 @@ exec::RankArrays run_op(const trace::BuiltTrace& t, const core::OpSpec& op, Pets
   const core::Graph& g = t.graph_for(op);
   const Sizes rs = sizes(g, true), ls = sizes(g, false);
   const auto mop = core::op_named_mpi_op(op);
-  auto root_in = [&] { return exec::conformance_input(exec::Side::root, op.unit, op.bs, mop, g_rank, rs.n[static_cast<size_t>(g_rank)], rs.offset(g_rank)); };
-  auto leaf_in = [&] { return exec::conformance_input(exec::Side::leaf, op.unit, op.bs, mop, g_rank, ls.n[static_cast<size_t>(g_rank)], ls.offset(g_rank)); };
+  auto root_in = [&] {
+    return exec::conformance_input(exec::Side::root, op.unit, op.bs, mop, g_rank, rs.n[static_cast<size_t>(g_rank)], rs.offset(g_rank));
+  };
+  auto leaf_in = [&] {
+    return exec::conformance_input(exec::Side::leaf, op.unit, op.bs, mop, g_rank, ls.n[static_cast<size_t>(g_rank)], ls.offset(g_rank));
+  };
   MPI_Datatype dt = base_type(op.unit);
   if (op.bs > 1) {
     MPI_Type_contiguous(op.bs, base_type(op.unit), &dt);

@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exec/dump.hpp"
 #include "exec/dump_check.hpp"
 #include "exec/reference/reference.hpp"
-#include "exec/dump.hpp"
 #include "support/process.hpp"
 #include "support/random_trace.hpp"
 #include "support/sample_traces.hpp"
@@ -32,8 +32,8 @@ using sfr_test::slurp;
 void differential(const fs::path& trace_file, const std::string& sf_type = "basic") {
   const auto t = trace::read_trace_file(trace_file.string());
   const fs::path out = fs::temp_directory_path() / ("sfr_petsc_" + std::to_string(::getpid()) + "_" + trace_file.filename().string());
-  const auto r = sfr_test::run_command(sfr_test::mpiexec(t.trace().nranks) + SFR_PETSC_DUMP + " " + trace_file.string() + " " + out.string() +
-                                       " -sf_type " + sf_type);
+  const auto r = sfr_test::run_command(sfr_test::mpiexec(t.trace().nranks) + SFR_PETSC_DUMP + " " + trace_file.string() + " " +
+                                       out.string() + " -sf_type " + sf_type);
   ASSERT_EQ(r.status, 0) << r.out;
   const std::string text = slurp(out);
   const auto j = nlohmann::json::parse(text);
@@ -54,8 +54,8 @@ void differential(const fs::path& trace_file, const std::string& sf_type = "basi
 
 fs::path write_random(int nranks, unsigned seed) {
   const auto g = sfr_test::random_graph(nranks, seed);
-  const fs::path p = fs::temp_directory_path() / ("sfr_random_" + std::to_string(::getpid()) + "_" + std::to_string(nranks) + "_" +
-                                                  std::to_string(seed) + ".json");
+  const fs::path p = fs::temp_directory_path() /
+                     ("sfr_random_" + std::to_string(::getpid()) + "_" + std::to_string(nranks) + "_" + std::to_string(seed) + ".json");
   trace::write_trace_file(sfr_test::sweep_trace(g, "random"), p.string());
   return p;
 }

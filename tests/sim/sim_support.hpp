@@ -64,7 +64,8 @@ inline core::Graph random_graph(int nranks, int leaves_per_rank, core::Index roo
   for (int r = 0; r < nranks; ++r) g[r].nroots = roots_per_rank;
   for (int r = 0; r < nranks; ++r)
     for (int j = 0; j < leaves_per_rank; ++j)
-      g[r].add_leaf(j, static_cast<int>(rng() % static_cast<unsigned>(nranks)), static_cast<core::Index>(rng() % static_cast<std::uint64_t>(roots_per_rank)));
+      g[r].add_leaf(j, static_cast<int>(rng() % static_cast<unsigned>(nranks)),
+                    static_cast<core::Index>(rng() % static_cast<std::uint64_t>(roots_per_rank)));
   return g;
 }
 

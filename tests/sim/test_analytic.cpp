@@ -56,7 +56,8 @@ TEST(SimAnalytic, StrategiesCombineTheTerms) {
   // a worked number: 3-step staged = 2.44e-6 + max(32000*4.19e-11, 8000*3.79e-10)
   //   + 2 x [ (4.61e-7 + 8000*7.12e-11) + 2 (1.17e-6 + 8000*2.18e-10) ]
   //   + (1.27e-5 + 8000*1.96e-11) + (1.30e-5 + 8000*1.85e-11)
-  const double hand = 2.44e-6 + 3.032e-6 + 2 * ((4.61e-7 + 5.696e-7) + 2 * (1.17e-6 + 1.744e-6)) + (1.27e-5 + 1.568e-7) + (1.30e-5 + 1.48e-7);
+  const double hand =
+      2.44e-6 + 3.032e-6 + 2 * ((4.61e-7 + 5.696e-7) + 2 * (1.17e-6 + 1.744e-6)) + (1.27e-5 + 1.568e-7) + (1.30e-5 + 1.48e-7);
   near(m.three_step(p, false), hand);
 }
 

@@ -10,8 +10,8 @@
 #include "sim_support.hpp"
 
 using namespace sfr_simtest;
-using sim::ModelKind;
 using core::OpKind;
+using sim::ModelKind;
 
 TEST(SimAutoBackend, ChoosesPerSfByPrediction) {
   // Two ranks, 125 doubles each way (1 us of bytes at 1 ns/B), latency 1 us.

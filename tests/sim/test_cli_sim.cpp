@@ -37,8 +37,8 @@ TEST_F(SimCli, EverySampleTraceWithEveryPreset) {
 
 TEST_F(SimCli, JsonTimelineAndSimgridOutputs) {
   const auto json = dir_ / "r.json", tl = dir_ / "t.json", sg = dir_ / "sg";
-  const auto r = run("simulate " + kSample + " -m generic -b basic -b 3step:aware --json " + json.string() + " --timeline " +
-                     tl.string() + " --export-simgrid " + sg.string());
+  const auto r = run("simulate " + kSample + " -m generic -b basic -b 3step:aware --json " + json.string() + " --timeline " + tl.string() +
+                     " --export-simgrid " + sg.string());
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = sfr::io::parse_json_strict(slurp(json), "r.json");
   ASSERT_EQ(j["backends"].size(), 2u);

@@ -10,8 +10,8 @@
 #include "sim_support.hpp"
 
 using namespace sfr_simtest;
-using sim::ModelKind;
 using core::OpKind;
+using sim::ModelKind;
 
 namespace {
 constexpr double kTol = 1e-11;  // picosecond rounding, a few messages
@@ -293,7 +293,7 @@ TEST(SimFlows, StaggeredArrivalsShareTheReceiveLink) {
   // from 1 to 2 us (half done), then both at half speed: A leaves at 4 us, B at 5 us.
   auto m = flat(ModelKind::postal);
   for (auto& mem : m.p2p) mem[2] = {{{2e-6, 1e-9}, {2e-6, 1e-9}, {2e-6, 1e-9}}};  // network tier
-  m.short_max = 0, m.eager_max = 100;  // 2000 B: rendezvous, no handshake legs
+  m.short_max = 0, m.eager_max = 100;                                             // 2000 B: rendezvous, no handshake legs
   StepRun r{m, {0, 0, 1}, {0, 0, 1}, {0, 0, 0}, {}};
   sim::Step s;
   s.msgs = {msg(0, 1, 2000), msg(2, 1, 2000, sim::Tier::network)};
@@ -357,7 +357,8 @@ std::vector<double> processor_sharing(const std::vector<std::pair<double, double
   std::size_t next = 0;
   while (next < k || !active.empty()) {
     if (active.empty()) t = std::max(t, flows[by_arrival[next]].first);
-    while (next < k && flows[by_arrival[next]].first <= t) active.push_back(by_arrival[next]), left[by_arrival[next]] = flows[by_arrival[next]].second, ++next;
+    while (next < k && flows[by_arrival[next]].first <= t)
+      active.push_back(by_arrival[next]), left[by_arrival[next]] = flows[by_arrival[next]].second, ++next;
     double least = std::numeric_limits<double>::infinity();
     for (auto i : active) least = std::min(least, left[i]);
     const auto n = static_cast<double>(active.size());
@@ -443,7 +444,8 @@ TEST(SimFlows, RandomStepsMatchExactProcessorSharing) {
         for (auto i : res[r]) flows.push_back({std::max(act[i], busy[r]), 1e-10 * 1e12 * static_cast<double>(s.msgs[i].bytes)});
         const auto leave = processor_sharing(flows);
         double last = 0;
-        for (std::size_t q = 0; q < leave.size(); ++q) done[res[r][q]] = std::max(done[res[r][q]], leave[q]), last = std::max(last, leave[q]);
+        for (std::size_t q = 0; q < leave.size(); ++q)
+          done[res[r][q]] = std::max(done[res[r][q]], leave[q]), last = std::max(last, leave[q]);
         busy[r] = std::max(busy[r], std::floor(last + 0.5));
       }
       for (std::size_t i = 0; i < nm; ++i) ready[s.msgs[i].dst] = std::max(ready[s.msgs[i].dst], done[i]);
@@ -465,8 +467,10 @@ TEST(SimFlows, RandomStepsMatchExactProcessorSharing) {
         if (sl.kind == sim::Timeline::recv) got.push_back(sl.end);
       ASSERT_EQ(got.size(), nm);
       for (std::size_t i = 0; i < nm; ++i)
-        ASSERT_NEAR(static_cast<double>(got[i]), done[i], 2.0) << "trial " << trial << " shift " << shift << " message " << i << " " << s.msgs[i].src << "->" << s.msgs[i].dst;
-      for (std::size_t q = 0; q < node.size(); ++q) ASSERT_NEAR(static_cast<double>(ready[q]), expect[q], 2.0) << "trial " << trial << " shift " << shift << " endpoint " << q;
+        ASSERT_NEAR(static_cast<double>(got[i]), done[i], 2.0)
+            << "trial " << trial << " shift " << shift << " message " << i << " " << s.msgs[i].src << "->" << s.msgs[i].dst;
+      for (std::size_t q = 0; q < node.size(); ++q)
+        ASSERT_NEAR(static_cast<double>(ready[q]), expect[q], 2.0) << "trial " << trial << " shift " << shift << " endpoint " << q;
     }
     ++cases;
   }

@@ -53,8 +53,11 @@ TEST(SimMachine, JsonRoundTrip) {
 }
 
 TEST(SimMachine, PartialFileStartsFromItsBase) {
-  const auto m = sim::parse_machine(io::parse_json_strict(
-      R"({"base": "lassen", "model": "postal", "host": {"eager": {"network": [1e-6, 2e-10]}}, "thresholds": {"eager_max": 4096}})", "m"), "m");
+  const auto m = sim::parse_machine(
+      io::parse_json_strict(
+          R"({"base": "lassen", "model": "postal", "host": {"eager": {"network": [1e-6, 2e-10]}}, "thresholds": {"eager_max": 4096}})",
+          "m"),
+      "m");
   EXPECT_EQ(m.model, sim::ModelKind::postal);
   EXPECT_DOUBLE_EQ(m.ab(false, Tier::network, Proto::eager).alpha, 1e-6);
   EXPECT_DOUBLE_EQ(m.ab(false, Tier::network, Proto::short_).alpha, 1.89e-06);  // from lassen

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "io/json_strict.hpp"
 #include "sim/machine.hpp"
 #include "support/mutate.hpp"
-#include "io/json_strict.hpp"
 
 using namespace sfr;
 

@@ -13,7 +13,7 @@ TEST(SimModelCheck, ErrorsRankingsAndSummary) {
       {"t", 0, "bcast", "neighbor", 10.4, 8.32},  // -20 %
       {"t", 0, "bcast", "window", 20.0, 21.0},    // +5 %
       // op 1: window is measured best (10); alltoallv is predicted best, measured 13 (+30 %): wrong.
-      {"t", 1, "reduce", "window", 10.0, 13.0},   // +30 %
+      {"t", 1, "reduce", "window", 10.0, 13.0},      // +30 %
       {"t", 1, "reduce", "alltoallv", 13.0, 12.74},  // -2 %
       // another trace's op with one backend: no ranking.
       {"u", 0, "bcast", "basic", 5.0, 5.0},  // 0 %

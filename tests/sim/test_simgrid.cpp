@@ -10,9 +10,9 @@
 
 #include "sim/simgrid_export.hpp"
 #include "sim/smpi_compare.hpp"
+#include "sim_support.hpp"
 #include "support/cli_fixture.hpp"
 #include "trace/reader.hpp"
-#include "sim_support.hpp"
 
 using namespace sfr_simtest;
 
@@ -58,15 +58,17 @@ TEST_P(SimSmpi, WithinTenPercent) {
   EXPECT_LT(std::abs(r.diff()), 0.10);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Patterns, SimSmpi,
-    ::testing::Values(Case{"OneWayRing256x1KiB", 0, 256, {1}, 1024, 20, nullptr}, Case{"TwoWayRing64x64KiB", 0, 64, {-1, 1}, 65536, 20, nullptr},
-                      Case{"TwoWayRing256x512KiB", 0, 256, {-1, 1}, 524288, 10, nullptr},
-                      Case{"PlusMinus2Ring1024x1KiB", 0, 1024, {-2, -1, 1, 2}, 1024, 20, nullptr},
-                      Case{"RandomDegree8x128x4KiB", 1, 128, {}, 4096, 20, nullptr},
-                      Case{"RandomDegree8x64x64KiB", 1, 64, {}, 65536, 10, nullptr}, Case{"SpmvBcsstk13x64", 2, 64, {}, 0, 20, "bcsstk13"},
-                      Case{"SpmvCryg2500x64", 2, 64, {}, 0, 20, "cryg2500"}, Case{"SpmvPdx64", 2, 64, {}, 0, 20, "Pd"}),
-    case_name);
+INSTANTIATE_TEST_SUITE_P(Patterns, SimSmpi,
+                         ::testing::Values(Case{"OneWayRing256x1KiB", 0, 256, {1}, 1024, 20, nullptr},
+                                           Case{"TwoWayRing64x64KiB", 0, 64, {-1, 1}, 65536, 20, nullptr},
+                                           Case{"TwoWayRing256x512KiB", 0, 256, {-1, 1}, 524288, 10, nullptr},
+                                           Case{"PlusMinus2Ring1024x1KiB", 0, 1024, {-2, -1, 1, 2}, 1024, 20, nullptr},
+                                           Case{"RandomDegree8x128x4KiB", 1, 128, {}, 4096, 20, nullptr},
+                                           Case{"RandomDegree8x64x64KiB", 1, 64, {}, 65536, 10, nullptr},
+                                           Case{"SpmvBcsstk13x64", 2, 64, {}, 0, 20, "bcsstk13"},
+                                           Case{"SpmvCryg2500x64", 2, 64, {}, 0, 20, "cryg2500"},
+                                           Case{"SpmvPdx64", 2, 64, {}, 0, 20, "Pd"}),
+                         case_name);
 
 TEST(SimSimgridExport, PlatformAndCommand) {
   core::Graph g(4);

@@ -41,7 +41,8 @@ inline Canon canon(const Graph& g) {
   Canon c;
   for (const auto& rg : g.ranks) {
     std::map<Index, std::pair<int, Index>> m;
-    for (Index j = 0; j < rg.nleaves(); ++j) m[rg.leaf_position(j)] = {rg.remote_rank[static_cast<size_t>(j)], rg.remote_index[static_cast<size_t>(j)]};
+    for (Index j = 0; j < rg.nleaves(); ++j)
+      m[rg.leaf_position(j)] = {rg.remote_rank[static_cast<size_t>(j)], rg.remote_index[static_cast<size_t>(j)]};
     c.push_back({rg.nroots, m});
   }
   return c;
@@ -49,10 +50,7 @@ inline Canon canon(const Graph& g) {
 
 // The graph "A" of traces/handmade-4.json: holes, roots of degree 0 and 3, an empty rank, self edges.
 inline Graph handmade_a() {
-  return make_graph({{3, {{4, 1, 0}, {0, 0, 1}, {2, 2, 1}}},
-                     {2, {{0, 0, 1}, {1, 0, 0}, {2, 1, 0}}},
-                     {2, {{3, 0, 1}, {1, 1, 0}}},
-                     {0, {}}});
+  return make_graph({{3, {{4, 1, 0}, {0, 0, 1}, {2, 2, 1}}}, {2, {{0, 0, 1}, {1, 0, 0}, {2, 1, 0}}}, {2, {{3, 0, 1}, {1, 1, 0}}}, {0, {}}});
 }
 
 }  // namespace sfr_test

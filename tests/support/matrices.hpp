@@ -16,7 +16,7 @@ inline bool have_shared_matrices() {
 }
 }  // namespace sfr_test
 
-#define SFR_SKIP_WITHOUT_MATRICES()                                                                                               \
-  do {                                                                                                                            \
+#define SFR_SKIP_WITHOUT_MATRICES()                                                                                                 \
+  do {                                                                                                                              \
     if (!sfr_test::have_shared_matrices()) GTEST_SKIP() << SFR_MATRICES_DIR << " not found (clone with ../shared beside the repo)"; \
   } while (0)

@@ -11,10 +11,39 @@
 namespace sfr_test {
 
 inline std::string mutate(std::string s, std::uint64_t seed) {
-  static const std::vector<std::string> tokens = {
-      "[", "]", "{", "}", ",", ":", "\"", "-", "1e308", "-1", "0", "2.5", "18446744073709551616", "9223372036854775807",
-      "1099511627776", "4294967296", "null", "true", "\"x\"", "[]", "{}", "\"\\u0000\"", "\"nroots\"", "\"derive\"", "\"of\"",
-      "\"pattern\"", "\"ranks\"", "\"ilocal\"", "\"multi\"", "\"inverse\"", "\"allgather\"", "\"alltoall\"", "\"\xff\""};
+  static const std::vector<std::string> tokens = {"[",
+                                                  "]",
+                                                  "{",
+                                                  "}",
+                                                  ",",
+                                                  ":",
+                                                  "\"",
+                                                  "-",
+                                                  "1e308",
+                                                  "-1",
+                                                  "0",
+                                                  "2.5",
+                                                  "18446744073709551616",
+                                                  "9223372036854775807",
+                                                  "1099511627776",
+                                                  "4294967296",
+                                                  "null",
+                                                  "true",
+                                                  "\"x\"",
+                                                  "[]",
+                                                  "{}",
+                                                  "\"\\u0000\"",
+                                                  "\"nroots\"",
+                                                  "\"derive\"",
+                                                  "\"of\"",
+                                                  "\"pattern\"",
+                                                  "\"ranks\"",
+                                                  "\"ilocal\"",
+                                                  "\"multi\"",
+                                                  "\"inverse\"",
+                                                  "\"allgather\"",
+                                                  "\"alltoall\"",
+                                                  "\"\xff\""};
   std::mt19937_64 rng(seed);
   auto pick = [&](std::size_t n) { return n == 0 ? std::size_t{0} : static_cast<std::size_t>(rng() % n); };
   const int edits = 1 + static_cast<int>(rng() % 4);

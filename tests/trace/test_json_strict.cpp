@@ -7,8 +7,8 @@
 #include <fstream>
 
 #include "core/error.hpp"
-#include "support/sample_traces.hpp"
 #include "io/json_strict.hpp"
+#include "support/sample_traces.hpp"
 #include "trace/reader.hpp"
 
 using namespace sfr;
@@ -113,8 +113,7 @@ TEST(JsonStrict, BadElementsOfPackedArraysAreNamed) {
   EXPECT_NE(err("-1").find("/sfs/A/ranks/0/remote_rank/2: rank -1 is out of range"), std::string::npos) << err("-1");
   EXPECT_NE(err("\"1\"").find("/sfs/A/ranks/0/remote_rank/2: expected rank (an integer), got the string"), std::string::npos)
       << err("\"1\"");
-  EXPECT_NE(err("1.5").find("/sfs/A/ranks/0/remote_rank/2: expected rank (an integer), got the non-integer number 1.5"),
-            std::string::npos)
+  EXPECT_NE(err("1.5").find("/sfs/A/ranks/0/remote_rank/2: expected rank (an integer), got the non-integer number 1.5"), std::string::npos)
       << err("1.5");
   EXPECT_NE(err("99999999999").find("/sfs/A/ranks/0/remote_rank/2: rank 99999999999 is out of range"), std::string::npos)
       << err("99999999999");
@@ -122,7 +121,8 @@ TEST(JsonStrict, BadElementsOfPackedArraysAreNamed) {
 
 TEST(JsonStrict, MetaKeepsItsIntegerArrays) {
   const auto t = trace::parse_trace(R"({"name": "t", "nranks": 1, "meta": {"dims": [4, 5], "n": [[1]]},
-      "sfs": {}, "ops": []})", "t.json");
+      "sfs": {}, "ops": []})",
+                                    "t.json");
   EXPECT_EQ(t.trace().meta_json, R"({"dims":[4,5],"n":[[1]]})");
 }
 

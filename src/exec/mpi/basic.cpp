@@ -21,8 +21,10 @@ public:
     l.requests.assign(l.recv->npeers() + l.send->npeers(), MPI_REQUEST_NULL);
     l.bound.assign(l.requests.size(), nullptr);
     std::vector<char> persistent;
-    for (std::size_t p = 0; p < l.recv->npeers(); ++p) persistent.push_back(l.recv->count(p) * static_cast<long long>(l.vbytes) >= kPersistentMin);
-    for (std::size_t p = 0; p < l.send->npeers(); ++p) persistent.push_back(l.send->count(p) * static_cast<long long>(l.vbytes) >= kPersistentMin);
+    for (std::size_t p = 0; p < l.recv->npeers(); ++p)
+      persistent.push_back(l.recv->count(p) * static_cast<long long>(l.vbytes) >= kPersistentMin);
+    for (std::size_t p = 0; p < l.send->npeers(); ++p)
+      persistent.push_back(l.send->count(p) * static_cast<long long>(l.vbytes) >= kPersistentMin);
     l.persistent = std::move(persistent);
   }
   void free_link(Link& l) override {
@@ -36,7 +38,8 @@ public:
     const std::byte* send_user = f.kind == Motion::bcast ? f.rootdata : f.leafdata;
     for (std::size_t p = 0; p < nrecv; ++p) {
       if (l.recv_is_shared(p)) continue;
-      void* want = f.recv_direct[p] ? static_cast<void*>(recv_user + static_cast<std::size_t>(l.recv->shapes[p].start) * l.vbytes) : l.recv_block(p);
+      void* want =
+          f.recv_direct[p] ? static_cast<void*>(recv_user + static_cast<std::size_t>(l.recv->shapes[p].start) * l.vbytes) : l.recv_block(p);
       const auto [count, type] = l.message(l.recv->count(p));
       MPI_Request& r = l.requests[p];
       if (!l.persistent[p]) {
@@ -52,8 +55,9 @@ public:
     }
     for (std::size_t p = 0; p < l.send->npeers(); ++p) {
       if (l.send_is_shared(p)) continue;
-      const void* want = f.send_direct[p] ? static_cast<const void*>(send_user + static_cast<std::size_t>(l.send->shapes[p].start) * l.vbytes)
-                                          : l.send_block(p);
+      const void* want = f.send_direct[p]
+                             ? static_cast<const void*>(send_user + static_cast<std::size_t>(l.send->shapes[p].start) * l.vbytes)
+                             : l.send_block(p);
       const auto [count, type] = l.message(l.send->count(p));
       MPI_Request& r = l.requests[nrecv + p];
       if (!l.persistent[nrecv + p]) {

@@ -41,9 +41,9 @@ constexpr int kTag = 7, kToken = 8;
 // Half round trips of a blocking ping-pong between rank 0 and `p`, median over repetitions.
 std::vector<core::TimedSample> pingpong(MPI_Comm comm, int rank, int p) {
   // Four sizes per octave from 512 B to 8 KiB (where transports switch protocols), two above.
-  static const int sizes[] = {8,     64,    256,   512,   640,    768,    896,    1024,   1280,   1536,   1792,   2048,   2560,    3072,
-                              3584,  4096,  5120,  6144,  7168,   8192,   12288,  16384,  24576,  32768,  49152,  65536,  98304,   131072,
-                              196608, 262144, 393216, 524288, 786432, 1048576};
+  static const int sizes[] = {8,     64,    256,   512,    640,    768,    896,    1024,   1280,   1536,   1792,  2048,
+                              2560,  3072,  3584,  4096,   5120,   6144,   7168,   8192,   12288,  16384,  24576, 32768,
+                              49152, 65536, 98304, 131072, 196608, 262144, 393216, 524288, 786432, 1048576};
   std::vector<core::TimedSample> out;
   std::vector<char> buf(1 << 20);
   for (const int n : sizes) {
@@ -241,8 +241,10 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   const int fast = d.partner[0] > 0 ? d.partner[0] : d.partner[1] > 0 ? d.partner[1] : d.partner[2];
   if (fast > 0) {
     say("LogGP overheads and gap");
-    if (rank == 0 || rank == fast) overheads(comm, rank, fast, d);
-    else MPI_Bcast(&d.o_recv, 1, MPI_DOUBLE, fast, comm);
+    if (rank == 0 || rank == fast)
+      overheads(comm, rank, fast, d);
+    else
+      MPI_Bcast(&d.o_recv, 1, MPI_DOUBLE, fast, comm);
     idle_barrier(comm);
   }
   // 3. Injection: node 0's ranks to node 1's.
@@ -274,10 +276,12 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
                                    MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &ring);
     std::vector<int> zn(nb.size() + 1, 0);
     char dummy = 0;
-    d.neighbor = per_call(comm, [&] { MPI_Neighbor_alltoallv(&dummy, zn.data(), zn.data(), MPI_BYTE, &dummy, zn.data(), zn.data(), MPI_BYTE, ring); });
+    d.neighbor = per_call(
+        comm, [&] { MPI_Neighbor_alltoallv(&dummy, zn.data(), zn.data(), MPI_BYTE, &dummy, zn.data(), zn.data(), MPI_BYTE, ring); });
     MPI_Comm_free(&ring);
     std::vector<int> za(static_cast<std::size_t>(size), 0);
-    d.alltoallv = per_call(comm, [&] { MPI_Alltoallv(&dummy, za.data(), za.data(), MPI_BYTE, &dummy, za.data(), za.data(), MPI_BYTE, comm); });
+    d.alltoallv =
+        per_call(comm, [&] { MPI_Alltoallv(&dummy, za.data(), za.data(), MPI_BYTE, &dummy, za.data(), za.data(), MPI_BYTE, comm); });
   }
   // 5. The executor itself, per backend: a bcast on core::calibration_ring.
   say("the executor's own cost per op");

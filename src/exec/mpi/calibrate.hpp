@@ -13,8 +13,8 @@
 namespace sfr::exec::mpi {
 
 struct CalibrateOptions {
-  int ranks_per_node = 0;    // > 0: emulated nodes of this many consecutive ranks; 0: real nodes
-  int ranks_per_socket = 0;  // > 0: sockets of this many consecutive ranks of a node; 0: one
+  int ranks_per_node = 0;                            // > 0: emulated nodes of this many consecutive ranks; 0: real nodes
+  int ranks_per_socket = 0;                          // > 0: sockets of this many consecutive ranks of a node; 0: one
   std::function<void(const std::string&)> progress;  // rank 0: called before each part
 };
 

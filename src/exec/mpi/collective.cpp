@@ -20,7 +20,8 @@ bool covers_all_roots(const core::RankGraph& rg, const std::vector<Index>& start
   int owner = 0;
   for (Index j = 0; j < total; ++j) {
     while (start[static_cast<std::size_t>(owner) + 1] <= j) ++owner;
-    if (rg.remote_rank[static_cast<std::size_t>(j)] != owner || rg.remote_index[static_cast<std::size_t>(j)] != j - start[static_cast<std::size_t>(owner)])
+    if (rg.remote_rank[static_cast<std::size_t>(j)] != owner ||
+        rg.remote_index[static_cast<std::size_t>(j)] != j - start[static_cast<std::size_t>(owner)])
       return false;
   }
   (void)g;
@@ -77,10 +78,12 @@ public:
     l.requests.resize(1);
     switch (kind_) {
       case Kind::allgather:
-        MPI_Iallgatherv(f.rootdata, counts_[me(sf)], l.vtype, f.leafdata, counts_.data(), displs_.data(), l.vtype, comm_, l.requests.data());
+        MPI_Iallgatherv(f.rootdata, counts_[me(sf)], l.vtype, f.leafdata, counts_.data(), displs_.data(), l.vtype, comm_,
+                        l.requests.data());
         break;
       case Kind::gather:
-        MPI_Igatherv(f.rootdata, counts_[me(sf)], l.vtype, f.leafdata, counts_.data(), displs_.data(), l.vtype, 0, comm_, l.requests.data());
+        MPI_Igatherv(f.rootdata, counts_[me(sf)], l.vtype, f.leafdata, counts_.data(), displs_.data(), l.vtype, 0, comm_,
+                     l.requests.data());
         break;
       case Kind::alltoall: MPI_Ialltoall(f.rootdata, 1, l.vtype, f.leafdata, 1, l.vtype, comm_, l.requests.data()); break;
       case Kind::none: break;

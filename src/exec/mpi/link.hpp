@@ -2,8 +2,8 @@
 // of an op between its begin and end.
 #pragma once
 
-#include <cstddef>
 #include <mpi.h>
+#include <cstddef>
 #include <span>
 #include <vector>
 
@@ -23,7 +23,7 @@ struct Link {
   // Backend state.
   std::vector<MPI_Request> requests;
   std::vector<int> scounts, sdispls, rcounts, rdispls;  // in vertices (with `vtype`)
-  MPI_Datatype vtype = MPI_DATATYPE_NULL;  // one vertex as MPI_BYTE blocks
+  MPI_Datatype vtype = MPI_DATATYPE_NULL;               // one vertex as MPI_BYTE blocks
   MPI_Win win = MPI_WIN_NULL;
   std::span<std::byte> winbuf;  // window memory, allocated by MPI (MPI_Win_allocate), freed with the window
 
@@ -65,16 +65,16 @@ struct InFlight {
   int bs = 1;
   core::MpiOp op = core::MpiOp::replace;
   std::byte* rootdata = nullptr;
-  std::byte* leafdata = nullptr;      // const for reduce / fetch (never written)
-  std::byte* leafupdate = nullptr;    // fetch_and_op
-  Link* link = nullptr;               // the exchange (leaf->root for reduce/fetch)
-  Link* back = nullptr;               // fetch_and_op: root->leaf return of fetched values
-  StarForest* sf = nullptr;           // the SF that runs it (the multi-SF for gather/scatter)
-  bool applied = false;               // backend already applied the data at the destination
+  std::byte* leafdata = nullptr;    // const for reduce / fetch (never written)
+  std::byte* leafupdate = nullptr;  // fetch_and_op
+  Link* link = nullptr;             // the exchange (leaf->root for reduce/fetch)
+  Link* back = nullptr;             // fetch_and_op: root->leaf return of fetched values
+  StarForest* sf = nullptr;         // the SF that runs it (the multi-SF for gather/scatter)
+  bool applied = false;             // backend already applied the data at the destination
   // Per peer: whether the send / receive of this op goes straight from / into the user's buffer
   // (set by the driver from the backend's answer; such peers are not packed / unpacked).
   std::vector<char> send_direct, recv_direct;
-  bool fetched_in_back = false;       // fetch: backend delivered fetched values in back->recvbuf
+  bool fetched_in_back = false;  // fetch: backend delivered fetched values in back->recvbuf
   // The send blocks hold the sending side's values by index (equal indices, equal values: a
   // transport may send such duplicates once); false for fetch_and_op's return of fetched values.
   bool by_index = true;

@@ -23,7 +23,8 @@ MPI_Comm graph_comm(MPI_Comm comm, const std::vector<int>& sources, const std::v
   static const int dummy[1] = {0};
   MPI_Comm g = MPI_COMM_NULL;
   MPI_Dist_graph_create_adjacent(comm, static_cast<int>(sources.size()), sources.empty() ? dummy : sources.data(), MPI_UNWEIGHTED,
-                                 static_cast<int>(dests.size()), dests.empty() ? dummy : dests.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g);
+                                 static_cast<int>(dests.size()), dests.empty() ? dummy : dests.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+                                 &g);
   return g;
 }
 

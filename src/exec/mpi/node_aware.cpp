@@ -63,7 +63,7 @@ struct Route {
     std::size_t recv_off = 0;  // dest's receive buffer position (vertices), when dest is me
     std::vector<Index> from;   // positions in relay
     core::IndexShape shape;
-    std::size_t buf_off = 0;   // in s3buf
+    std::size_t buf_off = 0;  // in s3buf
   };
   std::vector<Fwd> s3_send;
   std::size_t s3_size = 0;
@@ -113,10 +113,12 @@ public:
     const std::size_t vb = l.vbytes;
     // Receives first: step 3 and direct (into recvbuf), step 2 (relay), step 1 (s2buf).
     for (const auto& m : r.s3_recv) post(MPI_Irecv, l, l.recvbuf.data() + m.off * vb, m.count, m.peer, 2, r.last_reqs);
-    for (std::size_t p : r.direct_recv) post(MPI_Irecv, l, l.recv_block(p), static_cast<std::size_t>(l.recv->count(p)), l.recv->peers[p], 0, r.last_reqs);
+    for (std::size_t p : r.direct_recv)
+      post(MPI_Irecv, l, l.recv_block(p), static_cast<std::size_t>(l.recv->count(p)), l.recv->peers[p], 0, r.last_reqs);
     for (const auto& m : r.s2_recv) post(MPI_Irecv, l, r.relay.data() + m.off * vb, m.count, m.peer, 1, r.relay_reqs);
     for (const auto& m : r.s1_recv) post(MPI_Irecv, l, r.s2buf.data() + m.off * vb, m.count, m.peer, 0, r.s1_reqs);
-    for (std::size_t p : r.direct_send) post(MPI_Isend, l, l.send_block(p), static_cast<std::size_t>(l.send->count(p)), l.send->peers[p], 0, r.send_reqs);
+    for (std::size_t p : r.direct_send)
+      post(MPI_Isend, l, l.send_block(p), static_cast<std::size_t>(l.send->count(p)), l.send->peers[p], 0, r.send_reqs);
     for (const auto& o : r.out) {
       std::byte* dst = (o.agg == me_ ? r.s2buf.data() : r.s1buf.data()) + o.pay_off * vb;
       core::pack(l.sendbuf.data(), o.from, o.shape, vb, dst);
@@ -295,7 +297,8 @@ private:
       o.agg = g.A;
       o.from = pay(g).from;
       o.shape = core::classify_indices(o.from);
-      if (g.A == me_) o.pay_off = in_s2.at(&g);
+      if (g.A == me_)
+        o.pay_off = in_s2.at(&g);
       else {
         o.pay_off = r.s1_size;
         r.s1_size += o.from.size();
@@ -338,7 +341,9 @@ private:
       }
     };
     runs(me_, [&](int B, std::size_t p, std::size_t q) {
-      if (B != me_) r.s3_recv.push_back({B, static_cast<std::size_t>(l.recv->offsets[p]), static_cast<std::size_t>(l.recv->offsets[q] - l.recv->offsets[p])});
+      if (B != me_)
+        r.s3_recv.push_back(
+            {B, static_cast<std::size_t>(l.recv->offsets[p]), static_cast<std::size_t>(l.recv->offsets[q] - l.recv->offsets[p])});
     });
     for (int t = node(me_) * rpn_; t < node(me_) * rpn_ + on_node(node(me_)); ++t)
       runs(t, [&](int B, std::size_t p, std::size_t q) {
@@ -353,7 +358,8 @@ private:
           const auto& ss = send_side(g->s, d);
           const std::size_t pi = static_cast<std::size_t>(std::lower_bound(ss.peers.begin() + static_cast<std::ptrdiff_t>(g->p0),
                                                                            ss.peers.begin() + static_cast<std::ptrdiff_t>(g->p1), t) -
-                                                          ss.peers.begin()) - g->p0;
+                                                          ss.peers.begin()) -
+                                 g->p0;
           for (Index at : pay(*g).at[pi]) fw.from.push_back(static_cast<Index>(off) + at);
         }
         fw.shape = core::classify_indices(fw.from);

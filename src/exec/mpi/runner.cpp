@@ -8,9 +8,9 @@
 
 #include "core/error.hpp"
 #include "exec/conformance.hpp"
+#include "exec/dump.hpp"
 #include "exec/mpi/backend.hpp"
 #include "exec/mpi/star_forest.hpp"
-#include "exec/dump.hpp"
 #include "io/json_out.hpp"
 #include "io/json_strict.hpp"
 
@@ -30,8 +30,13 @@ int rank_of(MPI_Comm c) {
 class SFCache {
 public:
   SFCache(MPI_Comm comm, const trace::BuiltTrace& t, std::string backend, const AutoChoice* choice, int ranks_per_node)
-      : comm_(comm), t_(t), backend_(std::move(backend)), choice_(choice),
-        rpn_(ranks_per_node > 0 ? ranks_per_node : t.trace().machine ? t.trace().machine->ranks_per_node : 0) {}
+      : comm_(comm),
+        t_(t),
+        backend_(std::move(backend)),
+        choice_(choice),
+        rpn_(ranks_per_node > 0  ? ranks_per_node
+             : t.trace().machine ? t.trace().machine->ranks_per_node
+                                 : 0) {}
   // The backend an SF runs on: the named one, or for "auto" the choice made for it.
   std::string backend_of(const std::string& name) const {
     if (backend_ != "auto") return backend_;
@@ -78,10 +83,11 @@ OpBuffers make_buffers(const trace::BuiltTrace& t, const core::OpSpec& op, int m
   const int bs = core::op_wire_bs(op);
   const core::OpTraits& tr = core::op_traits(op.op);
   // Arrays the op reads hold conformance data; the others start zero.
-  b.root = tr.reads_array("rootdata") || tr.reads_array("multirootdata") ? conformance_input(Side::root, u, bs, mop, me, g[me].nroots, root_off)
-                                                              : Buffer(u, bs, g[me].nroots);
+  b.root = tr.reads_array("rootdata") || tr.reads_array("multirootdata")
+               ? conformance_input(Side::root, u, bs, mop, me, g[me].nroots, root_off)
+               : Buffer(u, bs, g[me].nroots);
   b.leaf = tr.reads_array("leafdata") ? conformance_input(Side::leaf, u, bs, mop, me, g[me].leafspace(), leaf_off)
-                                : Buffer(u, bs, g[me].leafspace());
+                                      : Buffer(u, bs, g[me].leafspace());
   if (tr.writes_array("leafupdate")) b.update = Buffer(u, bs, g[me].leafspace());
   return b;
 }
@@ -108,8 +114,7 @@ StarForest::Handle begin(StarForest& sf, const core::OpSpec& op, OpBuffers& b) {
 void compute_for(double us) {
   if (us <= 0) return;
   const double until = MPI_Wtime() + us * 1e-6;
-  while (MPI_Wtime() < until) {
-  }
+  while (MPI_Wtime() < until) {}
 }
 
 }  // namespace
@@ -131,7 +136,8 @@ std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) 
   std::vector<std::string> out;
   if (me == 0)
     for (int r = 0; r < size; ++r)
-      out.push_back(all.substr(static_cast<std::size_t>(displs[static_cast<std::size_t>(r)]), static_cast<std::size_t>(lens[static_cast<std::size_t>(r)])));
+      out.push_back(all.substr(static_cast<std::size_t>(displs[static_cast<std::size_t>(r)]),
+                               static_cast<std::size_t>(lens[static_cast<std::size_t>(r)])));
   return out;
 }
 
@@ -246,17 +252,18 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
 std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>& res, int iters) {
   std::string o;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "# sf-replay run: %s on %d ranks, %d timed iterations (max over ranks per iteration)\n", t.trace().name.c_str(),
-                t.trace().nranks, iters);
+  std::snprintf(buf, sizeof buf, "# sf-replay run: %s on %d ranks, %d timed iterations (max over ranks per iteration)\n",
+                t.trace().name.c_str(), t.trace().nranks, iters);
   o += buf;
-  std::snprintf(buf, sizeof buf, "# %-4s %-12s %-12s %-15s %-11s %3s %12s %8s %12s %12s %12s\n", "op#", "op", "sf", "backend", "unit", "bs", "bytes",
-                "msgs", "min(us)", "median(us)", "max(us)");
+  std::snprintf(buf, sizeof buf, "# %-4s %-12s %-12s %-15s %-11s %3s %12s %8s %12s %12s %12s\n", "op#", "op", "sf", "backend", "unit", "bs",
+                "bytes", "msgs", "min(us)", "median(us)", "max(us)");
   o += buf;
   for (const auto& r : res) {
     const auto& op = t.trace().ops[r.index];
-    std::snprintf(buf, sizeof buf, "  %-4zu %-12s %-12s %-15s %-11s %3d %12lld %8lld %12.2f %12.2f %12.2f\n", r.index, core::op_kind_name(op.op),
-                  op.sf.c_str(), r.backend.c_str(), core::op_traits(op.op).has_unit ? core::unit_name(op.unit) : "-", op.bs, r.bytes, r.messages, r.min_us,
-                  r.median_us, r.max_us);
+    std::snprintf(buf, sizeof buf, "  %-4zu %-12s %-12s %-15s %-11s %3d %12lld %8lld %12.2f %12.2f %12.2f\n", r.index,
+                  core::op_kind_name(op.op), op.sf.c_str(), r.backend.c_str(),
+                  core::op_traits(op.op).has_unit ? core::unit_name(op.unit) : "-", op.bs, r.bytes, r.messages, r.min_us, r.median_us,
+                  r.max_us);
     o += buf;
   }
   return o;
@@ -292,8 +299,8 @@ std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>&
                        {"max_us", r.max_us},
                        {"samples_us", r.samples_us}});
   }
-  const io::Json doc = {{"format", "sf-timing"}, {"version", 1},   {"trace", t.trace().name}, {"nranks", t.trace().nranks},
-                           {"warmup", warmup},      {"iters", iters}, {"provenance", provenance}, {"results", results}};
+  const io::Json doc = {{"format", "sf-timing"}, {"version", 1},   {"trace", t.trace().name},  {"nranks", t.trace().nranks},
+                        {"warmup", warmup},      {"iters", iters}, {"provenance", provenance}, {"results", results}};
   return doc.dump(1) + "\n";
 }
 

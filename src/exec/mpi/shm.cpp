@@ -19,14 +19,14 @@
 //   consumed[j]  written by me, read by node rank j: I have read j's blocks up to op n
 //   offset[j]    byte offset of my block for node rank j (written once at set-up)
 //   data         my send blocks for on-node peers, in peer order, each 64-byte aligned
+#include <sched.h>
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <numeric>
-#include <sched.h>
-#include <unistd.h>
 #include <unordered_map>
 
 #include "exec/mpi/backend.hpp"
@@ -38,7 +38,9 @@ constexpr std::size_t kSlot = 64;
 
 std::size_t align_up(std::size_t n) { return (n + kSlot - 1) / kSlot * kSlot; }
 
-std::uint64_t load_acquire(std::byte* at) { return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(at)).load(std::memory_order_acquire); }
+std::uint64_t load_acquire(std::byte* at) {
+  return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(at)).load(std::memory_order_acquire);
+}
 void store_release(std::byte* at, std::uint64_t v) {
   std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(at)).store(v, std::memory_order_release);
 }
@@ -66,11 +68,11 @@ void wait_until(std::byte* at, std::uint64_t target, MPI_Comm comm, unsigned spi
 
 struct LinkState {
   MPI_Win win = MPI_WIN_NULL;
-  std::byte* mine = nullptr;       // my segment
-  std::uint64_t seq = 0;           // op number on this link
-  std::vector<int> send_local, recv_local;          // node ranks of the link's shared peers
-  std::vector<std::byte*> recv_ready;               // sender's ready[me], per on-node receive peer
-  std::vector<std::byte*> send_consumed;            // receiver's consumed[me], per on-node send peer
+  std::byte* mine = nullptr;                // my segment
+  std::uint64_t seq = 0;                    // op number on this link
+  std::vector<int> send_local, recv_local;  // node ranks of the link's shared peers
+  std::vector<std::byte*> recv_ready;       // sender's ready[me], per on-node receive peer
+  std::vector<std::byte*> send_consumed;    // receiver's consumed[me], per on-node send peer
 };
 
 class Shm final : public Backend {
@@ -107,7 +109,8 @@ public:
     std::vector<std::size_t> send_peers, recv_peers;  // link peer indices of the shared peers
     const int me = sf.rank();
     auto shared = [&](int peer) {
-      return peer != me && local_of_[static_cast<std::size_t>(peer)] != MPI_UNDEFINED && (ranks_per_node_ <= 0 || peer / ranks_per_node_ == me / ranks_per_node_);
+      return peer != me && local_of_[static_cast<std::size_t>(peer)] != MPI_UNDEFINED &&
+             (ranks_per_node_ <= 0 || peer / ranks_per_node_ == me / ranks_per_node_);
     };
     l.send_shared.assign(l.send->npeers(), 0);
     l.recv_shared.assign(l.recv->npeers(), 0);
@@ -208,9 +211,9 @@ private:
   }
 
   std::unique_ptr<Backend> basic_;  // off-node peers (none when it is the node-aware strategies' on-node step)
-  int ranks_per_node_ = 0;           // > 0: only peers of my emulated node are shared
-  MPI_Comm comm_ = MPI_COMM_NULL;    // the SF's (progress while waiting)
-  unsigned spin_ = 2000;             // spins before a waiting rank yields
+  int ranks_per_node_ = 0;          // > 0: only peers of my emulated node are shared
+  MPI_Comm comm_ = MPI_COMM_NULL;   // the SF's (progress while waiting)
+  unsigned spin_ = 2000;            // spins before a waiting rank yields
   MPI_Comm node_ = MPI_COMM_NULL;
   int nlocal_ = 1, me_local_ = 0;
   std::vector<int> local_of_;  // node rank of each rank of the SF's communicator (MPI_UNDEFINED: other node)

@@ -141,7 +141,8 @@ void StarForest::end(Handle h) {
         s.backend_->after_unpack(s, l);
         break;
       case Motion::reduce:
-        for (std::size_t p = 0; p < l.recv->npeers(); ++p) core::unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.rootdata);
+        for (std::size_t p = 0; p < l.recv->npeers(); ++p)
+          core::unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.rootdata);
         s.backend_->after_unpack(s, l);
         break;
       case Motion::fetch_and_op: {
@@ -203,7 +204,8 @@ StarForest::Handle StarForest::reduce_begin(core::Unit u, int bs, core::MpiOp op
   return start(std::move(f));
 }
 
-StarForest::Handle StarForest::fetch_and_op_begin(core::Unit u, int bs, core::MpiOp op, void* rootdata, const void* leafdata, void* leafupdate) {
+StarForest::Handle StarForest::fetch_and_op_begin(core::Unit u, int bs, core::MpiOp op, void* rootdata, const void* leafdata,
+                                                  void* leafupdate) {
   auto f = record(Motion::fetch_and_op, u, bs, op, this);
   f->rootdata = bytes(rootdata);
   f->leafdata = bytes(leafdata);

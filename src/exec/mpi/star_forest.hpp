@@ -7,8 +7,8 @@
 // begin = pack -> local (self) part -> backend start; end = backend finish -> unpack.
 #pragma once
 
-#include <memory>
 #include <mpi.h>
+#include <memory>
 #include <string>
 #include <vector>
 

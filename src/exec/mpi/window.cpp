@@ -149,9 +149,9 @@ private:
   // and committing the types per op cost more than the data movement itself.
   struct Transfer {
     std::size_t peer = 0;
-    int count = 0;                        // units received (bcast)
-    std::unique_ptr<TypeGuard> origin;    // reduce: the round's positions in the peer's block
-    std::unique_ptr<TypeGuard> target;    // target roots in the window
+    int count = 0;                      // units received (bcast)
+    std::unique_ptr<TypeGuard> origin;  // reduce: the round's positions in the peer's block
+    std::unique_ptr<TypeGuard> target;  // target roots in the window
   };
   std::map<std::tuple<const Link*, core::Unit, int, Motion>, std::vector<Transfer>> transfers_;
 
@@ -198,7 +198,8 @@ private:
     });
   }
   static std::span<const Index> targets(const core::RankPlan& pl, std::size_t p) {
-    return std::span<const Index>(pl.leaf_remote).subspan(static_cast<std::size_t>(pl.leaf_side.offsets[p]), static_cast<std::size_t>(pl.leaf_side.count(p)));
+    return std::span<const Index>(pl.leaf_remote)
+        .subspan(static_cast<std::size_t>(pl.leaf_side.offsets[p]), static_cast<std::size_t>(pl.leaf_side.count(p)));
   }
   // bs consecutive `base` units at each vertex index.
   static MPI_Datatype indexed(std::span<const Index> idx, int bs, MPI_Datatype base) {

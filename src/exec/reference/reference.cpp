@@ -21,8 +21,7 @@ std::vector<std::vector<LeafRef>> application_order(const core::Graph& g, Order 
     const core::RankGraph& rg = g[r];
     std::vector<Index> order(static_cast<size_t>(rg.nleaves()));
     std::iota(order.begin(), order.end(), Index{0});
-    if (rg.has_ilocal)
-      std::sort(order.begin(), order.end(), [&](Index a, Index b) { return rg.leaf_position(a) < rg.leaf_position(b); });
+    if (rg.has_ilocal) std::sort(order.begin(), order.end(), [&](Index a, Index b) { return rg.leaf_position(a) < rg.leaf_position(b); });
     for (Index j : order) {
       const int s = rg.remote_rank[static_cast<size_t>(j)];
       const bool own = s == r && policy != Order::rank_order;
@@ -33,8 +32,10 @@ std::vector<std::vector<LeafRef>> application_order(const core::Graph& g, Order 
   for (int s = 0; s < g.nranks; ++s) {
     auto& own = self[static_cast<size_t>(s)];
     auto& rest = other[static_cast<size_t>(s)];
-    if (policy == Order::own_rank_last) rest.insert(rest.end(), own.begin(), own.end());
-    else rest.insert(rest.begin(), own.begin(), own.end());
+    if (policy == Order::own_rank_last)
+      rest.insert(rest.end(), own.begin(), own.end());
+    else
+      rest.insert(rest.begin(), own.begin(), own.end());
   }
   return other;
 }
@@ -51,8 +52,10 @@ template <class F>
 void dispatch(core::Unit unit, core::MpiOp op, F&& f) {
   core::visit_unit(unit, [&]<class T>() {
     core::visit_op(op, [&]<class O>() {
-      if constexpr (O::template legal<T>) f.template operator()<T, O>();
-      else throw std::invalid_argument(std::string("mpi_op ") + core::mpi_op_name(op) + " is not defined on " + core::unit_name(unit));
+      if constexpr (O::template legal<T>)
+        f.template operator()<T, O>();
+      else
+        throw std::invalid_argument(std::string("mpi_op ") + core::mpi_op_name(op) + " is not defined on " + core::unit_name(unit));
     });
   });
 }

@@ -22,9 +22,9 @@ namespace sfr::exec::reference {
 void bcast(const core::Graph& g, core::MpiOp op, const std::vector<Buffer>& root, std::vector<Buffer>& leaf);
 // Which rank's leaves a root applies first.
 enum class Order {
-  petsc_basic,     // own rank first, then ascending ranks
-  rank_order,      // ascending ranks (PETSc's allgather fetch_and_op)
-  own_rank_last,   // ascending other ranks, own rank last (PETSc's allgather REPLACE reduce)
+  petsc_basic,    // own rank first, then ascending ranks
+  rank_order,     // ascending ranks (PETSc's allgather fetch_and_op)
+  own_rank_last,  // ascending other ranks, own rank last (PETSc's allgather REPLACE reduce)
 };
 
 // root[idx] = root[idx] OP leaf[pos] for every leaf, in the documented order.
