@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/graph.hpp"
+#include "core/op_spec.hpp"
 #include "core/ops.hpp"
 #include "core/plan.hpp"
 #include "core/units.hpp"
@@ -21,7 +22,7 @@ namespace sfr::exec::mpi {
 
 using core::Index;
 
-enum class Direction { root_to_leaf, leaf_to_root };
+using core::Direction;  // of a message round (core/op_spec.hpp)
 
 struct Link;
 class Backend;
