@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <unordered_set>
@@ -90,9 +91,25 @@ void append_packed(Json::binary_t& b, std::int64_t v) {
 
 // Builds the document itself (so that no nlohmann internals are needed) and tracks where it is, to
 // name duplicate keys and too deep nesting.
+// "line:column" (1-based line, column as nlohmann counts it) of byte `pos` of a text read through
+// `next`, which yields the text's bytes in order (EOF at its end).
+template <class Next>
+std::string line_column(std::size_t pos, Next&& next) {
+  long line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < pos; ++i) {
+    const int c = next();
+    if (c == EOF) break;
+    if (c == '\n') ++line, line_start = i + 1;
+  }
+  return std::to_string(line) + ":" + std::to_string(pos - line_start);
+}
+
 class StrictSax {
 public:
-  StrictSax(std::string source, const JsonOptions& opt) : source_(std::move(source)), opt_(opt) {}
+  // `locate(pos)`: the "line:column" of byte `pos` of the input (computed only for an error).
+  StrictSax(std::string source, const JsonOptions& opt, std::function<std::string(std::size_t)> locate)
+      : source_(std::move(source)), opt_(opt), locate_(std::move(locate)) {}
   Json result;
 
   bool null() { return put(Json(nullptr)); }
@@ -127,24 +144,15 @@ public:
   }
 
   template <class Exception>
-  bool parse_error(std::size_t, const std::string&, const Exception& ex) {
-    // ex.what(): "[json.exception.parse_error.101] parse error at line L, column C: MESSAGE"
+  bool parse_error(std::size_t position, const std::string&, const Exception& ex) {
+    // The place from the byte offset; the reason is ex.what() after its prefix
+    // "[json.exception.parse_error.N] parse error at line L, column C: ".
     std::string msg = ex.what();
-    std::string where = source_;
-    const auto at = msg.find("at line ");
-    const auto colon = msg.find(": ", at == std::string::npos ? 0 : at);
-    if (at != std::string::npos && colon != std::string::npos) {
-      // "line L, column C" -> ":L:C"
-      std::istringstream is(msg.substr(at + 8, colon - at - 8));
-      long line = 0, col = 0;
-      std::string skip;
-      is >> line >> skip >> col;  // "L," "column" "C"
-      where += ":" + std::to_string(line) + ":" + std::to_string(col);
-      msg = msg.substr(colon + 2);
-    } else if (const auto rb = msg.find("] "); rb != std::string::npos) {
-      msg = msg.substr(rb + 2);
+    if (const auto rb = msg.find("] "); rb != std::string::npos) {
+      const auto colon = msg.find(": ", rb);
+      msg = msg.substr(colon != std::string::npos ? colon + 2 : rb + 2);
     }
-    throw InputError(where, "malformed JSON: " + msg);
+    throw InputError(source_ + ":" + locate_(position), "malformed JSON: " + msg);
   }
 
 private:
@@ -207,6 +215,7 @@ private:
 
   std::string source_;
   JsonOptions opt_;
+  std::function<std::string(std::size_t)> locate_;
   std::vector<Frame> frames_;
 };
 
@@ -240,7 +249,10 @@ Json parse_json_strict(std::string_view text, const std::string& source, const J
   std::size_t at = 0;
   while (at < text.size() && is_blank(static_cast<unsigned char>(text[at]))) ++at;
   check_json_start(at < text.size() ? static_cast<unsigned char>(text[at]) : EOF, at, source);
-  StrictSax sax(source, opt);
+  StrictSax sax(source, opt, [&](std::size_t pos) {
+    std::size_t i = 0;
+    return line_column(pos, [&] { return i < text.size() ? static_cast<unsigned char>(text[i++]) : EOF; });
+  });
   Json::sax_parse(text.begin(), text.end(), &sax);
   return std::move(sax.result);
 }
@@ -254,7 +266,10 @@ Json parse_json_file(const std::string& path, const JsonOptions& opt) {
   check_json_start(c, at, path);
   in.clear();
   in.seekg(0);
-  StrictSax sax(path, opt);
+  StrictSax sax(path, opt, [&](std::size_t pos) {
+    std::ifstream again(path, std::ios::binary);  // only on an error: read up to the place again
+    return line_column(pos, [&] { return again.get(); });
+  });
   Json::sax_parse(in, &sax);
   if (in.bad()) throw InputError(path, "error while reading file");
   return std::move(sax.result);

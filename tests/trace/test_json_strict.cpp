@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "core/error.hpp"
 #include "io/json_strict.hpp"
 #include "support/sample_traces.hpp"
@@ -143,5 +145,36 @@ TEST(JsonStrict, FilesThatCannotBeTracesHaveTheirOwnMessage) {
   EXPECT_EQ(err((dir / "empty.json").string()), (dir / "empty.json").string() + ": is empty (expected JSON text)");
   std::ofstream(dir / "bin.json", std::ios::binary) << std::string("\0\1\2", 3);
   EXPECT_EQ(err((dir / "bin.json").string()), (dir / "bin.json").string() + ": is not JSON text (byte 0x00 at offset 0)");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(JsonStrict, SyntaxErrorsNameLineAndColumnAsNlohmannDoes) {
+  // The oracle: nlohmann's own parse, whose message says "at line L, column C".
+  const auto dir = std::filesystem::temp_directory_path() / ("sfr_json_loc_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  int k = 0;
+  for (const std::string text : {"{", "{\"a\": 1,\n \"b\": x}", "[1,\n2,\n3", "{\"a\"\n\n  :: 3}", "[1, 2]  x", "{\"a\": 1}\n\n   }",
+                                 "\"abc\ndef\"", "{\"a\": [1, 2,\n\n\n   ]}"}) {
+    std::string expect;
+    try {
+      const auto j = nlohmann::json::parse(text);
+      FAIL() << text << " parsed as " << j.dump();
+    } catch (const nlohmann::json::parse_error& e) {
+      const std::string m = e.what();
+      const auto l = m.find("line ") + 5, c = m.find("column ") + 7;
+      expect = m.substr(l, m.find(',', l) - l) + ":" + m.substr(c, m.find(':', c) - c);
+    }
+    const std::string file = (dir / ("t" + std::to_string(k++) + ".json")).string();
+    std::ofstream(file) << text;
+    for (int from_file = 0; from_file < 2; ++from_file) {
+      try {
+        const Json j = from_file ? sfr::io::parse_json_file(file) : sfr::io::parse_json_strict(text, "s.json");
+        FAIL() << text << " parsed as " << j.dump();
+      } catch (const sfr::InputError& e) {
+        const std::string where = (from_file ? file : std::string("s.json")) + ":" + expect + ": malformed JSON: ";
+        EXPECT_EQ(std::string(e.what()).rfind(where, 0), 0u) << e.what() << " (expected " << where << ")";
+      }
+    }
+  }
   std::filesystem::remove_all(dir);
 }
