@@ -16,8 +16,8 @@ std::uint64_t next_engine_id() {
 
 Time to_ps(double seconds) { return static_cast<Time>(std::llround(seconds * 1e12)); }
 
-Engine::Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<std::int32_t> socket, std::vector<Time>* busy)
-    : m_(m), id_(next_engine_id()), node_(std::move(node)), socket_(std::move(socket)), busy_(busy ? *busy : own_busy_) {
+Engine::Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<Time>* busy)
+    : m_(m), id_(next_engine_id()), node_(std::move(node)), busy_(busy ? *busy : own_busy_) {
   for (int d = 0; d < 2; ++d)
     for (int k = 0; k < 3; ++k)
       for (int p = 0; p < 3; ++p) {

@@ -136,15 +136,11 @@ struct Timeline {
 
 class Engine {
 public:
-  // node and socket of every endpoint (trace ranks first, then helper processes). `busy`, when
+  // node of every endpoint (trace ranks first, then helper processes). `busy`, when
   // given, carries the links' and NICs' occupancy from one engine to the next (the ops of one
   // replay); otherwise the engine keeps its own across the steps it runs.
-  Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<std::int32_t> socket, std::vector<Time>* busy = nullptr);
+  Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<Time>* busy = nullptr);
   std::size_t endpoints() const { return node_.size(); }
-  Tier tier(std::int32_t a, std::int32_t b) const {
-    const auto i = static_cast<std::size_t>(a), j = static_cast<std::size_t>(b);
-    return core::tier_between({node_[i], socket_[i]}, {node_[j], socket_[j]});
-  }
   const std::vector<std::int32_t>& node() const { return node_; }
   // Computes the step's per-message costs and groupings (run does it when not yet done).
   void prepare(const Step& s) const;
@@ -201,7 +197,7 @@ private:
 
   const MachineModel& m_;
   std::uint64_t id_;  // unique per engine (a new engine may reuse an old one's address)
-  std::vector<std::int32_t> node_, socket_;
+  std::vector<std::int32_t> node_;
   std::vector<Ev> heap_;
   std::uint32_t seq_ = 0;
   std::vector<Time> start_, send_free_, recv_free_;

@@ -118,7 +118,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
         const Traffic tr = traffic_from_plans(it->second, r2l, vb, r2l ? root_dev : leaf_dev, r2l ? leaf_dev : root_dev);
         add_round(sc, lay, m, b, tr);
       }
-      Engine eng(m, sc.node, sc.socket, &busy);
+      Engine eng(m, sc.node, &busy);
       const auto ne = static_cast<std::size_t>(sc.endpoints);
       if (helper_ready.size() < ne - ready.size()) helper_ready.resize(ne - ready.size(), 0);
       if (ops_apart && !ready.empty()) {  // everyone starts when the last finished (links are idle by then)

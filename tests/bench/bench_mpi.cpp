@@ -297,6 +297,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   std::string mode = argc > 1 ? argv[1] : "", json, store;
   std::vector<std::string> files;
+  bool unknown = false;  // an unknown option, or one without its value: a usage error, never ignored
   for (int i = 2; i < argc; ++i) {
     if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc)
       json = argv[++i];
@@ -305,12 +306,12 @@ int main(int argc, char** argv) {
     else if (argv[i][0] != '-')
       files.push_back(argv[i]);
     else
-      mode = "";  // an unknown option (or one without its value) is a usage error, never ignored
+      unknown = true;
   }
   int rc = 2;
-  if (mode == "overhead" && files.empty())
+  if (!unknown && mode == "overhead" && files.empty())
     rc = overhead();
-  else if (mode == "sf" && !files.empty())
+  else if (!unknown && mode == "sf" && !files.empty())
     rc = sf_bench(files);
   else if (me == 0)
     std::fprintf(stderr, "usage: sfr_bench_mpi overhead | sf TRACE... [--json FILE] [--store DIR]\n");

@@ -42,15 +42,16 @@ long peak_rss_kib() {
 int main(int argc, char** argv) {
   std::vector<std::string> files;
   std::string json;
+  bool unknown = false;  // an unknown option, or one without its value: a usage error
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc)
       json = argv[++i];
     else if (argv[i][0] != '-')
       files.push_back(argv[i]);
     else
-      files.clear(), argc = 0;  // an unknown option: usage error
+      unknown = true;
   }
-  if (files.empty()) {
+  if (unknown || files.empty()) {
     std::fprintf(stderr, "usage: sfr_bench_writer TRACE... [--json FILE]\n");
     return 2;
   }

@@ -76,26 +76,15 @@ TEST(DumpCheck, FetchAndOpAcceptsAnySerialOrderOnly) {
   // h(1,1)=31, h(1,2)=44. Leaf updates must chain: 1 -> ... and 32 -> ...
   const auto t = two_rank(R"({"op": "fetch_and_op", "sf": "S", "unit": "int64"})");
   const std::string op = R"("op": "fetch_and_op", "sf": "S")";
+  auto conforms = [&](const char* rank0, const char* rank1) { return exec::check_dump(t, one_op_dump(op, rank0, rank1), "d").ok(); };
   // PETSc order (self first; rank 1 by position).
-  EXPECT_TRUE(
-      exec::check_dump(
-          t, one_op_dump(op, R"({"rootdata": [20, 107], "leafupdate": [1]})", R"({"rootdata": [], "leafupdate": [2, 32, 63]})"), "d")
-          .ok());
+  EXPECT_TRUE(conforms(R"({"rootdata": [20, 107], "leafupdate": [1]})", R"({"rootdata": [], "leafupdate": [2, 32, 63]})"));
   // Another serial order: rank 1 before the self leaf; pos 2 before pos 1.
-  EXPECT_TRUE(
-      exec::check_dump(
-          t, one_op_dump(op, R"({"rootdata": [20, 107], "leafupdate": [19]})", R"({"rootdata": [], "leafupdate": [1, 76, 32]})"), "d")
-          .ok());
+  EXPECT_TRUE(conforms(R"({"rootdata": [20, 107], "leafupdate": [19]})", R"({"rootdata": [], "leafupdate": [1, 76, 32]})"));
   // Not a serial order: two leaves fetched the same value.
-  EXPECT_FALSE(
-      exec::check_dump(
-          t, one_op_dump(op, R"({"rootdata": [20, 107], "leafupdate": [1]})", R"({"rootdata": [], "leafupdate": [1, 32, 63]})"), "d")
-          .ok());
+  EXPECT_FALSE(conforms(R"({"rootdata": [20, 107], "leafupdate": [1]})", R"({"rootdata": [], "leafupdate": [1, 32, 63]})"));
   // Right updates, wrong final root.
-  EXPECT_FALSE(
-      exec::check_dump(
-          t, one_op_dump(op, R"({"rootdata": [21, 107], "leafupdate": [1]})", R"({"rootdata": [], "leafupdate": [2, 32, 63]})"), "d")
-          .ok());
+  EXPECT_FALSE(conforms(R"({"rootdata": [21, 107], "leafupdate": [1]})", R"({"rootdata": [], "leafupdate": [2, 32, 63]})"));
 }
 
 TEST(DumpCheck, ReplaceReduceAcceptsAnyLeafOfTheRoot) {

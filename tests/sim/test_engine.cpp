@@ -257,11 +257,11 @@ TEST(SimEngine, NodeAwareMessageCounts) {
 namespace {
 struct StepRun {
   sim::MachineModel m;
-  std::vector<std::int32_t> node, socket;
+  std::vector<std::int32_t> node;
   std::vector<sim::Time> ready;
   sim::Accum acc;
   void run(const sim::Step& s) {
-    sim::Engine e(m, node, socket);
+    sim::Engine e(m, node);
     acc.resize(node.size());
     e.run(s, ready, acc);
   }
@@ -274,14 +274,14 @@ TEST(SimFlows, SenderLinkSharedFairly) {
   // Rank 0 sends 1000 B to rank 1 and 3000 B to rank 2 at once (L = 1 us, beta = 1 ns/B): both
   // flows share its link, the small one leaves at L + 2*1 us, the big one at L + 1 + 3 us. The
   // study's serial form: 2 us, then 2 + 4 us.
-  StepRun r{flat(ModelKind::postal), {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {}};
+  StepRun r{flat(ModelKind::postal), {0, 0, 0}, {0, 0, 0}, {}};
   sim::Step s;
   s.msgs = {msg(0, 1, 1000), msg(0, 2, 3000)};
   r.run(s);
   EXPECT_NEAR(sim::to_seconds(r.ready[1]), 3e-6, kPs);
   EXPECT_NEAR(sim::to_seconds(r.ready[2]), 5e-6, kPs);
   EXPECT_EQ(r.ready[0], 0);  // eager sends complete locally
-  StepRun st{flat(ModelKind::study_postal), {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {}};
+  StepRun st{flat(ModelKind::study_postal), {0, 0, 0}, {0, 0, 0}, {}};
   st.run(s);
   EXPECT_NEAR(sim::to_seconds(st.ready[1]), 2e-6, kPs);
   EXPECT_NEAR(sim::to_seconds(st.ready[2]), 6e-6, kPs);
@@ -294,7 +294,7 @@ TEST(SimFlows, StaggeredArrivalsShareTheReceiveLink) {
   auto m = flat(ModelKind::postal);
   for (auto& mem : m.p2p) mem[2] = {{{2e-6, 1e-9}, {2e-6, 1e-9}, {2e-6, 1e-9}}};  // network tier
   m.short_max = 0, m.eager_max = 100;                                             // 2000 B: rendezvous, no handshake legs
-  StepRun r{m, {0, 0, 1}, {0, 0, 1}, {0, 0, 0}, {}};
+  StepRun r{m, {0, 0, 1}, {0, 0, 0}, {}};
   sim::Step s;
   s.msgs = {msg(0, 1, 2000), msg(2, 1, 2000, sim::Tier::network)};
   r.run(s);
@@ -302,7 +302,7 @@ TEST(SimFlows, StaggeredArrivalsShareTheReceiveLink) {
   EXPECT_NEAR(sim::to_seconds(r.ready[2]), 5e-6, kPs);
   EXPECT_NEAR(sim::to_seconds(r.ready[1]), 5e-6, kPs);
   // First come first served (the study's receive stream) would finish A at 3 us.
-  StepRun st{m, {0, 0, 1}, {0, 0, 1}, {0, 0, 0}, {}};
+  StepRun st{m, {0, 0, 1}, {0, 0, 0}, {}};
   st.m.model = ModelKind::study_postal;
   st.run(s);
   EXPECT_NEAR(sim::to_seconds(st.ready[1]), 5e-6, kPs);
@@ -314,11 +314,11 @@ TEST(SimFlows, EagerWaitsForTheReceiveOnlyWhenTheMachineSaysSo) {
   auto m = flat(ModelKind::postal);
   sim::Step s;
   s.msgs = {msg(0, 1, 1000)};
-  StepRun a{m, {0, 0}, {0, 0}, {0, sim::to_ps(5e-6)}, {}};
+  StepRun a{m, {0, 0}, {0, sim::to_ps(5e-6)}, {}};
   a.run(s);
   EXPECT_NEAR(sim::to_seconds(a.ready[1]), 5e-6, kPs);
   m.eager_waits_for_receive = true;
-  StepRun b{m, {0, 0}, {0, 0}, {0, sim::to_ps(5e-6)}, {}};
+  StepRun b{m, {0, 0}, {0, sim::to_ps(5e-6)}, {}};
   b.run(s);
   EXPECT_NEAR(sim::to_seconds(b.ready[1]), 7e-6, kPs);
   EXPECT_EQ(b.ready[0], 0);  // the send still completes locally (below eager_max)
@@ -329,7 +329,7 @@ TEST(SimFlows, LogGPOverheadsSerialiseOnlyTheCpu) {
   // 1.5, 2.5, 3.5 us; each alone on its links (its flow is done before the next one starts).
   auto m = flat(ModelKind::loggp);
   m.o_send = 0.5e-6, m.gap = 1e-6, m.o_recv = 0.2e-6;
-  StepRun r{m, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {}};
+  StepRun r{m, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {}};
   sim::Step s;
   s.msgs = {msg(0, 1, 1000), msg(0, 2, 1000), msg(0, 3, 1000), msg(0, 4, 1000)};
   r.run(s);
@@ -398,8 +398,8 @@ TEST(SimFlows, RandomStepsMatchExactProcessorSharing) {
         for (auto& p : mem[2]) p.alpha = 1.5e-6;  // the network tier
     if (spaced) m.o_send = 200e-12, m.gap = 500e-12;
     m.eager_waits_for_receive = waits;
-    std::vector<std::int32_t> node(static_cast<std::size_t>(n)), socket(node.size());
-    for (int e = 0; e < n; ++e) node[e] = socket[e] = e % nodes;
+    std::vector<std::int32_t> node(static_cast<std::size_t>(n));
+    for (int e = 0; e < n; ++e) node[e] = e % nodes;
     std::vector<sim::Time> start(node.size());
     for (auto& x : start) x = few_starts ? static_cast<sim::Time>(rng() % 3) * 700 : static_cast<sim::Time>(rng() % 5000);
     sim::Step s;
@@ -450,7 +450,7 @@ TEST(SimFlows, RandomStepsMatchExactProcessorSharing) {
       }
       for (std::size_t i = 0; i < nm; ++i) ready[s.msgs[i].dst] = std::max(ready[s.msgs[i].dst], done[i]);
     };
-    sim::Engine e(m, node, socket);
+    sim::Engine e(m, node);
     for (const sim::Time shift : {sim::Time{0}, sim::Time{2000}, sim::Time{1000000000000}, sim::Time{2000000000000}}) {
       auto ready = start;
       for (auto& x : ready) x += shift + (shift == 1000000000000 ? static_cast<sim::Time>(rng() % 3000) : 0);
