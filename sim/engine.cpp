@@ -38,52 +38,13 @@ Engine::Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vecto
 }
 
 namespace {
-// (t, seq) order as one 128-bit comparison (times are never negative).
-inline unsigned __int128 key(std::int64_t t, std::uint32_t seq) {
-  return (static_cast<unsigned __int128>(static_cast<std::uint64_t>(t)) << 32) | seq;
+// Brings [p, p + bytes) into the cache ahead of use (bytes <= 64: at most two lines).
+inline void prefetch_range(const void* p, std::size_t bytes) {
+  const auto* c = static_cast<const char*>(p);
+  __builtin_prefetch(c);
+  __builtin_prefetch(c + bytes - 1);
 }
 }  // namespace
-
-// Binary heap ordered by (t, seq): equal times leave in push order, so runs are bit-identical.
-void Engine::push(Time t, std::uint32_t code) {
-  heap_.push_back({t, seq_++, code});
-  std::size_t i = heap_.size() - 1;
-  const Ev e = heap_[i];
-  while (i > 0) {
-    const std::size_t p = (i - 1) / 2;
-    const Ev& q = heap_[p];
-    if (key(q.t, q.seq) < key(e.t, e.seq)) break;
-    heap_[i] = q;
-    i = p;
-  }
-  heap_[i] = e;
-}
-
-// Replaces the top event by (t, code) (a sender's next message) in one sift-down.
-void Engine::replace_top(Time t, std::uint32_t code) {
-  const Ev e{t, seq_++, code};
-  sift_down(e);
-}
-
-void Engine::sift_down(const Ev e) {
-  const std::size_t n = heap_.size();
-  std::size_t i = 0;
-  for (;;) {
-    std::size_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && key(heap_[c + 1].t, heap_[c + 1].seq) < key(heap_[c].t, heap_[c].seq)) ++c;
-    if (key(e.t, e.seq) < key(heap_[c].t, heap_[c].seq)) break;
-    heap_[i] = heap_[c];
-    i = c;
-  }
-  heap_[i] = e;
-}
-
-void Engine::pop() {
-  const Ev last = heap_.back();
-  heap_.pop_back();
-  if (!heap_.empty()) sift_down(last);
-}
 
 // The sender's CPU posts its next send at t + o_send; the one after may follow g later.
 Time Engine::next_post(Time& t) const {
@@ -210,13 +171,6 @@ void Engine::prepare(const Step& s) const {
     const auto at = fill[static_cast<std::size_t>(node_[s.msgs[f].src])]++;
     s.group_first[at] = f;
   }
-  // Each message's slot among its receiver's arrivals (CSR by receiver, in message order).
-  s.dst_offsets.assign(n + 1, 0);
-  for (const auto& msg : s.msgs) ++s.dst_offsets[static_cast<std::size_t>(msg.dst) + 1];
-  for (std::size_t e = 0; e < n; ++e) s.dst_offsets[e + 1] += s.dst_offsets[e];
-  s.dst_slot.resize(nm);
-  std::vector<std::uint32_t> pos(s.dst_offsets.begin(), s.dst_offsets.end() - 1);
-  for (std::size_t i = 0; i < nm; ++i) s.dst_slot[i] = pos[static_cast<std::size_t>(s.msgs[i].dst)]++;
   s.prepared_for = id_;
 }
 
@@ -255,31 +209,38 @@ void Engine::run(const Step& s, std::vector<Time>& ready, Accum& acc, Timeline* 
 
 // ---- the study's serial forms -------------------------------------------------------------------
 void Engine::run_serial(const Step& s, Accum& acc, Timeline* tl) {
-  const std::size_t n = node_.size();
   const std::size_t nm = s.msgs.size();
+  act_.resize(nm);  // arrival times, in arrival-sequence order
   inbox_.resize(nm);
   std::uint32_t aseq = 0;
   const int legs = m_.handshake_legs;
 
-  // Phase 1: senders, node by node; the node's heap orders its senders' events.
+  // Phase 1: senders, node by node; a tournament over the node's senders (one slot each) orders
+  // their events by (time, sequence).
   for (std::int32_t node = 0; node < nnodes_; ++node) {
     const auto g0 = s.node_groups[static_cast<std::size_t>(node)], g1 = s.node_groups[static_cast<std::size_t>(node) + 1];
     if (g0 == g1) continue;
-    heap_.clear();
-    seq_ = 0;
-    for (auto g = g0; g < g1; ++g) push(start_[s.msgs[s.group_first[g]].src], s.group_first[g]);
+    const std::size_t k = g1 - g0;
+    next_msg_.resize(k);
+    keys_init_.resize(k);
+    for (std::size_t g = 0; g < k; ++g) {
+      next_msg_[g] = s.group_first[g0 + g];
+      keys_init_[g] = {static_cast<std::uint64_t>(start_[s.msgs[next_msg_[g]].src]), g};
+    }
+    tree_.reset(keys_init_.data(), k);
+    std::uint64_t seq = k;
     Time nic = 0;  // the node's NIC: next free time
-    while (!heap_.empty()) {
-      const Ev ev = heap_[0];
-      const std::uint32_t i = ev.code;
+    while (!tree_.empty()) {
+      const std::uint32_t slot = tree_.top();
+      const std::uint32_t i = next_msg_[slot];
       const Msg& msg = s.msgs[i];
       const auto& c = s.cost[i];
-      Time t = ev.t;
+      const auto t = static_cast<Time>(tree_.top_key().hi);
       if (c.handshake > 0) {  // rendezvous: RTS posted at step start, CTS once the receive is posted
         const Time rts = start_[msg.src] + c.handshake * ((legs + 1) / 2);
         const Time cts = std::max(rts, start_[msg.dst]) + c.handshake * (legs / 2);
         if (cts > t) {
-          replace_top(cts, i);  // the port waits for the handshake
+          tree_.replace_top({static_cast<std::uint64_t>(cts), seq++});  // the port waits for the handshake
           continue;
         }
       }
@@ -300,25 +261,29 @@ void Engine::run_serial(const Step& s, Accum& acc, Timeline* tl) {
       acc.bandwidth[msg.src] += c.wire;
       send_free_[msg.src] = std::max(send_free_[msg.src], leave);
       if (tl) tl->add(msg.src, t, leave, Timeline::send, msg.dst, msg.bytes);
-      inbox_[s.dst_slot[i]] = {leave, aseq++, c.wire};
-      if (i + 1 < nm && s.msgs[i + 1].src == msg.src)
-        replace_top(leave, i + 1);
-      else
-        pop();
+      act_[aseq] = leave;
+      inbox_[aseq++] = {c.wire, msg.dst, i};
+      if (i + 1 < nm && s.msgs[i + 1].src == msg.src) {
+        next_msg_[slot] = i + 1;
+        tree_.replace_top({static_cast<std::uint64_t>(leave), seq++});
+        // The sender's next message comes up after the node's other senders: fetch its costs now
+        // (with many senders per node, their interleaved streams defeat the hardware prefetcher).
+        prefetch_range(&s.cost[i + 1], 4 * sizeof(Time));
+        if (i + 2 < nm) __builtin_prefetch(&s.msgs[i + 2]);
+      } else {
+        tree_.replace_top({LoserTree::kNone, LoserTree::kNone});
+      }
     }
   }
-  // Phase 2: every receiver's stream takes its arrivals in (time, sequence) order.
-  for (std::size_t e = 0; e < n; ++e) {
-    const auto b = s.dst_offsets[e], z = s.dst_offsets[e + 1];
-    if (b == z) continue;
-    const auto first = inbox_.begin() + b, last = inbox_.begin() + z;
-    std::sort(first, last, [](const Arrival& x, const Arrival& y) { return x.t != y.t ? x.t < y.t : x.seq < y.seq; });
-    Time free = recv_free_[e];
-    for (auto it = first; it != last; ++it) {
-      free = std::max(it->t, free + it->wire);
-      if (tl) tl->add(static_cast<std::int32_t>(e), free - it->wire, free, Timeline::recv);
-    }
+  // Phase 2: every receiver's stream takes its arrivals in (time, sequence) order: one stable
+  // radix sort of all arrivals by time (they are in sequence order), then one pass.
+  sort_by_activation(nm);
+  for (std::size_t j = 0; j < nm; ++j) {
+    const Arrival& a = inbox_[order_[j]];
+    const auto e = static_cast<std::size_t>(a.dst);
+    const Time free = std::max(sorted_act_[j], recv_free_[e] + a.wire);
     recv_free_[e] = free;
+    if (tl) tl->add(a.dst, free - a.wire, free, Timeline::recv, s.msgs[a.msg].src, s.msgs[a.msg].bytes);
   }
 }
 

@@ -27,14 +27,16 @@
 // is busy alpha + beta*s per message; with max-rate an off-node message's bytes also pass the
 // node's NIC first come first served; the receiver's stream takes arrivals one at a time in
 // (time, sequence) order. Senders interact only through their node's NIC and never wait on a
-// receive, so one small heap per node orders its senders' events and every receiver then orders
-// its arrivals: the same schedule as one global queue, with small heaps.
+// receive, so one small tournament per node (loser_tree.hpp) orders its senders' events, then one
+// radix sort of all arrivals by (time, sequence) feeds every receiver's stream: the same schedule as
+// one global queue.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "sim/loser_tree.hpp"
 #include "sim/machine.hpp"
 
 namespace sfr::sim {
@@ -64,7 +66,7 @@ struct Step {
   bool one_sided = false;  // no receive matching overhead (window backend)
 
   // Filled by Engine::prepare (once; a step is replayed `repeat` times): per message costs and
-  // the grouping of messages by sending node and by receiver.
+  // the grouping of messages by sending node.
   struct Cost {
     std::int64_t alpha;      // wire latency L (picoseconds)
     std::int64_t wire;       // beta*s (picoseconds): the transfer alone on idle links
@@ -93,7 +95,6 @@ struct Step {
   mutable std::vector<Cost> cost;
   mutable std::vector<std::uint32_t> node_groups;  // CSR over nodes of (first message of a src run)
   mutable std::vector<std::uint32_t> group_first;
-  mutable std::vector<std::uint32_t> dst_offsets, dst_slot;
   mutable std::uint64_t prepared_for = 0;  // id of the engine whose model the costs belong to
 };
 
@@ -149,20 +150,11 @@ public:
   std::uint64_t messages() const { return messages_; }
 
 private:
-  struct Ev {
-    Time t;
-    std::uint32_t seq;
-    std::uint32_t code;  // message index of the sender's next message
-  };
-  struct Arrival {
-    Time t;
-    std::uint32_t seq;
+  struct Arrival {  // serial engine: a message's bytes at its receiver (time in act_)
     Time wire;
+    std::int32_t dst;
+    std::uint32_t msg;
   };
-  void push(Time t, std::uint32_t code);
-  void pop();
-  void replace_top(Time t, std::uint32_t code);
-  void sift_down(Ev e);
   Time next_post(Time& t) const;
   static Time transfer_start(const Step::Cost& c, Time post, Time recv_post, int legs);
   void run_serial(const Step& s, Accum& acc, Timeline* tl);
@@ -198,8 +190,9 @@ private:
   const MachineModel& m_;
   std::uint64_t id_;  // unique per engine (a new engine may reuse an old one's address)
   std::vector<std::int32_t> node_;
-  std::vector<Ev> heap_;
-  std::uint32_t seq_ = 0;
+  LoserTree tree_;                         // serial engine: one node's senders
+  std::vector<LoserTree::Key> keys_init_;  // their first events
+  std::vector<std::uint32_t> next_msg_;    // per sender slot: its next message
   std::vector<Time> start_, send_free_, recv_free_;
   std::vector<Arrival> inbox_;
   std::int32_t nnodes_ = 0;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "sim/engine.hpp"
 #include "sim_support.hpp"
@@ -228,6 +229,31 @@ TEST(SimEngine, DeterministicOutput) {
     EXPECT_EQ(sim::render_json(a, {}), sim::render_json(b, {}));
     EXPECT_EQ(sim::render_timeline(t1), sim::render_timeline(t2));
     for (const auto& br : a.backends) EXPECT_GT(br.total_s, 0) << br.backend.name();
+  }
+}
+
+// Every model's timeline names, for each message, its peer and bytes on both sides: the receive
+// slices are the send slices seen from the other end.
+TEST(SimEngine, TimelineSlicesCarryPeerAndBytes) {
+  const auto bt =
+      make_trace(random_graph(24, 12, 10, 3), {op(OpKind::bcast), op(OpKind::reduce, core::Unit::int32, 2)}, trace::Machine{4, 2, 4});
+  for (const auto model : {ModelKind::postal, ModelKind::max_rate, ModelKind::loggp, ModelKind::study_postal, ModelKind::study_max_rate}) {
+    auto m = *sim::preset("lassen");
+    m.model = model;
+    for (const auto& b : {sim::Backend{}, sim::Backend{sim::BackendKind::three_step, false}}) {
+      sim::Timeline tl;
+      const auto res = sim::simulate(bt, m, {b}, &tl);
+      std::multiset<std::tuple<int, int, std::int64_t>> sent, received;
+      for (const auto& sl : tl.slices) {
+        if (sl.kind != sim::Timeline::send && sl.kind != sim::Timeline::recv) continue;
+        EXPECT_GE(sl.peer, 0) << sim::model_name(model) << " " << b.name();
+        EXPECT_GT(sl.bytes, 0) << sim::model_name(model) << " " << b.name();
+        (sl.kind == sim::Timeline::send ? sent : received)
+            .insert(sl.kind == sim::Timeline::send ? std::tuple{sl.track, sl.peer, sl.bytes} : std::tuple{sl.peer, sl.track, sl.bytes});
+      }
+      EXPECT_EQ(sent.size(), res.backends[0].messages) << sim::model_name(model) << " " << b.name();
+      EXPECT_EQ(sent, received) << sim::model_name(model) << " " << b.name();
+    }
   }
 }
 
