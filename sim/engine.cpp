@@ -66,6 +66,7 @@ void Engine::prepare(const Step& s) const {
   const std::size_t n = node_.size(), nm = s.msgs.size();
   if (nm >= (1u << 31)) throw std::logic_error("Engine: too many messages in one step");
   s.cost.resize(nm);
+  s.any_rendezvous = false;
   for (std::size_t i = 0; i < nm; ++i) {
     const Msg& msg = s.msgs[i];
     if (msg.src < 0 || msg.dst < 0 || static_cast<std::size_t>(msg.src) >= n || static_cast<std::size_t>(msg.dst) >= n)
@@ -80,6 +81,7 @@ void Engine::prepare(const Step& s) const {
     c.inject = nic_ && k == 2 && !msg.device ? static_cast<Time>(std::llround(inj_beta_ * bytes)) : -1;
     c.handshake = p == 2 && m_.handshake_legs > 0 ? alpha_[0][k][0] : 0;
     c.rendezvous = p == 2;
+    s.any_rendezvous = s.any_rendezvous || c.rendezvous;
     c.waits = p == 2 || m_.eager_waits_for_receive;
     c.work_link = beta_[d][k][p] * bytes;
     c.work_nic = c.inject >= 0 ? inj_beta_ * bytes : 0;
@@ -114,26 +116,30 @@ void Engine::prepare(const Step& s) const {
     for (std::size_t i = 0; i < nm; ++i) {
       const Msg& msg = s.msgs[i];
       const auto& c = s.cost[i];
-      s.route[i] = {static_cast<std::uint32_t>(msg.src),
-                    static_cast<std::uint32_t>(n + static_cast<std::size_t>(msg.dst)),
-                    c.work_nic > 0 ? static_cast<std::uint32_t>(2 * n + static_cast<std::size_t>(node_[msg.src])) : UINT32_MAX,
-                    0,
-                    c.work_link,
+      s.route[i] = {static_cast<std::uint32_t>(n + static_cast<std::size_t>(msg.dst)),
+                    c.work_nic > 0 ? static_cast<std::uint32_t>(2 * n + static_cast<std::size_t>(node_[msg.src])) : UINT32_MAX, c.work_link,
                     c.work_nic};
     }
     // A send link's flows are its sender's messages. Their activations relative to the sender's
     // start are fixed unless a message waited for its receiver (`send_rel`: the activation had it
     // not waited); then, on a link idle when they arrive, so are their departures: the first run
     // records them (`send_off`), later runs of the step replay them.
+    // Each sender's messages: whether any waits for its receiver, and when its CPU posts the last.
     s.send_rel.resize(nm);
+    s.senders.clear();
     for (std::size_t i = 0; i < nm;) {
       const std::int32_t src = s.msgs[i].src;
+      Step::Sender g{static_cast<std::uint32_t>(i), 0, src, false, 0};
       Time t = 0;
       for (; i < nm && s.msgs[i].src == src; ++i) {
         const auto& c = s.cost[i];
         const Time post = next_post(t);
         s.send_rel[i] = transfer_start(c, post, std::numeric_limits<Time>::min(), m_.handshake_legs) + c.alpha;
+        g.waits = g.waits || c.waits;
+        g.cpu_rel = post;
       }
+      g.end = static_cast<std::uint32_t>(i);
+      s.senders.push_back(g);
     }
     s.send_off.assign(nm, 0);
     s.send_known.assign(n, 0);
@@ -277,7 +283,7 @@ void Engine::run_serial(const Step& s, Accum& acc, Timeline* tl) {
   }
   // Phase 2: every receiver's stream takes its arrivals in (time, sequence) order: one stable
   // radix sort of all arrivals by time (they are in sequence order), then one pass.
-  sort_by_activation(nm);
+  sort_by_time(act_.data(), nm);
   for (std::size_t j = 0; j < nm; ++j) {
     const Arrival& a = inbox_[order_[j]];
     const auto e = static_cast<std::size_t>(a.dst);
@@ -290,7 +296,7 @@ void Engine::run_serial(const Step& s, Accum& acc, Timeline* tl) {
 // ---- the flow engine ------------------------------------------------------------------------------
 namespace {
 constexpr std::uint32_t kNil = UINT32_MAX;
-// Resource kinds, as recorded in done_by_: which resource finished a flow last.
+// Resource kinds, as recorded in done_: which resource finished a flow last.
 constexpr std::uint8_t kLink = 1, kNic = 2;
 }  // namespace
 
@@ -398,15 +404,19 @@ struct Engine::SortedQueue {
       h.push_back(e);
       return;
     }
-    // Usually near the end (V only grows): a short scan from the back, else a binary search.
-    const std::size_t n = h.size();
-    std::size_t r = n - 1;
-    while (r > head && n - r < 8 && before(e, h[r - 1])) --r;
-    if (r > head && before(e, h[r - 1]))
-      r = static_cast<std::size_t>(
-          std::upper_bound(h.begin() + static_cast<std::ptrdiff_t>(head), h.begin() + static_cast<std::ptrdiff_t>(r), e, before) -
-          h.begin());
-    h.insert(h.begin() + static_cast<std::ptrdiff_t>(r), e);
+    // Before the last: shift the later ones up by one, from the back (queues are mostly short);
+    // far from the back, a binary search and one move.
+    h.push_back(h.back());
+    const std::size_t last = h.size() - 2;
+    std::size_t r = last;
+    for (; r > head && last - r < 32 && before(e, h[r - 1]); --r) h[r] = h[r - 1];
+    if (r > head && before(e, h[r - 1])) {
+      const auto at =
+          std::upper_bound(h.begin() + static_cast<std::ptrdiff_t>(head), h.begin() + static_cast<std::ptrdiff_t>(r), e, before);
+      std::move_backward(at, h.begin() + static_cast<std::ptrdiff_t>(r), h.begin() + static_cast<std::ptrdiff_t>(r) + 1);
+      r = static_cast<std::size_t>(at - h.begin());
+    }
+    h[r] = e;
   }
   // Flows arriving together: sorted among themselves, then one merge from the back (O(size + b)
   // instead of b insertions).
@@ -515,13 +525,13 @@ void Engine::share(const ResItem* items, std::size_t k, std::uint8_t kind, Time&
 template <class Queue>
 void Engine::share_with(Queue& q, const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until, const SendCache* sc) {
   double t = 0, v = 0, end = 0, batch_last = 0;
-  double* const record = sc && !sc->replay ? sc->off : nullptr;
+  double* const record = sc ? sc->off : nullptr;
   const double base = sc ? sc->base : 0;
   auto leave = [&](std::uint32_t i, double at) {
     if (record) record[i] = at - base;
     const auto tc = static_cast<Time>(at + 0.5);  // times are never negative
     end = std::max(end, at);
-    if (tc > done_t_[i] || (tc == done_t_[i] && kind > done_by_[i])) done_t_[i] = tc, done_by_[i] = kind;
+    raise_done(i, tc, kind);
   };
   // Completes every flow that leaves before `until`.
   auto drain = [&](double until) {
@@ -538,11 +548,6 @@ void Engine::share_with(Queue& q, const ResItem* items, std::size_t k, std::uint
   // Data of earlier steps still on this resource goes first: arrivals before `busy_until` wait
   // for it (order is kept: a max with a constant).
   const Time free = busy_until;
-  if (sc && sc->replay) {
-    for (std::size_t j = 0; j < k; ++j) leave(items[j].msg, base + sc->off[items[j].msg]);
-    busy_until = std::max(busy_until, static_cast<Time>(end + 0.5));
-    return;
-  }
   // One pass over the batches of flows arriving together (items are in activation order, so a
   // batch is a run of items whose activation is at most its arrival time).
   constexpr double kNever = std::numeric_limits<double>::infinity();
@@ -586,15 +591,15 @@ void Engine::share_with(Queue& q, const ResItem* items, std::size_t k, std::uint
   busy_until = std::max(busy_until, static_cast<Time>(end + 0.5));
 }
 
-// order_ = message indices by (activation time, index): a stable LSD radix sort on the time
-// offsets from the earliest activation, 11 bits a pass, only as many passes as the span needs.
+// order_ = indices of t[0..nm) by (time, index), sorted_act_ = their times: a stable LSD radix
+// sort on the offsets from the earliest time, 11 bits a pass, only as many passes as the span needs.
 // When offset and index fit in 64 bits together, the keys carry the index (offset << bits | i):
 // the passes then read their digits in sequence, and all histograms come from one read.
-void Engine::sort_by_activation(std::size_t nm) {
+void Engine::sort_by_time(const Time* act, std::size_t nm) {
   order_.resize(nm);
   if (nm == 0) return;
-  Time lo = act_[0], hi = act_[0];
-  for (std::size_t i = 0; i < nm; ++i) lo = std::min(lo, act_[i]), hi = std::max(hi, act_[i]);
+  Time lo = act[0], hi = act[0];
+  for (std::size_t i = 0; i < nm; ++i) lo = std::min(lo, act[i]), hi = std::max(hi, act[i]);
   const auto span = static_cast<std::uint64_t>(hi - lo);
   constexpr int kBits = 11;
   constexpr std::size_t kBuckets = std::size_t{1} << kBits;
@@ -604,7 +609,7 @@ void Engine::sort_by_activation(std::size_t nm) {
     keys_.resize(nm);
     keys_tmp_.resize(nm);
     const int passes = (tbits + kBits - 1) / kBits;
-    for (std::size_t i = 0; i < nm; ++i) keys_[i] = (static_cast<std::uint64_t>(act_[i] - lo) << ibits) | i;
+    for (std::size_t i = 0; i < nm; ++i) keys_[i] = (static_cast<std::uint64_t>(act[i] - lo) << ibits) | i;
     if (passes > 0) {
       count_.assign(static_cast<std::size_t>(passes) * kBuckets, 0);
       for (const auto key : keys_)
@@ -636,7 +641,7 @@ void Engine::sort_by_activation(std::size_t nm) {
   for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += kBits) {
     std::fill(std::begin(count), std::end(count), 0);
     auto digit = [&](std::uint32_t i) {
-      return static_cast<std::size_t>((static_cast<std::uint64_t>(act_[i] - lo) >> shift) & (kBuckets - 1));
+      return static_cast<std::size_t>((static_cast<std::uint64_t>(act[i] - lo) >> shift) & (kBuckets - 1));
     };
     for (auto i : order_) ++count[digit(i)];
     std::uint32_t sum = 0;
@@ -649,7 +654,7 @@ void Engine::sort_by_activation(std::size_t nm) {
     order_.swap(order_tmp_);
   }
   sorted_act_.resize(nm);
-  for (std::size_t j = 0; j < nm; ++j) sorted_act_[j] = act_[order_[j]];
+  for (std::size_t j = 0; j < nm; ++j) sorted_act_[j] = act[order_[j]];
 }
 
 void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
@@ -657,99 +662,138 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
   const std::size_t nm = s.msgs.size();
   const int legs = m_.handshake_legs;
   act_.resize(nm);
-  post_.resize(nm);
-  done_t_.resize(nm);
-  done_by_.resize(nm);
-  order_.resize(nm);
+  done_.resize(nm);
   cpu_end_.assign(start_.begin(), start_.end());
+  if (busy_.size() < s.res_off.size() - 1) busy_.resize(s.res_off.size() - 1, 0);
   // 1. Posts (the sender's CPU: o_send each, at least g apart) and activations (transfer start
   //    after the handshake or the matching receive, then the wire latency). Receives are posted at
   //    the receiver's start.
-  for (std::size_t i = 0; i < nm;) {
-    const std::int32_t src = s.msgs[i].src;
-    Time t = start_[src];
-    for (; i < nm && s.msgs[i].src == src; ++i) {
-      const Msg& msg = s.msgs[i];
-      const auto& c = s.cost[i];
-      const Time post = next_post(t);
-      post_[i] = post;
-      act_[i] = transfer_start(c, post, start_[msg.dst], legs) + c.alpha;
-      done_t_[i] = act_[i];
-      done_by_[i] = 0;
-      if (!c.rendezvous) send_free_[src] = std::max(send_free_[src], post);  // eager: completes locally
-    }
-    cpu_end_[static_cast<std::size_t>(src)] = t - std::max<Time>(0, gap_ - o_send_);
-    send_free_[src] = std::max(send_free_[src], cpu_end_[static_cast<std::size_t>(src)]);
-  }
-  messages_ += nm;
-  sort_by_activation(nm);
-  // 2. Every resource's flows in activation order (CSR: send links, receive links, NICs), then
-  //    processor sharing at each; a flow completes when it has left all of its resources.
-  const std::size_t nres = s.res_off.size() - 1;
-  const auto& res_off_ = s.res_off;
-  if (busy_.size() < nres) busy_.resize(nres, 0);
-  res_items_.resize(res_off_[nres]);
-  res_fill_.assign(res_off_.begin(), res_off_.end() - 1);
-  for (std::size_t j = 0; j < nm; ++j) {
-    const auto i = order_[j];
-    const Time a = sorted_act_[j];
-    const auto& rt = s.route[i];
-    res_items_[res_fill_[rt.send]++] = {a, rt.work_link, i};
-    res_items_[res_fill_[rt.recv]++] = {a, rt.work_link, i};
-    if (rt.nic != UINT32_MAX) res_items_[res_fill_[rt.nic]++] = {a, rt.work_nic, i};
-  }
-  for (std::size_t r = 0; r < nres; ++r) {
-    const auto b = res_off_[r], z = res_off_[r + 1];
-    if (b == z) continue;
-    const ResItem* items = res_items_.data() + b;
-    SendCache sc{}, *use = nullptr;
-    if (r < n) {  // a send link
-      sc = {s.send_off.data(), static_cast<double>(start_[r]), s.send_known[r] != 0};
-      const Time first = std::max(items[0].act, busy_[r]);
-      if (items[z - b - 1].act <= first) {  // all arrive together
-        sc = {s.send_batch.data(), static_cast<double>(first), true};
-        use = &sc;
-      } else if (busy_[r] <= items[0].act) {  // idle when its first flow arrives
-        bool fixed = true;
-        for (auto it = items; it != items + (z - b) && fixed; ++it) fixed = it->act == start_[r] + s.send_rel[it->msg];
-        if (fixed) use = &sc, s.send_known[r] = 1;
+  //    A send link whose departures are known (its flows all arrive together, or in the recorded
+  //    pattern on an idle link) is done here, in message order: it needs no sorted flow list.
+  //    Runs of consecutive messages with one activation (a sender's messages of one tier and
+  //    protocol) are sorted as one: (activation, index) order is the runs' order, expanded.
+  send_direct_.assign(n, 0);
+  run_first_.clear(), run_act_.clear(), run_src_.clear();
+  for (const auto& g : s.senders) {
+    const auto e = static_cast<std::size_t>(g.src);
+    const Time t0 = start_[e];
+    Time lo = std::numeric_limits<Time>::max(), hi = 0;
+    bool fixed = true;  // every activation as recorded relative to the sender's start
+    auto activate = [&](std::uint32_t i, Time act) {
+      if (i == g.first || act != act_[i - 1]) run_first_.push_back(i), run_act_.push_back(act), run_src_.push_back(g.src);
+      act_[i] = act;
+      done_[i] = act << 2;
+      lo = std::min(lo, act), hi = std::max(hi, act);
+    };
+    if (!g.waits) {  // no message waits for its receiver: activations at fixed offsets
+      for (auto i = g.first; i < g.end; ++i) activate(i, t0 + s.send_rel[i]);
+    } else {
+      Time t = t0;
+      for (auto i = g.first; i < g.end; ++i) {
+        const auto& c = s.cost[i];
+        const Time post = next_post(t);
+        const Time act = transfer_start(c, post, start_[s.msgs[i].dst], legs) + c.alpha;
+        activate(i, act);
+        fixed = fixed && act == t0 + s.send_rel[i];
+        if (!c.rendezvous) send_free_[e] = std::max(send_free_[e], post);  // eager: completes locally
       }
     }
-    share(items, z - b, r < 2 * n ? kLink : kNic, busy_[r], use);
+    cpu_end_[e] = t0 + g.cpu_rel;  // its last post (an eager send completes then)
+    send_free_[e] = std::max(send_free_[e], cpu_end_[e]);
+    const Time first = std::max(lo, busy_[e]);
+    const double* off = nullptr;
+    double base = 0;
+    if (hi <= first)  // all arrive together: a batch, whose departures only the works decide
+      off = s.send_batch.data(), base = static_cast<double>(first);
+    else if (busy_[e] <= lo && fixed && s.send_known[e])  // idle at the first arrival, as recorded
+      off = s.send_off.data(), base = static_cast<double>(t0);
+    if (!off) continue;
+    send_direct_[e] = 1;
+    double end = 0;
+    for (auto q = g.first; q < g.end; ++q) {
+      const double at = base + off[q];
+      end = std::max(end, at);
+      raise_done(q, static_cast<Time>(at + 0.5), kLink);
+    }
+    busy_[e] = std::max(busy_[e], static_cast<Time>(end + 0.5));
   }
-  // 3. Receive sides (o_recv per message in completion order) and rendezvous send sides.
+  messages_ += nm;
+  const std::size_t nruns = run_act_.size();
+  run_first_.push_back(static_cast<std::uint32_t>(nm));
+  sort_by_time(run_act_.data(), nruns);
+  // 2. Every other resource's flows in activation order (CSR: send links, receive links, NICs),
+  //    then processor sharing at each; a flow completes when it has left all of its resources.
+  const std::size_t nres = s.res_off.size() - 1;
+  const auto& res_off_ = s.res_off;
+  res_items_.resize(res_off_[nres]);
+  res_fill_.assign(res_off_.begin(), res_off_.end() - 1);
+  for (std::size_t j = 0; j < nruns; ++j) {
+    const Time a = sorted_act_[j];
+    const auto run = order_[j];
+    const auto src = static_cast<std::size_t>(run_src_[run]);
+    const bool send = !send_direct_[src];
+    for (auto i = run_first_[run]; i < run_first_[run + 1]; ++i) {
+      const auto& rt = s.route[i];
+      if (send) res_items_[res_fill_[src]++] = {a, rt.work_link, i};
+      res_items_[res_fill_[rt.recv]++] = {a, rt.work_link, i};
+      if (rt.nic != UINT32_MAX) res_items_[res_fill_[rt.nic]++] = {a, rt.work_nic, i};
+    }
+  }
+  auto evaluate = [&](std::size_t r) {
+    const auto b = res_off_[r], z = res_off_[r + 1];
+    const ResItem* items = res_items_.data() + b;
+    SendCache sc{}, *use = nullptr;
+    if (r < n && busy_[r] <= items[0].act) {  // a send link idle when its first flow arrives
+      bool fixed = true;
+      for (auto it = items; it != items + (z - b) && fixed; ++it) fixed = it->act == start_[r] + s.send_rel[it->msg];
+      if (fixed) sc = {s.send_off.data(), static_cast<double>(start_[r])}, use = &sc, s.send_known[r] = 1;  // record
+    }
+    share(items, z - b, r < 2 * n ? kLink : kNic, busy_[r], use);
+  };
+  for (std::size_t r = 0; r < n; ++r)
+    if (res_off_[r] != res_off_[r + 1] && !send_direct_[r]) evaluate(r);
+  for (std::size_t r = 2 * n; r < nres; ++r)
+    if (res_off_[r] != res_off_[r + 1]) evaluate(r);
+  // 3. Receive links last: their flows are complete once the link is evaluated (the latest of all
+  //    their resources), and the receiver's CPU takes them (o_recv each, in completion order).
   const Time o_recv = s.one_sided ? 0 : o_recv_;
   crit_msg_.assign(2 * n, kNil);
   nin_.assign(n, 0);
   for (std::size_t e = 0; e < n; ++e) {
     const auto b = res_off_[n + e], z = res_off_[n + e + 1];
     if (b == z) continue;
+    evaluate(n + e);
     auto* first = res_items_.data() + b;
     if (o_recv > 0)
       std::sort(first, first + (z - b), [&](const ResItem& x, const ResItem& y) {
-        return done_t_[x.msg] != done_t_[y.msg] ? done_t_[x.msg] < done_t_[y.msg] : x.msg < y.msg;
+        return done_time(x.msg) != done_time(y.msg) ? done_time(x.msg) < done_time(y.msg) : x.msg < y.msg;
       });
-    Time free = recv_free_[e];
+    Time free = recv_free_[e], crit_t = 0;
     std::uint32_t crit = kNil;
     for (auto* it = first; it != first + (z - b); ++it) {
-      const Time c = done_t_[it->msg];
-      if (crit == kNil || c >= done_t_[crit]) crit = it->msg;  // the last to complete
+      const Time c = done_time(it->msg);
+      if (crit == kNil || c >= crit_t) crit = it->msg, crit_t = c;  // the last to complete
       free = std::max(free, c) + o_recv;
     }
     recv_free_[e] = free;
     nin_[e] = static_cast<std::uint32_t>(z - b);
     crit_msg_[e] = crit;
   }
-  for (std::size_t i = 0; i < nm; ++i) {
-    const auto src = static_cast<std::size_t>(s.msgs[i].src);
-    if (s.cost[i].rendezvous && done_t_[i] >= send_free_[src])
-      send_free_[src] = done_t_[i], crit_msg_[n + src] = static_cast<std::uint32_t>(i);
-    if (tl) {
-      const Msg& msg = s.msgs[i];
-      tl->add(msg.src, post_[i], done_t_[i], Timeline::send, msg.dst, msg.bytes);
-      tl->add(msg.dst, act_[i], done_t_[i], Timeline::recv, msg.src, msg.bytes);
+  // Rendezvous send sides: a send completes with its transfer.
+  if (s.any_rendezvous || tl)
+    for (const auto& g : s.senders) {
+      const auto src = static_cast<std::size_t>(g.src);
+      Time t = start_[src];
+      for (auto i = g.first; i < g.end; ++i) {
+        if (s.cost[i].rendezvous && done_time(i) >= send_free_[src]) send_free_[src] = done_time(i), crit_msg_[n + src] = i;
+        const Time post = next_post(t);
+        if (tl) {
+          const Msg& msg = s.msgs[i];
+          tl->add(msg.src, post, done_time(i), Timeline::send, msg.dst, msg.bytes);
+          tl->add(msg.dst, act_[i], done_time(i), Timeline::recv, msg.src, msg.bytes);
+        }
+      }
     }
-  }
   // 4. Attribution: what finished each endpoint.
   for (std::size_t e = 0; e < n; ++e) {
     std::uint32_t i = kNil;
@@ -763,11 +807,11 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
     }
     if (i == kNil) continue;
     const auto& c = s.cost[i];
-    const Time transfer = done_t_[i] - act_[i];
+    const Time transfer = done_time(i) - act_[i];
     const Time alone = std::min(c.wire, transfer);
     acc.latency[e] += c.alpha + (c.rendezvous ? c.handshake * legs : 0);
     acc.bandwidth[e] += alone;
-    (done_by_[i] == kNic ? acc.injection : acc.contention)[e] += transfer - alone;
+    (done_by(i) == kNic ? acc.injection : acc.contention)[e] += transfer - alone;
   }
 }
 

@@ -18,10 +18,14 @@
 // that is at least as fast as its node's sending links together cannot limit and is skipped.
 // Data of an earlier step still on a resource goes first. The receiver's CPU then pays o_recv
 // per message in completion order; a rendezvous send completes with its transfer, an eager one
-// when posted. Cost: one radix sort of activations per step, then per resource a sweep with
-// virtual time (closed forms for batches that arrive together and leave before the next); a send
-// link's departures relative to its sender's start are worked out once per step and replayed
-// while its messages arrive in the same pattern (Step::send_batch, send_off).
+// when posted. Cost: a sender whose messages never wait for their receiver activates them at
+// offsets from its start fixed per step (Step::send_rel); runs of a sender's messages with one
+// activation are radix-sorted as one (not message by message); then each resource's flows, in
+// activation order, are swept in virtual time (closed forms for batches that arrive together and
+// leave before the next). A send link needs no sweep, nor a sorted list, when its departures are
+// known in advance: all its flows arrive together (then only their works decide, sorted once per
+// step: Step::send_batch), or it is idle and they arrive as in an earlier run, whose departures
+// relative to the sender's start were recorded (Step::send_off).
 //
 // Serial engine (study-postal, study-max-rate): the node-aware study's forms. The sender's port
 // is busy alpha + beta*s per message; with max-rate an off-node message's bytes also pass the
@@ -32,6 +36,7 @@
 // one global queue.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -88,11 +93,22 @@ struct Step {
   // Flow engine: each message's resources (send link, receive link, NIC or UINT32_MAX) and works,
   // packed for the per-run scatter in activation order.
   struct Route {
-    std::uint32_t send, recv, nic, unused;
+    std::uint32_t recv, nic;
     double work_link, work_nic;
   };
+  // Flow engine: each sender's run of messages [first, end), whether any of them waits for its
+  // receiver (else all activate at fixed offsets from its start, send_rel), and its last post
+  // relative to its start.
+  struct Sender {
+    std::uint32_t first, end;
+    std::int32_t src;
+    bool waits;
+    Time cpu_rel;
+  };
+  mutable std::vector<Sender> senders;
   mutable std::vector<Route> route;
   mutable std::vector<Cost> cost;
+  mutable bool any_rendezvous = false;
   mutable std::vector<std::uint32_t> node_groups;  // CSR over nodes of (first message of a src run)
   mutable std::vector<std::uint32_t> group_first;
   mutable std::uint64_t prepared_for = 0;  // id of the engine whose model the costs belong to
@@ -177,15 +193,20 @@ private:
   };
   struct SortedQueue;
   struct ClassQueues;
-  struct SendCache {  // a send link's departures relative to its sender's start
+  struct SendCache {  // where to record a send link's departures relative to its sender's start
     double* off;
     double base;
-    bool replay;  // false: record them
   };
   void share(const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until, const SendCache* sc);
   template <class Queue>
   void share_with(Queue& q, const ResItem* items, std::size_t k, std::uint8_t kind, Time& busy_until, const SendCache* sc);
-  void sort_by_activation(std::size_t nm);
+  void sort_by_time(const Time* t, std::size_t nm);
+  // A resource lets flow i go at tc: its completion is the latest of its resources' (ties: the
+  // NIC's, so that injection is charged). done_[i] = completion << 2 | the resource kind that set
+  // it: one branch-free max.
+  void raise_done(std::uint32_t i, Time tc, std::uint8_t kind) { done_[i] = std::max(done_[i], tc << 2 | kind); }
+  Time done_time(std::uint32_t i) const { return done_[i] >> 2; }
+  std::uint8_t done_by(std::uint32_t i) const { return static_cast<std::uint8_t>(done_[i] & 3); }
 
   const MachineModel& m_;
   std::uint64_t id_;  // unique per engine (a new engine may reuse an old one's address)
@@ -204,11 +225,15 @@ private:
   Time o_send_, o_recv_, gap_;
   bool serial_, nic_;
 
-  std::vector<Time> act_, post_, done_t_;
-  std::vector<std::uint8_t> done_by_;  // 1: a link finished the flow last, 2: the NIC
+  std::vector<Time> act_;
+  std::vector<Time> done_;                 // flow engine: completion << 2 | kind (0: activation, kLink, kNic)
+  std::vector<std::uint8_t> send_direct_;  // per endpoint: its send link was done in message order
   std::vector<std::uint32_t> order_, order_tmp_, count_;
   std::vector<std::uint64_t> keys_, keys_tmp_;
-  std::vector<Time> sorted_act_;  // act_ in the order of order_
+  std::vector<Time> sorted_act_;          // the sorted times (sort_by_time)
+  std::vector<std::uint32_t> run_first_;  // flow engine: runs of a sender's messages with one activation
+  std::vector<std::int32_t> run_src_;
+  std::vector<Time> run_act_;
   std::vector<std::uint32_t> res_fill_;
   std::vector<ResItem> res_items_;
   std::vector<PsEntry> ps_heap_;

@@ -400,6 +400,30 @@ std::vector<double> processor_sharing(const std::vector<std::pair<double, double
 }
 }  // namespace
 
+TEST(SimFlows, ManyFlowsEachOvertakingTheOthers) {
+  // 200 ranks send to rank 0, one every nanosecond, each a little smaller than the one before: all
+  // share rank 0's link at once and every new flow finishes before those already there (it joins
+  // the front of a long queue of active flows). Rendezvous, so that each sender finishes with its
+  // transfer; every completion is compared with exact processor sharing.
+  const int P = 201;
+  auto m = flat(ModelKind::postal, 1e-6, 1e-10);
+  m.short_max = 0, m.eager_max = 100;  // rendezvous, no handshake legs
+  StepRun r{m, std::vector<std::int32_t>(P, 0), std::vector<sim::Time>(P, 0), {}};
+  sim::Step s;
+  std::vector<std::pair<double, double>> flows;  // (arrival, work) in picoseconds
+  for (int e = 1; e < P; ++e) {
+    r.ready[static_cast<std::size_t>(e)] = 1000 * e;
+    const std::int64_t bytes = 200000 - 500 * e;
+    s.msgs.push_back(msg(e, 0, bytes));
+    flows.push_back({1000.0 * e + 1e6, 100.0 * static_cast<double>(bytes)});
+  }
+  r.run(s);
+  const auto leave = processor_sharing(flows);
+  for (int e = 1; e < P; ++e)
+    ASSERT_NEAR(static_cast<double>(r.ready[static_cast<std::size_t>(e)]), leave[static_cast<std::size_t>(e - 1)], 2.0) << "sender " << e;
+  EXPECT_NEAR(static_cast<double>(r.ready[0]), *std::max_element(leave.begin(), leave.end()), 2.0);
+}
+
 TEST(SimFlows, RandomStepsMatchExactProcessorSharing) {
   // Random steps on 2-3 nodes: senders with up to 40 messages (batches past the engine's small-
   // batch limits), few or many distinct sizes, start times drawn from a few values (flows that
