@@ -90,8 +90,8 @@ struct Step {
   mutable std::vector<Time> send_rel;
   mutable std::vector<double> send_off;
   mutable std::vector<std::uint8_t> send_known;
-  // Flow engine: each message's resources (send link, receive link, NIC or UINT32_MAX) and works,
-  // packed for the per-run scatter in activation order.
+  // Flow engine: each message's receive link and NIC (UINT32_MAX: none; its send link is its
+  // sender's) and works, packed for the per-run scatter in activation order.
   struct Route {
     std::uint32_t recv, nic;
     double work_link, work_nic;
