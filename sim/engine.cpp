@@ -66,12 +66,14 @@ void Engine::prepare(const Step& s) const {
   const std::size_t n = node_.size(), nm = s.msgs.size();
   if (nm >= (1u << 31)) throw std::logic_error("Engine: too many messages in one step");
   s.cost.resize(nm);
-  s.any_rendezvous = false;
+  s.senders.clear();
   for (std::size_t i = 0; i < nm; ++i) {
     const Msg& msg = s.msgs[i];
     if (msg.src < 0 || msg.dst < 0 || static_cast<std::size_t>(msg.src) >= n || static_cast<std::size_t>(msg.dst) >= n)
       throw std::logic_error("Engine: endpoint out of range");
     if (i > 0 && msg.src < s.msgs[i - 1].src) throw std::logic_error("Engine: messages not grouped by sender");
+    if (i == 0 || msg.src != s.msgs[i - 1].src) s.senders.push_back({static_cast<std::uint32_t>(i), 0, msg.src, false, 0});
+    s.senders.back().end = static_cast<std::uint32_t>(i + 1);
     const int d = msg.device ? 1 : 0, k = static_cast<int>(msg.tier);
     const int p = static_cast<int>(m_.proto_of(msg.bytes));
     const auto bytes = static_cast<double>(msg.bytes);
@@ -81,7 +83,6 @@ void Engine::prepare(const Step& s) const {
     c.inject = nic_ && k == 2 && !msg.device ? static_cast<Time>(std::llround(inj_beta_ * bytes)) : -1;
     c.handshake = p == 2 && m_.handshake_legs > 0 ? alpha_[0][k][0] : 0;
     c.rendezvous = p == 2;
-    s.any_rendezvous = s.any_rendezvous || c.rendezvous;
     c.waits = p == 2 || m_.eager_waits_for_receive;
     c.work_link = beta_[d][k][p] * bytes;
     c.work_nic = c.inject >= 0 ? inj_beta_ * bytes : 0;
@@ -123,23 +124,18 @@ void Engine::prepare(const Step& s) const {
     // A send link's flows are its sender's messages. Their activations relative to the sender's
     // start are fixed unless a message waited for its receiver (`send_rel`: the activation had it
     // not waited); then, on a link idle when they arrive, so are their departures: the first run
-    // records them (`send_off`), later runs of the step replay them.
-    // Each sender's messages: whether any waits for its receiver, and when its CPU posts the last.
+    // records them (`send_off`), later runs of the step replay them. Per sender: whether any of
+    // its messages waits, and when its CPU posts the last.
     s.send_rel.resize(nm);
-    s.senders.clear();
-    for (std::size_t i = 0; i < nm;) {
-      const std::int32_t src = s.msgs[i].src;
-      Step::Sender g{static_cast<std::uint32_t>(i), 0, src, false, 0};
+    for (auto& g : s.senders) {
       Time t = 0;
-      for (; i < nm && s.msgs[i].src == src; ++i) {
+      for (auto i = g.first; i < g.end; ++i) {
         const auto& c = s.cost[i];
         const Time post = next_post(t);
         s.send_rel[i] = transfer_start(c, post, std::numeric_limits<Time>::min(), m_.handshake_legs) + c.alpha;
         g.waits = g.waits || c.waits;
         g.cpu_rel = post;
       }
-      g.end = static_cast<std::uint32_t>(i);
-      s.senders.push_back(g);
     }
     s.send_off.assign(nm, 0);
     s.send_known.assign(n, 0);
@@ -148,10 +144,9 @@ void Engine::prepare(const Step& s) const {
     // sorted once here, not per run.
     s.send_batch.resize(nm);
     std::vector<std::pair<double, std::uint32_t>> by_work;
-    for (std::size_t i = 0; i < nm;) {
-      std::size_t e = i;
+    for (const auto& g : s.senders) {
       by_work.clear();
-      for (; e < nm && s.msgs[e].src == s.msgs[i].src; ++e) by_work.push_back({s.cost[e].work_link, static_cast<std::uint32_t>(e)});
+      for (auto e = g.first; e < g.end; ++e) by_work.push_back({s.cost[e].work_link, e});
       std::sort(by_work.begin(), by_work.end());
       const std::size_t b = by_work.size();
       double sum = 0, at = 0;
@@ -160,23 +155,15 @@ void Engine::prepare(const Step& s) const {
         sum += by_work[q].first;
         s.send_batch[by_work[q].second] = at;
       }
-      i = e;
     }
   }
-  // Runs of equal src, grouped by the sender's node (stable: node, then src order).
-  std::vector<std::uint32_t> firsts;
-  for (std::size_t i = 0; i < nm; ++i)
-    if (i == 0 || s.msgs[i].src != s.msgs[i - 1].src) firsts.push_back(static_cast<std::uint32_t>(i));
+  // The senders' first messages, grouped by the sender's node (stable: node, then src order).
   s.node_groups.assign(static_cast<std::size_t>(nnodes_) + 1, 0);
-  for (auto f : firsts) ++s.node_groups[static_cast<std::size_t>(node_[s.msgs[f].src]) + 1];
+  for (const auto& g : s.senders) ++s.node_groups[static_cast<std::size_t>(node_[g.src]) + 1];
   for (std::size_t k = 0; k < static_cast<std::size_t>(nnodes_); ++k) s.node_groups[k + 1] += s.node_groups[k];
-  s.group_first.resize(firsts.size());
+  s.group_first.resize(s.senders.size());
   std::vector<std::uint32_t> fill(s.node_groups.begin(), s.node_groups.end() - 1);
-  for (std::size_t g = 0; g < firsts.size(); ++g) {
-    const auto f = firsts[g];
-    const auto at = fill[static_cast<std::size_t>(node_[s.msgs[f].src])]++;
-    s.group_first[at] = f;
-  }
+  for (const auto& g : s.senders) s.group_first[fill[static_cast<std::size_t>(node_[g.src])]++] = g.first;
   s.prepared_for = id_;
 }
 
@@ -298,6 +285,9 @@ namespace {
 constexpr std::uint32_t kNil = UINT32_MAX;
 // Resource kinds, as recorded in done_: which resource finished a flow last.
 constexpr std::uint8_t kLink = 1, kNic = 2;
+// How a send link is evaluated in a run: swept in activation order, done in message order from
+// known departures, or swept while its departures are recorded.
+constexpr std::uint8_t kSweep = 0, kDirect = 1, kRecord = 2;
 }  // namespace
 
 namespace {
@@ -672,7 +662,7 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
   //    pattern on an idle link) is done here, in message order: it needs no sorted flow list.
   //    Runs of consecutive messages with one activation (a sender's messages of one tier and
   //    protocol) are sorted as one: (activation, index) order is the runs' order, expanded.
-  send_direct_.assign(n, 0);
+  send_mode_.assign(n, kSweep);
   run_first_.clear(), run_act_.clear(), run_src_.clear();
   for (const auto& g : s.senders) {
     const auto e = static_cast<std::size_t>(g.src);
@@ -695,10 +685,9 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
         const Time act = transfer_start(c, post, start_[s.msgs[i].dst], legs) + c.alpha;
         activate(i, act);
         fixed = fixed && act == t0 + s.send_rel[i];
-        if (!c.rendezvous) send_free_[e] = std::max(send_free_[e], post);  // eager: completes locally
       }
     }
-    cpu_end_[e] = t0 + g.cpu_rel;  // its last post (an eager send completes then)
+    cpu_end_[e] = t0 + g.cpu_rel;  // its last post: every eager send has completed by then
     send_free_[e] = std::max(send_free_[e], cpu_end_[e]);
     const Time first = std::max(lo, busy_[e]);
     const double* off = nullptr;
@@ -707,8 +696,11 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
       off = s.send_batch.data(), base = static_cast<double>(first);
     else if (busy_[e] <= lo && fixed && s.send_known[e])  // idle at the first arrival, as recorded
       off = s.send_off.data(), base = static_cast<double>(t0);
-    if (!off) continue;
-    send_direct_[e] = 1;
+    if (!off) {
+      if (busy_[e] <= lo && fixed) send_mode_[e] = kRecord;  // idle at the first arrival: record
+      continue;
+    }
+    send_mode_[e] = kDirect;
     double end = 0;
     for (auto q = g.first; q < g.end; ++q) {
       const double at = base + off[q];
@@ -731,7 +723,7 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
     const Time a = sorted_act_[j];
     const auto run = order_[j];
     const auto src = static_cast<std::size_t>(run_src_[run]);
-    const bool send = !send_direct_[src];
+    const bool send = send_mode_[src] != kDirect;
     for (auto i = run_first_[run]; i < run_first_[run + 1]; ++i) {
       const auto& rt = s.route[i];
       if (send) res_items_[res_fill_[src]++] = {a, rt.work_link, i};
@@ -743,15 +735,11 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
     const auto b = res_off_[r], z = res_off_[r + 1];
     const ResItem* items = res_items_.data() + b;
     SendCache sc{}, *use = nullptr;
-    if (r < n && busy_[r] <= items[0].act) {  // a send link idle when its first flow arrives
-      bool fixed = true;
-      for (auto it = items; it != items + (z - b) && fixed; ++it) fixed = it->act == start_[r] + s.send_rel[it->msg];
-      if (fixed) sc = {s.send_off.data(), static_cast<double>(start_[r])}, use = &sc, s.send_known[r] = 1;  // record
-    }
+    if (r < n && send_mode_[r] == kRecord) sc = {s.send_off.data(), static_cast<double>(start_[r])}, use = &sc, s.send_known[r] = 1;
     share(items, z - b, r < 2 * n ? kLink : kNic, busy_[r], use);
   };
   for (std::size_t r = 0; r < n; ++r)
-    if (res_off_[r] != res_off_[r + 1] && !send_direct_[r]) evaluate(r);
+    if (res_off_[r] != res_off_[r + 1] && send_mode_[r] != kDirect) evaluate(r);
   for (std::size_t r = 2 * n; r < nres; ++r)
     if (res_off_[r] != res_off_[r + 1]) evaluate(r);
   // 3. Receive links last: their flows are complete once the link is evaluated (the latest of all
@@ -779,9 +767,9 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
     nin_[e] = static_cast<std::uint32_t>(z - b);
     crit_msg_[e] = crit;
   }
-  // Rendezvous send sides: a send completes with its transfer.
-  if (s.any_rendezvous || tl)
-    for (const auto& g : s.senders) {
+  // Rendezvous send sides: a send completes with its transfer (a rendezvous message waits).
+  for (const auto& g : s.senders)
+    if (g.waits || tl) {
       const auto src = static_cast<std::size_t>(g.src);
       Time t = start_[src];
       for (auto i = g.first; i < g.end; ++i) {

@@ -96,7 +96,7 @@ struct Step {
     std::uint32_t recv, nic;
     double work_link, work_nic;
   };
-  // Flow engine: each sender's run of messages [first, end), whether any of them waits for its
+  // Each sender's run of messages [first, end); flow engine: whether any of them waits for its
   // receiver (else all activate at fixed offsets from its start, send_rel), and its last post
   // relative to its start.
   struct Sender {
@@ -108,7 +108,6 @@ struct Step {
   mutable std::vector<Sender> senders;
   mutable std::vector<Route> route;
   mutable std::vector<Cost> cost;
-  mutable bool any_rendezvous = false;
   mutable std::vector<std::uint32_t> node_groups;  // CSR over nodes of (first message of a src run)
   mutable std::vector<std::uint32_t> group_first;
   mutable std::uint64_t prepared_for = 0;  // id of the engine whose model the costs belong to
@@ -226,8 +225,8 @@ private:
   bool serial_, nic_;
 
   std::vector<Time> act_;
-  std::vector<Time> done_;                 // flow engine: completion << 2 | kind (0: activation, kLink, kNic)
-  std::vector<std::uint8_t> send_direct_;  // per endpoint: its send link was done in message order
+  std::vector<Time> done_;               // flow engine: completion << 2 | kind (0: activation, kLink, kNic)
+  std::vector<std::uint8_t> send_mode_;  // per endpoint: how its send link is evaluated (kSweep, ...)
   std::vector<std::uint32_t> order_, order_tmp_, count_;
   std::vector<std::uint64_t> keys_, keys_tmp_;
   std::vector<Time> sorted_act_;          // the sorted times (sort_by_time)
