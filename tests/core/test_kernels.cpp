@@ -1,0 +1,195 @@
+// The kernel bodies (core/kernels.hpp) that the CUDA launcher runs on the GPU, run here by the
+// host launcher: every unit, every legal MPI op, every index shape, bs 1 and 3, lists with and
+// without repeats, against the host executor's own pack code (core/pack.cpp, written separately,
+// on std::complex) and a plain loop.
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <random>
+
+#include "core/kernels.hpp"
+#include "core/pack.hpp"
+
+using namespace sfr::core;
+
+namespace {
+
+struct List {
+  const char* what;
+  std::vector<Index> idx;
+  bool repeats;
+};
+
+std::vector<List> lists() {
+  std::vector<List> v;
+  v.push_back({"contiguous", {}, false});
+  for (Index i = 4; i < 20; ++i) v.back().idx.push_back(i);
+  v.push_back({"strided", {}, false});
+  for (Index i = 0; i < 9; ++i) v.back().idx.push_back(3 + 5 * i);
+  v.push_back({"block3d", {}, false});
+  for (Index z = 0; z < 2; ++z)
+    for (Index y = 0; y < 3; ++y)
+      for (Index x = 0; x < 4; ++x) v.back().idx.push_back(2 + x + 7 * y + 25 * z);
+  v.push_back({"general", {9, 1, 30, 4, 17, 0, 45}, false});
+  v.push_back({"repeats", {5, 2, 5, 5, 40, 2, 9, 5, 0, 40}, true});
+  return v;
+}
+constexpr Index kSpace = 48;
+
+// Deterministic values of a unit, kept small (products of a few stay exact in every type).
+std::vector<std::byte> values(Unit u, int bs, Index n, MpiOp op, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::byte> out(static_cast<size_t>(n) * static_cast<size_t>(bs) * unit_size(u));
+  const int hi = op == MpiOp::prod ? 2 : (op == MpiOp::land || op == MpiOp::lor || op == MpiOp::lxor) ? 1 : 9;
+  const int lo = op == MpiOp::prod ? 1 : 0;
+  std::uniform_int_distribution<int> d(lo, hi);
+  visit_unit(u, [&]<class T>() {
+    T* p = reinterpret_cast<T*>(out.data());
+    for (size_t i = 0; i < static_cast<size_t>(n) * static_cast<size_t>(bs); ++i) {
+      if constexpr (std::is_same_v<T, Int32Pair>)
+        p[i] = {d(rng) % 3, static_cast<std::int32_t>(i)};
+      else if constexpr (is_complex_v<T>)
+        p[i] = T(d(rng), d(rng));
+      else
+        p[i] = static_cast<T>(d(rng));
+    }
+  });
+  return out;
+}
+
+// A launcher without element atomics: every repeated destination takes the vertex-lock body.
+struct NoAtomics : HostLauncher {
+  struct Access : HostLauncher::Access {
+    template <class T, class O>
+    static constexpr bool can_apply = false;
+  };
+};
+
+IndexView view(const List& l) { return index_view(classify_indices(l.idx), l.idx.data()); }
+
+}  // namespace
+
+TEST(Kernels, ComplexKernelTypeHasStdComplexLayout) {
+  static_assert(sizeof(Complex128) == sizeof(std::complex<double>));
+  const std::complex<double> a(3, -2), b(-1, 5);
+  Complex128 x, y;
+  std::memcpy(&x, &a, sizeof x);
+  std::memcpy(&y, &b, sizeof y);
+  const Complex128 p = x * y, s = x + y;
+  EXPECT_EQ(std::complex<double>(p.re, p.im), a * b);
+  EXPECT_EQ(std::complex<double>(s.re, s.im), a + b);
+}
+
+TEST(Kernels, IndexViewWalksEveryShapeAsTheListDoes) {
+  for (const auto& l : lists()) {
+    const IndexShape s = classify_indices(l.idx);
+    const IndexView v = index_view(s, nullptr);
+    if (s.kind == IndexShape::general) continue;  // read from the list itself
+    for (size_t k = 0; k < l.idx.size(); ++k) EXPECT_EQ(v.at(static_cast<Index>(k)), l.idx[k]) << l.what << " k=" << k;
+  }
+  EXPECT_EQ(classify_indices(lists()[2].idx).kind, IndexShape::block3d);  // the shapes the cases claim
+  EXPECT_EQ(classify_indices(lists()[1].idx).kind, IndexShape::strided);
+}
+
+TEST(Kernels, RepeatsAreFound) {
+  for (const auto& l : lists()) EXPECT_EQ(has_repeats(l.idx, kSpace), l.repeats) << l.what;
+  EXPECT_THROW(has_repeats(std::vector<Index>{0, 48}, kSpace), std::out_of_range);
+}
+
+TEST(Kernels, PackMatchesHostPack) {
+  HostLauncher L;
+  for (const Unit u : kAllUnits)
+    for (const int bs : {1, 3})
+      for (const auto& l : lists()) {
+        const auto src = values(u, bs, kSpace, MpiOp::sum, 1);
+        const auto n = static_cast<Index>(l.idx.size());
+        std::vector<std::byte> got(static_cast<size_t>(n) * static_cast<size_t>(bs) * unit_size(u)), want(got.size());
+        HostKernels::pack(L, u, bs, src.data(), view(l), n, got.data());
+        pack(src.data(), l.idx, classify_indices(l.idx), unit_size(u) * static_cast<size_t>(bs), want.data());
+        EXPECT_EQ(got, want) << unit_name(u) << " bs=" << bs << " " << l.what;
+      }
+}
+
+TEST(Kernels, UnpackEveryUnitAndOpMatchesHostUnpack) {
+  HostLauncher L;
+  int cases = 0;
+  for (const Unit u : kAllUnits)
+    for (const MpiOp op : kAllOps) {
+      if (!op_legal(u, op)) {
+        std::vector<std::byte> b(unit_size(u) * kSpace);
+        EXPECT_THROW(HostKernels::unpack(L, u, 1, op, b.data(), view(lists()[3]), 1, b.data(), false), std::invalid_argument);
+        continue;
+      }
+      for (const int bs : {1, 3})
+        for (const auto& l : lists()) {
+          const auto n = static_cast<Index>(l.idx.size());
+          const auto src = values(u, bs, n, op, 2);
+          auto got = values(u, bs, kSpace, op, 3), want = got;
+          HostKernels::unpack(L, u, bs, op, src.data(), view(l), n, got.data(), l.repeats);
+          unpack(u, bs, op, src.data(), l.idx, classify_indices(l.idx), want.data());
+          EXPECT_EQ(got, want) << unit_name(u) << " " << mpi_op_name(op) << " bs=" << bs << " " << l.what;
+          ++cases;
+        }
+    }
+  EXPECT_EQ(cases, 10 * 38);  // 38 legal (unit, op) pairs, 2 block sizes, 5 lists
+}
+
+TEST(Kernels, FetchAndOpMatchesHostFetchAndOp) {
+  HostLauncher L;
+  for (const Unit u : kAllUnits)
+    for (const MpiOp op : kAllOps) {
+      if (!op_legal(u, op)) continue;
+      for (const int bs : {1, 3})
+        for (const auto& l : lists()) {
+          const auto n = static_cast<Index>(l.idx.size());
+          const auto src = values(u, bs, n, op, 4);
+          auto root = values(u, bs, kSpace, op, 5), root2 = root;
+          std::vector<std::byte> f1(src.size()), f2(src.size());
+          HostKernels::fetch_and_op(L, u, bs, op, src.data(), view(l), n, root.data(), f1.data(), l.repeats);
+          fetch_and_op_unpack(u, bs, op, src.data(), l.idx, classify_indices(l.idx), root2.data(), f2.data());
+          EXPECT_EQ(root, root2) << unit_name(u) << " " << mpi_op_name(op) << " bs=" << bs << " " << l.what;
+          EXPECT_EQ(f1, f2) << unit_name(u) << " " << mpi_op_name(op) << " bs=" << bs << " " << l.what;
+        }
+    }
+}
+
+TEST(Kernels, SelfPartMatchesHostSelfPart) {
+  HostLauncher L;
+  const std::vector<Index> from = {3, 3, 11, 0, 7, 20}, to = {5, 9, 5, 40, 5, 1};  // roots repeat in `to`
+  for (const Unit u : kAllUnits)
+    for (const MpiOp op : kAllOps) {
+      if (!op_legal(u, op)) continue;
+      for (const int bs : {1, 2}) {
+        const auto src = values(u, bs, kSpace, op, 6);
+        auto got = values(u, bs, kSpace, op, 7), want = got;
+        HostKernels::local(L, u, bs, op, src.data(), index_view(from.data()), got.data(), index_view(to.data()), 6, true);
+        scatter_local(u, bs, op, src.data(), from, want.data(), to);
+        EXPECT_EQ(got, want) << unit_name(u) << " " << mpi_op_name(op) << " bs=" << bs;
+        auto root = values(u, bs, kSpace, op, 8), root2 = root;
+        std::vector<std::byte> up1(src.size()), up2(src.size());
+        HostKernels::fetch_local(L, u, bs, op, root.data(), index_view(to.data()), src.data(), index_view(from.data()), 6, up1.data(),
+                                 true);
+        fetch_and_op_local(u, bs, op, root2.data(), to, src.data(), from, up2.data());
+        EXPECT_EQ(root, root2) << unit_name(u) << " " << mpi_op_name(op) << " bs=" << bs;
+        EXPECT_EQ(up1, up2) << unit_name(u) << " " << mpi_op_name(op) << " bs=" << bs;
+      }
+    }
+}
+
+// The lock path (what a GPU takes for replace with bs > 1 and complex products on repeated roots)
+// gives the same result as the element-wise path on the host, where both run in list order.
+TEST(Kernels, LockedAndElementwisePathsAgree) {
+  NoAtomics L;
+  const auto all = lists();
+  const auto& l = all[4];
+  const auto n = static_cast<Index>(l.idx.size());
+  for (const Unit u : kAllUnits)
+    for (const MpiOp op : kAllOps) {
+      if (!op_legal(u, op)) continue;
+      const auto src = values(u, 2, n, op, 9);
+      auto a = values(u, 2, kSpace, op, 10), b = a;
+      Kernels<NoAtomics>::unpack(L, u, 2, op, src.data(), view(l), n, a.data(), true);
+      HostKernels::unpack(L, u, 2, op, src.data(), view(l), n, b.data(), true);
+      EXPECT_EQ(a, b) << unit_name(u) << " " << mpi_op_name(op);
+    }
+}
