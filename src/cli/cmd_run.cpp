@@ -61,14 +61,15 @@ int run_mpi(const RunArgs& a) {
   const int rank = mpi.rank, size = mpi.size;
   std::optional<trace::BuiltTrace> t;
   // `all`: every backend of the executor. collective runs only pattern graphs: where the trace has
-  // another op, it is skipped with its reason (the others refuse nothing).
+  // another op, it is skipped with its reason, as are the cuda-* backends where there is no GPU
+  // (the others refuse nothing).
   const bool all = a.backend == "all";
   std::vector<std::string> backends;
   if (all)
     for (const auto& b : core::kBackends) backends.push_back(b.name);
   else
     backends = backend_list(a.backend);
-  std::string skipped;
+  std::vector<std::pair<std::string, std::string>> skipped;  // backend, why
   const int local = ranks_on_node();
   if (!agreed("run", rank, size, [&] {
         if (backends.empty()) throw InputError("--backend", "no backend given");
@@ -85,17 +86,19 @@ int run_mpi(const RunArgs& a) {
           try {
             exec::mpi::check_backend(*t, b);
           } catch (const InputError& e) {
-            if (!all || b != "collective") throw;
-            skipped = e.what();
+            const auto* info = core::find_backend(b);
+            if (!all || (b != "collective" && !(info && info->gpu))) throw;
+            skipped.emplace_back(b, e.what());
           }
         }
-        if (!skipped.empty()) backends.erase(std::find(backends.begin(), backends.end(), "collective"));
+        for (const auto& [b, why] : skipped) backends.erase(std::find(backends.begin(), backends.end(), b));
         // One op's buffers at a time; rank 0 also gathers every op's results for a dump.
         core::check_budget(exec::data_estimate(*t, rank, false, false), t->max_memory());
         if (rank == 0 && !a.dump.empty()) core::check_budget(exec::data_estimate(*t, -1, true, true), t->max_memory());
       }))
     return 2;
-  if (rank == 0 && !skipped.empty()) std::cout << "skipped backend collective: " << skipped << "\n";
+  if (rank == 0)
+    for (const auto& [b, why] : skipped) std::cout << "skipped backend " << b << ": " << why << "\n";
   // --backend auto: every rank simulates the trace on the machine and takes, per SF, the backend
   // predicted fastest (the same choice everywhere: the simulation is deterministic).
   exec::mpi::AutoChoice choice;

@@ -11,6 +11,7 @@ struct BackendInfo {
   bool node_aware;  // routes through nodes (the trace's machine.ranks_per_node or --ranks-per-node)
   bool any_graph;   // runs every trace (collective runs pattern graphs only)
   const char* what;
+  bool gpu = false;  // the CUDA executor: needs a CUDA build and a GPU; honours memtype device
 };
 
 inline constexpr BackendInfo kBackends[] = {
@@ -27,6 +28,13 @@ inline constexpr BackendInfo kBackends[] = {
     {"2step", true, true, "node-aware: one message per (rank, node), forwarded by the paired rank of the receiving node"},
     {"split-md", true, true, "node-aware: a node's inter-node traffic in chunks of <= 8 KiB spread over all its ranks"},
     {"split-dd", true, true, "as split-md on host buffers (the two differ only in how device buffers are staged)"},
+    {"cuda-staged", false, true,
+     "CUDA: pack on the GPU, device -> pinned host per peer (each send leaves when its copy is done), host MPI, host -> device as "
+     "each message lands, unpack on the GPU",
+     true},
+    {"cuda-aware", false, true, "CUDA: device buffers handed to MPI (needs an MPI that reports CUDA support at run time)", true},
+    {"cuda-ipc", false, true,
+     "CUDA: ranks of one node write into each other's device receive buffers through CUDA IPC (no host round trip); one node only", true},
 };
 
 // The point-to-point backends the simulator models with calibrated executor costs, in order of

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "core/backends.hpp"
 #include "core/error.hpp"
 #include "exec/conformance.hpp"
 #include "exec/dump.hpp"
@@ -13,6 +14,9 @@
 #include "exec/mpi/star_forest.hpp"
 #include "io/json_out.hpp"
 #include "io/json_strict.hpp"
+#ifdef HAVE_SFREPLAY_CUDA
+#include "exec/cuda/device_sf.hpp"
+#endif
 
 namespace sfr::exec::mpi {
 
@@ -49,6 +53,25 @@ public:
     if (it == sfs_.end()) it = sfs_.emplace(name, std::make_unique<StarForest>(comm_, t_.graph(name), backend_of(name), rpn_)).first;
     return *it->second;
   }
+#ifdef HAVE_SFREPLAY_CUDA
+  // The cuda-* backends: the CUDA executor's star forest (its own transports).
+  bool on_gpu() const { return gpu_; }
+  cuda::DeviceStarForest& device(const std::string& name) {
+    if (dsfs_.empty()) {  // first use: this rank's GPU (the node's ranks spread over its GPUs)
+      MPI_Comm node;
+      int local = 0;
+      MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+      MPI_Comm_rank(node, &local);
+      MPI_Comm_free(&node);
+      cuda::select_device(local);
+    }
+    auto it = dsfs_.find(name);
+    if (it == dsfs_.end()) it = dsfs_.emplace(name, std::make_unique<cuda::DeviceStarForest>(comm_, t_.graph(name), transport_)).first;
+    return *it->second;
+  }
+#else
+  bool on_gpu() const { return false; }
+#endif
 
 private:
   MPI_Comm comm_;
@@ -57,6 +80,11 @@ private:
   const AutoChoice* choice_;
   int rpn_;
   std::map<std::string, std::unique_ptr<StarForest>> sfs_;
+#ifdef HAVE_SFREPLAY_CUDA
+  cuda::Transport transport_ = cuda::Transport::staged;
+  bool gpu_ = cuda::parse_transport(backend_, transport_);
+  std::map<std::string, std::unique_ptr<cuda::DeviceStarForest>> dsfs_;
+#endif
 };
 
 // This rank's buffers of one op, filled with conformance data.
@@ -117,6 +145,69 @@ void compute_for(double us) {
   while (MPI_Wtime() < until) {}
 }
 
+// The ops of the cuda-* backends: the arrays of the op's device sides live in device memory
+// (copied in from the conformance data, and the written ones back out for a dump).
+class OpRun {
+public:
+  OpRun(SFCache& cache, const core::OpSpec& op, OpBuffers& b) : cache_(cache), op_(op), b_(b) {
+    if (op.op == OpKind::degree) {  // the host path fills these in begin()
+      std::fill(b.leaf.as<std::int64_t>(), b.leaf.as<std::int64_t>() + b.leaf.count, 1);
+      std::fill(b.root.as<std::int64_t>(), b.root.as<std::int64_t>() + b.root.count, 0);
+    }
+#ifdef HAVE_SFREPLAY_CUDA
+    if (!cache.on_gpu()) return;
+    root_ = side(op.root_mem == core::MemType::device, b.root, droot_);
+    leaf_ = side(op.leaf_mem == core::MemType::device, b.leaf, dleaf_);
+    update_ = side(op.leaf_mem == core::MemType::device, b.update, dupdate_);
+#endif
+  }
+  void run_begin() {
+#ifdef HAVE_SFREPLAY_CUDA
+    if (cache_.on_gpu()) {
+      cuda::DeviceStarForest& sf = cache_.device(op_.sf);
+      switch (op_.op) {
+        case OpKind::bcast: return sf.bcast_begin(op_.unit, op_.bs, op_.mpi_op, root_, leaf_);
+        case OpKind::reduce: return sf.reduce_begin(op_.unit, op_.bs, op_.mpi_op, leaf_, root_);
+        case OpKind::fetch_and_op: return sf.fetch_and_op_begin(op_.unit, op_.bs, op_.mpi_op, root_, leaf_, update_);
+        case OpKind::gather: return sf.gather_begin(op_.unit, op_.bs, leaf_, root_);
+        case OpKind::scatter: return sf.scatter_begin(op_.unit, op_.bs, root_, leaf_);
+        case OpKind::degree: return sf.reduce_begin(core::Unit::int64, 1, core::MpiOp::sum, leaf_, root_);
+      }
+    }
+#endif
+    handle_ = begin(cache_.get(op_.sf), op_, b_);
+  }
+  void run_end() {
+#ifdef HAVE_SFREPLAY_CUDA
+    if (cache_.on_gpu()) return cache_.device(op_.sf).end();
+#endif
+    cache_.get(op_.sf).end(handle_);
+  }
+  // The written arrays back in the host buffers (after the op ran).
+  void fetch_results() {
+#ifdef HAVE_SFREPLAY_CUDA
+    for (auto [d, h] : {std::pair{root_, &b_.root}, std::pair{leaf_, &b_.leaf}, std::pair{update_, &b_.update}})
+      if (d.device) cuda::copy(h->bytes.data(), d.p, h->bytes.size());
+#endif
+  }
+
+private:
+#ifdef HAVE_SFREPLAY_CUDA
+  static cuda::DeviceStarForest::Data side(bool device, Buffer& host, cuda::DeviceMemory& mem) {
+    if (!device) return {host.bytes.data(), false};
+    mem = cuda::DeviceMemory(host.bytes.size());
+    cuda::copy(mem.data(), host.bytes.data(), host.bytes.size());
+    return {mem.data(), true};
+  }
+  cuda::DeviceMemory droot_, dleaf_, dupdate_;
+  cuda::DeviceStarForest::Data root_, leaf_, update_;
+#endif
+  SFCache& cache_;
+  const core::OpSpec& op_;
+  OpBuffers& b_;
+  StarForest::Handle handle_ = 0;
+};
+
 }  // namespace
 
 std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) {
@@ -148,6 +239,18 @@ void check_backend(const trace::BuiltTrace& t, const std::string& backend) {
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
     throw InputError("--backend", "unknown backend \"" + backend + "\" (expected one of " + list + ")");
   }
+  if (const auto* info = core::find_backend(backend); info && info->gpu) {
+#ifdef HAVE_SFREPLAY_CUDA
+    if (const std::string why = cuda::no_gpu_reason(); !why.empty()) throw InputError("--backend", backend + ": " + why);
+    if (backend == "cuda-aware")
+      if (const std::string why = cuda::cuda_aware_refusal(); !why.empty()) throw InputError("--backend", backend + ": " + why);
+#else
+    throw InputError("--backend",
+                     backend + " needs the CUDA executor, and this sf-replay was built without CUDA (no nvcc at configure time)");
+#endif
+    (void)t;
+    return;
+  }
   if (backend != "collective") return;
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
     const auto& op = t.trace().ops[i];
@@ -164,7 +267,10 @@ std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const st
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
     const auto& op = t.trace().ops[i];
     OpBuffers b = make_buffers(t, op, me);
-    cache.get(op.sf).end(begin(cache.get(op.sf), op, b));
+    OpRun run(cache, op, b);
+    run.run_begin();
+    run.run_end();
+    run.fetch_results();
     // The arrays the op wrote (sf-dump v1), in dump order.
     exec::RankArrays wrote;
     for (const char* name : core::op_traits(op.op).written()) wrote.push_back({name, std::move(b.array(name))});
@@ -207,11 +313,11 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
   std::vector<OpTiming> out;
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
     const auto& op = t.trace().ops[i];
-    StarForest& sf = cache.get(op.sf);
     OpBuffers b = make_buffers(t, op, me);
+    OpRun run(cache, op, b);
     // Volume of one execution, summed over ranks.
     const core::Graph& g = t.graph_for(op);
-    const core::RankPlan& pl = core::op_traits(op.op).on_multi ? core::build_plan(g, me) : sf.plan();
+    const core::RankPlan pl = core::build_plan(g, me);
     const long long vb = core::op_vertex_bytes(op);
     const long long rounds = static_cast<long long>(core::op_traits(op.op).nrounds);
     long long local[2] = {static_cast<long long>(pl.leaf_side.indices.size()) * vb * rounds,
@@ -223,9 +329,9 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
       MPI_Barrier(comm);
       const double t0 = MPI_Wtime();
       for (Index rep = 0; rep < op.repeat; ++rep) {
-        const auto h = begin(sf, op, b);
+        run.run_begin();
         compute_for(op.overlap_us);
-        sf.end(h);
+        run.run_end();
       }
       double dt = MPI_Wtime() - t0, mx = 0;
       MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);

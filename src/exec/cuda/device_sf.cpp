@@ -1,0 +1,448 @@
+#include "exec/cuda/device_sf.hpp"
+
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+
+#include <climits>
+#include <cstdint>
+#include <stdexcept>
+
+#include "core/derive.hpp"
+#include "core/error.hpp"
+#include "core/kernels.hpp"
+#include "exec/cuda/kernels.hpp"
+
+namespace sfr::exec::cuda {
+
+using core::Direction;
+using core::Index;
+
+namespace {
+
+// Tags on the SF's own communicator.
+constexpr int kData = 1, kDone = 2, kFree = 3, kSetup = 4;
+
+DeviceMemory upload(const std::vector<Index>& v) {
+  DeviceMemory d(v.size() * sizeof(Index));
+  copy(d.data(), v.data(), d.size());
+  return d;
+}
+const Index* as_index(const DeviceMemory& m) { return reinterpret_cast<const Index*>(m.data()); }
+
+// A side's whole concatenated list: by its shape when there is one peer, else as a general list.
+core::IndexView view(const core::PeerLists& pl, const Index* list) {
+  return pl.npeers() == 1 ? core::index_view(pl.shapes[0], list) : core::index_view(list);
+}
+
+int message_bytes(Index n, std::size_t vbytes) {
+  const auto b = static_cast<unsigned long long>(n) * vbytes;
+  if (b > static_cast<unsigned long long>(INT_MAX))
+    throw std::runtime_error("a message of " + std::to_string(b) + " bytes exceeds the 2 GiB one MPI count can describe");
+  return static_cast<int>(b);
+}
+
+}  // namespace
+
+bool parse_transport(std::string_view name, Transport& out) {
+  if (name == "cuda-staged")
+    out = Transport::staged;
+  else if (name == "cuda-aware")
+    out = Transport::aware;
+  else if (name == "cuda-ipc")
+    out = Transport::ipc;
+  else
+    return false;
+  return true;
+}
+
+std::string cuda_aware_refusal() {
+#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
+  if (MPIX_Query_cuda_support() == 1) return "";
+  return "the MPI library does not report CUDA support at run time (MPIX_Query_cuda_support() returned 0); use cuda-staged";
+#else
+  return "the MPI library offers no run-time CUDA support query (MPIX_Query_cuda_support), so device pointers are not handed to it; "
+         "use cuda-staged";
+#endif
+}
+
+struct DeviceStarForest::Link {
+  Direction dir = Direction::root_to_leaf;
+  std::size_t vbytes = 0;
+  const core::PeerLists* send = nullptr;
+  const core::PeerLists* recv = nullptr;
+  DeviceMemory dsend, drecv, dself;
+  PinnedMemory hsend, hrecv, hself;            // the self buffers hold two halves (fetch-and-op's way back)
+  std::vector<MPI_Request> reqs;               // receives, then sends
+  std::vector<std::unique_ptr<Event>> copied;  // staged: per send peer, its device -> host copy
+  std::vector<std::byte*> peer_recv;           // ipc: per send peer, its receive buffer mapped here
+  std::vector<std::size_t> peer_off;           // ipc: where my block starts in it
+  std::vector<MPI_Request> frees;              // ipc: my "free" notes to the ranks that write to me
+  bool wrote = false;                          // ipc: wrote into my receivers' buffers (their "free" is due)
+
+  std::size_t block(const core::PeerLists& pl, std::size_t p) const { return static_cast<std::size_t>(pl.offsets[p]) * vbytes; }
+  std::byte* send_at(bool dev, std::size_t p) { return (dev ? dsend.data() : hsend.data()) + block(*send, p); }
+  std::byte* recv_at(bool dev, std::size_t p) { return (dev ? drecv.data() : hrecv.data()) + block(*recv, p); }
+};
+
+struct DeviceStarForest::Op {
+  core::Motion kind = core::Motion::bcast;
+  core::Unit unit = core::Unit::float64;
+  int bs = 1;
+  core::MpiOp op = core::MpiOp::replace;
+  Data root, leaf, update;
+  Link* link = nullptr;
+  Link* back = nullptr;
+  bool on_multi = false;
+};
+
+DeviceStarForest::DeviceStarForest(MPI_Comm comm, const core::Graph& g, Transport t) : graph_(g), transport_(t) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  if (size != g.nranks)
+    throw InputError("", "the SF lives on " + std::to_string(g.nranks) + " ranks but the communicator has " + std::to_string(size));
+  if (t == Transport::aware)
+    if (const std::string why = cuda_aware_refusal(); !why.empty()) throw InputError("--backend", "cuda-aware: " + why);
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  plan_ = core::build_plan(g, me);
+  if (t == Transport::ipc) {
+    // Every peer must share this rank's node (its memory, hence its GPUs' IPC).
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
+    MPI_Group world_g, node_g;
+    MPI_Comm_group(comm, &world_g);
+    MPI_Comm_group(node, &node_g);
+    long long bad = -1;  // rank * size + peer of the first peer off the node
+    for (const auto* pl : {&plan_.root_side, &plan_.leaf_side})
+      for (const int p : pl->peers) {
+        int in_node = MPI_UNDEFINED;
+        MPI_Group_translate_ranks(world_g, 1, &p, node_g, &in_node);
+        if (in_node == MPI_UNDEFINED && bad < 0) bad = static_cast<long long>(me) * size + p;
+      }
+    MPI_Group_free(&world_g);
+    MPI_Group_free(&node_g);
+    MPI_Comm_free(&node);
+    long long first = -1;
+    MPI_Allreduce(&bad, &first, 1, MPI_LONG_LONG, MPI_MAX, comm);
+    if (first >= 0)
+      throw InputError("--backend", "cuda-ipc moves data between the ranks of one node only, but rank " + std::to_string(first / size) +
+                                        " exchanges with rank " + std::to_string(first % size) + " on another node; use cuda-staged");
+  }
+  MPI_Comm_dup(comm, &comm_);
+  rank_ = me;
+  locks_ = DeviceMemory(core::kLockStripes * sizeof(unsigned));
+  zero_async(locks_.data(), locks_.size(), stream_);
+  root_idx_ = upload(plan_.root_side.indices);
+  leaf_idx_ = upload(plan_.leaf_side.indices);
+  self_root_idx_ = upload(plan_.self_roots);
+  self_leaf_idx_ = upload(plan_.self_leaves);
+  root_repeats_ = core::has_repeats(plan_.root_side.indices, plan_.nroots);
+  self_root_repeats_ = core::has_repeats(plan_.self_roots, plan_.nroots);
+  stream_.sync();
+}
+
+DeviceStarForest::~DeviceStarForest() {
+  multi_.reset();
+  for (auto& l : links_) {
+    // ipc: take the last "free" notes, wait for mine, unmap the peers' buffers.
+    if (l->wrote)
+      for (const int p : l->send->peers) MPI_Recv(nullptr, 0, MPI_BYTE, p, kFree, comm_, MPI_STATUS_IGNORE);
+    if (!l->frees.empty()) MPI_Waitall(static_cast<int>(l->frees.size()), l->frees.data(), MPI_STATUSES_IGNORE);
+    for (std::byte* p : l->peer_recv) ipc_close(p);
+  }
+  links_.clear();
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+DeviceStarForest::Link& DeviceStarForest::link(Direction d, std::size_t vbytes) {
+  for (auto& l : links_)
+    if (l->dir == d && l->vbytes == vbytes) return *l;
+  auto l = std::make_unique<Link>();
+  l->dir = d;
+  l->vbytes = vbytes;
+  l->send = d == Direction::root_to_leaf ? &plan_.root_side : &plan_.leaf_side;
+  l->recv = d == Direction::root_to_leaf ? &plan_.leaf_side : &plan_.root_side;
+  const std::size_t sb = l->send->indices.size() * vbytes, rb = l->recv->indices.size() * vbytes;
+  const std::size_t selfb = 2 * plan_.self_roots.size() * vbytes;
+  l->dsend = DeviceMemory(sb);
+  l->drecv = DeviceMemory(rb);
+  l->dself = DeviceMemory(selfb);
+  l->hsend = PinnedMemory(sb);
+  l->hrecv = PinnedMemory(rb);
+  l->hself = PinnedMemory(selfb);
+  l->reqs.assign(l->recv->npeers() + l->send->npeers(), MPI_REQUEST_NULL);
+  if (transport_ == Transport::staged)
+    for (std::size_t p = 0; p < l->send->npeers(); ++p) l->copied.push_back(std::make_unique<Event>());
+  if (transport_ == Transport::ipc) {
+    // Each receiver tells each of its senders where that sender's block lives in its buffer.
+    struct Note {
+      IpcHandle h;
+      std::uint64_t off;
+    };
+    const std::size_t nr = l->recv->npeers(), ns = l->send->npeers();
+    std::vector<Note> mine(nr), theirs(ns);
+    std::vector<MPI_Request> rq(nr + ns, MPI_REQUEST_NULL);
+    const IpcHandle h = rb ? ipc_handle(l->drecv.data()) : IpcHandle{};
+    for (std::size_t p = 0; p < nr; ++p) {
+      mine[p] = {h, l->block(*l->recv, p)};
+      MPI_Isend(&mine[p], sizeof(Note), MPI_BYTE, l->recv->peers[p], kSetup, comm_, &rq[p]);
+    }
+    for (std::size_t p = 0; p < ns; ++p) MPI_Irecv(&theirs[p], sizeof(Note), MPI_BYTE, l->send->peers[p], kSetup, comm_, &rq[nr + p]);
+    MPI_Waitall(static_cast<int>(rq.size()), rq.data(), MPI_STATUSES_IGNORE);
+    for (std::size_t p = 0; p < ns; ++p) {
+      l->peer_recv.push_back(ipc_open(theirs[p].h));
+      l->peer_off.push_back(theirs[p].off);
+    }
+    l->frees.assign(nr, MPI_REQUEST_NULL);
+  }
+  links_.push_back(std::move(l));
+  return *links_.back();
+}
+
+DeviceStarForest& DeviceStarForest::multi() {
+  if (!multi_) {
+    multi_graph_ = std::make_unique<core::Graph>(core::multi_sf(graph_));
+    multi_ = std::make_unique<DeviceStarForest>(comm_, *multi_graph_, transport_);
+  }
+  return *multi_;
+}
+
+void DeviceStarForest::pack(Link& l, const Op& o, Data src) {
+  const auto n = static_cast<Index>(l.send->indices.size());
+  if (src.device) {
+    const Launch L{stream_.get(), reinterpret_cast<unsigned*>(locks_.data())};
+    const Index* idx = as_index(l.send == &plan_.root_side ? root_idx_ : leaf_idx_);
+    cuda::pack(L, o.unit, o.bs, src.p, view(*l.send, idx), n, l.dsend.data());
+  } else {
+    core::HostLauncher H;
+    core::HostKernels::pack(H, o.unit, o.bs, src.p, view(*l.send, l.send->indices.data()), n, l.hsend.data());
+  }
+}
+
+void DeviceStarForest::start(Link& l, bool send_dev, bool recv_dev) {
+  const std::size_t nr = l.recv->npeers(), ns = l.send->npeers();
+  auto rbytes = [&](std::size_t p) { return message_bytes(l.recv->count(p), l.vbytes); };
+  auto sbytes = [&](std::size_t p) { return message_bytes(l.send->count(p), l.vbytes); };
+  switch (transport_) {
+    case Transport::staged:
+      // Each peer's block goes down to pinned memory on its own event, so its send leaves as soon
+      // as its copy is done, while the later copies still run.
+      if (send_dev)
+        for (std::size_t p = 0; p < ns; ++p) {
+          copy_async(l.send_at(false, p), l.send_at(true, p), static_cast<std::size_t>(sbytes(p)), stream_);
+          l.copied[p]->record(stream_);
+        }
+      for (std::size_t p = 0; p < nr; ++p) MPI_Irecv(l.recv_at(false, p), rbytes(p), MPI_BYTE, l.recv->peers[p], kData, comm_, &l.reqs[p]);
+      for (std::size_t p = 0; p < ns; ++p) {
+        if (send_dev) l.copied[p]->sync();
+        MPI_Isend(l.send_at(false, p), sbytes(p), MPI_BYTE, l.send->peers[p], kData, comm_, &l.reqs[nr + p]);
+      }
+      return;
+    case Transport::aware:
+      if (send_dev) stream_.sync();  // the pack is done
+      for (std::size_t p = 0; p < nr; ++p)
+        MPI_Irecv(l.recv_at(recv_dev, p), rbytes(p), MPI_BYTE, l.recv->peers[p], kData, comm_, &l.reqs[p]);
+      for (std::size_t p = 0; p < ns; ++p)
+        MPI_Isend(l.send_at(send_dev, p), sbytes(p), MPI_BYTE, l.send->peers[p], kData, comm_, &l.reqs[nr + p]);
+      return;
+    case Transport::ipc:
+      for (std::size_t p = 0; p < nr; ++p) MPI_Irecv(nullptr, 0, MPI_BYTE, l.recv->peers[p], kDone, comm_, &l.reqs[p]);
+      for (std::size_t p = 0; p < ns; ++p) {
+        // The receiver's buffer is free again once it has unpacked what I wrote last time.
+        if (l.wrote) MPI_Recv(nullptr, 0, MPI_BYTE, l.send->peers[p], kFree, comm_, MPI_STATUS_IGNORE);
+        copy_async(l.peer_recv[p] + l.peer_off[p], l.send_at(send_dev, p), static_cast<std::size_t>(sbytes(p)), stream_);
+      }
+      stream_.sync();
+      for (std::size_t p = 0; p < ns; ++p) MPI_Isend(nullptr, 0, MPI_BYTE, l.send->peers[p], kDone, comm_, &l.reqs[nr + p]);
+      l.wrote = ns > 0;
+      return;
+  }
+}
+
+std::byte* DeviceStarForest::finish(Link& l, bool recv_dev) {
+  const std::size_t nr = l.recv->npeers(), ns = l.send->npeers();
+  switch (transport_) {
+    case Transport::staged:
+      // Each message goes up to the device as it lands, while the others arrive.
+      if (recv_dev)
+        for (;;) {
+          int p = MPI_UNDEFINED;
+          MPI_Waitany(static_cast<int>(nr), l.reqs.data(), &p, MPI_STATUS_IGNORE);
+          if (p == MPI_UNDEFINED) break;
+          const auto q = static_cast<std::size_t>(p);
+          copy_async(l.recv_at(true, q), l.recv_at(false, q), static_cast<std::size_t>(l.recv->count(q)) * l.vbytes, stream_);
+        }
+      MPI_Waitall(static_cast<int>(nr + ns), l.reqs.data(), MPI_STATUSES_IGNORE);
+      break;
+    case Transport::aware: MPI_Waitall(static_cast<int>(nr + ns), l.reqs.data(), MPI_STATUSES_IGNORE); break;
+    case Transport::ipc:
+      MPI_Waitall(static_cast<int>(nr + ns), l.reqs.data(), MPI_STATUSES_IGNORE);
+      if (!recv_dev) {
+        copy_async(l.hrecv.data(), l.drecv.data(), l.drecv.size(), stream_);
+        stream_.sync();
+      }
+      break;
+  }
+  return recv_dev ? l.drecv.data() : l.hrecv.data();
+}
+
+void DeviceStarForest::release(Link& l) {
+  if (transport_ != Transport::ipc || l.recv->npeers() == 0) return;
+  MPI_Waitall(static_cast<int>(l.frees.size()), l.frees.data(), MPI_STATUSES_IGNORE);
+  for (std::size_t p = 0; p < l.recv->npeers(); ++p) MPI_Isend(nullptr, 0, MPI_BYTE, l.recv->peers[p], kFree, comm_, &l.frees[p]);
+}
+
+namespace {
+
+// One side's kernels, on the GPU or the host by where its data live.
+struct SideKernels {
+  Launch L;
+  void pack(bool dev, core::Unit u, int bs, const std::byte* src, const core::IndexView& dv, const core::IndexView& hv, Index n,
+            std::byte* dst) const {
+    if (dev) return cuda::pack(L, u, bs, src, dv, n, dst);
+    core::HostLauncher H;
+    core::HostKernels::pack(H, u, bs, src, hv, n, dst);
+  }
+  void unpack(bool dev, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& dv, const core::IndexView& hv,
+              Index n, std::byte* dst, bool repeats) const {
+    if (dev) return cuda::unpack(L, u, bs, op, src, dv, n, dst, repeats);
+    core::HostLauncher H;
+    core::HostKernels::unpack(H, u, bs, op, src, hv, n, dst, repeats);
+  }
+  void fetch(bool dev, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& dv, const core::IndexView& hv,
+             Index n, std::byte* root, std::byte* fetched, bool repeats) const {
+    if (dev) return cuda::fetch_and_op(L, u, bs, op, src, dv, n, root, fetched, repeats);
+    core::HostLauncher H;
+    core::HostKernels::fetch_and_op(H, u, bs, op, src, hv, n, root, fetched, repeats);
+  }
+};
+
+}  // namespace
+
+void DeviceStarForest::self_part(const Op& o) {
+  const auto n = static_cast<Index>(plan_.self_roots.size());
+  if (n == 0) return;
+  const SideKernels K{{stream_.get(), reinterpret_cast<unsigned*>(locks_.data())}};
+  const core::IndexView dr = core::index_view(as_index(self_root_idx_)), dl = core::index_view(as_index(self_leaf_idx_));
+  const core::IndexView hr = core::index_view(plan_.self_roots.data()), hl = core::index_view(plan_.self_leaves.data());
+  const std::size_t half = static_cast<std::size_t>(n) * o.link->vbytes;
+  Link& l = *o.link;
+  core::HostLauncher H;
+  const Launch L = K.L;
+  const bool fetch = o.kind == core::Motion::fetch_and_op;
+  const Data src = o.kind == core::Motion::bcast ? o.root : o.leaf, dst = o.kind == core::Motion::bcast ? o.leaf : o.root;
+  const core::IndexView &ds = o.kind == core::Motion::bcast ? dr : dl, &hs = o.kind == core::Motion::bcast ? hr : hl;
+  const core::IndexView &dd = o.kind == core::Motion::bcast ? dl : dr, &hd = o.kind == core::Motion::bcast ? hl : hr;
+  const bool repeats = o.kind != core::Motion::bcast && self_root_repeats_;
+  if (src.device == dst.device) {  // one kernel
+    if (fetch) {
+      if (src.device)
+        cuda::fetch_local(L, o.unit, o.bs, o.op, o.root.p, dr, o.leaf.p, dl, n, o.update.p, repeats);
+      else
+        core::HostKernels::fetch_local(H, o.unit, o.bs, o.op, o.root.p, hr, o.leaf.p, hl, n, o.update.p, repeats);
+    } else if (src.device) {
+      cuda::local(L, o.unit, o.bs, o.op, src.p, ds, dst.p, dd, n, repeats);
+    } else {
+      core::HostKernels::local(H, o.unit, o.bs, o.op, src.p, hs, dst.p, hd, n, repeats);
+    }
+    return;
+  }
+  // Mixed memtypes: pack where the source lives, move across, apply where the destination lives.
+  std::byte* at_src = src.device ? l.dself.data() : l.hself.data();
+  std::byte* at_dst = dst.device ? l.dself.data() : l.hself.data();
+  K.pack(src.device, o.unit, o.bs, src.p, ds, hs, n, at_src);
+  copy_async(at_dst, at_src, half, stream_);
+  stream_.sync();
+  if (!fetch) return K.unpack(dst.device, o.unit, o.bs, o.op, at_dst, dd, hd, n, dst.p, repeats);
+  // fetch-and-op: the fetched values come back in the second half, then land in leafupdate.
+  K.fetch(dst.device, o.unit, o.bs, o.op, at_dst, dd, hd, n, o.root.p, at_dst + half, repeats);
+  copy_async(at_src + half, at_dst + half, half, stream_);
+  stream_.sync();
+  K.unpack(src.device, o.unit, o.bs, core::MpiOp::replace, at_src + half, ds, hs, n, o.update.p, false);
+}
+
+void DeviceStarForest::begin(Op o) {
+  if (inflight_) throw std::logic_error("DeviceStarForest: one op in flight at a time (end the last one first)");
+  const std::size_t vb = core::unit_size(o.unit) * static_cast<std::size_t>(o.bs);
+  const bool down = o.kind == core::Motion::bcast;
+  o.link = &link(down ? Direction::root_to_leaf : Direction::leaf_to_root, vb);
+  if (o.kind == core::Motion::fetch_and_op) o.back = &link(Direction::root_to_leaf, vb);
+  const Data src = down ? o.root : o.leaf, dst = down ? o.leaf : o.root;
+  pack(*o.link, o, src);
+  self_part(o);
+  start(*o.link, src.device, dst.device);
+  inflight_ = std::make_unique<Op>(o);
+}
+
+void DeviceStarForest::end() {
+  if (!inflight_) throw std::logic_error("DeviceStarForest::end: no op in flight");
+  const Op o = *inflight_;
+  inflight_.reset();
+  if (o.on_multi) return multi().end();
+  const SideKernels K{{stream_.get(), reinterpret_cast<unsigned*>(locks_.data())}};
+  Link& l = *o.link;
+  const core::IndexView droot = view(plan_.root_side, as_index(root_idx_)), hroot = view(plan_.root_side, plan_.root_side.indices.data());
+  const core::IndexView dleaf = view(plan_.leaf_side, as_index(leaf_idx_)), hleaf = view(plan_.leaf_side, plan_.leaf_side.indices.data());
+  const auto nroot = static_cast<Index>(plan_.root_side.indices.size()), nleaf = static_cast<Index>(plan_.leaf_side.indices.size());
+  switch (o.kind) {
+    case core::Motion::bcast: {
+      std::byte* got = finish(l, o.leaf.device);
+      K.unpack(o.leaf.device, o.unit, o.bs, o.op, got, dleaf, hleaf, nleaf, o.leaf.p, false);
+      stream_.sync();
+      release(l);
+      break;
+    }
+    case core::Motion::reduce: {
+      std::byte* got = finish(l, o.root.device);
+      K.unpack(o.root.device, o.unit, o.bs, o.op, got, droot, hroot, nroot, o.root.p, root_repeats_);
+      stream_.sync();
+      release(l);
+      break;
+    }
+    case core::Motion::fetch_and_op: {
+      // Apply the arrived leaf values at the roots, keeping what each fetched in the way back's
+      // send blocks (the same lists, in the same order), and send those back to the leaves.
+      Link& b = *o.back;
+      std::byte* got = finish(l, o.root.device);
+      K.fetch(o.root.device, o.unit, o.bs, o.op, got, droot, hroot, nroot, o.root.p, o.root.device ? b.dsend.data() : b.hsend.data(),
+              root_repeats_);
+      stream_.sync();
+      release(l);
+      start(b, o.root.device, o.leaf.device);
+      std::byte* back = finish(b, o.leaf.device);
+      K.unpack(o.leaf.device, o.unit, o.bs, core::MpiOp::replace, back, dleaf, hleaf, nleaf, o.update.p, false);
+      stream_.sync();
+      release(b);
+      break;
+    }
+  }
+}
+
+namespace {
+DeviceStarForest::Data none() { return {}; }
+}  // namespace
+
+void DeviceStarForest::bcast_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf) {
+  begin({core::Motion::bcast, u, bs, op, root, leaf, none(), nullptr, nullptr, false});
+}
+void DeviceStarForest::reduce_begin(core::Unit u, int bs, core::MpiOp op, Data leaf, Data root) {
+  begin({core::Motion::reduce, u, bs, op, root, leaf, none(), nullptr, nullptr, false});
+}
+void DeviceStarForest::fetch_and_op_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf, Data leafupdate) {
+  begin({core::Motion::fetch_and_op, u, bs, op, root, leaf, leafupdate, nullptr, nullptr, false});
+}
+void DeviceStarForest::gather_begin(core::Unit u, int bs, Data leaf, Data multiroot) {
+  if (inflight_) throw std::logic_error("DeviceStarForest: one op in flight at a time (end the last one first)");
+  multi().reduce_begin(u, bs, core::MpiOp::replace, leaf, multiroot);
+  inflight_ = std::make_unique<Op>();
+  inflight_->on_multi = true;
+}
+void DeviceStarForest::scatter_begin(core::Unit u, int bs, Data multiroot, Data leaf) {
+  if (inflight_) throw std::logic_error("DeviceStarForest: one op in flight at a time (end the last one first)");
+  multi().bcast_begin(u, bs, core::MpiOp::replace, multiroot, leaf);
+  inflight_ = std::make_unique<Op>();
+  inflight_->on_multi = true;
+}
+
+}  // namespace sfr::exec::cuda

@@ -1,0 +1,92 @@
+// The CUDA executor's star forest: PetscSF's ops on data in device memory (or mixed: roots on one
+// side of the PCIe bus, leaves on the other), over one of three transports:
+//   cuda-staged  pack on the GPU, device -> pinned host per peer (each peer's send posted as soon as
+//                its copy is done), host MPI, host -> device per peer as each message lands, unpack;
+//   cuda-aware   device pointers handed to MPI (refused, with the reason, unless the MPI library
+//                reports CUDA support at run time);
+//   cuda-ipc     ranks of one node write straight into each other's receive buffers through CUDA
+//                IPC handles (no host round trip); MPI carries only zero-byte "done" and "free"
+//                notes. Refused when a peer is on another node.
+// A side in host memory is packed / unpacked by the host launcher (same kernel bodies); the
+// transport moves it from / to where the other side wants it. One op in flight per star forest
+// (begin, then end); `end` synchronises the SF's stream, so host code and other streams see the
+// finished data. Every call is collective over the communicator, as in PetscSF.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/graph.hpp"
+#include "core/op_spec.hpp"
+#include "core/ops.hpp"
+#include "core/plan.hpp"
+#include "core/units.hpp"
+#include "exec/cuda/runtime.hpp"
+
+namespace sfr::exec::cuda {
+
+enum class Transport { staged, aware, ipc };
+// "cuda-staged", "cuda-aware", "cuda-ipc"; false for any other name.
+bool parse_transport(std::string_view name, Transport& out);
+// Why MPI cannot be handed device pointers in this process ("" when the library reports CUDA
+// support at run time).
+std::string cuda_aware_refusal();
+
+class DeviceStarForest {
+public:
+  // Collective. Throws InputError (same on every rank) when the transport cannot run here.
+  DeviceStarForest(MPI_Comm comm, const core::Graph& g, Transport t);
+  ~DeviceStarForest();
+  DeviceStarForest(const DeviceStarForest&) = delete;
+  DeviceStarForest& operator=(const DeviceStarForest&) = delete;
+
+  // A buffer and whether it is device memory.
+  struct Data {
+    std::byte* p = nullptr;
+    bool device = false;
+  };
+  void bcast_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf);
+  void reduce_begin(core::Unit u, int bs, core::MpiOp op, Data leaf, Data root);
+  // leaf and leafupdate share a memtype.
+  void fetch_and_op_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf, Data leafupdate);
+  void gather_begin(core::Unit u, int bs, Data leaf, Data multiroot);
+  void scatter_begin(core::Unit u, int bs, Data multiroot, Data leaf);
+  void end();
+
+  const core::RankPlan& plan() const { return plan_; }
+  Transport transport() const { return transport_; }
+
+  struct Link;  // buffers of one (direction, vertex size)
+
+private:
+  struct Op;
+  Link& link(core::Direction d, std::size_t vbytes);
+  DeviceStarForest& multi();
+  void begin(Op op);
+  void pack(Link& l, const Op& o, Data src);
+  void start(Link& l, bool send_dev, bool recv_dev);
+  std::byte* finish(Link& l, bool recv_dev);  // the received blocks, where recv_dev says
+  void release(Link& l);                      // after the received blocks were read (ipc: "free" notes)
+  void self_part(const Op& o);
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  const core::Graph& graph_;
+  core::RankPlan plan_;
+  Transport transport_;
+  Stream stream_;
+  DeviceMemory locks_;
+  // Index lists in device memory: root side, leaf side, self roots, self leaves.
+  DeviceMemory root_idx_, leaf_idx_, self_root_idx_, self_leaf_idx_;
+  bool root_repeats_ = false, self_root_repeats_ = false;
+  std::vector<std::unique_ptr<Link>> links_;
+  std::unique_ptr<Op> inflight_;
+  std::unique_ptr<core::Graph> multi_graph_;
+  std::unique_ptr<DeviceStarForest> multi_;
+};
+
+}  // namespace sfr::exec::cuda

@@ -1,0 +1,99 @@
+// The CUDA runtime, as much as the executor uses, behind plain C++ types (no CUDA header here, so
+// host-only code can hold device buffers). Every failing call throws std::runtime_error with one
+// line: what was called and CUDA's own message.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace sfr::exec::cuda {
+
+// GPUs this process sees; 0 when there is no driver or no device (never throws).
+int device_count();
+// Why there is no usable GPU ("" when there is one): the line a GPU-only path refuses with.
+std::string no_gpu_reason();
+// Makes GPU local_rank % count this process's device (ranks of a node spread over its GPUs).
+void select_device(int local_rank);
+// The device's name, e.g. "NVIDIA H100 80GB HBM3".
+std::string device_name();
+
+// cudaMalloc'd memory, freed with the object.
+class DeviceMemory {
+public:
+  DeviceMemory() = default;
+  explicit DeviceMemory(std::size_t bytes);
+  ~DeviceMemory();
+  DeviceMemory(DeviceMemory&& o) noexcept;
+  DeviceMemory& operator=(DeviceMemory&& o) noexcept;
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+  std::byte* data() const { return p_; }
+  std::size_t size() const { return n_; }
+
+private:
+  std::byte* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+// Page-locked host memory (staging buffers), freed with the object.
+class PinnedMemory {
+public:
+  PinnedMemory() = default;
+  explicit PinnedMemory(std::size_t bytes);
+  ~PinnedMemory();
+  PinnedMemory(PinnedMemory&& o) noexcept;
+  PinnedMemory& operator=(PinnedMemory&& o) noexcept;
+  PinnedMemory(const PinnedMemory&) = delete;
+  PinnedMemory& operator=(const PinnedMemory&) = delete;
+  std::byte* data() const { return p_; }
+  std::size_t size() const { return n_; }
+
+private:
+  std::byte* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+// A non-blocking stream (one per star forest) and events on it.
+class Stream {
+public:
+  Stream();
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  void* get() const { return s_; }
+  void sync() const;
+
+private:
+  void* s_ = nullptr;
+};
+
+class Event {
+public:
+  Event();
+  ~Event();
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record(const Stream& s);
+  void sync() const;
+
+private:
+  void* e_ = nullptr;
+};
+
+// Asynchronous copy on `s`; the direction is taken from the pointers (unified addressing).
+void copy_async(void* dst, const void* src, std::size_t bytes, const Stream& s);
+// Synchronous copies between host and device memory.
+void copy(void* dst, const void* src, std::size_t bytes);
+void zero_async(void* dst, std::size_t bytes, const Stream& s);
+
+// CUDA IPC: a device allocation made visible to another process on the node.
+inline constexpr std::size_t kIpcHandleBytes = 64;
+struct IpcHandle {
+  unsigned char bytes[kIpcHandleBytes];
+};
+IpcHandle ipc_handle(const void* device_ptr);
+// Maps a peer's allocation; close it with ipc_close.
+std::byte* ipc_open(const IpcHandle& h);
+void ipc_close(std::byte* p);
+
+}  // namespace sfr::exec::cuda
