@@ -114,73 +114,8 @@ struct PackBody {
   }
 };
 
-// dst[idx(k)*bs + c] OP= src[k*bs + c], one thread per component (no repeats, or an atomic apply).
-template <class T, class O, class A>
-struct UnpackBody {
-  const T* src;
-  IndexView idx;
-  Index bs;
-  T* dst;
-  bool atomic;
-  SFR_HD void operator()(Index t) const {
-    const Index k = t / bs, c = t - k * bs;
-    T* d = dst + idx.at(k) * bs + c;
-    if (atomic)
-      A::template apply<O>(d, src[t]);
-    else
-      O::apply(*d, src[t]);
-  }
-};
-
-// The same with whole vertices under the destination's lock: several leaves meet one root and an
-// element-wise atomic cannot keep a vertex's components from one leaf (replace with bs > 1), or
-// the element has no atomic (complex products).
-template <class T, class O, class A>
-struct UnpackLockedBody {
-  const T* src;
-  IndexView idx;
-  Index bs;
-  T* dst;
-  unsigned* locks;
-  SFR_HD void operator()(Index k) const {
-    const Index i = idx.at(k);
-    A::lock(locks, i);
-    for (Index c = 0; c < bs; ++c) {
-      T v = A::load(dst + i * bs + c);
-      O::apply(v, src[k * bs + c]);
-      A::store(dst + i * bs + c, v);
-    }
-    A::unlock(locks, i);
-  }
-};
-
-// Fetch-and-op at the roots: fetched[k] = root[idx(k)]; root[idx(k)] OP= src[k], a whole vertex at
-// a time (locked when roots repeat, so each leaf sees the root as one serial order left it).
-template <class T, class O, class A>
-struct FetchBody {
-  const T* src;
-  IndexView idx;
-  Index bs;
-  T* root;
-  T* fetched;
-  unsigned* locks;  // null: no repeats
-  SFR_HD void operator()(Index k) const {
-    const Index i = idx.at(k);
-    if (locks) A::lock(locks, i);
-    for (Index c = 0; c < bs; ++c) {
-      T v = locks ? A::load(root + i * bs + c) : root[i * bs + c];
-      fetched[k * bs + c] = v;
-      O::apply(v, src[k * bs + c]);
-      if (locks)
-        A::store(root + i * bs + c, v);
-      else
-        root[i * bs + c] = v;
-    }
-    if (locks) A::unlock(locks, i);
-  }
-};
-
-// Self part: dst[didx(k)] OP= src[sidx(k)], through the unpack bodies with a gathered source.
+// dst[didx(k)*bs + c] OP= src[sidx(k)*bs + c], one thread per component (no repeats, or an atomic
+// apply). An unpack is this with sidx the identity; the self part uses both lists.
 template <class T, class O, class A>
 struct LocalBody {
   const T* src;
@@ -199,6 +134,9 @@ struct LocalBody {
       O::apply(*d, s);
   }
 };
+// The same with whole vertices under the destination's lock: several leaves meet one root and an
+// element-wise atomic cannot keep a vertex's components from one leaf (replace with bs > 1), or
+// the element has no atomic (complex products).
 template <class T, class O, class A>
 struct LocalLockedBody {
   const T* src;
@@ -218,7 +156,9 @@ struct LocalLockedBody {
     A::unlock(locks, i);
   }
 };
-// Self fetch-and-op: upd[lidx(k)] = root[ridx(k)]; root[ridx(k)] OP= leaf[lidx(k)].
+// Fetch-and-op: upd[lidx(k)] = root[ridx(k)]; root[ridx(k)] OP= leaf[lidx(k)], a whole vertex at a
+// time (locked when roots repeat, so each leaf sees the root as one serial order left it). At the
+// roots of received blocks lidx is the identity (the fetched values go back in arrival order).
 template <class T, class O, class A>
 struct FetchLocalBody {
   T* root;
@@ -261,6 +201,12 @@ struct Kernels {
       });
     });
   }
+  // Positions 0, 1, 2, ... (a packed buffer).
+  static IndexView identity() {
+    IndexView v;
+    v.kind = IndexShape::contiguous;
+    return v;
+  }
   // Whether a list with repeats needs whole-vertex locks for this (unit, bs, op).
   template <class T, class O>
   static constexpr bool needs_lock(Index bs) {
@@ -286,9 +232,9 @@ struct Kernels {
       const T* s = reinterpret_cast<const T*>(src);
       T* d = reinterpret_cast<T*>(dst);
       if (repeats && needs_lock<T, O>(bs))
-        l.run(n, UnpackLockedBody<T, O, A>{s, idx, bs, d, l.locks()});
+        l.run(n, LocalLockedBody<T, O, A>{s, identity(), idx, bs, d, l.locks()});
       else
-        l.run(n * bs, UnpackBody<T, O, A>{s, idx, bs, d, repeats});
+        l.run(n * bs, LocalBody<T, O, A>{s, identity(), idx, bs, d, repeats});
     });
   }
 
@@ -296,8 +242,8 @@ struct Kernels {
                            std::byte* fetched, bool repeats) {
     if (n == 0) return;
     dispatch(unit, op, [&]<class T, class O>() {
-      l.run(n, FetchBody<T, O, A>{reinterpret_cast<const T*>(src), idx, bs, reinterpret_cast<T*>(root), reinterpret_cast<T*>(fetched),
-                                  repeats ? l.locks() : nullptr});
+      l.run(n, FetchLocalBody<T, O, A>{reinterpret_cast<T*>(root), idx, reinterpret_cast<const T*>(src), identity(), bs,
+                                       reinterpret_cast<T*>(fetched), repeats ? l.locks() : nullptr});
     });
   }
 

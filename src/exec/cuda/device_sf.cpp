@@ -432,6 +432,7 @@ void DeviceStarForest::reduce_begin(core::Unit u, int bs, core::MpiOp op, Data l
 void DeviceStarForest::fetch_and_op_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf, Data leafupdate) {
   begin({core::Motion::fetch_and_op, u, bs, op, root, leaf, leafupdate, nullptr, nullptr, false});
 }
+// gather / scatter run on the multi-SF; this SF only remembers that its end goes there.
 void DeviceStarForest::gather_begin(core::Unit u, int bs, Data leaf, Data multiroot) {
   if (inflight_) throw std::logic_error("DeviceStarForest: one op in flight at a time (end the last one first)");
   multi().reduce_begin(u, bs, core::MpiOp::replace, leaf, multiroot);
