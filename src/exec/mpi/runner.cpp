@@ -128,12 +128,8 @@ StarForest::Handle begin(StarForest& sf, const core::OpSpec& op, OpBuffers& b) {
       return sf.fetch_and_op_begin(op.unit, op.bs, op.mpi_op, b.root.bytes.data(), b.leaf.bytes.data(), b.update.bytes.data());
     case OpKind::gather: return sf.gather_begin(op.unit, op.bs, b.leaf.bytes.data(), b.root.bytes.data());
     case OpKind::scatter: return sf.scatter_begin(op.unit, op.bs, b.root.bytes.data(), b.leaf.bytes.data());
-    case OpKind::degree: {
-      // Degree is a SUM reduce of ones (what PetscSFComputeDegree does).
-      std::fill(b.leaf.as<std::int64_t>(), b.leaf.as<std::int64_t>() + b.leaf.count, 1);
-      std::fill(b.root.as<std::int64_t>(), b.root.as<std::int64_t>() + b.root.count, 0);
+    case OpKind::degree:  // a SUM reduce of ones (what PetscSFComputeDegree does); OpRun filled the buffers
       return sf.reduce_begin(core::Unit::int64, 1, core::MpiOp::sum, b.leaf.bytes.data(), b.root.bytes.data());
-    }
   }
   throw std::logic_error("unknown op");
 }
@@ -150,7 +146,7 @@ void compute_for(double us) {
 class OpRun {
 public:
   OpRun(SFCache& cache, const core::OpSpec& op, OpBuffers& b) : cache_(cache), op_(op), b_(b) {
-    if (op.op == OpKind::degree) {  // the host path fills these in begin()
+    if (op.op == OpKind::degree) {  // ones at the leaves, zeros at the roots, once per op (for either executor)
       std::fill(b.leaf.as<std::int64_t>(), b.leaf.as<std::int64_t>() + b.leaf.count, 1);
       std::fill(b.root.as<std::int64_t>(), b.root.as<std::int64_t>() + b.root.count, 0);
     }
