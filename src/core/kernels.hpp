@@ -57,6 +57,14 @@ decltype(auto) visit_kernel_unit(Unit u, F&& f) {
   return f.template operator()<Int32Pair>();
 }
 
+// a / b for a >= 0, b >= 1. On a GPU a 64-bit division is a long instruction sequence, which
+// would bound the memory-bound bodies; every thread of a launch takes the same branch here.
+SFR_HD inline Index quotient(Index a, Index b) {
+  if (b == 1) return a;
+  if (a <= 0xffffffff && b <= 0xffffffff) return static_cast<Index>(static_cast<std::uint32_t>(a) / static_cast<std::uint32_t>(b));
+  return a / b;
+}
+
 // An index list as kernels read it: by shape, or (general) from `list`, which lives where the
 // kernel runs (device memory for the CUDA launcher).
 struct IndexView {
@@ -69,7 +77,7 @@ struct IndexView {
       case IndexShape::contiguous: return start + k;
       case IndexShape::strided: return start + k * stride;
       case IndexShape::block3d: {
-        const Index x = k % nx, r = k / nx, y = r % ny, z = r / ny;
+        const Index r = quotient(k, nx), z = quotient(r, ny), x = k - r * nx, y = r - z * ny;
         return start + x + y * y_stride + z * z_stride;
       }
       default: return list[k];
@@ -109,7 +117,7 @@ struct PackBody {
   Index bs;
   T* dst;
   SFR_HD void operator()(Index t) const {
-    const Index k = t / bs, c = t - k * bs;
+    const Index k = quotient(t, bs), c = t - k * bs;
     dst[t] = src[idx.at(k) * bs + c];
   }
 };
@@ -125,7 +133,7 @@ struct LocalBody {
   T* dst;
   bool atomic;
   SFR_HD void operator()(Index t) const {
-    const Index k = t / bs, c = t - k * bs;
+    const Index k = quotient(t, bs), c = t - k * bs;
     T* d = dst + didx.at(k) * bs + c;
     const T s = src[sidx.at(k) * bs + c];
     if (atomic)

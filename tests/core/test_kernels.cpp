@@ -91,6 +91,13 @@ TEST(Kernels, IndexViewWalksEveryShapeAsTheListDoes) {
   EXPECT_EQ(classify_indices(lists()[1].idx).kind, IndexShape::strided);
 }
 
+TEST(Kernels, QuotientIsTheDivisionOnBothSidesOfThe32BitPath) {
+  const Index big = Index{1} << 32;
+  for (const Index a : {Index{0}, Index{1}, Index{7}, Index{4294967295}, big, big + 5, Index{3} * big + 1, Index{1} << 62})
+    for (const Index b : {Index{1}, Index{2}, Index{3}, Index{4294967295}, big, big + 1})
+      EXPECT_EQ(quotient(a, b), a / b) << a << " / " << b;
+}
+
 TEST(Kernels, RepeatsAreFound) {
   for (const auto& l : lists()) EXPECT_EQ(has_repeats(l.idx, kSpace), l.repeats) << l.what;
   EXPECT_THROW(has_repeats(std::vector<Index>{0, 48}, kSpace), std::out_of_range);

@@ -1,0 +1,475 @@
+// Benchmarks of the CUDA executor (not tests: they print a table and a JSON result; they need a GPU
+// and refuse, with the reason, without one). `.ci/device-suite` runs all three.
+//   sfr_bench_cuda pack [--json FILE] [--store DIR]
+//     pack / unpack kernels (core/kernels.hpp on the GPU) vs cudaMemcpy device to device, 1 MiB ..
+//     256 MiB of float64 payload: contiguous, strided (stride 2), random permutation (vertices of 1
+//     and 4 values). "of memcpy" = (bytes the kernel touches / its time) / (bytes cudaMemcpy
+//     touches / its time) on the same payload: a pack or a replace unpack touches 2x the payload,
+//     a sum unpack 3x (it reads the destination too); index lists are not counted. Targets (the
+//     issue's, on the pack and the replace unpack): >= 80 % contiguous, >= 50 % random (vertices
+//     of one value).
+//   mpiexec -n 2 sfr_bench_cuda latency [--json FILE] [--store DIR]
+//     ping-pong latency (half a round trip, us) device to device, 8 B .. 4 MiB, in the PetscSF
+//     paper's Table 1 layout: raw MPI on host memory (H-H), raw MPI on device pointers (when the
+//     MPI library is CUDA-aware), a hand-staged exchange (D2H, MPI, H2D), a raw CUDA IPC exchange
+//     (a copy into the peer's mapped buffer plus a zero-byte MPI note), and the device star forest
+//     (bcast there, reduce back, as PETSc's sf_pingpong) over cuda-staged, cuda-aware and cuda-ipc.
+//   mpiexec -n 4 sfr_bench_cuda copy -o MACHINE.json [--json FILE] [--store DIR]
+//     cudaMemcpyAsync (+ stream synchronise) time per direction, 8 B .. 32 MiB, pinned host
+//     memory: one process alone, then all processes of the run copying to / from one GPU at once;
+//     alpha / beta fitted per direction and written as the `copy` block of a machine file (keys
+//     "1" and "4"; run with 4 processes for the latter, as the node-aware study measured it).
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/kernels.hpp"
+#include "exec/cuda/device_sf.hpp"
+#include "exec/cuda/kernels.hpp"
+#include "exec/cuda/runtime.hpp"
+#include "exec/mpi/runner.hpp"
+#include "io/output_file.hpp"
+#include "sim/calibration.hpp"
+#include "sim/machine.hpp"
+#include "trace/provenance.hpp"
+
+using namespace sfr;
+using core::Index;
+
+namespace {
+
+int me = 0, np = 0;
+io::Json json_out;
+
+void ck(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+#define CK(call) ck(call, #call)
+
+// ---------------------------------------------------------------------------------------------
+// pack
+
+// Best (minimum over 5 trials) time per call of `f` on `s`, in seconds, from CUDA events.
+template <class F>
+double best_gpu_seconds(cudaStream_t s, int reps, F&& f) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  f();  // warm-up
+  CK(cudaStreamSynchronize(s));
+  double best = 1e30;
+  for (int trial = 0; trial < 5; ++trial) {
+    CK(cudaEventRecord(a, s));
+    for (int i = 0; i < reps; ++i) f();
+    CK(cudaEventRecord(b, s));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    best = std::min(best, ms * 1e-3 / reps);
+  }
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return best;
+}
+
+struct PackCase {
+  const char* pattern;
+  int bs;      // values per vertex
+  Index step;  // strided: the stride
+  bool random;
+  bool target;  // the target applies (contiguous, random with bs 1)
+  double need;  // the target ratio
+};
+
+int pack_bench() {
+  const exec::cuda::Stream stream;
+  const auto s = static_cast<cudaStream_t>(stream.get());
+  exec::cuda::DeviceMemory locks(core::kLockStripes * sizeof(unsigned));
+  CK(cudaMemset(locks.data(), 0, locks.size()));
+  const exec::cuda::Launch launch{stream.get(), reinterpret_cast<unsigned*>(locks.data())};
+  const std::vector<PackCase> cases = {{"contiguous", 1, 1, false, true, 0.8},
+                                       {"strided-2", 1, 2, false, false, 0},
+                                       {"random", 1, 1, true, true, 0.5},
+                                       {"random", 4, 1, true, false, 0}};
+  std::printf("# pack / unpack vs cudaMemcpy device to device (%s), float64 payload, best of 5 trials\n",
+              exec::cuda::device_name().c_str());
+  std::printf("%-11s %3s %9s %11s %11s %8s %11s %8s %11s %8s %7s\n", "pattern", "bs", "MiB", "memcpy GB/s", "pack GB/s", "of cpy",
+              "unpack GB/s", "of cpy", "sum GB/s", "of cpy", "target");
+  json_out = {{"benchmark", "cuda-pack"}, {"device", exec::cuda::device_name()}, {"results", io::Json::array()}};
+  bool all_met = true;
+  for (const std::size_t mib : {std::size_t{1}, std::size_t{4}, std::size_t{16}, std::size_t{64}, std::size_t{256}}) {
+    const std::size_t bytes = mib << 20, n = bytes / sizeof(double);
+    const int reps = static_cast<int>(std::clamp<std::size_t>((std::size_t{1024} << 20) / bytes, 3, 200));
+    exec::cuda::DeviceMemory payload(bytes), copy(bytes), wide(2 * bytes);
+    CK(cudaMemset(payload.data(), 0, bytes));
+    CK(cudaMemset(wide.data(), 0, 2 * bytes));
+    const double t_copy =
+        best_gpu_seconds(s, reps, [&] { CK(cudaMemcpyAsync(copy.data(), payload.data(), bytes, cudaMemcpyDeviceToDevice, s)); });
+    const double copy_bw = 2.0 * static_cast<double>(bytes) / t_copy;  // read + write
+    for (const PackCase& c : cases) {
+      const Index nv = static_cast<Index>(n) / c.bs;
+      core::IndexView idx;
+      exec::cuda::DeviceMemory list;
+      if (c.random) {
+        std::vector<Index> perm(static_cast<std::size_t>(nv));
+        std::iota(perm.begin(), perm.end(), Index{0});
+        std::shuffle(perm.begin(), perm.end(), std::mt19937_64(static_cast<std::uint64_t>(nv)));
+        list = exec::cuda::DeviceMemory(perm.size() * sizeof(Index));
+        exec::cuda::copy(list.data(), perm.data(), list.size());
+        idx = core::index_view(reinterpret_cast<const Index*>(list.data()));
+      } else {
+        idx.kind = c.step == 1 ? core::IndexShape::contiguous : core::IndexShape::strided;
+        idx.stride = c.step;
+      }
+      std::byte* vertices = c.step == 1 ? payload.data() : wide.data();  // the indexed side
+      const double t_pack =
+          best_gpu_seconds(s, reps, [&] { exec::cuda::pack(launch, core::Unit::float64, c.bs, vertices, idx, nv, copy.data()); });
+      const double t_unpack = best_gpu_seconds(s, reps, [&] {
+        exec::cuda::unpack(launch, core::Unit::float64, c.bs, core::MpiOp::replace, copy.data(), idx, nv, vertices, false);
+      });
+      const double t_sum = best_gpu_seconds(
+          s, reps, [&] { exec::cuda::unpack(launch, core::Unit::float64, c.bs, core::MpiOp::sum, copy.data(), idx, nv, vertices, false); });
+      const double b2 = 2.0 * static_cast<double>(bytes), b3 = 3.0 * static_cast<double>(bytes);
+      const double r_pack = b2 / t_pack / copy_bw, r_unpack = b2 / t_unpack / copy_bw, r_sum = b3 / t_sum / copy_bw;
+      const bool met = !c.target || std::min(r_pack, r_unpack) >= c.need;  // the sum unpack is reported beside them
+      all_met = all_met && met;
+      char target[16];
+      std::snprintf(target, sizeof target, c.target ? "%s%.0f%%" : "-", met ? ">=" : "MISS ", c.need * 100);
+      std::printf("%-11s %3d %9zu %11.1f %11.1f %7.0f%% %11.1f %7.0f%% %11.1f %7.0f%% %7s\n", c.pattern, c.bs, mib, copy_bw * 1e-9,
+                  b2 / t_pack * 1e-9, r_pack * 100, b2 / t_unpack * 1e-9, r_unpack * 100, b3 / t_sum * 1e-9, r_sum * 100,
+                  c.target ? target : "-");
+      json_out["results"].push_back({{"pattern", c.pattern},
+                                     {"bs", c.bs},
+                                     {"bytes", bytes},
+                                     {"memcpy_seconds", t_copy},
+                                     {"pack_seconds", t_pack},
+                                     {"unpack_replace_seconds", t_unpack},
+                                     {"unpack_sum_seconds", t_sum},
+                                     {"pack_of_memcpy", r_pack},
+                                     {"unpack_replace_of_memcpy", r_unpack},
+                                     {"unpack_sum_of_memcpy", r_sum},
+                                     {"target", c.target ? io::Json(c.need) : io::Json(nullptr)},
+                                     {"met", met}});
+    }
+  }
+  json_out["all_targets_met"] = all_met;
+  std::printf("# targets: %s\n", all_met ? "all met" : "NOT all met (rows marked MISS)");
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// latency
+
+double now() { return MPI_Wtime(); }
+
+// Best (over 5 interleaved trials, by the caller) mean one-way time of a ping-pong in us: `f` is
+// one round trip.
+template <class F>
+double half_round_trip_us(int iters, F&& f) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = now();
+  for (int i = 0; i < iters; ++i) f();
+  double dt = (now() - t0) / iters, mx = 0;
+  MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return mx * 1e6 / 2;
+}
+
+int latency_bench() {
+  const int other = 1 - me;
+  const std::size_t max_bytes = std::size_t{4} << 20;
+  // Both ranks' buffers, each max_bytes of device memory, and pinned host mirrors.
+  exec::cuda::DeviceMemory dbuf(max_bytes);
+  exec::cuda::PinnedMemory hbuf(max_bytes);
+  CK(cudaMemset(dbuf.data(), 0, max_bytes));
+  std::memset(hbuf.data(), 0, max_bytes);
+  const exec::cuda::Stream stream;
+  const auto s = static_cast<cudaStream_t>(stream.get());
+  // The peer's device buffer, mapped here (raw IPC).
+  exec::cuda::IpcHandle mine = exec::cuda::ipc_handle(dbuf.data()), theirs{};
+  MPI_Sendrecv(&mine, sizeof mine, MPI_BYTE, other, 1, &theirs, sizeof theirs, MPI_BYTE, other, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  std::byte* peer = exec::cuda::ipc_open(theirs);
+  const std::string aware_why = exec::cuda::cuda_aware_refusal();
+  const bool aware = aware_why.empty();
+
+  const std::vector<std::size_t> sizes = {8, 1024, 4096, 16384, 65536, 262144, std::size_t{1} << 20, std::size_t{4} << 20};
+  struct Row {
+    std::string name;
+    std::vector<double> us;
+  };
+  std::vector<Row> rows;
+  for (const char* name : {"MPI H-H", "MPI D-D", "staged D-D", "IPC D-D", "SF cuda-staged", "SF cuda-aware", "SF cuda-ipc"})
+    rows.push_back({name, {}});
+  json_out = {{"benchmark", "cuda-latency"},
+              {"device", exec::cuda::device_name()},
+              {"ranks", 2},
+              {"cuda_aware", aware},
+              {"results", io::Json::array()}};
+  for (const std::size_t bytes : sizes) {
+    const int count = static_cast<int>(bytes);
+    // One root per float64 on rank 0, one leaf per root on rank 1, connected consecutively (no pack).
+    const Index n = static_cast<Index>(bytes / sizeof(double));
+    core::Graph g(2);
+    g[0].nroots = n;
+    for (Index i = 0; i < n; ++i) g[1].add_leaf(i, 0, i);
+    std::vector<std::unique_ptr<exec::cuda::DeviceStarForest>> sfs;
+    for (const auto t : {exec::cuda::Transport::staged, exec::cuda::Transport::aware, exec::cuda::Transport::ipc}) {
+      sfs.emplace_back();
+      if (t != exec::cuda::Transport::aware || aware) sfs.back() = std::make_unique<exec::cuda::DeviceStarForest>(MPI_COMM_WORLD, g, t);
+    }
+    const exec::cuda::DeviceStarForest::Data d{dbuf.data(), true};
+
+    std::vector<std::function<void()>> run(rows.size());
+    run[0] = [&] {
+      if (me == 0) {
+        MPI_Send(hbuf.data(), count, MPI_BYTE, 1, 7, MPI_COMM_WORLD);
+        MPI_Recv(hbuf.data(), count, MPI_BYTE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Recv(hbuf.data(), count, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(hbuf.data(), count, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
+      }
+    };
+    if (aware)
+      run[1] = [&] {
+        if (me == 0) {
+          MPI_Send(dbuf.data(), count, MPI_BYTE, 1, 7, MPI_COMM_WORLD);
+          MPI_Recv(dbuf.data(), count, MPI_BYTE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+          MPI_Recv(dbuf.data(), count, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          MPI_Send(dbuf.data(), count, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
+        }
+      };
+    const auto staged_send = [&](int to) {
+      CK(cudaMemcpyAsync(hbuf.data(), dbuf.data(), bytes, cudaMemcpyDeviceToHost, s));
+      CK(cudaStreamSynchronize(s));
+      MPI_Send(hbuf.data(), count, MPI_BYTE, to, 7, MPI_COMM_WORLD);
+    };
+    const auto staged_recv = [&](int from) {
+      MPI_Recv(hbuf.data(), count, MPI_BYTE, from, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      CK(cudaMemcpyAsync(dbuf.data(), hbuf.data(), bytes, cudaMemcpyHostToDevice, s));
+      CK(cudaStreamSynchronize(s));
+    };
+    run[2] = [&] {
+      if (me == 0) {
+        staged_send(1);
+        staged_recv(1);
+      } else {
+        staged_recv(0);
+        staged_send(0);
+      }
+    };
+    const auto ipc_put = [&](int to) {
+      CK(cudaMemcpyAsync(peer, dbuf.data(), bytes, cudaMemcpyDeviceToDevice, s));
+      CK(cudaStreamSynchronize(s));
+      MPI_Send(nullptr, 0, MPI_BYTE, to, 8, MPI_COMM_WORLD);
+    };
+    const auto ipc_wait = [&](int from) { MPI_Recv(nullptr, 0, MPI_BYTE, from, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE); };
+    run[3] = [&] {
+      if (me == 0) {
+        ipc_put(1);
+        ipc_wait(1);
+      } else {
+        ipc_wait(0);
+        ipc_put(0);
+      }
+    };
+    for (std::size_t k = 0; k < sfs.size(); ++k)
+      if (sfs[k])
+        run[4 + k] = [&, k] {
+          auto& sf = *sfs[k];
+          sf.bcast_begin(core::Unit::float64, 1, core::MpiOp::replace, d, d);
+          sf.end();
+          sf.reduce_begin(core::Unit::float64, 1, core::MpiOp::replace, d, d);
+          sf.end();
+        };
+    const int iters = bytes <= 65536 ? 2000 : 200;
+    for (int w = 0; w < 50; ++w)
+      for (auto& f : run)
+        if (f) f();
+    std::vector<double> best(run.size(), 1e30);
+    for (int trial = 0; trial < 5; ++trial)
+      for (std::size_t k = 0; k < run.size(); ++k)
+        if (run[k]) best[k] = std::min(best[k], half_round_trip_us(iters, run[k]));
+    io::Json rj = {{"bytes", bytes}};
+    for (std::size_t k = 0; k < run.size(); ++k) {
+      rows[k].us.push_back(run[k] ? best[k] : -1);
+      rj[rows[k].name] = run[k] ? io::Json(best[k]) : io::Json(nullptr);
+    }
+    json_out["results"].push_back(rj);
+  }
+  exec::cuda::ipc_close(peer);
+  if (me == 0) {
+    std::printf("# device-to-device ping-pong latency (us, half a round trip, best of 5 interleaved trials), 2 ranks on %s\n",
+                exec::cuda::device_name().c_str());
+    if (!aware) std::printf("# MPI D-D and SF cuda-aware: not run, %s\n", aware_why.c_str());
+    std::printf("%-15s", "Msg (Bytes)");
+    for (const std::size_t b : sizes)
+      b >= (std::size_t{1} << 20) ? std::printf(" %9zuM", b >> 20) : b >= 1024 ? std::printf(" %9zuK", b >> 10) : std::printf(" %10zu", b);
+    std::printf("\n");
+    for (const Row& r : rows) {
+      std::printf("%-15s", r.name.c_str());
+      for (const double v : r.us) v < 0 ? std::printf(" %10s", "-") : std::printf(" %10.1f", v);
+      std::printf("\n");
+    }
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// copy
+
+// Mean seconds of one cudaMemcpyAsync + stream synchronise of `bytes` (best of 5 trials); every
+// rank with `active` copies, all starting together; the slowest active rank's time is returned.
+double copy_seconds(bool active, bool to_device, std::byte* dev, std::byte* host, std::size_t bytes, cudaStream_t s) {
+  const int iters = bytes <= (std::size_t{1} << 20) ? 200 : 20;
+  double best = 1e30;
+  for (int trial = 0; trial < 6; ++trial) {  // the first trial warms up
+    MPI_Barrier(MPI_COMM_WORLD);
+    double dt = 0;
+    if (active) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < iters; ++i) {
+        CK(to_device ? cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s)
+                     : cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s));
+        CK(cudaStreamSynchronize(s));
+      }
+      dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / iters;
+    }
+    double mx = 0;
+    MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (trial > 0) best = std::min(best, mx);
+  }
+  return best;
+}
+
+int copy_bench(const std::string& out) {
+  const std::size_t max_bytes = std::size_t{32} << 20;
+  exec::cuda::DeviceMemory dev(max_bytes);
+  exec::cuda::PinnedMemory host(max_bytes);
+  CK(cudaMemset(dev.data(), 0, max_bytes));
+  std::memset(host.data(), 0, max_bytes);
+  const exec::cuda::Stream stream;
+  const auto s = static_cast<cudaStream_t>(stream.get());
+  std::vector<std::size_t> sizes;
+  for (std::size_t b = 8; b <= max_bytes; b *= 4) sizes.push_back(b);
+  const int groups = np > 1 ? 2 : 1;             // one process alone; all np at once
+  std::vector<core::TimedSample> samples[2][2];  // [to_device][group]
+  for (const std::size_t b : sizes)
+    for (const bool to_device : {true, false})
+      for (int g = 0; g < groups; ++g) {
+        const bool active = g == 0 ? me == 0 : true;
+        samples[to_device][g].push_back({static_cast<double>(b), copy_seconds(active, to_device, dev.data(), host.data(), b, s)});
+      }
+  if (me != 0) return 0;
+  io::Json copy = io::Json::object(), fits = io::Json::object(), measured = io::Json::object();
+  std::printf("# cudaMemcpyAsync + synchronise, pinned host memory, %s: seconds per copy (best of 5 trials)\n",
+              exec::cuda::device_name().c_str());
+  std::printf("%12s %12s %12s", "bytes", "h2d 1 proc", "d2h 1 proc");
+  if (groups > 1) std::printf(" %9s%-3d %9s%-3d", "h2d x", np, "d2h x", np);
+  std::printf("\n");
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    std::printf("%12zu %12.3e %12.3e", sizes[i], samples[1][0][i].seconds, samples[0][0][i].seconds);
+    if (groups > 1) std::printf(" %12.3e %12.3e", samples[1][1][i].seconds, samples[0][1][i].seconds);
+    std::printf("\n");
+  }
+  for (const bool to_device : {true, false}) {
+    const char* dir = to_device ? "h2d" : "d2h";
+    for (int g = 0; g < groups; ++g) {
+      double rms = 0;
+      const sim::AlphaBeta ab = sim::fit_alpha_beta(samples[to_device][g], &rms);
+      const char* key = g == 0 ? "1" : "4";
+      copy[dir][key] = {ab.alpha, ab.beta};
+      fits[dir][key] = {{"alpha_s", ab.alpha}, {"beta_s_per_byte", ab.beta}, {"fit_rms_relative", rms}, {"processes", g == 0 ? 1 : np}};
+      io::Json pts = io::Json::array();
+      for (const auto& p : samples[to_device][g]) pts.push_back({p.x, p.seconds});
+      measured[dir][key] = pts;
+      std::printf("# %s, %d process%s: alpha %.2f us, beta %.3e s/B (%.1f GB/s), fit error %.1f%%\n", dir, g == 0 ? 1 : np,
+                  g == 0 ? "" : "es at once", ab.alpha * 1e6, ab.beta, ab.beta > 0 ? 1e-9 / ab.beta : 0.0, rms * 100);
+    }
+  }
+  if (groups > 1 && np != 4)
+    std::printf("# note: the machine file's \"4\" entries were measured with %d processes at once (run with 4 for the study's form)\n", np);
+  io::Json machine = {{"format", "sf-machine"},
+                      {"name", "copy-" + exec::cuda::device_name()},
+                      {"base", "generic"},
+                      {"copy", copy},
+                      {"calibration",
+                       {{"tool", "sfr_bench_cuda copy"},
+                        {"device", exec::cuda::device_name()},
+                        {"processes", np},
+                        {"fits", fits},
+                        {"samples_bytes_seconds", measured}}}};
+  sim::parse_machine(machine, out);  // what it writes, the simulator reads
+  io::write_file_atomic(out, machine.dump(2) + "\n");
+  std::printf("# wrote %s (simulate --machine %s)\n", out.c_str(), out.c_str());
+  json_out = {{"benchmark", "cuda-copy"}, {"device", exec::cuda::device_name()}, {"ranks", np}, {"copy", copy}, {"fits", fits}};
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  std::string mode = argc > 1 ? argv[1] : "", json, store, out;
+  bool bad = false;  // an unknown option, or one without its value: a usage error, never ignored
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc)
+      json = argv[++i];
+    else if (std::strcmp(argv[i], "--store") == 0 && i + 1 < argc)
+      store = argv[++i];
+    else if (std::strcmp(argv[i], "-o") == 0 && i + 1 < argc && mode == "copy")
+      out = argv[++i];
+    else
+      bad = true;
+  }
+  const bool usage = bad || (mode != "pack" && mode != "latency" && mode != "copy") || (mode == "copy") != !out.empty() ||
+                     (mode == "pack" && np != 1) || (mode == "latency" && np != 2);
+  int rc = 2;
+  try {
+    if (usage) {
+      if (me == 0)
+        std::fprintf(
+            stderr,
+            "usage: sfr_bench_cuda pack (1 rank) | latency (2 ranks) | copy -o MACHINE.json (1 or 4 ranks) [--json FILE] [--store DIR]\n");
+      MPI_Finalize();
+      return 2;
+    }
+    if (mode == "copy") io::check_output_path("-o", out);  // before any work
+    if (!json.empty()) io::check_output_path("--json", json);
+    if (const std::string why = exec::cuda::no_gpu_reason(); !why.empty()) {
+      if (me == 0) std::fprintf(stderr, "sfr_bench_cuda %s: %s\n", mode.c_str(), why.c_str());
+      MPI_Finalize();
+      return 1;
+    }
+    int local = 0;
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+    exec::cuda::select_device(local);
+    rc = mode == "pack" ? pack_bench() : mode == "latency" ? latency_bench() : copy_bench(out);
+    if (rc == 0 && me == 0)
+      std::printf("%s", trace::bench_document(json_out, {"bench_cuda " + mode, np, "", "", exec::mpi::mpi_library()}, json, store).c_str());
+  } catch (const InputError& e) {  // the same on every rank (checked before any work)
+    if (me == 0) std::fprintf(stderr, "sfr_bench_cuda %s: %s\n", mode.c_str(), e.what());
+    rc = 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sfr_bench_cuda %s: %s\n", mode.c_str(), e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return rc;
+}
