@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <span>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "core/names.hpp"
@@ -261,6 +263,56 @@ std::vector<NodeFlow> node_flows(const Layout& lay, const Traffic& t) {
   return out;
 }
 
+// Destination bytes per (source node k, destination node l), pairs in (k, l) order; within a
+// pair, each destination rank once, in the order of its first flow, with its bytes summed
+// (3-step and split). Sorting, not a map of vectors: one allocation, no per-flow search.
+struct PairDests {
+  struct Pair {
+    int k, l;
+    std::size_t begin, end;  // into dest
+  };
+  std::vector<Pair> pairs;
+  std::vector<std::pair<int, std::int64_t>> dest;  // (d, bytes)
+  std::span<const std::pair<int, std::int64_t>> of(int k, int l) const {
+    const auto it = std::lower_bound(pairs.begin(), pairs.end(), std::pair{k, l}, [](const Pair& p, const std::pair<int, int>& kl) {
+      return std::pair{p.k, p.l} < kl;
+    });
+    if (it == pairs.end() || it->k != k || it->l != l) return {};
+    return {dest.data() + it->begin, it->end - it->begin};
+  }
+};
+PairDests pair_dests(const Layout& lay, const Traffic& t) {
+  struct E {
+    int k, l, d;
+    std::uint32_t first;  // the flow's index (unique: the sorts below are total orders)
+    std::int64_t bytes;
+  };
+  std::vector<E> e;
+  e.reserve(t.flows.size());
+  for (std::size_t i = 0; i < t.flows.size(); ++i) {
+    const auto& f = t.flows[i];
+    const int k = lay.node(f.src), l = lay.node(f.dst);
+    if (k != l) e.push_back({k, l, f.dst, static_cast<std::uint32_t>(i), f.count * t.value_bytes});
+  }
+  std::sort(e.begin(), e.end(), [](const E& a, const E& b) { return std::tie(a.k, a.l, a.d, a.first) < std::tie(b.k, b.l, b.d, b.first); });
+  std::size_t w = 0;  // one entry per (k, l, d): its first flow, the summed bytes
+  for (std::size_t i = 0; i < e.size(); ++i)
+    if (w > 0 && e[w - 1].k == e[i].k && e[w - 1].l == e[i].l && e[w - 1].d == e[i].d)
+      e[w - 1].bytes += e[i].bytes;
+    else
+      e[w++] = e[i];
+  e.resize(w);
+  std::sort(e.begin(), e.end(), [](const E& a, const E& b) { return std::tie(a.k, a.l, a.first) < std::tie(b.k, b.l, b.first); });
+  PairDests out;
+  out.dest.reserve(e.size());
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    if (i == 0 || e[i].k != e[i - 1].k || e[i].l != e[i - 1].l) out.pairs.push_back({e[i].k, e[i].l, i, i});
+    out.dest.push_back({e[i].d, e[i].bytes});
+    out.pairs.back().end = i + 1;
+  }
+  return out;
+}
+
 // 3-step, 2-step, Split+MD, Split+DD.
 void add_node_aware(Schedule& s, const Layout& lay, const MachineModel& m, Backend b, const Traffic& t) {
   const bool dev = b.aware && (t.send_device || t.recv_device);
@@ -276,29 +328,25 @@ void add_node_aware(Schedule& s, const Layout& lay, const MachineModel& m, Backe
   const auto nf = node_flows(lay, t);
   for (const auto& x : nf) sent[x.src] += x.unique_bytes;
   auto rank_on = [&](int node, int local) { return node * lay.ranks_per_node + local % lay.ranks_on_node(node); };
-  // Destination bytes per (source node, destination rank), in flow order (3-step and split).
-  std::map<std::pair<int, int>, std::vector<std::pair<int, std::int64_t>>> dests;  // (k,l) -> (d, bytes)
-  if (b.kind != BackendKind::two_step)
-    for (const auto& f : t.flows) {
-      const int k = lay.node(f.src), l = lay.node(f.dst);
-      if (k == l) continue;
-      auto& v = dests[{k, l}];
-      auto it = std::find_if(v.begin(), v.end(), [&](auto& p) { return p.first == f.dst; });
-      if (it == v.end())
-        v.push_back({f.dst, f.count * t.value_bytes});
-      else
-        it->second += f.count * t.value_bytes;
-    }
+  const PairDests dests = b.kind != BackendKind::two_step ? pair_dests(lay, t) : PairDests{};
   if (b.kind == BackendKind::three_step) {
-    std::map<std::pair<int, int>, std::int64_t> volume;
+    // Step 2: one message per (source node, destination node) pair, (k, l) ascending.
+    std::vector<std::tuple<int, int, std::int64_t>> volume;  // (k, l, bytes)
+    volume.reserve(nf.size());
     for (const auto& x : nf) {
       const int k = lay.node(x.src);
       s1.send(x.src, rank_on(k, x.node), x.unique_bytes);
-      volume[{k, x.node}] += x.unique_bytes;
+      volume.emplace_back(k, x.node, x.unique_bytes);
     }
-    for (const auto& [kl, v] : volume) s2.send(rank_on(kl.first, kl.second), rank_on(kl.second, kl.first), v);
-    for (const auto& [kl, v] : dests)
-      for (const auto& [d, bytes] : v) s3.send(rank_on(kl.second, kl.first), d, bytes);
+    std::sort(volume.begin(), volume.end());
+    for (std::size_t i = 0; i < volume.size();) {
+      const int k = std::get<0>(volume[i]), l = std::get<1>(volume[i]);
+      std::int64_t v = 0;
+      for (; i < volume.size() && std::get<0>(volume[i]) == k && std::get<1>(volume[i]) == l; ++i) v += std::get<2>(volume[i]);
+      s2.send(rank_on(k, l), rank_on(l, k), v);
+    }
+    for (const auto& p : dests.pairs)
+      for (std::size_t i = p.begin; i < p.end; ++i) s3.send(rank_on(p.l, p.k), dests.dest[i].first, dests.dest[i].second);
   } else if (b.kind == BackendKind::two_step) {
     for (const auto& x : nf) s1.send(x.src, rank_on(x.node, x.src % lay.ranks_per_node), x.unique_bytes);
     // The paired rank on node l forwards what each source rank sent it.
@@ -334,7 +382,7 @@ void add_node_aware(Schedule& s, const Layout& lay, const MachineModel& m, Backe
         cap = vol;  // every node's data in one message
       else if (node_total[k] / cap > ppn)
         cap = (node_total[k] + ppn - 1) / ppn;
-      const auto& dv = dests[kl];
+      const auto dv = dests.of(k, l);
       std::int64_t dest_total = 0;
       for (auto& p : dv) dest_total += p.second;
       for (std::int64_t lo = 0; lo < vol; lo += cap) {
@@ -369,8 +417,7 @@ void add_node_aware(Schedule& s, const Layout& lay, const MachineModel& m, Backe
     if (dd)
       for (const auto& x : nf) sent[x.src] -= x.unique_bytes;  // copied by the helpers instead
     if (dd_recv)
-      for (const auto& [kl, v] : dests)
-        for (const auto& [d, bytes] : v) recvd[d] -= bytes;
+      for (const auto& [d, bytes] : dests.dest) recvd[d] -= bytes;
   }
   self_copies(s1, m, t);
   staged_copies(s1, s3, lay, m, t, b.aware, sent, recvd);
