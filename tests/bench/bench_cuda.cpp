@@ -7,7 +7,8 @@
 //     touches / its time) on the same payload: a pack or a replace unpack touches 2x the payload,
 //     a sum unpack 3x (it reads the destination too); index lists are not counted. Targets (the
 //     issue's, on the pack and the replace unpack): >= 80 % contiguous, >= 50 % random (vertices
-//     of one value).
+//     of one value). A contiguous pack and a replace unpack are cudaMemcpyAsync itself (no kernel),
+//     so their rows check that nothing else is in the way; the sum unpack is the kernel.
 //   mpiexec -n 2 sfr_bench_cuda latency [--json FILE] [--store DIR]
 //     ping-pong latency (half a round trip, us) device to device, 8 B .. 4 MiB, in the PetscSF
 //     paper's Table 1 layout: raw MPI on host memory (H-H), raw MPI on device pointers (when the
@@ -18,7 +19,8 @@
 //     cudaMemcpyAsync (+ stream synchronise) time per direction, 8 B .. 32 MiB, pinned host
 //     memory: one process alone, then all processes of the run copying to / from one GPU at once;
 //     alpha / beta fitted per direction and written as the `copy` block of a machine file (keys
-//     "1" and "4"; run with 4 processes for the latter, as the node-aware study measured it).
+//     "1" and, run with 4 processes, "4", as the node-aware study measured them; a run of 1
+//     process leaves "4" at the base preset's values).
 #include <cuda_runtime.h>
 #include <mpi.h>
 
@@ -61,18 +63,26 @@ void ck(cudaError_t e, const char* what) {
 // ---------------------------------------------------------------------------------------------
 // pack
 
-// Best (minimum over 5 trials) time per call of `f` on `s`, in seconds, from CUDA events.
+// Best (minimum over 5 trials) time per call of `f` on `s`, in seconds, from CUDA events. The
+// `reps` calls are captured in a CUDA graph and the graph is launched, so that the host's launch
+// cost (microseconds per call) does not hide a short kernel's time.
 template <class F>
 double best_gpu_seconds(cudaStream_t s, int reps, F&& f) {
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < reps; ++i) f();
+  CK(cudaStreamEndCapture(s, &graph));
+  CK(cudaGraphInstantiate(&exec, graph, 0));
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
-  f();  // warm-up
+  CK(cudaGraphLaunch(exec, s));  // warm-up
   CK(cudaStreamSynchronize(s));
   double best = 1e30;
   for (int trial = 0; trial < 5; ++trial) {
     CK(cudaEventRecord(a, s));
-    for (int i = 0; i < reps; ++i) f();
+    CK(cudaGraphLaunch(exec, s));
     CK(cudaEventRecord(b, s));
     CK(cudaEventSynchronize(b));
     float ms = 0;
@@ -81,6 +91,8 @@ double best_gpu_seconds(cudaStream_t s, int reps, F&& f) {
   }
   CK(cudaEventDestroy(a));
   CK(cudaEventDestroy(b));
+  CK(cudaGraphExecDestroy(exec));
+  CK(cudaGraphDestroy(graph));
   return best;
 }
 
@@ -98,6 +110,7 @@ int pack_bench() {
   const auto s = static_cast<cudaStream_t>(stream.get());
   exec::cuda::DeviceMemory locks(core::kLockStripes * sizeof(unsigned));
   CK(cudaMemset(locks.data(), 0, locks.size()));
+  CK(cudaDeviceSynchronize());
   const exec::cuda::Launch launch{stream.get(), reinterpret_cast<unsigned*>(locks.data())};
   const std::vector<PackCase> cases = {{"contiguous", 1, 1, false, true, 0.8},
                                        {"strided-2", 1, 2, false, false, 0},
@@ -115,6 +128,7 @@ int pack_bench() {
     exec::cuda::DeviceMemory payload(bytes), copy(bytes), wide(2 * bytes);
     CK(cudaMemset(payload.data(), 0, bytes));
     CK(cudaMemset(wide.data(), 0, 2 * bytes));
+    CK(cudaDeviceSynchronize());  // the memsets ran on the default stream, which `s` does not wait for
     const double t_copy =
         best_gpu_seconds(s, reps, [&] { CK(cudaMemcpyAsync(copy.data(), payload.data(), bytes, cudaMemcpyDeviceToDevice, s)); });
     const double copy_bw = 2.0 * static_cast<double>(bytes) / t_copy;  // read + write
@@ -193,13 +207,34 @@ int latency_bench() {
   exec::cuda::DeviceMemory dbuf(max_bytes);
   exec::cuda::PinnedMemory hbuf(max_bytes);
   CK(cudaMemset(dbuf.data(), 0, max_bytes));
+  CK(cudaDeviceSynchronize());
   std::memset(hbuf.data(), 0, max_bytes);
   const exec::cuda::Stream stream;
   const auto s = static_cast<cudaStream_t>(stream.get());
-  // The peer's device buffer, mapped here (raw IPC).
-  exec::cuda::IpcHandle mine = exec::cuda::ipc_handle(dbuf.data()), theirs{};
-  MPI_Sendrecv(&mine, sizeof mine, MPI_BYTE, other, 1, &theirs, sizeof theirs, MPI_BYTE, other, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  std::byte* peer = exec::cuda::ipc_open(theirs);
+  // The peer's device buffer, mapped here (raw IPC), where CUDA IPC works between the two ranks
+  // (not across nodes, not on MIG instances): else the IPC rows are left out, as cuda-aware is.
+  std::byte* peer = nullptr;
+  std::string ipc_why;
+  {
+    exec::cuda::IpcHandle mine{}, theirs{};
+    int ok = 1, all = 0;
+    try {
+      mine = exec::cuda::ipc_handle(dbuf.data());
+    } catch (const std::exception& e) {
+      ok = 0, ipc_why = e.what();
+    }
+    MPI_Sendrecv(&mine, sizeof mine, MPI_BYTE, other, 1, &theirs, sizeof theirs, MPI_BYTE, other, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all) try {
+        peer = exec::cuda::ipc_open(theirs);
+      } catch (const std::exception& e) {
+        ok = 0, ipc_why = e.what();
+      }
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all && peer) exec::cuda::ipc_close(peer), peer = nullptr;
+    if (!all && ipc_why.empty()) ipc_why = "CUDA IPC failed on the other rank";
+  }
+  const bool ipc = peer != nullptr;
   const std::string aware_why = exec::cuda::cuda_aware_refusal();
   const bool aware = aware_why.empty();
 
@@ -211,10 +246,7 @@ int latency_bench() {
   std::vector<Row> rows;
   for (const char* name : {"MPI H-H", "MPI D-D", "staged D-D", "IPC D-D", "SF cuda-staged", "SF cuda-aware", "SF cuda-ipc"})
     rows.push_back({name, {}});
-  json_out = {{"benchmark", "cuda-latency"},
-              {"device", exec::cuda::device_name()},
-              {"ranks", 2},
-              {"cuda_aware", aware},
+  json_out = {{"benchmark", "cuda-latency"}, {"device", exec::cuda::device_name()}, {"ranks", 2}, {"cuda_aware", aware}, {"cuda_ipc", ipc},
               {"results", io::Json::array()}};
   for (const std::size_t bytes : sizes) {
     const int count = static_cast<int>(bytes);
@@ -226,7 +258,8 @@ int latency_bench() {
     std::vector<std::unique_ptr<exec::cuda::DeviceStarForest>> sfs;
     for (const auto t : {exec::cuda::Transport::staged, exec::cuda::Transport::aware, exec::cuda::Transport::ipc}) {
       sfs.emplace_back();
-      if (t != exec::cuda::Transport::aware || aware) sfs.back() = std::make_unique<exec::cuda::DeviceStarForest>(MPI_COMM_WORLD, g, t);
+      if ((t != exec::cuda::Transport::aware || aware) && (t != exec::cuda::Transport::ipc || ipc))
+        sfs.back() = std::make_unique<exec::cuda::DeviceStarForest>(MPI_COMM_WORLD, g, t);
     }
     const exec::cuda::DeviceStarForest::Data d{dbuf.data(), true};
 
@@ -275,15 +308,16 @@ int latency_bench() {
       MPI_Send(nullptr, 0, MPI_BYTE, to, 8, MPI_COMM_WORLD);
     };
     const auto ipc_wait = [&](int from) { MPI_Recv(nullptr, 0, MPI_BYTE, from, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE); };
-    run[3] = [&] {
-      if (me == 0) {
-        ipc_put(1);
-        ipc_wait(1);
-      } else {
-        ipc_wait(0);
-        ipc_put(0);
-      }
-    };
+    if (ipc)
+      run[3] = [&] {
+        if (me == 0) {
+          ipc_put(1);
+          ipc_wait(1);
+        } else {
+          ipc_wait(0);
+          ipc_put(0);
+        }
+      };
     for (std::size_t k = 0; k < sfs.size(); ++k)
       if (sfs[k])
         run[4 + k] = [&, k] {
@@ -308,11 +342,13 @@ int latency_bench() {
     }
     json_out["results"].push_back(rj);
   }
-  exec::cuda::ipc_close(peer);
+  if (ipc) exec::cuda::ipc_close(peer);
+  MPI_Barrier(MPI_COMM_WORLD);  // both unmapped before either frees (CUDA IPC)
   if (me == 0) {
     std::printf("# device-to-device ping-pong latency (us, half a round trip, best of 5 interleaved trials), 2 ranks on %s\n",
                 exec::cuda::device_name().c_str());
     if (!aware) std::printf("# MPI D-D and SF cuda-aware: not run, %s\n", aware_why.c_str());
+    if (!ipc) std::printf("# IPC D-D and SF cuda-ipc: not run, %s\n", ipc_why.c_str());
     std::printf("%-15s", "Msg (Bytes)");
     for (const std::size_t b : sizes)
       b >= (std::size_t{1} << 20) ? std::printf(" %9zuM", b >> 20) : b >= 1024 ? std::printf(" %9zuK", b >> 10) : std::printf(" %10zu", b);
@@ -358,6 +394,7 @@ int copy_bench(const std::string& out) {
   exec::cuda::DeviceMemory dev(max_bytes);
   exec::cuda::PinnedMemory host(max_bytes);
   CK(cudaMemset(dev.data(), 0, max_bytes));
+  CK(cudaDeviceSynchronize());
   std::memset(host.data(), 0, max_bytes);
   const exec::cuda::Stream stream;
   const auto s = static_cast<cudaStream_t>(stream.get());
@@ -398,8 +435,7 @@ int copy_bench(const std::string& out) {
                   g == 0 ? "" : "es at once", ab.alpha * 1e6, ab.beta, ab.beta > 0 ? 1e-9 / ab.beta : 0.0, rms * 100);
     }
   }
-  if (groups > 1 && np != 4)
-    std::printf("# note: the machine file's \"4\" entries were measured with %d processes at once (run with 4 for the study's form)\n", np);
+  if (groups == 1) std::printf("# \"4\" not measured (run with 4 processes): the machine file keeps the base preset's values\n");
   io::Json machine = {{"format", "sf-machine"},
                       {"name", "copy-" + exec::cuda::device_name()},
                       {"base", "generic"},
@@ -436,7 +472,7 @@ int main(int argc, char** argv) {
       bad = true;
   }
   const bool usage = bad || (mode != "pack" && mode != "latency" && mode != "copy") || (mode == "copy") != !out.empty() ||
-                     (mode == "pack" && np != 1) || (mode == "latency" && np != 2);
+                     (mode == "pack" && np != 1) || (mode == "latency" && np != 2) || (mode == "copy" && np != 1 && np != 4);
   int rc = 2;
   try {
     if (usage) {
@@ -459,7 +495,7 @@ int main(int argc, char** argv) {
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &local);
     MPI_Comm_free(&node);
-    exec::cuda::select_device(local);
+    exec::cuda::select_device(mode == "copy" ? 0 : local);  // copy: every process on one GPU, as the machine file means
     rc = mode == "pack" ? pack_bench() : mode == "latency" ? latency_bench() : copy_bench(out);
     if (rc == 0 && me == 0)
       std::printf("%s", trace::bench_document(json_out, {"bench_cuda " + mode, np, "", "", exec::mpi::mpi_library()}, json, store).c_str());

@@ -151,6 +151,9 @@ DeviceStarForest::~DeviceStarForest() {
     if (!l->frees.empty()) MPI_Waitall(static_cast<int>(l->frees.size()), l->frees.data(), MPI_STATUSES_IGNORE);
     for (std::byte* p : l->peer_recv) ipc_close(p);
   }
+  // Freeing an exported buffer while a peer still has it mapped is undefined (CUDA IPC): every
+  // rank unmaps before any rank frees.
+  if (transport_ == Transport::ipc && comm_ != MPI_COMM_NULL) MPI_Barrier(comm_);
   links_.clear();
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
