@@ -43,6 +43,7 @@
 #include "exec/cuda/runtime.hpp"
 #include "exec/mpi/runner.hpp"
 #include "io/output_file.hpp"
+#include "mpi_timing.hpp"
 #include "sim/calibration.hpp"
 #include "sim/machine.hpp"
 #include "trace/provenance.hpp"
@@ -186,31 +187,26 @@ int pack_bench() {
 // ---------------------------------------------------------------------------------------------
 // latency
 
-double now() { return MPI_Wtime(); }
-
-// Best (over 5 interleaved trials, by the caller) mean one-way time of a ping-pong in us: `f` is
-// one round trip.
-template <class F>
-double half_round_trip_us(int iters, F&& f) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double t0 = now();
-  for (int i = 0; i < iters; ++i) f();
-  double dt = (now() - t0) / iters, mx = 0;
-  MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return mx * 1e6 / 2;
-}
+// A device buffer and a pinned host buffer of one size, zeroed, and a stream.
+struct Buffers {
+  exec::cuda::DeviceMemory dev;
+  exec::cuda::PinnedMemory host;
+  exec::cuda::Stream stream;
+  explicit Buffers(std::size_t bytes) : dev(bytes), host(bytes) {
+    CK(cudaMemset(dev.data(), 0, bytes));
+    CK(cudaDeviceSynchronize());  // on the default stream, which `stream` does not wait for
+    std::memset(host.data(), 0, bytes);
+  }
+  cudaStream_t s() const { return static_cast<cudaStream_t>(stream.get()); }
+};
 
 int latency_bench() {
   const int other = 1 - me;
   const std::size_t max_bytes = std::size_t{4} << 20;
-  // Both ranks' buffers, each max_bytes of device memory, and pinned host mirrors.
-  exec::cuda::DeviceMemory dbuf(max_bytes);
-  exec::cuda::PinnedMemory hbuf(max_bytes);
-  CK(cudaMemset(dbuf.data(), 0, max_bytes));
-  CK(cudaDeviceSynchronize());
-  std::memset(hbuf.data(), 0, max_bytes);
-  const exec::cuda::Stream stream;
-  const auto s = static_cast<cudaStream_t>(stream.get());
+  const Buffers buf(max_bytes);  // each rank's, device and pinned host
+  const auto& dbuf = buf.dev;
+  const auto& hbuf = buf.host;
+  const cudaStream_t s = buf.s();
   // The peer's device buffer, mapped here (raw IPC), where CUDA IPC works between the two ranks
   // (not across nodes, not on MIG instances): else the IPC rows are left out, as cuda-aware is.
   std::byte* peer = nullptr;
@@ -264,60 +260,39 @@ int latency_bench() {
     const exec::cuda::DeviceStarForest::Data d{dbuf.data(), true};
 
     std::vector<std::function<void()>> run(rows.size());
-    run[0] = [&] {
-      if (me == 0) {
-        MPI_Send(hbuf.data(), count, MPI_BYTE, 1, 7, MPI_COMM_WORLD);
-        MPI_Recv(hbuf.data(), count, MPI_BYTE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      } else {
-        MPI_Recv(hbuf.data(), count, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Send(hbuf.data(), count, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
-      }
-    };
-    if (aware)
-      run[1] = [&] {
-        if (me == 0) {
-          MPI_Send(dbuf.data(), count, MPI_BYTE, 1, 7, MPI_COMM_WORLD);
-          MPI_Recv(dbuf.data(), count, MPI_BYTE, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        } else {
-          MPI_Recv(dbuf.data(), count, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-          MPI_Send(dbuf.data(), count, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
-        }
+    // One round trip: rank 0 sends, rank 1 receives and sends back.
+    const auto ping_pong = [](auto send, auto recv) {
+      return [=] {
+        if (me == 0)
+          send(1), recv(1);
+        else
+          recv(0), send(0);
       };
+    };
+    const auto mpi_send = [&](std::byte* p) { return [&, p](int to) { MPI_Send(p, count, MPI_BYTE, to, 7, MPI_COMM_WORLD); }; };
+    const auto mpi_recv = [&](std::byte* p) {
+      return [&, p](int from) { MPI_Recv(p, count, MPI_BYTE, from, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE); };
+    };
+    run[0] = ping_pong(mpi_send(hbuf.data()), mpi_recv(hbuf.data()));
+    if (aware) run[1] = ping_pong(mpi_send(dbuf.data()), mpi_recv(dbuf.data()));
     const auto staged_send = [&](int to) {
       CK(cudaMemcpyAsync(hbuf.data(), dbuf.data(), bytes, cudaMemcpyDeviceToHost, s));
       CK(cudaStreamSynchronize(s));
-      MPI_Send(hbuf.data(), count, MPI_BYTE, to, 7, MPI_COMM_WORLD);
+      mpi_send(hbuf.data())(to);
     };
     const auto staged_recv = [&](int from) {
-      MPI_Recv(hbuf.data(), count, MPI_BYTE, from, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      mpi_recv(hbuf.data())(from);
       CK(cudaMemcpyAsync(dbuf.data(), hbuf.data(), bytes, cudaMemcpyHostToDevice, s));
       CK(cudaStreamSynchronize(s));
     };
-    run[2] = [&] {
-      if (me == 0) {
-        staged_send(1);
-        staged_recv(1);
-      } else {
-        staged_recv(0);
-        staged_send(0);
-      }
-    };
+    run[2] = ping_pong(staged_send, staged_recv);
     const auto ipc_put = [&](int to) {
       CK(cudaMemcpyAsync(peer, dbuf.data(), bytes, cudaMemcpyDeviceToDevice, s));
       CK(cudaStreamSynchronize(s));
       MPI_Send(nullptr, 0, MPI_BYTE, to, 8, MPI_COMM_WORLD);
     };
-    const auto ipc_wait = [&](int from) { MPI_Recv(nullptr, 0, MPI_BYTE, from, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE); };
-    if (ipc)
-      run[3] = [&] {
-        if (me == 0) {
-          ipc_put(1);
-          ipc_wait(1);
-        } else {
-          ipc_wait(0);
-          ipc_put(0);
-        }
-      };
+    const auto ipc_wait = [](int from) { MPI_Recv(nullptr, 0, MPI_BYTE, from, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE); };
+    if (ipc) run[3] = ping_pong(ipc_put, ipc_wait);
     for (std::size_t k = 0; k < sfs.size(); ++k)
       if (sfs[k])
         run[4 + k] = [&, k] {
@@ -334,7 +309,7 @@ int latency_bench() {
     std::vector<double> best(run.size(), 1e30);
     for (int trial = 0; trial < 5; ++trial)
       for (std::size_t k = 0; k < run.size(); ++k)
-        if (run[k]) best[k] = std::min(best[k], half_round_trip_us(iters, run[k]));
+        if (run[k]) best[k] = std::min(best[k], slowest_mean_seconds(iters, run[k]) * 1e6 / 2);  // one way: half a round trip
     io::Json rj = {{"bytes", bytes}};
     for (std::size_t k = 0; k < run.size(); ++k) {
       rows[k].us.push_back(run[k] ? best[k] : -1);
@@ -391,13 +366,7 @@ double copy_seconds(bool active, bool to_device, std::byte* dev, std::byte* host
 
 int copy_bench(const std::string& out) {
   const std::size_t max_bytes = std::size_t{32} << 20;
-  exec::cuda::DeviceMemory dev(max_bytes);
-  exec::cuda::PinnedMemory host(max_bytes);
-  CK(cudaMemset(dev.data(), 0, max_bytes));
-  CK(cudaDeviceSynchronize());
-  std::memset(host.data(), 0, max_bytes);
-  const exec::cuda::Stream stream;
-  const auto s = static_cast<cudaStream_t>(stream.get());
+  const Buffers buf(max_bytes);
   std::vector<std::size_t> sizes;
   for (std::size_t b = 8; b <= max_bytes; b *= 4) sizes.push_back(b);
   const int groups = np > 1 ? 2 : 1;             // one process alone; all np at once
@@ -406,7 +375,8 @@ int copy_bench(const std::string& out) {
     for (const bool to_device : {true, false})
       for (int g = 0; g < groups; ++g) {
         const bool active = g == 0 ? me == 0 : true;
-        samples[to_device][g].push_back({static_cast<double>(b), copy_seconds(active, to_device, dev.data(), host.data(), b, s)});
+        samples[to_device][g].push_back(
+            {static_cast<double>(b), copy_seconds(active, to_device, buf.dev.data(), buf.host.data(), b, buf.s())});
       }
   if (me != 0) return 0;
   io::Json copy = io::Json::object(), fits = io::Json::object(), measured = io::Json::object();

@@ -19,6 +19,7 @@
 #include "exec/conformance.hpp"
 #include "exec/mpi/runner.hpp"
 #include "exec/mpi/star_forest.hpp"
+#include "mpi_timing.hpp"
 #include "trace/provenance.hpp"
 #include "trace/reader.hpp"
 
@@ -33,18 +34,11 @@ namespace {
 
 int me = 0, np = 0;
 
-double now() { return MPI_Wtime(); }
-
-// Best (minimum over trials) mean time per iteration of `f`, in microseconds; trials of
-// different candidates are interleaved by the caller.
+// Mean time per iteration of `f` in microseconds (the slowest rank's); trials of different
+// candidates are interleaved by the caller, which keeps the best.
 template <class F>
 double mean_us(int iters, F&& f) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double t0 = now();
-  for (int i = 0; i < iters; ++i) f();
-  double dt = (now() - t0) / iters, mx = 0;
-  MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return mx * 1e6;
+  return slowest_mean_seconds(iters, f) * 1e6;
 }
 
 io::Json json_out;
