@@ -43,20 +43,6 @@ struct Complex128 {
 template <>
 inline constexpr bool is_complex_v<Complex128> = true;
 
-// Calls f.template operator()<T>() with the kernel type of the unit (complex128: Complex128).
-template <class F>
-decltype(auto) visit_kernel_unit(Unit u, F&& f) {
-  switch (u) {
-    case Unit::int32: return f.template operator()<std::int32_t>();
-    case Unit::int64: return f.template operator()<std::int64_t>();
-    case Unit::float32: return f.template operator()<float>();
-    case Unit::float64: return f.template operator()<double>();
-    case Unit::complex128: return f.template operator()<Complex128>();
-    case Unit::int32_pair: break;
-  }
-  return f.template operator()<Int32Pair>();
-}
-
 // a / b for a >= 0, b >= 1. On a GPU a 64-bit division is a long instruction sequence, which
 // would bound the memory-bound bodies; every thread of a launch takes the same branch here.
 SFR_HD inline Index quotient(Index a, Index b) {
@@ -198,17 +184,6 @@ template <class L>
 struct Kernels {
   using A = typename L::Access;
 
-  template <class F>
-  static void dispatch(Unit unit, MpiOp op, F&& f) {
-    visit_kernel_unit(unit, [&]<class T>() {
-      visit_op(op, [&]<class O>() {
-        if constexpr (O::template legal<T>)
-          f.template operator()<T, O>();
-        else
-          throw std::invalid_argument(std::string("mpi_op ") + mpi_op_name(op) + " is not defined on " + unit_name(unit));
-      });
-    });
-  }
   // Positions 0, 1, 2, ... (a packed buffer).
   static IndexView identity() {
     IndexView v;
@@ -226,7 +201,7 @@ struct Kernels {
     const std::size_t vb = unit_size(unit) * static_cast<std::size_t>(bs);
     if (idx.kind == IndexShape::contiguous)
       return l.copy(dst, src + static_cast<std::size_t>(idx.start) * vb, static_cast<std::size_t>(n) * vb);
-    visit_kernel_unit(unit, [&]<class T>() {
+    visit_unit<Complex128>(unit, [&]<class T>() {
       l.run(n * bs, PackBody<T>{reinterpret_cast<const T*>(src), idx, bs, reinterpret_cast<T*>(dst)});
     });
   }
@@ -236,7 +211,7 @@ struct Kernels {
     const std::size_t vb = unit_size(unit) * static_cast<std::size_t>(bs);
     if (op == MpiOp::replace && idx.kind == IndexShape::contiguous)
       return l.copy(dst + static_cast<std::size_t>(idx.start) * vb, src, static_cast<std::size_t>(n) * vb);
-    dispatch(unit, op, [&]<class T, class O>() {
+    visit_unit_op<Complex128>(unit, op, [&]<class T, class O>() {
       const T* s = reinterpret_cast<const T*>(src);
       T* d = reinterpret_cast<T*>(dst);
       if (repeats && needs_lock<T, O>(bs))
@@ -249,7 +224,7 @@ struct Kernels {
   static void fetch_and_op(L& l, Unit unit, int bs, MpiOp op, const std::byte* src, const IndexView& idx, Index n, std::byte* root,
                            std::byte* fetched, bool repeats) {
     if (n == 0) return;
-    dispatch(unit, op, [&]<class T, class O>() {
+    visit_unit_op<Complex128>(unit, op, [&]<class T, class O>() {
       l.run(n, FetchLocalBody<T, O, A>{reinterpret_cast<T*>(root), idx, reinterpret_cast<const T*>(src), identity(), bs,
                                        reinterpret_cast<T*>(fetched), repeats ? l.locks() : nullptr});
     });
@@ -258,7 +233,7 @@ struct Kernels {
   static void local(L& l, Unit unit, int bs, MpiOp op, const std::byte* src, const IndexView& sidx, std::byte* dst, const IndexView& didx,
                     Index n, bool repeats) {
     if (n == 0) return;
-    dispatch(unit, op, [&]<class T, class O>() {
+    visit_unit_op<Complex128>(unit, op, [&]<class T, class O>() {
       const T* s = reinterpret_cast<const T*>(src);
       T* d = reinterpret_cast<T*>(dst);
       if (repeats && needs_lock<T, O>(bs))
@@ -271,7 +246,7 @@ struct Kernels {
   static void fetch_local(L& l, Unit unit, int bs, MpiOp op, std::byte* root, const IndexView& ridx, const std::byte* leaf,
                           const IndexView& lidx, Index n, std::byte* upd, bool repeats) {
     if (n == 0) return;
-    dispatch(unit, op, [&]<class T, class O>() {
+    visit_unit_op<Complex128>(unit, op, [&]<class T, class O>() {
       l.run(n, FetchLocalBody<T, O, A>{reinterpret_cast<T*>(root), ridx, reinterpret_cast<const T*>(leaf), lidx, bs,
                                        reinterpret_cast<T*>(upd), repeats ? l.locks() : nullptr});
     });

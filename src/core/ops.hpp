@@ -4,6 +4,8 @@
 #pragma once
 
 #include <complex>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -181,6 +183,20 @@ decltype(auto) visit_op(MpiOp op, F&& f) {
     case MpiOp::minloc: break;
   }
   return f.template operator()<OpMinloc>();
+}
+
+// Calls f.template operator()<T, O>() with the unit's C++ type (complex128 as `Complex`) and the
+// op's functor; throws std::invalid_argument when MPI does not define the op on the unit.
+template <class Complex = std::complex<double>, class F>
+void visit_unit_op(Unit unit, MpiOp op, F&& f) {
+  visit_unit<Complex>(unit, [&]<class T>() {
+    visit_op(op, [&]<class O>() {
+      if constexpr (O::template legal<T>)
+        f.template operator()<T, O>();
+      else
+        throw std::invalid_argument(std::string("mpi_op ") + mpi_op_name(op) + " is not defined on " + unit_name(unit));
+    });
+  });
 }
 
 }  // namespace sfr::core

@@ -7,18 +7,6 @@ namespace sfr::core {
 
 namespace {
 
-template <class F>
-void dispatch(Unit unit, MpiOp op, F&& f) {
-  visit_unit(unit, [&]<class T>() {
-    visit_op(op, [&]<class O>() {
-      if constexpr (O::template legal<T>)
-        f.template operator()<T, O>();
-      else
-        throw std::invalid_argument(std::string("mpi_op ") + mpi_op_name(op) + " is not defined on " + unit_name(unit));
-    });
-  });
-}
-
 // Calls f(copy) where copy(dst, src) moves one vertex of vbytes bytes. Common vertex sizes get a
 // fixed-size memcpy the compiler turns into plain moves; a runtime-size memcpy per vertex is a
 // library call each and made packing ~3x slower (SpMV bcast on bcspwr10: 16 vs 10 us per op).
@@ -65,7 +53,7 @@ void unpack(Unit unit, int bs, MpiOp op, const std::byte* src, std::span<const I
     return;
   }
   const auto b = static_cast<size_t>(bs);
-  dispatch(unit, op, [&]<class T, class O>() {
+  visit_unit_op(unit, op, [&]<class T, class O>() {
     const T* s = reinterpret_cast<const T*>(src);
     T* d = reinterpret_cast<T*>(dst);
     if (b == 1) {  // the common case (scalar fields) without the component loop
@@ -81,7 +69,7 @@ void unpack(Unit unit, int bs, MpiOp op, const std::byte* src, std::span<const I
 void fetch_and_op_unpack(Unit unit, int bs, MpiOp op, const std::byte* src, std::span<const Index> idx, const IndexShape& shape,
                          std::byte* root, std::byte* fetched) {
   const auto b = static_cast<size_t>(bs);
-  dispatch(unit, op, [&]<class T, class O>() {
+  visit_unit_op(unit, op, [&]<class T, class O>() {
     const T* s = reinterpret_cast<const T*>(src);
     T* r = reinterpret_cast<T*>(root);
     T* f = reinterpret_cast<T*>(fetched);
@@ -97,7 +85,7 @@ void fetch_and_op_unpack(Unit unit, int bs, MpiOp op, const std::byte* src, std:
 void scatter_local(Unit unit, int bs, MpiOp op, const std::byte* src, std::span<const Index> sidx, std::byte* dst,
                    std::span<const Index> didx) {
   const auto b = static_cast<size_t>(bs);
-  dispatch(unit, op, [&]<class T, class O>() {
+  visit_unit_op(unit, op, [&]<class T, class O>() {
     const T* s = reinterpret_cast<const T*>(src);
     T* d = reinterpret_cast<T*>(dst);
     for (size_t k = 0; k < sidx.size(); ++k)
@@ -108,7 +96,7 @@ void scatter_local(Unit unit, int bs, MpiOp op, const std::byte* src, std::span<
 void fetch_and_op_local(Unit unit, int bs, MpiOp op, std::byte* root, std::span<const Index> ridx, const std::byte* leaf,
                         std::span<const Index> lidx, std::byte* upd) {
   const auto b = static_cast<size_t>(bs);
-  dispatch(unit, op, [&]<class T, class O>() {
+  visit_unit_op(unit, op, [&]<class T, class O>() {
     T* r = reinterpret_cast<T*>(root);
     const T* l = reinterpret_cast<const T*>(leaf);
     T* u = reinterpret_cast<T*>(upd);

@@ -24,15 +24,16 @@ const char* unit_name(Unit u);
 std::size_t unit_size(Unit u);  // bytes of one component
 int unit_numbers(Unit u);       // numbers one component prints as in a dump (2 for complex/pair)
 
-// Calls f.template operator()<T>() with the C++ type of the unit.
-template <class F>
+// Calls f.template operator()<T>() with the C++ type of the unit; complex128 as `Complex`
+// (std::complex<double>, or a device-friendly struct of the same layout).
+template <class Complex = std::complex<double>, class F>
 decltype(auto) visit_unit(Unit u, F&& f) {
   switch (u) {
     case Unit::int32: return f.template operator()<std::int32_t>();
     case Unit::int64: return f.template operator()<std::int64_t>();
     case Unit::float32: return f.template operator()<float>();
     case Unit::float64: return f.template operator()<double>();
-    case Unit::complex128: return f.template operator()<std::complex<double>>();
+    case Unit::complex128: return f.template operator()<Complex>();
     case Unit::int32_pair: break;
   }
   return f.template operator()<Int32Pair>();

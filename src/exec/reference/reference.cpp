@@ -48,18 +48,6 @@ void check_sizes(const core::Graph& g, const std::vector<Buffer>& bufs, bool roo
   }
 }
 
-template <class F>
-void dispatch(core::Unit unit, core::MpiOp op, F&& f) {
-  core::visit_unit(unit, [&]<class T>() {
-    core::visit_op(op, [&]<class O>() {
-      if constexpr (O::template legal<T>)
-        f.template operator()<T, O>();
-      else
-        throw std::invalid_argument(std::string("mpi_op ") + core::mpi_op_name(op) + " is not defined on " + core::unit_name(unit));
-    });
-  });
-}
-
 }  // namespace
 
 void bcast(const core::Graph& g, core::MpiOp op, const std::vector<Buffer>& root, std::vector<Buffer>& leaf) {
@@ -67,7 +55,7 @@ void bcast(const core::Graph& g, core::MpiOp op, const std::vector<Buffer>& root
   check_sizes(g, leaf, false, "bcast");
   const auto unit = root.front().unit;
   const auto bs = static_cast<size_t>(root.front().bs);
-  dispatch(unit, op, [&]<class T, class O>() {
+  core::visit_unit_op(unit, op, [&]<class T, class O>() {
     for (int r = 0; r < g.nranks; ++r) {
       const core::RankGraph& rg = g[r];
       T* l = leaf[static_cast<size_t>(r)].as<T>();
@@ -89,7 +77,7 @@ void apply_to_roots(const core::Graph& g, core::MpiOp op, std::vector<Buffer>& r
                     std::vector<Buffer>* leafupdate, Order policy) {
   const auto order = application_order(g, policy);
   const auto bs = static_cast<size_t>(root.front().bs);
-  dispatch(root.front().unit, op, [&]<class T, class O>() {
+  core::visit_unit_op(root.front().unit, op, [&]<class T, class O>() {
     for (int s = 0; s < g.nranks; ++s) {
       T* rt = root[static_cast<size_t>(s)].as<T>();
       for (const LeafRef& lr : order[static_cast<size_t>(s)]) {
