@@ -46,37 +46,21 @@ std::string device_name() {
   return p.name;
 }
 
-DeviceMemory::DeviceMemory(std::size_t bytes) : n_(bytes) {
+template <MemoryKind K>
+CudaMemory<K>::CudaMemory(std::size_t bytes) : n_(bytes) {
   if (bytes == 0) return;
   void* p = nullptr;
-  check(cudaMalloc(&p, bytes), ("cudaMalloc of " + std::to_string(bytes) + " bytes").c_str());
+  const bool dev = K == MemoryKind::device;
+  check(dev ? cudaMalloc(&p, bytes) : cudaMallocHost(&p, bytes),
+        ((dev ? "cudaMalloc of " : "cudaMallocHost of ") + std::to_string(bytes) + " bytes").c_str());
   p_ = static_cast<std::byte*>(p);
 }
-DeviceMemory::~DeviceMemory() {
-  if (p_) (void)cudaFree(p_);
+template <MemoryKind K>
+CudaMemory<K>::~CudaMemory() {
+  if (p_) (void)(K == MemoryKind::device ? cudaFree(p_) : cudaFreeHost(p_));
 }
-DeviceMemory::DeviceMemory(DeviceMemory&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
-DeviceMemory& DeviceMemory::operator=(DeviceMemory&& o) noexcept {
-  std::swap(p_, o.p_);
-  std::swap(n_, o.n_);
-  return *this;
-}
-
-PinnedMemory::PinnedMemory(std::size_t bytes) : n_(bytes) {
-  if (bytes == 0) return;
-  void* p = nullptr;
-  check(cudaMallocHost(&p, bytes), ("cudaMallocHost of " + std::to_string(bytes) + " bytes").c_str());
-  p_ = static_cast<std::byte*>(p);
-}
-PinnedMemory::~PinnedMemory() {
-  if (p_) (void)cudaFreeHost(p_);
-}
-PinnedMemory::PinnedMemory(PinnedMemory&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
-PinnedMemory& PinnedMemory::operator=(PinnedMemory&& o) noexcept {
-  std::swap(p_, o.p_);
-  std::swap(n_, o.n_);
-  return *this;
-}
+template class CudaMemory<MemoryKind::device>;
+template class CudaMemory<MemoryKind::pinned>;
 
 Stream::Stream() {
   cudaStream_t s = nullptr;

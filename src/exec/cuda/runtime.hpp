@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 
 namespace sfr::exec::cuda {
 
@@ -17,16 +18,23 @@ void select_device(int local_rank);
 // The device's name, e.g. "NVIDIA H100 80GB HBM3".
 std::string device_name();
 
-// cudaMalloc'd memory, freed with the object.
-class DeviceMemory {
+// Memory the CUDA runtime allocates, freed with the object: device memory (cudaMalloc) or
+// page-locked host memory (cudaMallocHost: staging buffers).
+enum class MemoryKind { device, pinned };
+template <MemoryKind K>
+class CudaMemory {
 public:
-  DeviceMemory() = default;
-  explicit DeviceMemory(std::size_t bytes);
-  ~DeviceMemory();
-  DeviceMemory(DeviceMemory&& o) noexcept;
-  DeviceMemory& operator=(DeviceMemory&& o) noexcept;
-  DeviceMemory(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(const DeviceMemory&) = delete;
+  CudaMemory() = default;
+  explicit CudaMemory(std::size_t bytes);
+  ~CudaMemory();
+  CudaMemory(CudaMemory&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  CudaMemory& operator=(CudaMemory&& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  CudaMemory(const CudaMemory&) = delete;
+  CudaMemory& operator=(const CudaMemory&) = delete;
   std::byte* data() const { return p_; }
   std::size_t size() const { return n_; }
 
@@ -34,24 +42,8 @@ private:
   std::byte* p_ = nullptr;
   std::size_t n_ = 0;
 };
-
-// Page-locked host memory (staging buffers), freed with the object.
-class PinnedMemory {
-public:
-  PinnedMemory() = default;
-  explicit PinnedMemory(std::size_t bytes);
-  ~PinnedMemory();
-  PinnedMemory(PinnedMemory&& o) noexcept;
-  PinnedMemory& operator=(PinnedMemory&& o) noexcept;
-  PinnedMemory(const PinnedMemory&) = delete;
-  PinnedMemory& operator=(const PinnedMemory&) = delete;
-  std::byte* data() const { return p_; }
-  std::size_t size() const { return n_; }
-
-private:
-  std::byte* p_ = nullptr;
-  std::size_t n_ = 0;
-};
+using DeviceMemory = CudaMemory<MemoryKind::device>;
+using PinnedMemory = CudaMemory<MemoryKind::pinned>;
 
 // A non-blocking stream (one per star forest) and events on it.
 class Stream {
