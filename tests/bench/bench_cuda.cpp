@@ -460,12 +460,10 @@ int main(int argc, char** argv) {
       MPI_Finalize();
       return 1;
     }
-    int local = 0;
-    MPI_Comm node;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local);
-    MPI_Comm_free(&node);
-    exec::cuda::select_device(mode == "copy" ? 0 : local);  // copy: every process on one GPU, as the machine file means
+    if (mode == "copy")
+      exec::cuda::select_device(0);  // every process on one GPU, as the machine file means
+    else
+      exec::cuda::select_node_device(MPI_COMM_WORLD);
     rc = mode == "pack" ? pack_bench() : mode == "latency" ? latency_bench() : copy_bench(out);
     if (rc == 0 && me == 0)
       std::printf("%s", trace::bench_document(json_out, {"bench_cuda " + mode, np, "", "", exec::mpi::mpi_library()}, json, store).c_str());

@@ -66,6 +66,15 @@ std::string cuda_aware_refusal() {
 #endif
 }
 
+void select_node_device(MPI_Comm comm) {
+  MPI_Comm node;
+  int local = 0;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  select_device(local);
+}
+
 struct DeviceStarForest::Link {
   Direction dir = Direction::root_to_leaf;
   std::size_t vbytes = 0;

@@ -35,6 +35,9 @@ bool parse_transport(std::string_view name, Transport& out);
 // Why MPI cannot be handed device pointers in this process ("" when the library reports CUDA
 // support at run time).
 std::string cuda_aware_refusal();
+// Makes GPU (rank on its node) % count this rank's device, so that the ranks of a node spread
+// over its GPUs. Collective over `comm`.
+void select_node_device(MPI_Comm comm);
 
 class DeviceStarForest {
 public:

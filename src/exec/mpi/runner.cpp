@@ -57,14 +57,7 @@ public:
   // The cuda-* backends: the CUDA executor's star forest (its own transports).
   bool on_gpu() const { return gpu_; }
   cuda::DeviceStarForest& device(const std::string& name) {
-    if (dsfs_.empty()) {  // first use: this rank's GPU (the node's ranks spread over its GPUs)
-      MPI_Comm node;
-      int local = 0;
-      MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-      MPI_Comm_rank(node, &local);
-      MPI_Comm_free(&node);
-      cuda::select_device(local);
-    }
+    if (dsfs_.empty()) cuda::select_node_device(comm_);  // first use: this rank's GPU
     auto it = dsfs_.find(name);
     if (it == dsfs_.end()) it = dsfs_.emplace(name, std::make_unique<cuda::DeviceStarForest>(comm_, t_.graph(name), transport_)).first;
     return *it->second;
