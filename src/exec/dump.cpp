@@ -1,5 +1,7 @@
 #include "exec/dump.hpp"
 
+#include <cmath>
+
 #include "io/json_out.hpp"
 #include "io/json_strict.hpp"
 
@@ -9,6 +11,18 @@ using core::op_kind_name;
 using io::append_double;
 using io::append_int;
 using io::json_quote;
+
+namespace {
+// A dump's floating-point value: non-finite ones as the strings "inf", "-inf", "nan" (spec 4).
+void append_value(std::string& out, double v) {
+  if (std::isnan(v))
+    out += "\"nan\"";
+  else if (std::isinf(v))
+    out += v > 0 ? "\"inf\"" : "\"-inf\"";
+  else
+    append_double(out, v);
+}
+}  // namespace
 
 void append_buffer_numbers(std::string& out, const Buffer& b) {
   out += '[';
@@ -21,11 +35,11 @@ void append_buffer_numbers(std::string& out, const Buffer& b) {
         out += ',';
         append_int(out, d[k].index);
       } else if constexpr (core::is_complex_v<T>) {
-        append_double(out, d[k].real());
+        append_value(out, d[k].real());
         out += ',';
-        append_double(out, d[k].imag());
+        append_value(out, d[k].imag());
       } else if constexpr (std::is_floating_point_v<T>) {
-        append_double(out, static_cast<double>(d[k]));
+        append_value(out, static_cast<double>(d[k]));
       } else {
         append_int(out, static_cast<long long>(d[k]));
       }

@@ -1,6 +1,9 @@
 #include "exec/dump_check.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
 #include <functional>
 #include <map>
 
@@ -16,6 +19,39 @@ using io::Json;
 
 namespace {
 
+// A floating-point value of a dump: a number, or "inf", "-inf", "nan" (spec 4); false otherwise.
+bool float_value(const Json& a, double& v) {
+  if (a.is_number()) {
+    v = a.get<double>();
+    return true;
+  }
+  if (!a.is_string()) return false;
+  const auto& s = a.get_ref<const std::string&>();
+  if (s == "inf")
+    v = std::numeric_limits<double>::infinity();
+  else if (s == "-inf")
+    v = -std::numeric_limits<double>::infinity();
+  else if (s == "nan")
+    v = std::numeric_limits<double>::quiet_NaN();
+  else
+    return false;
+  return true;
+}
+
+// Every NaN of a floating-point buffer as the one quiet NaN, so that byte comparisons compare
+// values ("nan matches nan", whatever sign or payload the computation left).
+void canonical_nans(Buffer& b) {
+  core::visit_unit(b.unit, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T> || core::is_complex_v<T>) {
+      using R = std::conditional_t<std::is_floating_point_v<T>, T, double>;
+      R* d = reinterpret_cast<R*>(b.bytes.data());
+      const std::size_t n = b.components() * (std::is_floating_point_v<T> ? 1 : 2);
+      for (std::size_t k = 0; k < n; ++k)
+        if (std::isnan(d[k])) d[k] = std::numeric_limits<R>::quiet_NaN();
+    }
+  });
+}
+
 // A candidate array as a typed buffer shaped like the reference one; false if the shape differs.
 bool to_buffer(const Json& arr, const Buffer& like, Buffer& out) {
   const size_t per = static_cast<size_t>(core::unit_numbers(like.unit));
@@ -26,18 +62,33 @@ bool to_buffer(const Json& arr, const Buffer& like, Buffer& out) {
     T* d = out.as<T>();
     for (size_t k = 0; k < like.components(); ++k) {
       const Json& a = arr[k * per];
-      if (!a.is_number() || (per == 2 && !arr[k * per + 1].is_number())) {
-        ok = false;
-        return;
+      if constexpr (core::is_complex_v<T>) {
+        double re = 0, im = 0;
+        if (!float_value(a, re) || !float_value(arr[k * per + 1], im)) {
+          ok = false;
+          return;
+        }
+        d[k] = T(re, im);
+      } else if constexpr (std::is_floating_point_v<T>) {
+        double v = 0;
+        if (!float_value(a, v)) {
+          ok = false;
+          return;
+        }
+        d[k] = static_cast<T>(v);
+      } else {
+        if (!a.is_number() || (per == 2 && !arr[k * per + 1].is_number())) {
+          ok = false;
+          return;
+        }
+        if constexpr (core::is_pair_v<T>)
+          d[k] = T{a.get<std::int32_t>(), arr[k * per + 1].get<std::int32_t>()};
+        else
+          d[k] = a.get<T>();
       }
-      if constexpr (core::is_pair_v<T>)
-        d[k] = T{a.get<std::int32_t>(), arr[k * per + 1].get<std::int32_t>()};
-      else if constexpr (core::is_complex_v<T>)
-        d[k] = T(a.get<double>(), arr[k * per + 1].get<double>());
-      else
-        d[k] = a.get<T>();
     }
   });
+  if (ok) canonical_nans(out);
   return ok;
 }
 
@@ -73,7 +124,9 @@ public:
   void check_op(size_t entry, size_t index, const Json& ranks) {
     const core::OpSpec& op = t_.trace().ops[index];
     const std::string base = "/ops/" + std::to_string(entry) + "/ranks";
-    const OpResult ref = reference::run_op(t_, op);
+    OpResult ref = reference::run_op(t_, op);
+    for (auto& rk : ref.ranks)
+      for (auto& nb : rk) canonical_nans(nb.buffer);
     const core::Graph& g = t_.graph_for(op);
     if (!ranks.is_array() || ranks.size() != ref.ranks.size()) {
       problem(base, "expected " + std::to_string(ref.ranks.size()) + " rank entries");

@@ -111,3 +111,47 @@ TEST(DumpCheck, WrongShapeIsAProblemNotACrash) {
   EXPECT_FALSE(res.ok());
   EXPECT_NE(res.problems[0].find("/ops/0/ranks/0/leafdata"), std::string::npos);
 }
+
+// A float32 product of 1000 leaves on one root overflows (a factor 2 on every other leaf): the
+// dump writes "inf" (spec 4, not null), and the checker reads it back and compares it as a value.
+TEST(DumpCheck, NonFiniteValuesAreWrittenAsStringsAndCompared) {
+  std::string leaves = "[0", idx = "[0";
+  for (int k = 1; k < 1000; ++k) leaves += ",0", idx += ",0";
+  leaves += "]", idx += "]";
+  const auto t = trace::parse_trace(R"({"name": "t", "nranks": 1, "sfs": {"S": {"ranks": [
+      {"nroots": 1, "remote_rank": )" + leaves + R"(, "remote_index": )" + idx + R"(}]}}, "ops": [
+      {"op": "reduce", "sf": "S", "unit": "float32", "mpi_op": "prod"},
+      {"op": "reduce", "sf": "S", "unit": "complex128", "mpi_op": "prod"}]})",
+                                    "t");
+  const std::string d = reference_dump(t);
+  EXPECT_EQ(d.find("null"), std::string::npos) << d;
+  EXPECT_NE(d.find(R"("rootdata": ["inf"])"), std::string::npos) << d;
+  const auto res = exec::check_dump(t, d, "ref");
+  EXPECT_TRUE(res.ok()) << res.problems.front();
+  EXPECT_EQ(res.ops_checked, 2u);
+  // A finite value where the reference has inf does not conform; nor does -inf or a bare null.
+  for (const std::string wrong : {R"(["-inf"])", "[1e38]", "[null]", R"(["infinity"])"}) {
+    std::string bad = d;
+    bad.replace(bad.find(R"(["inf"])"), 7, wrong);
+    EXPECT_FALSE(exec::check_dump(t, bad, "bad").ok()) << wrong;
+  }
+}
+
+// A complex128 product of 2000 leaves on one root overflows into inf - inf = NaN parts: "nan" is
+// written, and matches the reference's NaN whatever its sign bit or payload; a number there does not.
+TEST(DumpCheck, NanMatchesNan) {
+  std::string leaves = "[0", idx = "[0";
+  for (int k = 1; k < 2000; ++k) leaves += ",0", idx += ",0";
+  leaves += "]", idx += "]";
+  const auto t = trace::parse_trace(R"({"name": "t", "nranks": 1, "sfs": {"S": {"ranks": [
+      {"nroots": 1, "remote_rank": )" + leaves + R"(, "remote_index": )" + idx + R"(}]}}, "ops": [
+      {"op": "reduce", "sf": "S", "unit": "complex128", "mpi_op": "prod"}]})",
+                                    "t");
+  const std::string d = reference_dump(t);
+  const auto at = d.find(R"("nan")");
+  ASSERT_NE(at, std::string::npos) << d;
+  EXPECT_TRUE(exec::check_dump(t, d, "ref").ok()) << d;
+  std::string bad = d;
+  bad.replace(at, 5, "0");
+  EXPECT_FALSE(exec::check_dump(t, bad, "bad").ok()) << bad;
+}
