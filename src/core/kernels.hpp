@@ -31,13 +31,58 @@
 
 namespace sfr::core {
 
+// IEEE helpers usable in device code too (no <cmath> there): NaN, infinity, sign bit.
+SFR_HD inline bool is_nan(double v) { return v != v; }
+SFR_HD inline bool is_inf(double v) { return v == v && !(v - v == 0); }
+SFR_HD inline double with_sign_of(double magnitude, double s) {  // magnitude >= 0
+  std::uint64_t b = 0;
+  memcpy(&b, &s, sizeof b);
+  return (b >> 63) ? -magnitude : magnitude;
+}
+
 // complex128 inside kernels: std::complex's operators are host-only code. Same layout as
 // std::complex<double> (real, imaginary), so buffers are reinterpreted, never converted.
 struct Complex128 {
   double re, im;
   SFR_HD friend Complex128 operator+(const Complex128& a, const Complex128& b) { return {a.re + b.re, a.im + b.im}; }
-  SFR_HD friend Complex128 operator*(const Complex128& a, const Complex128& b) {
-    return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+  // The product as C99/C11 Annex G defines it (G.5.1's _Cmultd; what std::complex and the MPI
+  // library's complex product compute): where the textbook formula gives NaN + NaN i because a
+  // factor is infinite or a partial product overflowed, the result is recovered as an infinity,
+  // so a product of many leaves that overflows ends the same whichever code computed it.
+  SFR_HD friend Complex128 operator*(const Complex128& z, const Complex128& w) {
+    double a = z.re, b = z.im, c = w.re, d = w.im;
+    const double ac = a * c, bd = b * d, ad = a * d, bc = b * c;
+    double x = ac - bd, y = ad + bc;
+    if (is_nan(x) && is_nan(y)) {
+      bool recalc = false;
+      if (is_inf(a) || is_inf(b)) {
+        a = with_sign_of(is_inf(a) ? 1.0 : 0.0, a);
+        b = with_sign_of(is_inf(b) ? 1.0 : 0.0, b);
+        if (is_nan(c)) c = with_sign_of(0.0, c);
+        if (is_nan(d)) d = with_sign_of(0.0, d);
+        recalc = true;
+      }
+      if (is_inf(c) || is_inf(d)) {
+        c = with_sign_of(is_inf(c) ? 1.0 : 0.0, c);
+        d = with_sign_of(is_inf(d) ? 1.0 : 0.0, d);
+        if (is_nan(a)) a = with_sign_of(0.0, a);
+        if (is_nan(b)) b = with_sign_of(0.0, b);
+        recalc = true;
+      }
+      if (!recalc && (is_inf(ac) || is_inf(bd) || is_inf(ad) || is_inf(bc))) {
+        if (is_nan(a)) a = with_sign_of(0.0, a);
+        if (is_nan(b)) b = with_sign_of(0.0, b);
+        if (is_nan(c)) c = with_sign_of(0.0, c);
+        if (is_nan(d)) d = with_sign_of(0.0, d);
+        recalc = true;
+      }
+      if (recalc) {
+        const double inf = 1e308 * 10.0;
+        x = inf * (a * c - b * d);
+        y = inf * (a * d + b * c);
+      }
+    }
+    return {x, y};
   }
 };
 template <>
