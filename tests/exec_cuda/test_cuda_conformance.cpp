@@ -3,8 +3,10 @@
 // {1,3}, with every op's data in device memory and with mixed memtypes (roots on the GPU and leaves
 // on the host, and the reverse), plus a duplicate-root stress test (thousands of leaves on one root:
 // the atomics and vertex locks), each dump checked against the serial reference semantics.
-// These need a GPU and skip, saying why, without one. Without a GPU the cuda-* backends must refuse
-// with one line and exit status 2 (checked here in every CI run).
+// Each runs on a real GPU (the "Cuda*" suites; they skip, saying why, without one) and on the
+// emulated device (the "EmulatedDevice*" suites, SFR_EMULATE_DEVICE=SEED under several delay seeds:
+// the same transport code over streams that run their work late, in every CI run). Without a GPU
+// and without emulation the cuda-* backends must refuse with one line and exit status 2.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -27,35 +29,41 @@ namespace {
 
 const std::vector<std::string> kTransports = {"cuda-staged", "cuda-aware", "cuda-ipc"};
 
-sfr_test::Proc mpirun(int np, const std::string& args) { return sfr_test::run_command(sfr_test::mpiexec(np) + SFR_CLI + " " + args, 300); }
+// `seed` > 0: on the emulated device with that delay seed; 0: on the real device.
+sfr_test::Proc mpirun(int np, const std::string& args, unsigned seed = 0) {
+  const std::string env = seed ? "env SFR_EMULATE_DEVICE=" + std::to_string(seed) + " " : "";
+  return sfr_test::run_command(env + sfr_test::mpiexec(np) + SFR_CLI + " " + args, 300);
+}
 
 // Memtype variants: every op on the GPU, roots on the GPU only, leaves on the GPU only.
 const char* const kMemtypes[] = {R"("device")", R"({"root": "device", "leaf": "host"})", R"({"root": "host", "leaf": "device"})"};
 
 fs::path tmp(const std::string& what) { return fs::temp_directory_path() / ("sfr_cuda_" + std::to_string(::getpid()) + "_" + what); }
 
-// A copy of a trace with every op's memtype set.
+// A copy of a trace with every op's memtype set. ordered_json keeps the objects' key order: the
+// format is order-sensitive (an SF must come before the derived SFs that name it, spec 2.1).
 fs::path with_memtype(const fs::path& trace, const std::string& memtype, const std::string& tag) {
-  nlohmann::json j = nlohmann::json::parse(sfr_test::slurp(trace));
-  for (auto& op : j["ops"]) op["memtype"] = nlohmann::json::parse(memtype);
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(sfr_test::slurp(trace));
+  for (auto& op : j["ops"]) op["memtype"] = nlohmann::ordered_json::parse(memtype);
   const fs::path out = tmp(tag + ".json");
   std::ofstream(out) << j.dump();
   return out;
 }
 
-// Whether the MPI library takes device pointers (cuda-aware refuses otherwise, by design).
+// Whether the MPI library takes device pointers (cuda-aware refuses otherwise, by design): a run on
+// a trace with as many ranks as the probe starts, which succeeds only where cuda-aware can run.
 bool aware_mpi() {
-  const auto r = sfr_test::run_command(sfr_test::mpiexec(1) + SFR_CLI + " run " + (fs::path(SFR_TRACES_DIR) / "handmade-4.json").string() +
-                                           " --backend cuda-aware --dump /dev/null",
-                                       60);
-  return r.out.find("does not report CUDA support") == std::string::npos && r.out.find("no run-time CUDA support") == std::string::npos;
+  const fs::path probe = fs::path(SFR_TRACES_DIR) / "handmade-4.json";
+  const auto r = mpirun(trace::read_trace_file(probe.string()).trace().nranks, "run " + probe.string() + " --backend cuda-aware --dump /dev/null");
+  return r.status == 0;
 }
 
-void conforms(const fs::path& trace_file, const std::string& transport) {
+void conforms(const fs::path& trace_file, const std::string& transport, unsigned seed = 0) {
   const auto t = trace::read_trace_file(trace_file.string());
   const fs::path dump = tmp("dump_" + transport + ".json");
-  const auto r = mpirun(t.trace().nranks, "run " + trace_file.string() + " --backend " + transport + " --dump " + dump.string());
-  ASSERT_EQ(r.status, 0) << transport << " on " << trace_file << ":\n" << r.out;
+  const auto r = mpirun(t.trace().nranks, "run " + trace_file.string() + " --backend " + transport + " --dump " + dump.string(), seed);
+  ASSERT_EQ(r.status, 0) << transport << (seed ? " (emulated, seed " + std::to_string(seed) + ")" : "") << " on " << trace_file << ":\n"
+                         << r.out;
   const auto res = exec::check_dump(t, sfr_test::slurp(dump), dump.string());
   EXPECT_TRUE(res.ok()) << transport << " on " << trace_file << ": " << res.problems.size() << " problems, first: " << res.problems.front();
   EXPECT_EQ(res.ops_checked, t.trace().ops.size());
@@ -81,7 +89,7 @@ std::string name_of(std::string s) {
 
 }  // namespace
 
-// Runs in every CI run (this machine has nvcc, no GPU): a cuda-* backend refuses with one line.
+// Runs in every CI run (no GPU there): a cuda-* backend refuses with one line, naming the way out.
 TEST(CudaBadInput, NoGpuIsOneLineAndExitTwo) {
   if (exec::cuda::no_gpu_reason().empty()) GTEST_SKIP() << "a GPU is present; the refusal is for machines without one";
   for (const std::string& b : kTransports) {
@@ -92,6 +100,17 @@ TEST(CudaBadInput, NoGpuIsOneLineAndExitTwo) {
     EXPECT_EQ(sfr_test::occurrences(r4.out, std::string("sf-replay run: error: --backend: ") + b + ": no CUDA device"), 1u) << r4.out;
     EXPECT_FALSE(fs::exists(dump)) << b;
   }
+}
+
+// A malformed SFR_EMULATE_DEVICE is bad input: one line naming the variable, exit 2, no dump.
+TEST(CudaBadInput, MalformedEmulationSeedIsOneLine) {
+  const fs::path dump = tmp("refused-seed.json");
+  const auto r = sfr_test::run_command("env SFR_EMULATE_DEVICE=12x " + sfr_test::mpiexec(4) + SFR_CLI + " run " +
+                                       (fs::path(SFR_TRACES_DIR) / "handmade-4.json").string() + " --backend cuda-ipc --dump " + dump.string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(sfr_test::occurrences(r.out, "sf-replay run: error: SFR_EMULATE_DEVICE: expected a seed (an unsigned integer), got \"12x\""), 1u)
+      << r.out;
+  EXPECT_FALSE(fs::exists(dump));
 }
 
 class CudaSample : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
@@ -128,19 +147,103 @@ INSTANTIATE_TEST_SUITE_P(Cuda, CudaSample, ::testing::Combine(::testing::ValuesI
                            return name_of(std::get<0>(info.param)) + "_mem" + std::to_string(std::get<1>(info.param));
                          });
 
-// Thousands of leaves on one root: 4 ranks with 3000 leaves each on root 0 of rank 0 and a few
-// on other roots, every op x unit x legal mpi_op x bs {1,3}: the device atomics (native, CAS loops)
-// and the vertex locks (replace with bs > 1, complex products, fetch-and-op) under contention.
-TEST(CudaAtomics, ThousandsOfLeavesOnOneRoot) {
-  SKIP_WITHOUT_GPU();
+// Thousands of leaves on one root: 4 ranks with 3000 leaves each on root 0 of rank 0 and a few on
+// other roots (the evidence's hot-root trace), every op x unit x legal mpi_op x bs {1,3} with the
+// memtype variant m: many leaves meeting one root (atomics and vertex locks under contention on a
+// GPU; on the emulated device, long kernels that a missing synchronisation lets a peer overtake).
+fs::path hot_root_trace(int m) {
   core::Graph g(4);
   for (int r = 0; r < 4; ++r) {
     g[r].nroots = 3;
     for (core::Index j = 0; j < 3000; ++j) g[r].add_leaf(j, 0, 0);
     for (core::Index j = 0; j < 40; ++j) g[r].add_leaf(3000 + j, (r + 1) % 4, j % 3);
   }
-  const fs::path p = tmp("hot-root.json");
-  trace::write_trace_file(sfr_test::sweep_trace(g, "hot-root"), p.string());
-  for (const char* b : {"cuda-staged", "cuda-ipc"}) conforms(p, b);
+  auto t = sfr_test::sweep_trace(g, "hot-root");
+  for (auto& op : t.ops) {
+    op.root_mem = m == 2 ? core::MemType::host : core::MemType::device;
+    op.leaf_mem = m == 1 ? core::MemType::host : core::MemType::device;
+  }
+  const fs::path p = tmp("hot-root-" + std::to_string(m) + ".json");
+  trace::write_trace_file(t, p.string());
+  return p;
+}
+
+TEST(CudaAtomics, ThousandsOfLeavesOnOneRoot) {
+  SKIP_WITHOUT_GPU();
+  for (int m : {0, 1, 2}) {
+    const fs::path p = hot_root_trace(m);
+    for (const char* b : {"cuda-staged", "cuda-ipc"}) conforms(p, b);
+    fs::remove(p);
+  }
+}
+
+// --- The same sweeps on the emulated device (every CI run) ----------------------------------------
+
+// The evidence's random forests (sf-replay generate random --max-roots 64 --max-leaves 64 --holes
+// 0.2, seeds 10P+1 and 10P+2): many peers per rank and roots of high degree, every op x unit x
+// legal mpi_op x bs {1,3} on them with the memtype variant m.
+fs::path random_forest_trace(int nranks, unsigned gseed, int m) {
+  const fs::path gen = tmp("gen-" + std::to_string(nranks) + ".json");
+  const auto r = sfr_test::run_command(std::string(SFR_CLI) + " generate random --ranks " + std::to_string(nranks) + " --seed " +
+                                       std::to_string(gseed) + " --max-roots 64 --max-leaves 64 --holes 0.2 -o " + gen.string());
+  if (r.status != 0) throw std::runtime_error("generate random: " + r.out);
+  const auto built = trace::read_trace_file(gen.string());
+  fs::remove(gen);
+  auto t = sfr_test::sweep_trace(built.graph(built.trace().sfs.front().name), "random-p" + std::to_string(nranks));
+  for (auto& op : t.ops) {
+    op.root_mem = m == 2 ? core::MemType::host : core::MemType::device;
+    op.leaf_mem = m == 1 ? core::MemType::host : core::MemType::device;
+  }
+  const fs::path p = tmp("forest-" + std::to_string(nranks) + "-" + std::to_string(m) + ".json");
+  trace::write_trace_file(t, p.string());
+  return p;
+}
+
+// (transport, memtype variant, delay seed)
+class EmulatedDevice : public ::testing::TestWithParam<std::tuple<std::string, int, unsigned>> {};
+
+// 2-8 ranks: each delay seed takes its share of the rank counts (all of them over the three seeds),
+// both forest seeds of each.
+TEST_P(EmulatedDevice, RandomForestsConform) {
+  const auto& [transport, m, seed] = GetParam();
+  static const std::vector<std::vector<int>> kShare = {{2, 5, 8}, {3, 6}, {4, 7}};
+  for (int nranks : kShare[(seed - 1) % 3])
+    for (unsigned s : {1u, 2u}) {
+      const fs::path p = random_forest_trace(nranks, 10u * static_cast<unsigned>(nranks) + s, m);
+      conforms(p, transport, seed);
+      fs::remove(p);
+    }
+}
+
+TEST_P(EmulatedDevice, HotRootConforms) {
+  const auto& [transport, m, seed] = GetParam();
+  const fs::path p = hot_root_trace(m);
+  conforms(p, transport, seed);
   fs::remove(p);
 }
+
+INSTANTIATE_TEST_SUITE_P(Emulated, EmulatedDevice,
+                         ::testing::Combine(::testing::Values("cuda-staged", "cuda-ipc"), ::testing::Values(0, 1, 2),
+                                            ::testing::Values(1u, 2u, 3u)),
+                         [](const auto& info) {
+                           return name_of(std::get<0>(info.param)) + "_mem" + std::to_string(std::get<1>(info.param)) + "_seed" +
+                                  std::to_string(std::get<2>(info.param));
+                         });
+
+// The sample traces (every one of at most 8 ranks) on every transport, cuda-aware included (the
+// emulated device's memory is host memory, which MPI reads), one delay seed.
+class EmulatedSample : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(EmulatedSample, Conforms) {
+  const auto& [transport, m] = GetParam();
+  for (const auto& p : sfr_test::sample_traces(8)) {
+    const fs::path t = with_memtype(p, kMemtypes[m], p.stem().string());
+    conforms(t, transport, 7);
+    fs::remove(t);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Emulated, EmulatedSample, ::testing::Combine(::testing::ValuesIn(kTransports), ::testing::Values(0, 1, 2)),
+                         [](const auto& info) {
+                           return name_of(std::get<0>(info.param)) + "_mem" + std::to_string(std::get<1>(info.param));
+                         });

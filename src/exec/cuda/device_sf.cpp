@@ -20,8 +20,11 @@ using core::Index;
 
 namespace {
 
-// Tags on the SF's own communicator.
-constexpr int kData = 1, kDone = 2, kFree = 3, kSetup = 4;
+// Tags on the SF's own communicator: the links' set-up, then per link (Link::tag) its data, "done"
+// and "free" messages. A tag per link, not per pair of ranks: a "free" of one link must never
+// release a sender into another link's buffer while its receiver is still reading that one.
+constexpr int kSetup = 1, kLinkTags = 16;
+enum LinkTag { kData = 0, kDone = 1, kFree = 2, kTagsPerLink = 3 };
 
 DeviceMemory upload(const std::vector<Index>& v) {
   DeviceMemory d(v.size() * sizeof(Index));
@@ -57,6 +60,7 @@ bool parse_transport(std::string_view name, Transport& out) {
 }
 
 std::string cuda_aware_refusal() {
+  if (emulated_device()) return "";  // its device memory is host memory, which any MPI reads
 #if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
   if (MPIX_Query_cuda_support() == 1) return "";
   return "the MPI library does not report CUDA support at run time (MPIX_Query_cuda_support() returned 0); use cuda-staged";
@@ -88,6 +92,9 @@ struct DeviceStarForest::Link {
   std::vector<std::size_t> peer_off;           // ipc: where my block starts in it
   std::vector<MPI_Request> frees;              // ipc: my "free" notes to the ranks that write to me
   bool wrote = false;                          // ipc: wrote into my receivers' buffers (their "free" is due)
+  int tag_base = kLinkTags;                    // links are made in the same order on every rank (ops are collective)
+
+  int tag(LinkTag t) const { return tag_base + t; }
 
   std::size_t block(const core::PeerLists& pl, std::size_t p) const { return static_cast<std::size_t>(pl.offsets[p]) * vbytes; }
   std::byte* send_at(bool dev, std::size_t p) { return (dev ? dsend.data() : hsend.data()) + block(*send, p); }
@@ -156,7 +163,7 @@ DeviceStarForest::~DeviceStarForest() {
   for (auto& l : links_) {
     // ipc: take the last "free" notes, wait for mine, unmap the peers' buffers.
     if (l->wrote)
-      for (const int p : l->send->peers) MPI_Recv(nullptr, 0, MPI_BYTE, p, kFree, comm_, MPI_STATUS_IGNORE);
+      for (const int p : l->send->peers) MPI_Recv(nullptr, 0, MPI_BYTE, p, l->tag(kFree), comm_, MPI_STATUS_IGNORE);
     if (!l->frees.empty()) MPI_Waitall(static_cast<int>(l->frees.size()), l->frees.data(), MPI_STATUSES_IGNORE);
     for (std::byte* p : l->peer_recv) ipc_close(p);
   }
@@ -171,6 +178,7 @@ DeviceStarForest::Link& DeviceStarForest::link(Direction d, std::size_t vbytes) 
   for (auto& l : links_)
     if (l->dir == d && l->vbytes == vbytes) return *l;
   auto l = std::make_unique<Link>();
+  l->tag_base = kLinkTags + kTagsPerLink * static_cast<int>(links_.size());
   l->dir = d;
   l->vbytes = vbytes;
   l->send = d == Direction::root_to_leaf ? &plan_.root_side : &plan_.leaf_side;
@@ -245,28 +253,28 @@ void DeviceStarForest::start(Link& l, bool send_dev, bool recv_dev) {
           copy_async(l.send_at(false, p), l.send_at(true, p), static_cast<std::size_t>(sbytes(p)), stream_);
           l.copied[p]->record(stream_);
         }
-      for (std::size_t p = 0; p < nr; ++p) MPI_Irecv(l.recv_at(false, p), rbytes(p), MPI_BYTE, l.recv->peers[p], kData, comm_, &l.reqs[p]);
+      for (std::size_t p = 0; p < nr; ++p) MPI_Irecv(l.recv_at(false, p), rbytes(p), MPI_BYTE, l.recv->peers[p], l.tag(kData), comm_, &l.reqs[p]);
       for (std::size_t p = 0; p < ns; ++p) {
         if (send_dev) l.copied[p]->sync();
-        MPI_Isend(l.send_at(false, p), sbytes(p), MPI_BYTE, l.send->peers[p], kData, comm_, &l.reqs[nr + p]);
+        MPI_Isend(l.send_at(false, p), sbytes(p), MPI_BYTE, l.send->peers[p], l.tag(kData), comm_, &l.reqs[nr + p]);
       }
       return;
     case Transport::aware:
       if (send_dev) stream_.sync();  // the pack is done
       for (std::size_t p = 0; p < nr; ++p)
-        MPI_Irecv(l.recv_at(recv_dev, p), rbytes(p), MPI_BYTE, l.recv->peers[p], kData, comm_, &l.reqs[p]);
+        MPI_Irecv(l.recv_at(recv_dev, p), rbytes(p), MPI_BYTE, l.recv->peers[p], l.tag(kData), comm_, &l.reqs[p]);
       for (std::size_t p = 0; p < ns; ++p)
-        MPI_Isend(l.send_at(send_dev, p), sbytes(p), MPI_BYTE, l.send->peers[p], kData, comm_, &l.reqs[nr + p]);
+        MPI_Isend(l.send_at(send_dev, p), sbytes(p), MPI_BYTE, l.send->peers[p], l.tag(kData), comm_, &l.reqs[nr + p]);
       return;
     case Transport::ipc:
-      for (std::size_t p = 0; p < nr; ++p) MPI_Irecv(nullptr, 0, MPI_BYTE, l.recv->peers[p], kDone, comm_, &l.reqs[p]);
+      for (std::size_t p = 0; p < nr; ++p) MPI_Irecv(nullptr, 0, MPI_BYTE, l.recv->peers[p], l.tag(kDone), comm_, &l.reqs[p]);
       for (std::size_t p = 0; p < ns; ++p) {
         // The receiver's buffer is free again once it has unpacked what I wrote last time.
-        if (l.wrote) MPI_Recv(nullptr, 0, MPI_BYTE, l.send->peers[p], kFree, comm_, MPI_STATUS_IGNORE);
+        if (l.wrote) MPI_Recv(nullptr, 0, MPI_BYTE, l.send->peers[p], l.tag(kFree), comm_, MPI_STATUS_IGNORE);
         copy_async(l.peer_recv[p] + l.peer_off[p], l.send_at(send_dev, p), static_cast<std::size_t>(sbytes(p)), stream_);
       }
       stream_.sync();
-      for (std::size_t p = 0; p < ns; ++p) MPI_Isend(nullptr, 0, MPI_BYTE, l.send->peers[p], kDone, comm_, &l.reqs[nr + p]);
+      for (std::size_t p = 0; p < ns; ++p) MPI_Isend(nullptr, 0, MPI_BYTE, l.send->peers[p], l.tag(kDone), comm_, &l.reqs[nr + p]);
       l.wrote = ns > 0;
       return;
   }
@@ -302,7 +310,7 @@ std::byte* DeviceStarForest::finish(Link& l, bool recv_dev) {
 void DeviceStarForest::release(Link& l) {
   if (transport_ != Transport::ipc || l.recv->npeers() == 0) return;
   MPI_Waitall(static_cast<int>(l.frees.size()), l.frees.data(), MPI_STATUSES_IGNORE);
-  for (std::size_t p = 0; p < l.recv->npeers(); ++p) MPI_Isend(nullptr, 0, MPI_BYTE, l.recv->peers[p], kFree, comm_, &l.frees[p]);
+  for (std::size_t p = 0; p < l.recv->npeers(); ++p) MPI_Isend(nullptr, 0, MPI_BYTE, l.recv->peers[p], l.tag(kFree), comm_, &l.frees[p]);
 }
 
 namespace {

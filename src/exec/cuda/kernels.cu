@@ -7,7 +7,7 @@
 #include <string>
 #include <type_traits>
 
-#include "exec/cuda/kernels.hpp"
+#include "exec/cuda/device_api.hpp"
 
 namespace sfr::exec::cuda {
 
@@ -144,6 +144,8 @@ DeviceLauncher launcher(const Launch& l) { return {static_cast<cudaStream_t>(l.s
 
 }  // namespace
 
+namespace gpu {
+
 void pack(const Launch& l, core::Unit u, int bs, const std::byte* src, const core::IndexView& idx, Index n, std::byte* dst) {
   DeviceLauncher L = launcher(l);
   DeviceKernels::pack(L, u, bs, src, idx, n, dst);
@@ -168,5 +170,7 @@ void fetch_local(const Launch& l, core::Unit u, int bs, core::MpiOp op, std::byt
   DeviceLauncher L = launcher(l);
   DeviceKernels::fetch_local(L, u, bs, op, root, ridx, leaf, lidx, n, upd, repeats);
 }
+
+}  // namespace gpu
 
 }  // namespace sfr::exec::cuda

@@ -1,120 +1,165 @@
 #include "exec/cuda/runtime.hpp"
 
-#include <cuda_runtime_api.h>
+#include <sys/stat.h>
 
-#include <cstring>
+#include <cerrno>
+#include <cstdlib>
 #include <stdexcept>
-#include <utility>
+#include <mutex>
+
+#include "core/error.hpp"
+#include "exec/cuda/device_api.hpp"
 
 namespace sfr::exec::cuda {
 
 namespace {
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+
+// A build without CUDA and no emulation asked for: no device, and the reason says how to get one.
+class NoDevice final : public DeviceApi {
+public:
+  bool emulated() const override { return false; }
+  int device_count() override { return 0; }
+  std::string no_gpu_reason() override {
+    return "no CUDA device: this sf-replay was built without CUDA (no nvcc at configure time); SFR_EMULATE_DEVICE=SEED runs the cuda-* "
+           "backends on an emulated device";
+  }
+  void select_device(int) override {}
+  std::string device_name() override { fail(); }
+  std::string device_id() override { fail(); }
+  void* allocate(std::size_t, MemoryKind) override { fail(); }
+  void release(void*, MemoryKind) noexcept override {}
+  void* stream_create() override { fail(); }
+  void stream_destroy(void*) noexcept override {}
+  void stream_sync(void*) override { fail(); }
+  void* event_create() override { fail(); }
+  void event_destroy(void*) noexcept override {}
+  void event_record(void*, void*) override { fail(); }
+  void event_sync(void*) override { fail(); }
+  void copy_async(void*, const void*, std::size_t, void*) override { fail(); }
+  void zero_async(void*, std::size_t, void*) override { fail(); }
+  void copy_raw(void*, const void*, std::size_t) override { fail(); }
+  void device_sync() override { fail(); }
+  IpcHandle ipc_handle(const void*) override { fail(); }
+  std::byte* ipc_open(const IpcHandle&) override { fail(); }
+  void ipc_close(std::byte*) noexcept override {}
+  void pack(const Launch&, core::Unit, int, const std::byte*, const core::IndexView&, core::Index, std::byte*) override { fail(); }
+  void unpack(const Launch&, core::Unit, int, core::MpiOp, const std::byte*, const core::IndexView&, core::Index, std::byte*, bool) override {
+    fail();
+  }
+  void fetch_and_op(const Launch&, core::Unit, int, core::MpiOp, const std::byte*, const core::IndexView&, core::Index, std::byte*, std::byte*,
+                    bool) override {
+    fail();
+  }
+  void local(const Launch&, core::Unit, int, core::MpiOp, const std::byte*, const core::IndexView&, std::byte*, const core::IndexView&,
+             core::Index, bool) override {
+    fail();
+  }
+  void fetch_local(const Launch&, core::Unit, int, core::MpiOp, std::byte*, const core::IndexView&, const std::byte*, const core::IndexView&,
+                   core::Index, std::byte*, bool) override {
+    fail();
+  }
+
+private:
+  [[noreturn]] void fail() { throw std::runtime_error(no_gpu_reason()); }
+};
+
+std::unique_ptr<DeviceApi> choose() {
+  const char* seed = std::getenv("SFR_EMULATE_DEVICE");
+  if (seed && *seed) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(seed, &end, 10);
+    if (*seed == '-' || *end != '\0' || errno != 0)
+      throw InputError("SFR_EMULATE_DEVICE", std::string("expected a seed (an unsigned integer), got \"") + seed + "\"");
+    return make_emulated_api(v);
+  }
+  if (auto api = make_cuda_api()) return api;
+  return std::make_unique<NoDevice>();
 }
+
 }  // namespace
 
-int device_count() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    (void)cudaGetLastError();  // clear the sticky "no device" error
-    return 0;
-  }
-  return n;
+DeviceApi& device_api() {
+  static std::once_flag once;
+  static std::unique_ptr<DeviceApi> api;
+  std::call_once(once, [] { api = choose(); });
+  return *api;
 }
 
-std::string no_gpu_reason() {
-  int n = 0;
-  const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    return std::string("no CUDA device is usable here (") + cudaGetErrorString(e) + ")";
-  }
-  return n > 0 ? "" : "no CUDA device is visible to this process";
-}
+int device_count() { return device_api().device_count(); }
+std::string no_gpu_reason() { return device_api().no_gpu_reason(); }
+void select_device(int local_rank) { device_api().select_device(local_rank); }
+std::string device_name() { return device_api().device_name(); }
+std::string device_id() { return device_api().device_id(); }
+bool emulated_device() { return device_api().emulated(); }
 
-void select_device(int local_rank) {
-  const int n = device_count();
-  if (n > 0) check(cudaSetDevice(local_rank % n), "cudaSetDevice");
-}
-
-std::string device_name() {
-  int dev = 0;
-  check(cudaGetDevice(&dev), "cudaGetDevice");
-  cudaDeviceProp p{};
-  check(cudaGetDeviceProperties(&p, dev), "cudaGetDeviceProperties");
-  return p.name;
+bool mps_running() {
+  const char* dir = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
+  const std::string control = std::string(dir && *dir ? dir : "/tmp/nvidia-mps") + "/control";
+  struct stat st {};
+  return ::stat(control.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
 template <MemoryKind K>
 CudaMemory<K>::CudaMemory(std::size_t bytes) : n_(bytes) {
-  if (bytes == 0) return;
-  void* p = nullptr;
-  const bool dev = K == MemoryKind::device;
-  check(dev ? cudaMalloc(&p, bytes) : cudaMallocHost(&p, bytes),
-        ((dev ? "cudaMalloc of " : "cudaMallocHost of ") + std::to_string(bytes) + " bytes").c_str());
-  p_ = static_cast<std::byte*>(p);
+  if (bytes) p_ = static_cast<std::byte*>(device_api().allocate(bytes, K));
 }
 template <MemoryKind K>
 CudaMemory<K>::~CudaMemory() {
-  if (p_) (void)(K == MemoryKind::device ? cudaFree(p_) : cudaFreeHost(p_));
+  if (p_) device_api().release(p_, K);
 }
 template class CudaMemory<MemoryKind::device>;
 template class CudaMemory<MemoryKind::pinned>;
 
-Stream::Stream() {
-  cudaStream_t s = nullptr;
-  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-  s_ = s;
-}
+Stream::Stream() : s_(device_api().stream_create()) {}
 Stream::~Stream() {
-  if (s_) (void)cudaStreamDestroy(static_cast<cudaStream_t>(s_));
+  if (s_) device_api().stream_destroy(s_);
 }
-void Stream::sync() const { check(cudaStreamSynchronize(static_cast<cudaStream_t>(s_)), "cudaStreamSynchronize"); }
+void Stream::sync() const { device_api().stream_sync(s_); }
 
-Event::Event() {
-  cudaEvent_t e = nullptr;
-  check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
-  e_ = e;
-}
+Event::Event() : e_(device_api().event_create()) {}
 Event::~Event() {
-  if (e_) (void)cudaEventDestroy(static_cast<cudaEvent_t>(e_));
+  if (e_) device_api().event_destroy(e_);
 }
-void Event::record(const Stream& s) {
-  check(cudaEventRecord(static_cast<cudaEvent_t>(e_), static_cast<cudaStream_t>(s.get())), "cudaEventRecord");
-}
-void Event::sync() const { check(cudaEventSynchronize(static_cast<cudaEvent_t>(e_)), "cudaEventSynchronize"); }
+void Event::record(const Stream& s) { device_api().event_record(e_, s.get()); }
+void Event::sync() const { device_api().event_sync(e_); }
 
 void copy_async(void* dst, const void* src, std::size_t bytes, const Stream& s) {
-  if (bytes == 0) return;
-  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(s.get())), "cudaMemcpyAsync");
+  if (bytes) device_api().copy_async(dst, src, bytes, s.get());
 }
 void copy(void* dst, const void* src, std::size_t bytes) {
   if (bytes == 0) return;
-  check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "cudaMemcpy");
+  device_api().copy_raw(dst, src, bytes);
+  device_api().device_sync();
 }
 void zero_async(void* dst, std::size_t bytes, const Stream& s) {
-  if (bytes == 0) return;
-  check(cudaMemsetAsync(dst, 0, bytes, static_cast<cudaStream_t>(s.get())), "cudaMemsetAsync");
+  if (bytes) device_api().zero_async(dst, bytes, s.get());
 }
 
-static_assert(sizeof(cudaIpcMemHandle_t) == kIpcHandleBytes);
-IpcHandle ipc_handle(const void* device_ptr) {
-  cudaIpcMemHandle_t h{};
-  check(cudaIpcGetMemHandle(&h, const_cast<void*>(device_ptr)), "cudaIpcGetMemHandle");
-  IpcHandle out{};
-  std::memcpy(out.bytes, &h, sizeof h);
-  return out;
-}
-std::byte* ipc_open(const IpcHandle& h) {
-  cudaIpcMemHandle_t c{};
-  std::memcpy(&c, h.bytes, sizeof c);
-  void* p = nullptr;
-  check(cudaIpcOpenMemHandle(&p, c, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle");
-  return static_cast<std::byte*>(p);
-}
+IpcHandle ipc_handle(const void* device_ptr) { return device_api().ipc_handle(device_ptr); }
+std::byte* ipc_open(const IpcHandle& h) { return device_api().ipc_open(h); }
 void ipc_close(std::byte* p) {
-  if (p) (void)cudaIpcCloseMemHandle(p);
+  if (p) device_api().ipc_close(p);
+}
+
+void pack(const Launch& l, core::Unit u, int bs, const std::byte* src, const core::IndexView& idx, core::Index n, std::byte* dst) {
+  device_api().pack(l, u, bs, src, idx, n, dst);
+}
+void unpack(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& idx, core::Index n,
+            std::byte* dst, bool repeats) {
+  device_api().unpack(l, u, bs, op, src, idx, n, dst, repeats);
+}
+void fetch_and_op(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& idx, core::Index n,
+                  std::byte* root, std::byte* fetched, bool repeats) {
+  device_api().fetch_and_op(l, u, bs, op, src, idx, n, root, fetched, repeats);
+}
+void local(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& sidx, std::byte* dst,
+           const core::IndexView& didx, core::Index n, bool repeats) {
+  device_api().local(l, u, bs, op, src, sidx, dst, didx, n, repeats);
+}
+void fetch_local(const Launch& l, core::Unit u, int bs, core::MpiOp op, std::byte* root, const core::IndexView& ridx, const std::byte* leaf,
+                 const core::IndexView& lidx, core::Index n, std::byte* upd, bool repeats) {
+  device_api().fetch_local(l, u, bs, op, root, ridx, leaf, lidx, n, upd, repeats);
 }
 
 }  // namespace sfr::exec::cuda

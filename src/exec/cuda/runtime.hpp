@@ -1,6 +1,7 @@
-// The CUDA runtime, as much as the executor uses, behind plain C++ types (no CUDA header here, so
-// host-only code can hold device buffers). Every failing call throws std::runtime_error with one
-// line: what was called and CUDA's own message.
+// The device runtime, as much as the executor uses, behind plain C++ types (no CUDA header here, so
+// host-only code can hold device buffers). Each call goes to the process's device (device_api.hpp):
+// the CUDA runtime, or the emulated device when SFR_EMULATE_DEVICE=SEED is set. Every failing call
+// throws std::runtime_error with one line: what was called and the device's own message.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +18,13 @@ std::string no_gpu_reason();
 void select_device(int local_rank);
 // The device's name, e.g. "NVIDIA H100 80GB HBM3".
 std::string device_name();
+// This process's GPU, unique on its node (PCI bus id; "emulated" for the emulated device).
+std::string device_id();
+// Whether the device is the emulated one (SFR_EMULATE_DEVICE).
+bool emulated_device();
+// Whether the CUDA MPS control daemon appears to run for this user (its pipe directory's control
+// socket exists): several processes' kernels then share the GPU instead of time-slicing it.
+bool mps_running();
 
 // Memory the CUDA runtime allocates, freed with the object: device memory (cudaMalloc) or
 // page-locked host memory (cudaMallocHost: staging buffers).
@@ -74,7 +82,10 @@ private:
 
 // Asynchronous copy on `s`; the direction is taken from the pointers (unified addressing).
 void copy_async(void* dst, const void* src, std::size_t bytes, const Stream& s);
-// Synchronous copies between host and device memory.
+// A synchronous copy between host and device memory: complete, and seen by every stream, when it
+// returns (cudaMemcpy alone is neither: it runs on the legacy stream, which the executor's
+// non-blocking streams do not wait for, and from pageable memory it may return before the data
+// are on the device).
 void copy(void* dst, const void* src, std::size_t bytes);
 void zero_async(void* dst, std::size_t bytes, const Stream& s);
 

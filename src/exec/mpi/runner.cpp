@@ -14,9 +14,7 @@
 #include "exec/mpi/star_forest.hpp"
 #include "io/json_out.hpp"
 #include "io/json_strict.hpp"
-#ifdef HAVE_SFREPLAY_CUDA
 #include "exec/cuda/device_sf.hpp"
-#endif
 
 namespace sfr::exec::mpi {
 
@@ -53,7 +51,6 @@ public:
     if (it == sfs_.end()) it = sfs_.emplace(name, std::make_unique<StarForest>(comm_, t_.graph(name), backend_of(name), rpn_)).first;
     return *it->second;
   }
-#ifdef HAVE_SFREPLAY_CUDA
   // The cuda-* backends: the CUDA executor's star forest (its own transports).
   bool on_gpu() const { return gpu_; }
   cuda::DeviceStarForest& device(const std::string& name) {
@@ -62,9 +59,6 @@ public:
     if (it == dsfs_.end()) it = dsfs_.emplace(name, std::make_unique<cuda::DeviceStarForest>(comm_, t_.graph(name), transport_)).first;
     return *it->second;
   }
-#else
-  bool on_gpu() const { return false; }
-#endif
 
 private:
   MPI_Comm comm_;
@@ -73,11 +67,9 @@ private:
   const AutoChoice* choice_;
   int rpn_;
   std::map<std::string, std::unique_ptr<StarForest>> sfs_;
-#ifdef HAVE_SFREPLAY_CUDA
   cuda::Transport transport_ = cuda::Transport::staged;
   bool gpu_ = cuda::parse_transport(backend_, transport_);
   std::map<std::string, std::unique_ptr<cuda::DeviceStarForest>> dsfs_;
-#endif
 };
 
 // This rank's buffers of one op, filled with conformance data.
@@ -143,15 +135,12 @@ public:
       std::fill(b.leaf.as<std::int64_t>(), b.leaf.as<std::int64_t>() + b.leaf.count, 1);
       std::fill(b.root.as<std::int64_t>(), b.root.as<std::int64_t>() + b.root.count, 0);
     }
-#ifdef HAVE_SFREPLAY_CUDA
     if (!cache.on_gpu()) return;
     root_ = side(op.root_mem == core::MemType::device, b.root, droot_);
     leaf_ = side(op.leaf_mem == core::MemType::device, b.leaf, dleaf_);
     update_ = side(op.leaf_mem == core::MemType::device, b.update, dupdate_);
-#endif
   }
   void run_begin() {
-#ifdef HAVE_SFREPLAY_CUDA
     if (cache_.on_gpu()) {
       cuda::DeviceStarForest& sf = cache_.device(op_.sf);
       switch (op_.op) {
@@ -163,25 +152,19 @@ public:
         case OpKind::degree: return sf.reduce_begin(core::Unit::int64, 1, core::MpiOp::sum, leaf_, root_);
       }
     }
-#endif
     handle_ = begin(cache_.get(op_.sf), op_, b_);
   }
   void run_end() {
-#ifdef HAVE_SFREPLAY_CUDA
     if (cache_.on_gpu()) return cache_.device(op_.sf).end();
-#endif
     cache_.get(op_.sf).end(handle_);
   }
   // The written arrays back in the host buffers (after the op ran).
   void fetch_results() {
-#ifdef HAVE_SFREPLAY_CUDA
     for (auto [d, h] : {std::pair{root_, &b_.root}, std::pair{leaf_, &b_.leaf}, std::pair{update_, &b_.update}})
       if (d.device) cuda::copy(h->bytes.data(), d.p, h->bytes.size());
-#endif
   }
 
 private:
-#ifdef HAVE_SFREPLAY_CUDA
   static cuda::DeviceStarForest::Data side(bool device, Buffer& host, cuda::DeviceMemory& mem) {
     if (!device) return {host.bytes.data(), false};
     mem = cuda::DeviceMemory(host.bytes.size());
@@ -190,7 +173,6 @@ private:
   }
   cuda::DeviceMemory droot_, dleaf_, dupdate_;
   cuda::DeviceStarForest::Data root_, leaf_, update_;
-#endif
   SFCache& cache_;
   const core::OpSpec& op_;
   OpBuffers& b_;
@@ -229,14 +211,9 @@ void check_backend(const trace::BuiltTrace& t, const std::string& backend) {
     throw InputError("--backend", "unknown backend \"" + backend + "\" (expected one of " + list + ")");
   }
   if (const auto* info = core::find_backend(backend); info && info->gpu) {
-#ifdef HAVE_SFREPLAY_CUDA
     if (const std::string why = cuda::no_gpu_reason(); !why.empty()) throw InputError("--backend", backend + ": " + why);
     if (backend == "cuda-aware")
       if (const std::string why = cuda::cuda_aware_refusal(); !why.empty()) throw InputError("--backend", backend + ": " + why);
-#else
-    throw InputError("--backend",
-                     backend + " needs the CUDA executor, and this sf-replay was built without CUDA (no nvcc at configure time)");
-#endif
     (void)t;
     return;
   }
