@@ -99,6 +99,16 @@ int run_mpi(const RunArgs& a) {
     return 2;
   if (rank == 0)
     for (const auto& [b, why] : skipped) std::cout << "skipped backend " << b << ": " << why << "\n";
+  // The cuda-* backends: which GPU each rank uses, and whether ranks share one without MPS (said once).
+  std::optional<exec::mpi::GpuPlacement> gpu;
+  if (std::any_of(backends.begin(), backends.end(), [](const std::string& b) {
+        const auto* info = core::find_backend(b);
+        return info && info->gpu;
+      })) {
+    gpu = exec::mpi::gpu_placement(MPI_COMM_WORLD);
+    if (const std::string w = exec::mpi::gpu_sharing_warning(*gpu); rank == 0 && !w.empty())
+      std::cerr << "sf-replay run: warning: " << w << "\n";
+  }
   // --backend auto: every rank simulates the trace on the machine and takes, per SF, the backend
   // predicted fastest (the same choice everywhere: the simulation is deterministic).
   exec::mpi::AutoChoice choice;
@@ -158,7 +168,8 @@ int run_mpi(const RunArgs& a) {
     std::string stored;
     if ((!a.timing.empty() || !a.store.empty()) && !agreed("run", rank, size, [&] {
           if (rank != 0) return;
-          const auto prov = trace::provenance({"run", size, t->trace().name, a.file, exec::mpi::mpi_library()});
+          auto prov = trace::provenance({"run", size, t->trace().name, a.file, exec::mpi::mpi_library()});
+          if (gpu) prov["gpu"] = gpu->json();
           const std::string doc = exec::mpi::timing_json(*t, all, a.warmup, a.iters, prov);
           if (!a.timing.empty()) io::write_file_atomic(a.timing, doc);
           if (!a.store.empty()) stored = trace::store_document(a.store, "timing", t->trace().name, doc);

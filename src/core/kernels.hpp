@@ -6,15 +6,8 @@
 // A launcher L provides:
 //   L::run(n, body)             run body(t) for t in [0, n)
 //   L::copy(dst, src, bytes)    a plain copy (contiguous pack / replace unpack: no kernel)
-//   L::Access                   how a body touches memory several threads may hit at once:
-//     Access::template apply<O>(T* d, T s)       d = d OP s, atomically where that matters
-//     Access::template can_apply<T, O>           whether apply is atomic for this element (else
-//                                                the vertex is done under a lock)
-//     Access::lock(locks, i) / unlock(locks, i)  a vertex lock (striped)
-//     Access::load(p) / store(p, v)              element access inside a lock
-//   L::locks()                  the lock words (kLockStripes of them)
-// "repeats" says whether a destination index can occur more than once in a list (several leaves
-// on one root); without repeats every body writes its own vertex and no atomic is needed.
+// Every thread writes its own destination elements (Groups, below, where a destination repeats),
+// so no body needs an atomic or a lock.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "core/ops.hpp"
 #include "core/plan.hpp"
@@ -135,10 +129,29 @@ inline IndexView index_view(const Index* list) {
   return v;
 }
 
-inline constexpr unsigned kLockStripes = 4096;
-SFR_HD inline unsigned lock_stripe(Index i) {
-  return static_cast<unsigned>(static_cast<std::uint64_t>(i) * 0x9E3779B1u >> 7) % kLockStripes;
-}
+// Where a list names some destination more than once (several leaves on one root): its positions
+// grouped by destination, so that one thread applies all of a destination's values, in list
+// order. No atomics and no locks: a root with thousands of leaves is one thread's loop, where
+// element atomics (compare-and-swap loops) or a vertex lock would have thousands of threads
+// contending for one word, and a vertex's components all see the same serial order. Built once
+// per list on the host (group_by_destination) and copied where the kernel runs; `none` (no
+// groups) where no destination repeats.
+struct Groups {
+  Index ngroups = 0;
+  const Index* starts = nullptr;  // ngroups + 1 offsets into `order`
+  const Index* order = nullptr;   // the list's positions by destination; list order within a destination
+  SFR_HD bool any() const { return ngroups > 0; }
+};
+// The host arrays behind a Groups (empty where no destination repeats).
+struct GroupLists {
+  std::vector<Index> starts, order;
+  bool any() const { return !order.empty(); }
+  Groups view() const { return view(starts.data(), order.data()); }
+  // The same groups with the arrays at other addresses (their copies in device memory).
+  Groups view(const Index* s, const Index* o) const { return any() ? Groups{static_cast<Index>(starts.size()) - 1, s, o} : Groups{}; }
+};
+// Groups of `idx` (every index in [0, space)); empty where no index repeats.
+GroupLists group_by_destination(std::span<const Index> idx, Index space);
 
 // dst[k*bs + c] = src[idx(k)*bs + c], one thread per component.
 template <class T>
@@ -153,52 +166,44 @@ struct PackBody {
   }
 };
 
-// dst[didx(k)*bs + c] OP= src[sidx(k)*bs + c], one thread per component (no repeats, or an atomic
-// apply). An unpack is this with sidx the identity; the self part uses both lists.
-template <class T, class O, class A>
+// dst[didx(k)*bs + c] OP= src[sidx(k)*bs + c], one thread per component, where no destination
+// repeats. An unpack is this with sidx the identity; the self part uses both lists.
+template <class T, class O>
 struct LocalBody {
   const T* src;
   IndexView sidx;
   IndexView didx;
   Index bs;
   T* dst;
-  bool atomic;
   SFR_HD void operator()(Index t) const {
     const Index k = quotient(t, bs), c = t - k * bs;
-    T* d = dst + didx.at(k) * bs + c;
-    const T s = src[sidx.at(k) * bs + c];
-    if (atomic)
-      A::template apply<O>(d, s);
-    else
-      O::apply(*d, s);
+    O::apply(dst[didx.at(k) * bs + c], src[sidx.at(k) * bs + c]);
   }
 };
-// The same with whole vertices under the destination's lock: several leaves meet one root and an
-// element-wise atomic cannot keep a vertex's components from one leaf (replace with bs > 1), or
-// the element has no atomic (complex products).
-template <class T, class O, class A>
-struct LocalLockedBody {
+// The same where destinations repeat: one thread per (destination, component) applies the
+// destination's values in list order.
+template <class T, class O>
+struct GroupedLocalBody {
   const T* src;
   IndexView sidx;
   IndexView didx;
   Index bs;
   T* dst;
-  unsigned* locks;
-  SFR_HD void operator()(Index k) const {
-    const Index i = didx.at(k), j = sidx.at(k);
-    A::lock(locks, i);
-    for (Index c = 0; c < bs; ++c) {
-      T v = A::load(dst + i * bs + c);
-      O::apply(v, src[j * bs + c]);
-      A::store(dst + i * bs + c, v);
-    }
-    A::unlock(locks, i);
+  Groups g;
+  SFR_HD void operator()(Index t) const {
+    const Index grp = quotient(t, bs), c = t - grp * bs;
+    const Index b = g.starts[grp], e = g.starts[grp + 1];
+    T* d = dst + didx.at(g.order[b]) * bs + c;
+    T v = *d;
+    for (Index j = b; j < e; ++j) O::apply(v, src[sidx.at(g.order[j]) * bs + c]);
+    *d = v;
   }
 };
-// Fetch-and-op: upd[lidx(k)] = root[ridx(k)]; root[ridx(k)] OP= leaf[lidx(k)], a whole vertex at a
-// time (locked when roots repeat, so each leaf sees the root as one serial order left it). At the
-// roots of received blocks lidx is the identity (the fetched values go back in arrival order).
-template <class T, class O, class A>
+// Fetch-and-op: upd[lidx(k)] = root[ridx(k)]; root[ridx(k)] OP= leaf[lidx(k)], one thread per
+// component; with groups, one thread per (root, component) walks the root's leaves in list order
+// (so each leaf sees the root as one serial order left it, the same order for every component).
+// At the roots of received blocks lidx is the identity (the fetched values go back in arrival order).
+template <class T, class O>
 struct FetchLocalBody {
   T* root;
   IndexView ridx;
@@ -206,39 +211,31 @@ struct FetchLocalBody {
   IndexView lidx;
   Index bs;
   T* upd;
-  unsigned* locks;
-  SFR_HD void operator()(Index k) const {
-    const Index i = ridx.at(k), j = lidx.at(k);
-    if (locks) A::lock(locks, i);
-    for (Index c = 0; c < bs; ++c) {
-      T v = locks ? A::load(root + i * bs + c) : root[i * bs + c];
-      upd[j * bs + c] = v;
-      O::apply(v, leaf[j * bs + c]);
-      if (locks)
-        A::store(root + i * bs + c, v);
-      else
-        root[i * bs + c] = v;
-    }
-    if (locks) A::unlock(locks, i);
+  Groups g;
+  SFR_HD void apply(Index k, Index c) const {
+    const Index i = ridx.at(k) * bs + c, j = lidx.at(k) * bs + c;
+    T v = root[i];
+    upd[j] = v;
+    O::apply(v, leaf[j]);
+    root[i] = v;
+  }
+  SFR_HD void operator()(Index t) const {
+    const Index q = quotient(t, bs), c = t - q * bs;
+    if (!g.any()) return apply(q, c);
+    for (Index j = g.starts[q]; j < g.starts[q + 1]; ++j) apply(g.order[j], c);
   }
 };
 
 // The launchers' entry points: one dispatch for host and device. Each picks the body by unit and
-// op (an op MPI does not define on the unit throws std::invalid_argument).
+// op (an op MPI does not define on the unit throws std::invalid_argument). `groups`: those of the
+// destination list (unpack: idx; local: didx; fetch-and-op: the roots' list), or none.
 template <class L>
 struct Kernels {
-  using A = typename L::Access;
-
   // Positions 0, 1, 2, ... (a packed buffer).
   static IndexView identity() {
     IndexView v;
     v.kind = IndexShape::contiguous;
     return v;
-  }
-  // Whether a list with repeats needs whole-vertex locks for this (unit, bs, op).
-  template <class T, class O>
-  static constexpr bool needs_lock(Index bs) {
-    return !A::template can_apply<T, O> || (bs > 1 && std::is_same_v<O, OpReplace>);
   }
 
   static void pack(L& l, Unit unit, int bs, const std::byte* src, const IndexView& idx, Index n, std::byte* dst) {
@@ -251,80 +248,50 @@ struct Kernels {
     });
   }
 
-  static void unpack(L& l, Unit unit, int bs, MpiOp op, const std::byte* src, const IndexView& idx, Index n, std::byte* dst, bool repeats) {
+  static void unpack(L& l, Unit unit, int bs, MpiOp op, const std::byte* src, const IndexView& idx, Index n, std::byte* dst,
+                     const Groups& groups) {
     if (n == 0) return;
     const std::size_t vb = unit_size(unit) * static_cast<std::size_t>(bs);
     if (op == MpiOp::replace && idx.kind == IndexShape::contiguous)
       return l.copy(dst + static_cast<std::size_t>(idx.start) * vb, src, static_cast<std::size_t>(n) * vb);
-    visit_unit_op<Complex128>(unit, op, [&]<class T, class O>() {
-      const T* s = reinterpret_cast<const T*>(src);
-      T* d = reinterpret_cast<T*>(dst);
-      if (repeats && needs_lock<T, O>(bs))
-        l.run(n, LocalLockedBody<T, O, A>{s, identity(), idx, bs, d, l.locks()});
-      else
-        l.run(n * bs, LocalBody<T, O, A>{s, identity(), idx, bs, d, repeats});
-    });
+    local(l, unit, bs, op, src, identity(), dst, idx, n, groups);
   }
 
   static void fetch_and_op(L& l, Unit unit, int bs, MpiOp op, const std::byte* src, const IndexView& idx, Index n, std::byte* root,
-                           std::byte* fetched, bool repeats) {
-    if (n == 0) return;
-    visit_unit_op<Complex128>(unit, op, [&]<class T, class O>() {
-      l.run(n, FetchLocalBody<T, O, A>{reinterpret_cast<T*>(root), idx, reinterpret_cast<const T*>(src), identity(), bs,
-                                       reinterpret_cast<T*>(fetched), repeats ? l.locks() : nullptr});
-    });
+                           std::byte* fetched, const Groups& groups) {
+    fetch_local(l, unit, bs, op, root, idx, src, identity(), n, fetched, groups);
   }
 
   static void local(L& l, Unit unit, int bs, MpiOp op, const std::byte* src, const IndexView& sidx, std::byte* dst, const IndexView& didx,
-                    Index n, bool repeats) {
+                    Index n, const Groups& groups) {
     if (n == 0) return;
     visit_unit_op<Complex128>(unit, op, [&]<class T, class O>() {
       const T* s = reinterpret_cast<const T*>(src);
       T* d = reinterpret_cast<T*>(dst);
-      if (repeats && needs_lock<T, O>(bs))
-        l.run(n, LocalLockedBody<T, O, A>{s, sidx, didx, bs, d, l.locks()});
+      if (groups.any())
+        l.run(groups.ngroups * bs, GroupedLocalBody<T, O>{s, sidx, didx, bs, d, groups});
       else
-        l.run(n * bs, LocalBody<T, O, A>{s, sidx, didx, bs, d, repeats});
+        l.run(n * bs, LocalBody<T, O>{s, sidx, didx, bs, d});
     });
   }
 
   static void fetch_local(L& l, Unit unit, int bs, MpiOp op, std::byte* root, const IndexView& ridx, const std::byte* leaf,
-                          const IndexView& lidx, Index n, std::byte* upd, bool repeats) {
+                          const IndexView& lidx, Index n, std::byte* upd, const Groups& groups) {
     if (n == 0) return;
     visit_unit_op<Complex128>(unit, op, [&]<class T, class O>() {
-      l.run(n, FetchLocalBody<T, O, A>{reinterpret_cast<T*>(root), ridx, reinterpret_cast<const T*>(leaf), lidx, bs,
-                                       reinterpret_cast<T*>(upd), repeats ? l.locks() : nullptr});
+      l.run((groups.any() ? groups.ngroups : n) * bs, FetchLocalBody<T, O>{reinterpret_cast<T*>(root), ridx, reinterpret_cast<const T*>(leaf),
+                                                                           lidx, bs, reinterpret_cast<T*>(upd), groups});
     });
   }
 };
 
-// The host launcher: a loop in index order (so repeats apply in list order, as the reference does).
+// The host launcher: a loop in index order.
 struct HostLauncher {
-  struct Access {
-    template <class T, class O>
-    static constexpr bool can_apply = true;
-    template <class O, class T>
-    static void apply(T* d, const T& s) {
-      O::apply(*d, s);
-    }
-    static void lock(unsigned*, Index) {}
-    static void unlock(unsigned*, Index) {}
-    template <class T>
-    static T load(const T* p) {
-      return *p;
-    }
-    template <class T>
-    static void store(T* p, const T& v) {
-      *p = v;
-    }
-  };
   template <class F>
   void run(Index n, const F& f) {
     for (Index t = 0; t < n; ++t) f(t);
   }
   void copy(std::byte* dst, const std::byte* src, std::size_t bytes) { std::memcpy(dst, src, bytes); }
-  unsigned* locks() { return lock_words; }
-  unsigned lock_words[1] = {0};
 };
 using HostKernels = Kernels<HostLauncher>;
 

@@ -109,10 +109,8 @@ struct PackCase {
 int pack_bench() {
   const exec::cuda::Stream stream;
   const auto s = static_cast<cudaStream_t>(stream.get());
-  exec::cuda::DeviceMemory locks(core::kLockStripes * sizeof(unsigned));
-  CK(cudaMemset(locks.data(), 0, locks.size()));
   CK(cudaDeviceSynchronize());
-  const exec::cuda::Launch launch{stream.get(), reinterpret_cast<unsigned*>(locks.data())};
+  const exec::cuda::Launch launch{stream.get()};
   const std::vector<PackCase> cases = {{"contiguous", 1, 1, false, true, 0.8},
                                        {"strided-2", 1, 2, false, false, 0},
                                        {"random", 1, 1, true, true, 0.5},
@@ -152,10 +150,10 @@ int pack_bench() {
       const double t_pack =
           best_gpu_seconds(s, reps, [&] { exec::cuda::pack(launch, core::Unit::float64, c.bs, vertices, idx, nv, copy.data()); });
       const double t_unpack = best_gpu_seconds(s, reps, [&] {
-        exec::cuda::unpack(launch, core::Unit::float64, c.bs, core::MpiOp::replace, copy.data(), idx, nv, vertices, false);
+        exec::cuda::unpack(launch, core::Unit::float64, c.bs, core::MpiOp::replace, copy.data(), idx, nv, vertices, core::Groups{});
       });
       const double t_sum = best_gpu_seconds(
-          s, reps, [&] { exec::cuda::unpack(launch, core::Unit::float64, c.bs, core::MpiOp::sum, copy.data(), idx, nv, vertices, false); });
+          s, reps, [&] { exec::cuda::unpack(launch, core::Unit::float64, c.bs, core::MpiOp::sum, copy.data(), idx, nv, vertices, core::Groups{}); });
       const double b2 = 2.0 * static_cast<double>(bytes), b3 = 3.0 * static_cast<double>(bytes);
       const double r_pack = b2 / t_pack / copy_bw, r_unpack = b2 / t_unpack / copy_bw, r_sum = b3 / t_sum / copy_bw;
       const bool met = !c.target || std::min(r_pack, r_unpack) >= c.need;  // the sum unpack is reported beside them

@@ -34,6 +34,9 @@ std::vector<List> lists() {
       for (Index x = 0; x < 4; ++x) v.back().idx.push_back(2 + x + 7 * y + 25 * z);
   v.push_back({"general", {9, 1, 30, 4, 17, 0, 45}, false});
   v.push_back({"repeats", {5, 2, 5, 5, 40, 2, 9, 5, 0, 40}, true});
+  // A hot root: 150 of 160 positions on index 7 (one thread's loop in the grouped bodies).
+  v.push_back({"hot root", {}, true});
+  for (Index k = 0; k < 160; ++k) v.back().idx.push_back(k % 16 == 3 ? 20 + k / 16 : 7);
   return v;
 }
 constexpr Index kSpace = 48;
@@ -58,14 +61,6 @@ std::vector<std::byte> values(Unit u, int bs, Index n, MpiOp op, unsigned seed) 
   });
   return out;
 }
-
-// A launcher without element atomics: every repeated destination takes the vertex-lock body.
-struct NoAtomics : HostLauncher {
-  struct Access : HostLauncher::Access {
-    template <class T, class O>
-    static constexpr bool can_apply = false;
-  };
-};
 
 IndexView view(const List& l) { return index_view(classify_indices(l.idx), l.idx.data()); }
 
@@ -126,7 +121,7 @@ TEST(Kernels, UnpackEveryUnitAndOpMatchesHostUnpack) {
     for (const MpiOp op : kAllOps) {
       if (!op_legal(u, op)) {
         std::vector<std::byte> b(unit_size(u) * kSpace);
-        EXPECT_THROW(HostKernels::unpack(L, u, 1, op, b.data(), view(lists()[3]), 1, b.data(), false), std::invalid_argument);
+        EXPECT_THROW(HostKernels::unpack(L, u, 1, op, b.data(), view(lists()[3]), 1, b.data(), Groups{}), std::invalid_argument);
         continue;
       }
       for (const int bs : {1, 3})
@@ -134,13 +129,14 @@ TEST(Kernels, UnpackEveryUnitAndOpMatchesHostUnpack) {
           const auto n = static_cast<Index>(l.idx.size());
           const auto src = values(u, bs, n, op, 2);
           auto got = values(u, bs, kSpace, op, 3), want = got;
-          HostKernels::unpack(L, u, bs, op, src.data(), view(l), n, got.data(), l.repeats);
+          const GroupLists g = group_by_destination(l.idx, kSpace);
+          HostKernels::unpack(L, u, bs, op, src.data(), view(l), n, got.data(), g.view());
           unpack(u, bs, op, src.data(), l.idx, classify_indices(l.idx), want.data());
           EXPECT_EQ(got, want) << unit_name(u) << " " << mpi_op_name(op) << " bs=" << bs << " " << l.what;
           ++cases;
         }
     }
-  EXPECT_EQ(cases, 10 * 38);  // 38 legal (unit, op) pairs, 2 block sizes, 5 lists
+  EXPECT_EQ(cases, 12 * 38);  // 38 legal (unit, op) pairs, 2 block sizes, 6 lists
 }
 
 TEST(Kernels, FetchAndOpMatchesHostFetchAndOp) {
@@ -154,7 +150,8 @@ TEST(Kernels, FetchAndOpMatchesHostFetchAndOp) {
           const auto src = values(u, bs, n, op, 4);
           auto root = values(u, bs, kSpace, op, 5), root2 = root;
           std::vector<std::byte> f1(src.size()), f2(src.size());
-          HostKernels::fetch_and_op(L, u, bs, op, src.data(), view(l), n, root.data(), f1.data(), l.repeats);
+          const GroupLists g = group_by_destination(l.idx, kSpace);
+          HostKernels::fetch_and_op(L, u, bs, op, src.data(), view(l), n, root.data(), f1.data(), g.view());
           fetch_and_op_unpack(u, bs, op, src.data(), l.idx, classify_indices(l.idx), root2.data(), f2.data());
           EXPECT_EQ(root, root2) << unit_name(u) << " " << mpi_op_name(op) << " bs=" << bs << " " << l.what;
           EXPECT_EQ(f1, f2) << unit_name(u) << " " << mpi_op_name(op) << " bs=" << bs << " " << l.what;
@@ -165,19 +162,21 @@ TEST(Kernels, FetchAndOpMatchesHostFetchAndOp) {
 TEST(Kernels, SelfPartMatchesHostSelfPart) {
   HostLauncher L;
   const std::vector<Index> from = {3, 3, 11, 0, 7, 20}, to = {5, 9, 5, 40, 5, 1};  // roots repeat in `to`
+  const GroupLists g = group_by_destination(to, kSpace);
+  ASSERT_TRUE(g.any());
   for (const Unit u : kAllUnits)
     for (const MpiOp op : kAllOps) {
       if (!op_legal(u, op)) continue;
       for (const int bs : {1, 2}) {
         const auto src = values(u, bs, kSpace, op, 6);
         auto got = values(u, bs, kSpace, op, 7), want = got;
-        HostKernels::local(L, u, bs, op, src.data(), index_view(from.data()), got.data(), index_view(to.data()), 6, true);
+        HostKernels::local(L, u, bs, op, src.data(), index_view(from.data()), got.data(), index_view(to.data()), 6, g.view());
         scatter_local(u, bs, op, src.data(), from, want.data(), to);
         EXPECT_EQ(got, want) << unit_name(u) << " " << mpi_op_name(op) << " bs=" << bs;
         auto root = values(u, bs, kSpace, op, 8), root2 = root;
         std::vector<std::byte> up1(src.size()), up2(src.size());
         HostKernels::fetch_local(L, u, bs, op, root.data(), index_view(to.data()), src.data(), index_view(from.data()), 6, up1.data(),
-                                 true);
+                                 g.view());
         fetch_and_op_local(u, bs, op, root2.data(), to, src.data(), from, up2.data());
         EXPECT_EQ(root, root2) << unit_name(u) << " " << mpi_op_name(op) << " bs=" << bs;
         EXPECT_EQ(up1, up2) << unit_name(u) << " " << mpi_op_name(op) << " bs=" << bs;
@@ -185,22 +184,16 @@ TEST(Kernels, SelfPartMatchesHostSelfPart) {
     }
 }
 
-// The lock path (what a GPU takes for replace with bs > 1 and complex products on repeated roots)
-// gives the same result as the element-wise path on the host, where both run in list order.
-TEST(Kernels, LockedAndElementwisePathsAgree) {
-  NoAtomics L;
-  const auto all = lists();
-  const auto& l = all[4];
-  const auto n = static_cast<Index>(l.idx.size());
-  for (const Unit u : kAllUnits)
-    for (const MpiOp op : kAllOps) {
-      if (!op_legal(u, op)) continue;
-      const auto src = values(u, 2, n, op, 9);
-      auto a = values(u, 2, kSpace, op, 10), b = a;
-      Kernels<NoAtomics>::unpack(L, u, 2, op, src.data(), view(l), n, a.data(), true);
-      HostKernels::unpack(L, u, 2, op, src.data(), view(l), n, b.data(), true);
-      EXPECT_EQ(a, b) << unit_name(u) << " " << mpi_op_name(op);
-    }
+// Destination groups: every position once, grouped by destination in increasing order, list
+// order within a destination; none where no destination repeats.
+TEST(Kernels, GroupsAreStableByDestination) {
+  const GroupLists g = group_by_destination(std::vector<Index>{5, 2, 5, 5, 40, 2, 9, 5, 0, 40}, kSpace);
+  EXPECT_EQ(g.order, (std::vector<Index>{8, 1, 5, 0, 2, 3, 7, 6, 4, 9}));
+  EXPECT_EQ(g.starts, (std::vector<Index>{0, 1, 3, 7, 8, 10}));
+  EXPECT_EQ(g.view().ngroups, 5);
+  for (const auto& l : lists()) EXPECT_EQ(group_by_destination(l.idx, kSpace).any(), l.repeats) << l.what;
+  EXPECT_FALSE(Groups{}.any());
+  EXPECT_THROW(group_by_destination(std::vector<Index>{0, 0, 48}, kSpace), std::out_of_range);
 }
 
 // The kernels' complex product is the one std::complex (and the MPI library) computes, also where

@@ -16,6 +16,7 @@
 
 #include "exec/cuda/runtime.hpp"
 #include "exec/dump_check.hpp"
+#include "exec/mpi/runner.hpp"
 #include "support/process.hpp"
 #include "support/random_trace.hpp"
 #include "support/sample_traces.hpp"
@@ -175,6 +176,45 @@ TEST(CudaAtomics, ThousandsOfLeavesOnOneRoot) {
     for (const char* b : {"cuda-staged", "cuda-ipc"}) conforms(p, b);
     fs::remove(p);
   }
+}
+
+// Ranks sharing a GPU without MPS get one warning with the cost and the way out; with MPS, one rank
+// per GPU, or the emulated device, nothing is said.
+TEST(GpuPlacement, SharingWithoutMpsIsWarnedWithTheRemedy) {
+  exec::mpi::GpuPlacement p;
+  p.device = "NVIDIA H100 80GB HBM3";
+  p.gpus = 1;
+  p.ranks_per_gpu = 4;
+  const std::string w = exec::mpi::gpu_sharing_warning(p);
+  EXPECT_NE(w.find("4 ranks share one GPU (NVIDIA H100 80GB HBM3)"), std::string::npos) << w;
+  EXPECT_NE(w.find("nvidia-cuda-mps-control -d"), std::string::npos) << w;
+  EXPECT_NE(w.find("ms"), std::string::npos) << w;
+  p.mps = true;
+  EXPECT_EQ(exec::mpi::gpu_sharing_warning(p), "");
+  p.mps = false;
+  p.ranks_per_gpu = 1;
+  EXPECT_EQ(exec::mpi::gpu_sharing_warning(p), "");
+  p.ranks_per_gpu = 4;
+  p.emulated = true;
+  EXPECT_EQ(exec::mpi::gpu_sharing_warning(p), "");
+}
+
+// The timing document says where the cuda-* backends ran: the device, ranks per GPU, MPS.
+TEST(GpuPlacement, TimingProvenanceNamesTheGpu) {
+  const fs::path timing = tmp("timing.json");
+  const auto r = mpirun(4, "run " + (fs::path(SFR_TRACES_DIR) / "handmade-4.json").string() + " --backend cuda-staged --iters 2 --timing " +
+                               timing.string(),
+                        5);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("warning"), std::string::npos) << r.out;  // emulated: nothing time-slices
+  const auto j = nlohmann::json::parse(sfr_test::slurp(timing));
+  const auto& g = j.at("provenance").at("gpu");
+  EXPECT_EQ(g.at("ranks_per_gpu"), 4) << g;
+  EXPECT_EQ(g.at("gpus"), 1) << g;
+  EXPECT_EQ(g.at("emulated"), true) << g;
+  EXPECT_EQ(g.at("mps"), false) << g;
+  EXPECT_NE(g.at("device").get<std::string>().find("emulated device (SFR_EMULATE_DEVICE=5)"), std::string::npos) << g;
+  fs::remove(timing);
 }
 
 // --- The same sweeps on the emulated device (every CI run) ----------------------------------------

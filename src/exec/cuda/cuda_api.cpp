@@ -99,20 +99,20 @@ public:
     gpu::pack(l, u, bs, src, idx, n, dst);
   }
   void unpack(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& idx, core::Index n,
-              std::byte* dst, bool repeats) override {
-    gpu::unpack(l, u, bs, op, src, idx, n, dst, repeats);
+              std::byte* dst, const core::Groups& groups) override {
+    gpu::unpack(l, u, bs, op, src, idx, n, dst, groups);
   }
   void fetch_and_op(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& idx, core::Index n,
-                    std::byte* root, std::byte* fetched, bool repeats) override {
-    gpu::fetch_and_op(l, u, bs, op, src, idx, n, root, fetched, repeats);
+                    std::byte* root, std::byte* fetched, const core::Groups& groups) override {
+    gpu::fetch_and_op(l, u, bs, op, src, idx, n, root, fetched, groups);
   }
   void local(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& sidx, std::byte* dst,
-             const core::IndexView& didx, core::Index n, bool repeats) override {
-    gpu::local(l, u, bs, op, src, sidx, dst, didx, n, repeats);
+             const core::IndexView& didx, core::Index n, const core::Groups& groups) override {
+    gpu::local(l, u, bs, op, src, sidx, dst, didx, n, groups);
   }
   void fetch_local(const Launch& l, core::Unit u, int bs, core::MpiOp op, std::byte* root, const core::IndexView& ridx, const std::byte* leaf,
-                   const core::IndexView& lidx, core::Index n, std::byte* upd, bool repeats) override {
-    gpu::fetch_local(l, u, bs, op, root, ridx, leaf, lidx, n, upd, repeats);
+                   const core::IndexView& lidx, core::Index n, std::byte* upd, const core::Groups& groups) override {
+    gpu::fetch_local(l, u, bs, op, root, ridx, leaf, lidx, n, upd, groups);
   }
 
 private:

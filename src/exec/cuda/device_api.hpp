@@ -57,26 +57,26 @@ public:
   virtual void pack(const Launch& l, core::Unit u, int bs, const std::byte* src, const core::IndexView& idx, core::Index n,
                     std::byte* dst) = 0;
   virtual void unpack(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& idx,
-                      core::Index n, std::byte* dst, bool repeats) = 0;
+                      core::Index n, std::byte* dst, const core::Groups& groups) = 0;
   virtual void fetch_and_op(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& idx,
-                            core::Index n, std::byte* root, std::byte* fetched, bool repeats) = 0;
+                            core::Index n, std::byte* root, std::byte* fetched, const core::Groups& groups) = 0;
   virtual void local(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& sidx,
-                     std::byte* dst, const core::IndexView& didx, core::Index n, bool repeats) = 0;
+                     std::byte* dst, const core::IndexView& didx, core::Index n, const core::Groups& groups) = 0;
   virtual void fetch_local(const Launch& l, core::Unit u, int bs, core::MpiOp op, std::byte* root, const core::IndexView& ridx,
-                           const std::byte* leaf, const core::IndexView& lidx, core::Index n, std::byte* upd, bool repeats) = 0;
+                           const std::byte* leaf, const core::IndexView& lidx, core::Index n, std::byte* upd, const core::Groups& groups) = 0;
 };
 
 // The kernels on a GPU (kernels.cu, in CUDA builds only): core/kernels.hpp's bodies as grids.
 namespace gpu {
 void pack(const Launch& l, core::Unit u, int bs, const std::byte* src, const core::IndexView& idx, core::Index n, std::byte* dst);
 void unpack(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& idx, core::Index n,
-            std::byte* dst, bool repeats);
+            std::byte* dst, const core::Groups& groups);
 void fetch_and_op(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& idx, core::Index n,
-                  std::byte* root, std::byte* fetched, bool repeats);
+                  std::byte* root, std::byte* fetched, const core::Groups& groups);
 void local(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& sidx, std::byte* dst,
-           const core::IndexView& didx, core::Index n, bool repeats);
+           const core::IndexView& didx, core::Index n, const core::Groups& groups);
 void fetch_local(const Launch& l, core::Unit u, int bs, core::MpiOp op, std::byte* root, const core::IndexView& ridx, const std::byte* leaf,
-                 const core::IndexView& lidx, core::Index n, std::byte* upd, bool repeats);
+                 const core::IndexView& lidx, core::Index n, std::byte* upd, const core::Groups& groups);
 }  // namespace gpu
 
 // The process's device (chosen on first use; throws InputError for a malformed SFR_EMULATE_DEVICE).

@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
+#include <tuple>
 
 #include "core/derive.hpp"
 #include "core/error.hpp"
@@ -147,14 +148,17 @@ DeviceStarForest::DeviceStarForest(MPI_Comm comm, const core::Graph& g, Transpor
   }
   MPI_Comm_dup(comm, &comm_);
   rank_ = me;
-  locks_ = DeviceMemory(core::kLockStripes * sizeof(unsigned));
-  zero_async(locks_.data(), locks_.size(), stream_);
   root_idx_ = upload(plan_.root_side.indices);
   leaf_idx_ = upload(plan_.leaf_side.indices);
   self_root_idx_ = upload(plan_.self_roots);
   self_leaf_idx_ = upload(plan_.self_leaves);
-  root_repeats_ = core::has_repeats(plan_.root_side.indices, plan_.nroots);
-  self_root_repeats_ = core::has_repeats(plan_.self_roots, plan_.nroots);
+  root_groups_ = core::group_by_destination(plan_.root_side.indices, plan_.nroots);
+  self_groups_ = core::group_by_destination(plan_.self_roots, plan_.nroots);
+  for (auto [g, d, at] : {std::tuple{&root_groups_, root_groups_dev_, &root_at_}, std::tuple{&self_groups_, self_groups_dev_, &self_at_}}) {
+    d[0] = upload(g->starts);
+    d[1] = upload(g->order);
+    *at = {g->view(as_index(d[0]), as_index(d[1])), g->view()};
+  }
   stream_.sync();
 }
 
@@ -231,7 +235,7 @@ DeviceStarForest& DeviceStarForest::multi() {
 void DeviceStarForest::pack(Link& l, const Op& o, Data src) {
   const auto n = static_cast<Index>(l.send->indices.size());
   if (src.device) {
-    const Launch L{stream_.get(), reinterpret_cast<unsigned*>(locks_.data())};
+    const Launch L{stream_.get()};
     const Index* idx = as_index(l.send == &plan_.root_side ? root_idx_ : leaf_idx_);
     cuda::pack(L, o.unit, o.bs, src.p, view(*l.send, idx), n, l.dsend.data());
   } else {
@@ -315,6 +319,8 @@ void DeviceStarForest::release(Link& l) {
 
 namespace {
 
+const GroupsAt kNoGroups{};
+
 // One side's kernels, on the GPU or the host by where its data live.
 struct SideKernels {
   Launch L;
@@ -325,16 +331,16 @@ struct SideKernels {
     core::HostKernels::pack(H, u, bs, src, hv, n, dst);
   }
   void unpack(bool dev, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& dv, const core::IndexView& hv,
-              Index n, std::byte* dst, bool repeats) const {
-    if (dev) return cuda::unpack(L, u, bs, op, src, dv, n, dst, repeats);
+              Index n, std::byte* dst, const GroupsAt& g) const {
+    if (dev) return cuda::unpack(L, u, bs, op, src, dv, n, dst, g.dev);
     core::HostLauncher H;
-    core::HostKernels::unpack(H, u, bs, op, src, hv, n, dst, repeats);
+    core::HostKernels::unpack(H, u, bs, op, src, hv, n, dst, g.host);
   }
   void fetch(bool dev, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& dv, const core::IndexView& hv,
-             Index n, std::byte* root, std::byte* fetched, bool repeats) const {
-    if (dev) return cuda::fetch_and_op(L, u, bs, op, src, dv, n, root, fetched, repeats);
+             Index n, std::byte* root, std::byte* fetched, const GroupsAt& g) const {
+    if (dev) return cuda::fetch_and_op(L, u, bs, op, src, dv, n, root, fetched, g.dev);
     core::HostLauncher H;
-    core::HostKernels::fetch_and_op(H, u, bs, op, src, hv, n, root, fetched, repeats);
+    core::HostKernels::fetch_and_op(H, u, bs, op, src, hv, n, root, fetched, g.host);
   }
 };
 
@@ -343,7 +349,7 @@ struct SideKernels {
 void DeviceStarForest::self_part(const Op& o) {
   const auto n = static_cast<Index>(plan_.self_roots.size());
   if (n == 0) return;
-  const SideKernels K{{stream_.get(), reinterpret_cast<unsigned*>(locks_.data())}};
+  const SideKernels K{{stream_.get()}};
   const core::IndexView dr = core::index_view(as_index(self_root_idx_)), dl = core::index_view(as_index(self_leaf_idx_));
   const core::IndexView hr = core::index_view(plan_.self_roots.data()), hl = core::index_view(plan_.self_leaves.data());
   const std::size_t half = static_cast<std::size_t>(n) * o.link->vbytes;
@@ -354,17 +360,18 @@ void DeviceStarForest::self_part(const Op& o) {
   const Data src = o.kind == core::Motion::bcast ? o.root : o.leaf, dst = o.kind == core::Motion::bcast ? o.leaf : o.root;
   const core::IndexView &ds = o.kind == core::Motion::bcast ? dr : dl, &hs = o.kind == core::Motion::bcast ? hr : hl;
   const core::IndexView &dd = o.kind == core::Motion::bcast ? dl : dr, &hd = o.kind == core::Motion::bcast ? hl : hr;
-  const bool repeats = o.kind != core::Motion::bcast && self_root_repeats_;
+  // Roots repeat on the way up only (a bcast writes each leaf once).
+  const GroupsAt& g = o.kind == core::Motion::bcast ? kNoGroups : self_at_;
   if (src.device == dst.device) {  // one kernel
     if (fetch) {
       if (src.device)
-        cuda::fetch_local(L, o.unit, o.bs, o.op, o.root.p, dr, o.leaf.p, dl, n, o.update.p, repeats);
+        cuda::fetch_local(L, o.unit, o.bs, o.op, o.root.p, dr, o.leaf.p, dl, n, o.update.p, g.dev);
       else
-        core::HostKernels::fetch_local(H, o.unit, o.bs, o.op, o.root.p, hr, o.leaf.p, hl, n, o.update.p, repeats);
+        core::HostKernels::fetch_local(H, o.unit, o.bs, o.op, o.root.p, hr, o.leaf.p, hl, n, o.update.p, g.host);
     } else if (src.device) {
-      cuda::local(L, o.unit, o.bs, o.op, src.p, ds, dst.p, dd, n, repeats);
+      cuda::local(L, o.unit, o.bs, o.op, src.p, ds, dst.p, dd, n, g.dev);
     } else {
-      core::HostKernels::local(H, o.unit, o.bs, o.op, src.p, hs, dst.p, hd, n, repeats);
+      core::HostKernels::local(H, o.unit, o.bs, o.op, src.p, hs, dst.p, hd, n, g.host);
     }
     return;
   }
@@ -374,12 +381,12 @@ void DeviceStarForest::self_part(const Op& o) {
   K.pack(src.device, o.unit, o.bs, src.p, ds, hs, n, at_src);
   copy_async(at_dst, at_src, half, stream_);
   stream_.sync();
-  if (!fetch) return K.unpack(dst.device, o.unit, o.bs, o.op, at_dst, dd, hd, n, dst.p, repeats);
+  if (!fetch) return K.unpack(dst.device, o.unit, o.bs, o.op, at_dst, dd, hd, n, dst.p, g);
   // fetch-and-op: the fetched values come back in the second half, then land in leafupdate.
-  K.fetch(dst.device, o.unit, o.bs, o.op, at_dst, dd, hd, n, o.root.p, at_dst + half, repeats);
+  K.fetch(dst.device, o.unit, o.bs, o.op, at_dst, dd, hd, n, o.root.p, at_dst + half, g);
   copy_async(at_src + half, at_dst + half, half, stream_);
   stream_.sync();
-  K.unpack(src.device, o.unit, o.bs, core::MpiOp::replace, at_src + half, ds, hs, n, o.update.p, false);
+  K.unpack(src.device, o.unit, o.bs, core::MpiOp::replace, at_src + half, ds, hs, n, o.update.p, kNoGroups);
 }
 
 void DeviceStarForest::begin(Op o) {
@@ -400,7 +407,7 @@ void DeviceStarForest::end() {
   const Op o = *inflight_;
   inflight_.reset();
   if (o.on_multi) return multi().end();
-  const SideKernels K{{stream_.get(), reinterpret_cast<unsigned*>(locks_.data())}};
+  const SideKernels K{{stream_.get()}};
   Link& l = *o.link;
   const core::IndexView droot = view(plan_.root_side, as_index(root_idx_)), hroot = view(plan_.root_side, plan_.root_side.indices.data());
   const core::IndexView dleaf = view(plan_.leaf_side, as_index(leaf_idx_)), hleaf = view(plan_.leaf_side, plan_.leaf_side.indices.data());
@@ -408,14 +415,14 @@ void DeviceStarForest::end() {
   switch (o.kind) {
     case core::Motion::bcast: {
       std::byte* got = finish(l, o.leaf.device);
-      K.unpack(o.leaf.device, o.unit, o.bs, o.op, got, dleaf, hleaf, nleaf, o.leaf.p, false);
+      K.unpack(o.leaf.device, o.unit, o.bs, o.op, got, dleaf, hleaf, nleaf, o.leaf.p, kNoGroups);
       stream_.sync();
       release(l);
       break;
     }
     case core::Motion::reduce: {
       std::byte* got = finish(l, o.root.device);
-      K.unpack(o.root.device, o.unit, o.bs, o.op, got, droot, hroot, nroot, o.root.p, root_repeats_);
+      K.unpack(o.root.device, o.unit, o.bs, o.op, got, droot, hroot, nroot, o.root.p, root_at_);
       stream_.sync();
       release(l);
       break;
@@ -426,12 +433,12 @@ void DeviceStarForest::end() {
       Link& b = *o.back;
       std::byte* got = finish(l, o.root.device);
       K.fetch(o.root.device, o.unit, o.bs, o.op, got, droot, hroot, nroot, o.root.p, o.root.device ? b.dsend.data() : b.hsend.data(),
-              root_repeats_);
+              root_at_);
       stream_.sync();
       release(l);
       start(b, o.root.device, o.leaf.device);
       std::byte* back = finish(b, o.leaf.device);
-      K.unpack(o.leaf.device, o.unit, o.bs, core::MpiOp::replace, back, dleaf, hleaf, nleaf, o.update.p, false);
+      K.unpack(o.leaf.device, o.unit, o.bs, core::MpiOp::replace, back, dleaf, hleaf, nleaf, o.update.p, kNoGroups);
       stream_.sync();
       release(b);
       break;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/graph.hpp"
+#include "core/kernels.hpp"
 #include "core/op_spec.hpp"
 #include "core/ops.hpp"
 #include "core/plan.hpp"
@@ -38,6 +39,12 @@ std::string cuda_aware_refusal();
 // Makes GPU (rank on its node) % count this rank's device, so that the ranks of a node spread
 // over its GPUs. Collective over `comm`.
 void select_node_device(MPI_Comm comm);
+
+// A destination list's groups (core/kernels.hpp: where several leaves meet one root) where the
+// kernels read them: in device memory, and on the host.
+struct GroupsAt {
+  core::Groups dev, host;
+};
 
 class DeviceStarForest {
 public:
@@ -82,10 +89,13 @@ private:
   core::RankPlan plan_;
   Transport transport_;
   Stream stream_;
-  DeviceMemory locks_;
   // Index lists in device memory: root side, leaf side, self roots, self leaves.
   DeviceMemory root_idx_, leaf_idx_, self_root_idx_, self_leaf_idx_;
-  bool root_repeats_ = false, self_root_repeats_ = false;
+  // Where roots repeat (several leaves on one root): the destination groups of the root side's
+  // list and of the self roots (core/kernels.hpp's Groups), on the host and in device memory.
+  core::GroupLists root_groups_, self_groups_;
+  DeviceMemory root_groups_dev_[2], self_groups_dev_[2];  // starts, order
+  GroupsAt root_at_, self_at_;
   std::vector<std::unique_ptr<Link>> links_;
   std::unique_ptr<Op> inflight_;
   std::unique_ptr<core::Graph> multi_graph_;

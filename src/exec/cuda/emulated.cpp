@@ -178,7 +178,12 @@ public:
     segments_[static_cast<std::byte*>(p)] = {name, bytes};
     return p;
   }
+  // cudaFree / cudaFreeHost synchronise the device first: no queued work still touches the memory.
   void release(void* p, MemoryKind k) noexcept override {
+    try {
+      device_sync();
+    } catch (...) {  // a failed task's error belongs to the stream's next synchronisation
+    }
     if (k == MemoryKind::pinned) return std::free(p);
     std::lock_guard<std::mutex> g(m_);
     const auto it = segments_.find(static_cast<std::byte*>(p));
@@ -282,31 +287,31 @@ public:
     });
   }
   void unpack(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& idx, core::Index n,
-              std::byte* dst, bool repeats) override {
+              std::byte* dst, const core::Groups& groups) override {
     enqueue(l.stream, [=] {
       core::HostLauncher H;
-      core::HostKernels::unpack(H, u, bs, op, src, idx, n, dst, repeats);
+      core::HostKernels::unpack(H, u, bs, op, src, idx, n, dst, groups);
     });
   }
   void fetch_and_op(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& idx, core::Index n,
-                    std::byte* root, std::byte* fetched, bool repeats) override {
+                    std::byte* root, std::byte* fetched, const core::Groups& groups) override {
     enqueue(l.stream, [=] {
       core::HostLauncher H;
-      core::HostKernels::fetch_and_op(H, u, bs, op, src, idx, n, root, fetched, repeats);
+      core::HostKernels::fetch_and_op(H, u, bs, op, src, idx, n, root, fetched, groups);
     });
   }
   void local(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& sidx, std::byte* dst,
-             const core::IndexView& didx, core::Index n, bool repeats) override {
+             const core::IndexView& didx, core::Index n, const core::Groups& groups) override {
     enqueue(l.stream, [=] {
       core::HostLauncher H;
-      core::HostKernels::local(H, u, bs, op, src, sidx, dst, didx, n, repeats);
+      core::HostKernels::local(H, u, bs, op, src, sidx, dst, didx, n, groups);
     });
   }
   void fetch_local(const Launch& l, core::Unit u, int bs, core::MpiOp op, std::byte* root, const core::IndexView& ridx, const std::byte* leaf,
-                   const core::IndexView& lidx, core::Index n, std::byte* upd, bool repeats) override {
+                   const core::IndexView& lidx, core::Index n, std::byte* upd, const core::Groups& groups) override {
     enqueue(l.stream, [=] {
       core::HostLauncher H;
-      core::HostKernels::fetch_local(H, u, bs, op, root, ridx, leaf, lidx, n, upd, repeats);
+      core::HostKernels::fetch_local(H, u, bs, op, root, ridx, leaf, lidx, n, upd, groups);
     });
   }
 

@@ -43,19 +43,19 @@ public:
   std::byte* ipc_open(const IpcHandle&) override { fail(); }
   void ipc_close(std::byte*) noexcept override {}
   void pack(const Launch&, core::Unit, int, const std::byte*, const core::IndexView&, core::Index, std::byte*) override { fail(); }
-  void unpack(const Launch&, core::Unit, int, core::MpiOp, const std::byte*, const core::IndexView&, core::Index, std::byte*, bool) override {
+  void unpack(const Launch&, core::Unit, int, core::MpiOp, const std::byte*, const core::IndexView&, core::Index, std::byte*, const core::Groups&) override {
     fail();
   }
   void fetch_and_op(const Launch&, core::Unit, int, core::MpiOp, const std::byte*, const core::IndexView&, core::Index, std::byte*, std::byte*,
-                    bool) override {
+                    const core::Groups&) override {
     fail();
   }
   void local(const Launch&, core::Unit, int, core::MpiOp, const std::byte*, const core::IndexView&, std::byte*, const core::IndexView&,
-             core::Index, bool) override {
+             core::Index, const core::Groups&) override {
     fail();
   }
   void fetch_local(const Launch&, core::Unit, int, core::MpiOp, std::byte*, const core::IndexView&, const std::byte*, const core::IndexView&,
-                   core::Index, std::byte*, bool) override {
+                   core::Index, std::byte*, const core::Groups&) override {
     fail();
   }
 
@@ -146,20 +146,20 @@ void pack(const Launch& l, core::Unit u, int bs, const std::byte* src, const cor
   device_api().pack(l, u, bs, src, idx, n, dst);
 }
 void unpack(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& idx, core::Index n,
-            std::byte* dst, bool repeats) {
-  device_api().unpack(l, u, bs, op, src, idx, n, dst, repeats);
+            std::byte* dst, const core::Groups& groups) {
+  device_api().unpack(l, u, bs, op, src, idx, n, dst, groups);
 }
 void fetch_and_op(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& idx, core::Index n,
-                  std::byte* root, std::byte* fetched, bool repeats) {
-  device_api().fetch_and_op(l, u, bs, op, src, idx, n, root, fetched, repeats);
+                  std::byte* root, std::byte* fetched, const core::Groups& groups) {
+  device_api().fetch_and_op(l, u, bs, op, src, idx, n, root, fetched, groups);
 }
 void local(const Launch& l, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& sidx, std::byte* dst,
-           const core::IndexView& didx, core::Index n, bool repeats) {
-  device_api().local(l, u, bs, op, src, sidx, dst, didx, n, repeats);
+           const core::IndexView& didx, core::Index n, const core::Groups& groups) {
+  device_api().local(l, u, bs, op, src, sidx, dst, didx, n, groups);
 }
 void fetch_local(const Launch& l, core::Unit u, int bs, core::MpiOp op, std::byte* root, const core::IndexView& ridx, const std::byte* leaf,
-                 const core::IndexView& lidx, core::Index n, std::byte* upd, bool repeats) {
-  device_api().fetch_local(l, u, bs, op, root, ridx, leaf, lidx, n, upd, repeats);
+                 const core::IndexView& lidx, core::Index n, std::byte* upd, const core::Groups& groups) {
+  device_api().fetch_local(l, u, bs, op, root, ridx, leaf, lidx, n, upd, groups);
 }
 
 }  // namespace sfr::exec::cuda

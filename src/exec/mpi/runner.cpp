@@ -181,6 +181,49 @@ private:
 
 }  // namespace
 
+io::Json GpuPlacement::json() const {
+  return {{"device", device}, {"gpus", gpus}, {"ranks_per_gpu", ranks_per_gpu}, {"mps", mps}, {"emulated", emulated}};
+}
+
+GpuPlacement gpu_placement(MPI_Comm comm) {
+  cuda::select_node_device(comm);
+  GpuPlacement p;
+  p.emulated = cuda::emulated_device();
+  p.device = cuda::device_name();
+  // One GPU is (host, PCI bus id); the emulated device is one per node.
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0;
+  MPI_Get_processor_name(host, &len);
+  const std::string key = std::string(host, static_cast<std::size_t>(len)) + "/" + cuda::device_id();
+  const auto keys = gather_strings(comm, key);
+  int counts[2] = {0, 0};  // ranks_per_gpu, gpus (rank 0)
+  if (!keys.empty()) {
+    std::map<std::string, int> per;
+    for (const auto& k : keys) ++per[k];
+    for (const auto& [k, n] : per) counts[0] = std::max(counts[0], n);
+    counts[1] = static_cast<int>(per.size());
+  }
+  MPI_Bcast(counts, 2, MPI_INT, 0, comm);
+  p.ranks_per_gpu = counts[0];
+  p.gpus = counts[1];
+  int mine = cuda::mps_running() ? 1 : 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+  p.mps = all == 1;
+  int len0 = static_cast<int>(p.device.size());
+  MPI_Bcast(&len0, 1, MPI_INT, 0, comm);
+  p.device.resize(static_cast<std::size_t>(len0));
+  MPI_Bcast(p.device.data(), len0, MPI_CHAR, 0, comm);
+  return p;
+}
+
+std::string gpu_sharing_warning(const GpuPlacement& p) {
+  if (p.emulated || p.mps || p.ranks_per_gpu <= 1) return "";
+  return std::to_string(p.ranks_per_gpu) + " ranks share one GPU (" + p.device +
+         ") and the CUDA MPS daemon is not running: their contexts time-slice the GPU, so every device op costs milliseconds (1-2.4 ms "
+         "per op measured on an H100 with 4-8 ranks, against 40-96 us with MPS). Start it with 'nvidia-cuda-mps-control -d' (stop it "
+         "with 'echo quit | nvidia-cuda-mps-control'), or run one rank per GPU";
+}
+
 std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) {
   int size = 0;
   MPI_Comm_size(comm, &size);

@@ -43,6 +43,22 @@ std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const st
 std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters,
                                const AutoChoice* auto_choice = nullptr, int ranks_per_node = 0);
 
+// Where the cuda-* backends run: this rank's GPU and how the ranks of the run share GPUs.
+struct GpuPlacement {
+  std::string device;      // the GPU's name (rank 0's)
+  int gpus = 0;            // distinct GPUs the run uses
+  int ranks_per_gpu = 0;   // the most ranks sharing one GPU
+  bool mps = false;        // the CUDA MPS daemon runs on every node (each rank sees its control socket)
+  bool emulated = false;   // the emulated device (SFR_EMULATE_DEVICE)
+  io::Json json() const;   // {"device", "gpus", "ranks_per_gpu", "mps", "emulated"}: timing provenance
+};
+// Collective: selects each rank's GPU (by its rank on the node) and describes the placement; the
+// same result on every rank.
+GpuPlacement gpu_placement(MPI_Comm comm);
+// The warning a run prints once when ranks share a GPU without MPS (their CUDA contexts then
+// time-slice the GPU: every device op pays milliseconds); "" when there is nothing to say.
+std::string gpu_sharing_warning(const GpuPlacement& p);
+
 // The MPI library and its version, e.g. "Open MPI v4.1.4" (result provenance).
 std::string mpi_library();
 
