@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <functional>
 #include <map>
+#include <unordered_map>
 
 #include "core/error.hpp"
 #include "exec/reference/reference.hpp"
@@ -232,42 +233,70 @@ private:
     core::visit_unit(op.unit, [&]<class T>() {
       core::visit_op(op.mpi_op, [&]<class O>() {
         if constexpr (O::template legal<T>) {
+          std::vector<const T*> upd_of;  // each rank's leafupdate
+          for (size_t r = 0; r < cand.size(); ++r) upd_of.push_back(cand[r]["leafupdate"].template as<T>());
+          auto bytes_of = [](const T* p, size_t bs) { return std::string(reinterpret_cast<const char*>(p), bs * sizeof(T)); };
           for (size_t s = 0; s < by_root.size(); ++s)
             for (size_t i = 0; i < by_root[s].size(); ++i) {
               const auto& leaves = by_root[s][i];
-              auto upd = [&](const LeafAt& a) {
-                return cand[static_cast<size_t>(a.rank)]["leafupdate"].template as<T>() + static_cast<size_t>(a.pos) * bs;
-              };
-              auto val = [&](const LeafAt& a) {
-                return leaf_in[static_cast<size_t>(a.rank)].template as<T>() + static_cast<size_t>(a.pos) * bs;
-              };
+              const size_t n = leaves.size();
+              // Each leaf's fetched value and contribution, and the leaves by fetched value.
+              std::vector<const T*> upd(n), val(n);
+              std::unordered_map<std::string, std::vector<size_t>> by_fetched;
+              for (size_t k = 0; k < n; ++k) {
+                upd[k] = upd_of[static_cast<size_t>(leaves[k].rank)] + static_cast<size_t>(leaves[k].pos) * bs;
+                val[k] = leaf_in[static_cast<size_t>(leaves[k].rank)].template as<T>() + static_cast<size_t>(leaves[k].pos) * bs;
+                by_fetched[bytes_of(upd[k], bs)].push_back(k);
+              }
               const T* final_root = cand[s]["rootdata"].template as<T>() + i * bs;
-              // Depth-first search for a serial order: at each step a leaf whose fetched value is the
-              // current root value goes next. Leaves with equal (fetched, value) are interchangeable,
-              // so one of each kind is tried. Bounded, so a pathological root cannot stall a test.
-              std::vector<char> used(leaves.size(), 0);
-              long budget = 200000;
-              std::function<bool(const std::vector<T>&, size_t)> search = [&](const std::vector<T>& acc, size_t done) -> bool {
-                if (done == leaves.size()) return std::equal(acc.begin(), acc.end(), final_root);
-                if (--budget < 0) return false;
+              // Depth-first search for a serial order (iterative: a root may have many thousand
+              // leaves): at each step a leaf whose fetched value is the current root value goes
+              // next. Leaves with equal (fetched, value) are interchangeable, so one of each kind is
+              // tried. Bounded, so a pathological root cannot stall a check.
+              struct Frame {
+                std::vector<T> acc;
+                const std::vector<size_t>* cands;
+                size_t next;
                 std::vector<size_t> tried;
-                for (size_t k = 0; k < leaves.size(); ++k) {
-                  if (used[k] || !std::equal(acc.begin(), acc.end(), upd(leaves[k]))) continue;
-                  bool dup = false;
-                  for (size_t q : tried) dup = dup || (std::equal(val(leaves[q]), val(leaves[q]) + bs, val(leaves[k])));
-                  if (dup) continue;
-                  tried.push_back(k);
-                  std::vector<T> next = acc;
-                  for (size_t c = 0; c < bs; ++c) O::apply(next[c], val(leaves[k])[c]);
-                  used[k] = 1;
-                  const bool ok = search(next, done + 1);
-                  used[k] = 0;
-                  if (ok) return true;
-                }
-                return false;
+                size_t chosen;
               };
-              const std::vector<T> start(root_in[s].template as<T>() + i * bs, root_in[s].template as<T>() + (i + 1) * bs);
-              if (!search(start, 0)) {
+              std::vector<char> used(n, 0);
+              long budget = 200000;
+              std::vector<Frame> stack;
+              auto push = [&](std::vector<T> acc) {
+                const auto it = by_fetched.find(bytes_of(acc.data(), bs));
+                stack.push_back({std::move(acc), it == by_fetched.end() ? nullptr : &it->second, 0, {}, n});
+              };
+              push(std::vector<T>(root_in[s].template as<T>() + i * bs, root_in[s].template as<T>() + (i + 1) * bs));
+              bool found = false;
+              while (!stack.empty() && !found) {
+                Frame& f = stack.back();
+                if (stack.size() - 1 == n) {
+                  found = std::equal(f.acc.begin(), f.acc.end(), final_root);
+                  if (found) break;
+                }
+                if (f.chosen < n) used[f.chosen] = 0, f.chosen = n;  // back from that branch
+                size_t pick = n;
+                while (f.cands && f.next < f.cands->size() && pick == n) {
+                  const size_t k = (*f.cands)[f.next++];
+                  if (used[k]) continue;
+                  bool dup = false;
+                  for (size_t q : f.tried) dup = dup || std::equal(val[q], val[q] + bs, val[k]);
+                  if (!dup) pick = k;
+                }
+                if (pick == n || --budget < 0) {
+                  stack.pop_back();
+                  if (budget < 0) break;
+                  continue;
+                }
+                f.tried.push_back(pick);
+                f.chosen = pick;
+                used[pick] = 1;
+                std::vector<T> next = f.acc;
+                for (size_t c = 0; c < bs; ++c) O::apply(next[c], val[pick][c]);
+                push(std::move(next));
+              }
+              if (!found) {
                 const int lr = leaves.empty() ? static_cast<int>(s) : leaves[0].rank;
                 problem(base + "/" + std::to_string(lr) + "/leafupdate", "leafupdates of root " + std::to_string(i) + " of rank " +
                                                                              std::to_string(s) +

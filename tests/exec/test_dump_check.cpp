@@ -155,3 +155,25 @@ TEST(DumpCheck, NanMatchesNan) {
   bad.replace(at, 5, "0");
   EXPECT_FALSE(exec::check_dump(t, bad, "bad").ok()) << bad;
 }
+
+// A root with 20,000 leaves (the GPU hot root, larger): the reference's own order conforms, and a
+// leaf update that fits no serial order is found. (The search walks one serial order per step by
+// the fetched values, without recursion: a recursive search of 20,000 steps would need a deep
+// stack, and a per-step scan of every leaf took minutes on a 12,000-leaf root.)
+TEST(DumpCheck, SerialOrderSearchOnAHotRoot) {
+  std::string leaves = "[0", idx = "[0";
+  for (int k = 1; k < 20000; ++k) leaves += ",0", idx += ",0";
+  leaves += "]", idx += "]";
+  const auto t = trace::parse_trace(R"({"name": "t", "nranks": 1, "sfs": {"S": {"ranks": [
+      {"nroots": 1, "remote_rank": )" + leaves + R"(, "remote_index": )" + idx + R"(}]}}, "ops": [
+      {"op": "fetch_and_op", "sf": "S", "unit": "int64", "mpi_op": "sum"}]})",
+                                    "t");
+  const std::string d = reference_dump(t);
+  EXPECT_TRUE(exec::check_dump(t, d, "ref").ok());
+  std::string bad = d;
+  const auto at = bad.find("\"leafupdate\": [") + 15 + 40;  // inside the list, at a number's digit or comma
+  bad.insert(bad.find(',', at) , "7");                       // one leaf update made impossible
+  const auto res = exec::check_dump(t, bad, "bad");
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.problems[0].find("match no serial order"), std::string::npos) << res.problems[0];
+}
