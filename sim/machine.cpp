@@ -161,10 +161,10 @@ std::optional<MachineModel> preset(const std::string& name) {
 
 MachineModel parse_machine(const Json& j, const std::string& source) {
   const Reader r{source};
+  if (j.is_object()) io::check_format(j, source, "sf-machine", false);  // first: another kind of file is named as such
   r.object(j, "",
            {"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta", "copy", "pack", "loggp",
             "collective_overhead", "fence_overhead", "op_overhead", "op_overhead_by_backend", "split", "calibration"});
-  if (j.contains("format") && j["format"] != "sf-machine") r.fail("/format", "expected \"sf-machine\"");
   std::string base = "generic";
   if (j.contains("base")) {
     if (!j["base"].is_string() || !preset(j["base"].get<std::string>()))

@@ -47,7 +47,7 @@ json load_timing_doc(const std::string& file, const std::string& trace_name) {
 
 json load_timing_doc(const std::string& file) {
   json j = io::parse_json_strict(io::read_text_file(file), file);
-  if (!j.is_object() || j.value("format", "") != "sf-timing") throw InputError(file, "(top level): not an sf-timing document");
+  io::check_format(j, file, "sf-timing", true);
   require(file, j, "", {{"trace", Kind::string}, {"nranks", Kind::integer}, {"iters", Kind::integer}, {"results", Kind::array}});
   for (std::size_t i = 0; i < j["results"].size(); ++i) {
     const std::string p = "/results/" + std::to_string(i);
@@ -100,7 +100,7 @@ json load_simulation_doc(const std::string& file) {
 
 json load_model_check_doc(const std::string& file) {
   json j = io::parse_json_strict(io::read_text_file(file), file);
-  if (!j.is_object() || j.value("format", "") != "sf-model-check") throw InputError(file, "(top level): not an sf-model-check document");
+  io::check_format(j, file, "sf-model-check", true);
   require(file, j, "", {{"machine", Kind::string}, {"pairs", Kind::array}, {"summary", Kind::object}});
   require(file, j["summary"], "/summary", {{"median_abs_error", Kind::number}});
   check_provenance(file, j);
@@ -117,7 +117,7 @@ json load_model_check_doc(const std::string& file) {
 
 json load_bench_doc(const std::string& file) {
   json j = io::parse_json_strict(io::read_text_file(file), file);
-  if (!j.is_object() || j.value("format", "") != "sf-bench") throw InputError(file, "(top level): not an sf-bench document");
+  io::check_format(j, file, "sf-bench", true);
   require(file, j, "", {{"provenance", Kind::object}});
   check_provenance(file, j);
   return j;

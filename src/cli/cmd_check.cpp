@@ -1,4 +1,6 @@
 // sf-replay check TRACE DUMP: does a dump (from any executor) conform to the reference semantics?
+// Exit 0 it does, 3 it does not (the answer, not a failure), 2 bad input (a dump of another trace
+// among it), 1 internal failure.
 #include <iostream>
 
 #include "cli/options.hpp"
@@ -9,6 +11,10 @@
 #include "trace/reader.hpp"
 
 namespace sfr::cli {
+
+namespace {
+constexpr int kExitNotConforming = 3;
+}
 
 int cmd_check(const Args& args) {
   po::options_description opts("check options");
@@ -27,7 +33,7 @@ int cmd_check(const Args& args) {
   for (const auto& p : res.problems) std::cout << dump << ": " << p << "\n";
   for (const auto& s : res.skipped) std::cout << dump << ": skipped by the dump, " << s << "\n";
   std::cout << dump << ": " << res.ops_checked << " ops checked, " << (res.ok() ? "conforms" : "does NOT conform") << "\n";
-  return res.ok() ? 0 : 1;
+  return res.ok() ? 0 : kExitNotConforming;
 }
 
 }  // namespace sfr::cli

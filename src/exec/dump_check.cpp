@@ -375,8 +375,15 @@ DumpCheck check_dump(const trace::BuiltTrace& t, const std::string& dump_text, c
                      const std::set<std::size_t>& skip) {
   DumpCheck res;
   const Json d = io::parse_json_strict(dump_text, source);
-  if (!d.is_object() || d.value("format", "") != "sf-dump" || !d.contains("ops") || !d["ops"].is_array())
-    throw InputError(source, "(top level): not an sf-dump document");
+  io::check_format(d, source, "sf-dump", true);
+  if (d.contains("trace")) {  // the trace the dump was made of: checking it against another is bad input, not a failure
+    const Json& n = d["trace"];
+    if (!n.is_string()) throw InputError(source, "/trace: expected the name of the dump's trace (a string)");
+    if (n.get<std::string>() != t.trace().name)
+      throw InputError(source, "/trace: a dump of trace " + io::json_quote(n.get<std::string>()) + ", not of " +
+                                   io::json_quote(t.trace().name) + " (the trace given)");
+  }
+  if (!d.contains("ops") || !d["ops"].is_array()) throw InputError(source, "/ops: missing or not an array");
   std::set<size_t> seen, skip_all = skip;
   if (d.contains("skipped")) {  // the dump's own list of ops it left out (README, "sf-dump extension")
     const Json& s = d["skipped"];

@@ -34,6 +34,39 @@ std::string pointer_display(const std::string& ptr) { return ptr.empty() ? std::
 
 std::string json_quote(std::string_view s) { return Json(std::string(s)).dump(); }
 
+std::string format_description(std::string_view format) {
+  static const std::pair<const char*, const char*> kinds[] = {
+      {"sf-trace", "a trace"},
+      {"sf-machine", "a machine file"},
+      {"sf-dump", "a conformance dump"},
+      {"sf-suite", "a suite manifest"},
+      {"sf-timing", "a timing result"},
+      {"sf-simulation", "a simulation result"},
+      {"sf-model-check", "a model-check result"},
+      {"sf-bench", "a benchmark result"},
+      {"sf-analytic", "an analytic ranking"},
+  };
+  for (const auto& [f, d] : kinds)
+    if (format == f) return d;
+  return "";
+}
+
+void check_format(const Json& root, const std::string& source, std::string_view expected, bool required) {
+  const std::string want = std::string(expected), what = format_description(expected);
+  const std::string wanted = (what.empty() ? "an " + want + " document" : what + " (" + want + ")");
+  if (!root.is_object() || !root.contains("format")) {
+    if (!required && root.is_object()) return;
+    throw InputError(source, "(top level): not " + wanted + (root.is_object() ? ": no \"format\"" : ": not a JSON object"));
+  }
+  const Json& f = root["format"];
+  if (!f.is_string()) throw InputError(source, "/format: expected " + json_quote(want) + ", got " + f.dump());
+  const std::string got = f.get<std::string>();
+  if (got == want) return;
+  const std::string is = format_description(got);
+  if (!is.empty()) throw InputError("", source + " is an " + got + " (" + is + "), not " + wanted);
+  throw InputError(source, "/format: expected " + json_quote(want) + (what.empty() ? "" : " (" + what + ")") + ", got " + json_quote(got));
+}
+
 // ---- packed integer arrays: a binary value whose subtype is the element width (4 or 8 bytes) ----
 
 bool is_packed(const Json& j) { return j.is_binary(); }

@@ -53,4 +53,13 @@ std::string pointer_display(const std::string& ptr);
 // Quoted, escaped JSON string.
 std::string json_quote(std::string_view s);
 
+// What a reader looks at first: the document's "format". A document of another sf-replay kind is
+// refused as such ("t.json is an sf-trace (a trace), not a machine file (sf-machine)"), one of an
+// unknown format names it. Without "format": refused when `required` (or when the document is
+// not an object), accepted otherwise (the readers of hand-written traces and machine files).
+// `expected` is the format ("sf-machine"); its description comes from format_description.
+void check_format(const Json& root, const std::string& source, std::string_view expected, bool required);
+// "a trace", "a machine file", ... for the sf-replay formats; empty for any other string.
+std::string format_description(std::string_view format);
+
 }  // namespace sfr::io

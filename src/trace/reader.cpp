@@ -34,10 +34,8 @@ public:
 
   BuiltTrace read(Json root) {
     if (!root.is_object()) fail("", "expected a JSON object (an sf-trace document), got " + describe(root));
+    io::check_format(root, source(), "sf-trace", false);  // first: another kind of file is named as such
     check_keys(root, "", {"format", "version", "name", "nranks", "machine", "meta", "sfs", "ops"});
-    if (auto* f = opt(root, "format")) {
-      if (!f->is_string() || f->get<std::string>() != "sf-trace") fail("/format", "expected \"sf-trace\", got " + describe(*f));
-    }
     if (auto* v = opt(root, "version")) {
       const Index ver = get_int(*v, "/version", 0, std::numeric_limits<Index>::max(), "a version number");
       if (ver != 1) fail("/version", "unsupported version " + std::to_string(ver) + " (this reader knows version 1)");

@@ -63,7 +63,7 @@ inline std::vector<MalformedCase> malformed_cases() {
       {"duplicate_top_key", edit(R"("name": "t",)", R"("name": "t", "name": "u",)"), "(top level)", "duplicate key \"name\""},
       {"duplicate_rank_key", edit(R"({"nroots": 1, )", R"({"nroots": 1, "nroots": 1, )"), "/sfs/A/ranks/1", "duplicate key \"nroots\""},
       {"unknown_top_key", edit(R"("nranks": 2,)", R"("nranks": 2, "nrank": 2,)"), "/nrank", "unknown key"},
-      {"wrong_format", edit(R"("format": "sf-trace")", R"("format": "sf-dump")"), "/format", "expected \"sf-trace\""},
+      {"wrong_format", edit(R"("format": "sf-trace")", R"("format": "sf-trace2")"), "/format", "expected \"sf-trace\""},
       {"wrong_version", edit(R"("version": 1)", R"("version": 2)"), "/version", "unsupported version 2"},
       {"missing_name", edit(R"("name": "t", )", ""), "(top level)", "missing required key \"name\""},
       {"zero_ranks", edit(R"("nranks": 2)", R"("nranks": 0)"), "/nranks", "out of range"},
