@@ -24,9 +24,10 @@ g stencil-2d-box-periodic      stencil --dims 2 --size 32x32 --procs 2x2 --dof 2
 g stencil-3d-star-w2           stencil --dims 3 --size 12x12x12 --procs 2x2x2 --stencil star --width 2 --ranks-per-node 4
 g stencil-1d-w1                stencil --dims 1 --size 64 --procs 4 --width 1 --ranks-per-node 2
 # Mesh migration (PetscSF paper, mesh-distribution experiment).
-for order in sequential chunks random; do
-  g hexmesh-6-$order-p8        hexmesh --cells 6 --ranks 8 --order $order --seed 1 --ranks-per-node 4
+for order in sequential chunks; do
+  g hexmesh-6-$order-p8        hexmesh --cells 6 --ranks 8 --order $order --ranks-per-node 4
 done
+g hexmesh-6-random-p8          hexmesh --cells 6 --ranks 8 --order random --seed 1 --ranks-per-node 4
 # ParaDiGM data-movement patterns.
 g synthetic-diagonal-p8        synthetic --pattern diagonal --per-rank 200 --ranks 8 --ranks-per-node 4
 g synthetic-quasi25-p8         synthetic --pattern quasi-diagonal --fraction 0.25 --per-rank 200 --ranks 8 --ranks-per-node 4

@@ -77,6 +77,8 @@ int cmd_calibrate(const Args& args) {
   if (vm.count("ranks-per-socket") && rps < 1) throw InputError("--ranks-per-socket", "must be >= 1, got " + std::to_string(rps));
   if (rpn > 0 && rps > rpn)
     throw InputError("--ranks-per-socket", std::to_string(rps) + " ranks per socket exceed " + std::to_string(rpn) + " ranks per node");
+  if (rpn > 0 && rps > 0 && rpn % rps != 0)  // the machine file would not be read back (sockets split nodes evenly)
+    throw InputError("--ranks-per-socket", std::to_string(rps) + " must divide --ranks-per-node " + std::to_string(rpn));
   io::check_output_path("--output", out);
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
   const std::string def = no_default ? "" : sim::default_machine_path();
@@ -102,6 +104,7 @@ int cmd_calibrate(const Args& args) {
         j["calibration"] = {{"host", data.host},   {"date", trace::iso8601_utc_now()},      {"ranks", data.ranks},
                             {"nodes", data.nodes}, {"ranks_per_node", data.ranks_per_node}, {"ranks_per_socket", data.ranks_per_socket},
                             {"fit", cal.lines},    {"worst_fit_error", cal.worst_rms},      {"measured", measured_json(data)}};
+        sim::parse_machine(j, out);  // never write a machine file that simulate --machine would refuse
         io::write_file_atomic(out, j.dump(2) + "\n");
         if (!def.empty()) {  // where run --backend auto looks (a failure here is not fatal: -o is written)
           std::error_code ec;

@@ -25,6 +25,7 @@
 #include "generators/synthetic.hpp"
 #include "io/output_file.hpp"
 #include "trace/provenance.hpp"
+#include "trace/reader.hpp"
 #include "trace/writer.hpp"
 #endif
 
@@ -51,14 +52,23 @@ struct Common {
     io::check_output_path("--output", out);
     core::check_budget(e, core::memory_limit(max_memory));
   }
+  // A generator never writes a trace that does not validate: what it made is read back by the
+  // trace reader (the one `validate` runs) before the file is written; a refusal is its one line.
   int write(const trace::Trace& t) const {
-    trace::write_trace_file(t, out);
+    const std::string text = trace::write_trace(t);
+    trace::parse_trace(text, out, {max_memory});
+    io::write_file_atomic(out, text);
     std::cerr << "wrote " << out << " (" << t.name << ", " << t.nranks << " ranks)\n";
     return 0;
   }
 };
 
 using Pos = po::positional_options_description;
+
+// --seed given where nothing is random (options that would do nothing are errors).
+void seed_unused(const po::variables_map& vm, bool used, const std::string& why) {
+  if (!used && vm.count("seed") && !vm["seed"].defaulted()) throw InputError("--seed", "does nothing " + why);
+}
 
 int gen_spmv(const Args& args) {
   po::options_description opts("generate spmv options");
@@ -72,6 +82,7 @@ int gen_spmv(const Args& args) {
   po::variables_map vm;
   if (parse_options("generate spmv", "--matrix FILE --ranks P [--partition rows|nnz|metis|rcm] -o TRACE", args, opts, Pos(), vm)) return 0;
   o.partition = gen::parse_partition(part);
+  seed_unused(vm, o.partition == gen::PartitionKind::metis, "with --partition " + part + " (only metis is seeded)");
   o.place = c.place;
   c.check(gen::estimate(o));
   return c.write(gen::spmv_trace(o));
@@ -120,6 +131,7 @@ int gen_hexmesh(const Args& args) {
   po::variables_map vm;
   if (parse_options("generate hexmesh", "--cells N --ranks P [--order sequential|chunks|random] -o TRACE", args, opts, Pos(), vm)) return 0;
   o.order = gen::parse_mesh_order(order);
+  seed_unused(vm, o.order == gen::MeshOrder::random, "with --order " + order + " (only the random order is seeded)");
   o.place = c.place;
   c.check(gen::estimate(o));
   return c.write(gen::hexmesh_trace(o));
@@ -142,6 +154,7 @@ int gen_synthetic(const Args& args) {
                     vm))
     return 0;
   o.pattern = gen::parse_synthetic_pattern(pattern);
+  seed_unused(vm, o.pattern != gen::SyntheticPattern::diagonal, "with --pattern diagonal (it has no randomness)");
   o.direction = gen::parse_direction(direction);
   o.place = c.place;
   c.check(gen::estimate(o));

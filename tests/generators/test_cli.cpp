@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -217,4 +218,107 @@ TEST_F(GenerateCli, SuiteBadInput) {
                            "no matrices", "--matrices");
   sfr_test::expect_refused(run("generate suite -o " + (dir_ / "s").string()), "no seed", "--seed");
   EXPECT_FALSE(fs::exists(dir_ / "s"));
+}
+
+// A generator never writes a trace that does not validate: what it made is checked by the trace
+// validator before it is written, and a refusal is the validator's one line, exit 2, no file.
+TEST_F(GenerateCli, OutputIsValidatedBeforeItIsWritten) {
+  const fs::path out = dir_ / "out.json";
+  std::vector<std::string> cases = {"stencil --dims 1 --size 16 --procs 4 --ranks-per-node 4 --ranks-per-socket 3",
+                                    "random --ranks 4 --seed 1 --ranks-per-node 4 --ranks-per-socket 3"};
+  if (sfr_test::have_shared_matrices())
+    cases.push_back("spmv --matrix " + kMat + "/dwt_992.mtx --ranks 4 --ranks-per-node 4 --ranks-per-socket 3");
+  for (const auto& args : cases) {
+    sfr_test::expect_refused(gen(args + " -o " + out.string()), args, out.string() + ": /machine");
+    sfr_test::expect_refused(gen(args + " -o " + out.string()), args, "ranks_per_socket 3 must divide ranks_per_node 4");
+    EXPECT_FALSE(fs::exists(out)) << args;
+  }
+}
+
+// Random option combinations of every generator against the validator: each run either writes a
+// trace that validates, or is refused with one line, exit 2 and no file.
+TEST_F(GenerateCli, RandomOptionCombinationsWriteOnlyValidTraces) {
+  std::mt19937_64 rng(20261126);
+  auto in = [&](int lo, int hi) { return std::to_string(std::uniform_int_distribution<int>(lo, hi)(rng)); };
+  auto pick = [&](std::vector<std::string> v) { return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)]; };
+  const bool mats = sfr_test::have_shared_matrices();
+  const fs::path out = dir_ / "out.json";
+  int written = 0, refused = 0;
+  for (int k = 0; k < 60; ++k) {
+    const std::string kind = pick({"stencil", "hexmesh", "synthetic", "scatter", "scenario", "random", mats ? "spmv" : "random"});
+    std::string a;
+    if (kind == "stencil")
+      a = "--dims 2 --size " + in(2, 12) + "x" + in(2, 12) + " --procs " + in(1, 3) + "x" + in(1, 3) + " --stencil " + pick({"star", "box"}) +
+          " --width " + in(0, 2) + " --dof " + in(1, 2) + " --periodic " + pick({"none", "all", "x"});
+    else if (kind == "hexmesh")
+      a = "--cells " + in(1, 5) + " --ranks " + in(1, 9) + " --order " + pick({"sequential", "chunks"});
+    else if (kind == "synthetic")
+      a = "--pattern " + pick({"diagonal", "random"}) + " --ranks " + in(1, 8) + " --per-rank " + in(0, 30);
+    else if (kind == "scatter")
+      a = "--pattern " + pick({"par-to-par", "seq-to-par", "par-to-seq", "ring-send"}) + " --ranks " + in(1, 8) + " --per-rank " + in(0, 20);
+    else if (kind == "scenario")
+      a = "--msgs " + in(1, 8) + " --nodes " + in(1, 4) + " --size " + in(1, 256);
+    else if (kind == "random")
+      a = "--ranks " + in(1, 8) + " --seed " + in(0, 1000) + " --max-roots " + in(0, 9) + " --max-leaves " + in(0, 9);
+    else
+      a = "--matrix " + kMat + "/dwt_992.mtx --ranks " + in(1, 8) + " --partition " + pick({"rows", "nnz", "rcm"});
+    a += " --ranks-per-node " + in(1, 9) + " --ranks-per-socket " + in(0, 9);
+    fs::remove(out);
+    const auto r = gen(kind + " " + a + " -o " + out.string());
+    if (r.status == 0) {
+      ++written;
+      const auto v = run("validate " + out.string());
+      EXPECT_EQ(v.status, 0) << kind << " " << a << " wrote a trace that does not validate: " << v.err;
+    } else {
+      ++refused;
+      EXPECT_EQ(r.status, 2) << kind << " " << a << ": " << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << kind << " " << a << ": " << r.err;
+      EXPECT_FALSE(fs::exists(out)) << kind << " " << a;
+    }
+  }
+  EXPECT_GT(written, 5);
+  EXPECT_GT(refused, 5);
+}
+
+// --seed where nothing is random does nothing, so it is an error.
+TEST_F(GenerateCli, SeedThatWouldDoNothingIsAnError) {
+  const std::string o = " -o " + (dir_ / "out.json").string();
+  std::vector<std::pair<std::string, std::string>> cases = {
+      {"hexmesh --cells 2 --ranks 2 --order chunks --seed 3", "--seed: does nothing with --order chunks"},
+      {"hexmesh --cells 2 --ranks 2 --seed 3", "--seed: does nothing with --order chunks"},
+      {"synthetic --pattern diagonal --ranks 2 --seed 3", "--seed: does nothing with --pattern diagonal"},
+  };
+  if (sfr_test::have_shared_matrices())
+    cases.push_back({"spmv --matrix " + kMat + "/dwt_992.mtx --ranks 2 --partition rows --seed 3", "--seed: does nothing with --partition rows"});
+  for (const auto& [args, needle] : cases) {
+    sfr_test::expect_refused(gen(args + o), args, needle);
+    EXPECT_FALSE(fs::exists(dir_ / "out.json")) << args;
+  }
+  EXPECT_EQ(gen("hexmesh --cells 2 --ranks 2 --order random --seed 3" + o).status, 0);
+  EXPECT_EQ(gen("synthetic --pattern random --ranks 2 --seed 3" + o).status, 0);
+}
+
+// validate takes a suite (its folder or its manifest) and checks every trace it lists; the
+// manifest among the suite's files (suite/*.json) stands for its traces, each checked once.
+TEST_F(GenerateCli, ValidateTakesASuite) {
+  const fs::path s = dir_ / "suite";
+  ASSERT_EQ(run("generate suite --seed 5 -o " + s.string()).status, 0);
+  const auto m = nlohmann::json::parse(slurp(s / "manifest.json"));
+  const std::size_t n = m["traces"].size();
+  for (const std::string& arg : {s.string(), (s / "manifest.json").string(), s.string() + "/*.json"}) {
+    const auto r = sh(std::string(SFR_CLI) + " validate " + arg);
+    EXPECT_EQ(r.status, 0) << arg << ": " << r.err;
+    EXPECT_EQ(static_cast<std::size_t>(std::count(r.out.begin(), r.out.end(), '\n')), n) << arg << ": " << r.out;
+  }
+  // A trace changed since the suite was made is named by its manifest entry.
+  const std::string first = m["traces"][0]["file"];
+  std::ofstream(s / first, std::ios::app) << "\n";
+  const auto r = run("validate " + s.string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("manifest.json: /traces/0: " + (s / first).string() + " is not the file the suite was generated with"),
+            std::string::npos)
+      << r.err;
+  // A folder that holds no suite.
+  fs::create_directories(dir_ / "empty");
+  sfr_test::expect_refused(run("validate " + (dir_ / "empty").string()), "empty folder", "is a directory, not a file (nor a suite's folder: no manifest.json in it)");
 }
