@@ -94,7 +94,7 @@ int cmd_compare(const Args& args) {
   }
   for (const char* opt : {"messages", "nodes", "bytes", "duplicate"})
     if (vm.count(opt)) throw InputError(std::string("--") + opt, "applies only with --analytic");
-  if (a.file.empty()) throw InputError("compare", "a trace file is required (or --analytic)");
+  if (a.file.empty()) throw InputError("", "no trace given (usage: sf-replay compare TRACE --machine M ..., or compare --analytic ...)");
   const auto bt = trace::read_trace_file(a.file, {a.max_memory});
   core::check_budget(sim::memory_estimate(bt), bt.max_memory());
   const auto res = sim::simulate(bt, machine, sim::select_backends(a.backends, a.all, bt.trace(), true));

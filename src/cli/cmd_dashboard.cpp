@@ -21,7 +21,7 @@ int cmd_dashboard(const Args& args) {
   pos.add("dirs", -1);
   po::variables_map vm;
   if (parse_options("dashboard", "DIR... -o SITE", args, opts, pos, vm)) return 0;
-  if (dirs.empty()) throw InputError("dashboard", "no folder of results given");
+  if (dirs.empty()) throw InputError("", "no folder of results given (usage: sf-replay dashboard DIR... -o SITE)");
   const std::string vendor = analysis::find_vendor_dir();
   const auto rs = analysis::collect_results(dirs);
   for (const auto& why : rs.skipped) std::cerr << "sf-replay dashboard: skipped " << why << "\n";

@@ -216,7 +216,8 @@ int cmd_run(const Args& args) {
     std::printf("%-11s %s\n", "auto", "per SF, the backend among basic, neighbor, window, alltoallv the simulator predicts fastest");
     return 0;
   }
-  if (a.file.empty()) throw InputError("run", "no trace given (sf-replay run TRACE ...; --backend list lists the backends)");
+  if (a.file.empty()) throw InputError("", "no trace given (usage: sf-replay run TRACE ...; --backend list lists the backends)");
+  if (!a.reference && a.backend != "all") backend_list(a.backend);  // an empty name in the list, before MPI starts
   if (vm.count("ranks-per-node")) {
     if (a.ranks_per_node < 1) throw InputError("--ranks-per-node", "must be >= 1, got " + std::to_string(a.ranks_per_node));
     bool uses = a.backend == "all";

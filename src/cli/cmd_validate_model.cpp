@@ -49,7 +49,7 @@ int cmd_validate_model(const Args& args) {
                     "TRACE... --machine M [--json F] [--store DIR] [--backend B,...] [--warmup N] [--iters N]   (under mpirun)", args, opts,
                     pos, vm))
     return 0;
-  if (files.empty()) throw InputError("validate-model", "no trace given");
+  if (files.empty()) throw InputError("", "no trace given (usage: sf-replay validate-model TRACE... --machine M ...)");
   if (warmup < 0) throw InputError("--warmup", "must be >= 0, got " + std::to_string(warmup));
   if (iters < 1) throw InputError("--iters", "must be >= 1, got " + std::to_string(iters));
   const auto backends = backend_list(backend_list_value);

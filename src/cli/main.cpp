@@ -5,6 +5,7 @@
 
 #include "cli/command.hpp"
 #include "cli/options.hpp"
+#include "trace/provenance.hpp"
 
 namespace sfr::cli {
 
@@ -30,7 +31,7 @@ const std::vector<Command>& commands() {
 
 namespace {
 void usage(std::ostream& o) {
-  o << "usage: sf-replay COMMAND [ARGS...]   (sf-replay COMMAND --help for details)\n\ncommands:\n";
+  o << "usage: sf-replay COMMAND [ARGS...]   (sf-replay COMMAND --help for details; sf-replay --version)\n\ncommands:\n";
   std::size_t w = 0;
   for (const auto& c : sfr::cli::commands()) w = std::max(w, std::strlen(c.name));
   for (const auto& c : sfr::cli::commands()) o << "  " << c.name << std::string(w + 2 - std::strlen(c.name), ' ') << c.summary << "\n";
@@ -45,6 +46,14 @@ int main(int argc, char** argv) {
   const std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     usage(std::cout);
+    return 0;
+  }
+  if (name == "--version") {  // CMake's project version and the source tree's commit at build time
+    if (argc > 2) {
+      std::cerr << "sf-replay: error: --version takes no arguments (got '" << argv[2] << "')\n";
+      return 2;
+    }
+    std::cout << "sf-replay " << SFR_VERSION << " (commit " << sfr::trace::build_commit() << ")\n";
     return 0;
   }
   for (const auto& c : sfr::cli::commands())

@@ -21,7 +21,17 @@ bool parse_options(const char* cmd, const char* usage, const Args& args, po::opt
     std::cout << "usage: sf-replay " << cmd << " " << usage << "\n\n" << opts << "\n";
     return true;
   }
-  po::notify(vm);
+  try {
+    po::notify(vm);
+  } catch (const po::required_option& e) {
+    // A missing positional argument is named as the user knows it, not as the option behind it.
+    std::string name = e.get_option_name();
+    name.erase(0, name.find_first_not_of('-'));
+    for (unsigned k = 0; k < pos.max_total_count() && k < 16; ++k)
+      if (pos.name_for_position(k) == name)
+        throw InputError("", "no " + name + " given (usage: sf-replay " + cmd + " " + usage + ")");
+    throw;
+  }
   return false;
 }
 
@@ -29,8 +39,11 @@ std::vector<std::string> backend_list(const std::string& value) {
   if (value == "all") return {std::begin(core::kModelledBackends), std::end(core::kModelledBackends)};
   std::vector<std::string> v;
   std::stringstream ss(value);
-  for (std::string b; std::getline(ss, b, ',');)
-    if (!b.empty()) v.push_back(b);
+  for (std::string b; std::getline(ss, b, ',');) {
+    if (b.empty()) throw InputError("--backend", "an empty name in the list '" + value + "'");
+    v.push_back(b);
+  }
+  if (v.empty() || value.back() == ',') throw InputError("--backend", "an empty name in the list '" + value + "'");
   return v;
 }
 

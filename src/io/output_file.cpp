@@ -1,5 +1,6 @@
 #include "io/output_file.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 #include <cerrno>
 #include <cstdio>
@@ -19,8 +20,21 @@ void check_output_path(const std::string& option, const std::string& path) {
   if (fs::is_directory(target, ec)) throw InputError(option, "'" + path + "' is a folder, not a file");
   const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   if (!fs::is_directory(dir, ec)) throw InputError(option, "cannot write '" + path + "': folder '" + dir.string() + "' does not exist");
-  if (::access(dir.c_str(), W_OK) != 0)
-    throw InputError(option, "cannot write '" + path + "': folder '" + dir.string() + "' is not writable");
+  if (const auto why = cannot_create_in(dir.string()); !why.empty())
+    throw InputError(option, "cannot write '" + path + "' in folder '" + dir.string() + "': " + why);
+}
+
+std::string cannot_create_in(const std::string& dir) {
+  const std::string probe = (std::filesystem::path(dir) / (".sfr-probe." + std::to_string(::getpid()))).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) {
+    if (errno == EEXIST) return "";
+    // /proc and /sys say "no such file" to a new name: the folder takes no new files.
+    return errno == ENOENT ? std::string("the folder takes no new files") : std::string(std::strerror(errno));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return "";
 }
 
 void write_new_file(const std::string& path, const std::string& content, const std::string& name) {

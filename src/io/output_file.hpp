@@ -18,4 +18,8 @@ void write_new_file(const std::string& path, const std::string& content, const s
 // not fail at its very end.
 void check_output_path(const std::string& option, const std::string& path);
 
+// Empty when a file can be created in folder `dir` (tried: a probe file is created and removed,
+// since permission bits say nothing of /proc, read-only mounts or root), else the reason.
+std::string cannot_create_in(const std::string& dir);
+
 }  // namespace sfr::io

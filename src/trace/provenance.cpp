@@ -128,7 +128,7 @@ void check_store_dir(const std::string& option, const std::string& dir) {
     fs::create_directories(dir, ec);
     if (ec && !fs::is_directory(dir)) throw InputError(option, "cannot create folder '" + dir + "': " + ec.message());
   }
-  if (::access(dir.c_str(), W_OK) != 0) throw InputError(option, "folder '" + dir + "' is not writable");
+  if (const auto why = io::cannot_create_in(dir); !why.empty()) throw InputError(option, "cannot write in folder '" + dir + "': " + why);
 }
 
 std::string store_document(const std::string& dir, const std::string& kind, const std::string& trace_name, const std::string& text) {

@@ -114,17 +114,34 @@ TEST_F(Cli, CheckAcceptsReferenceDumpAndRejectsCorruptOne) {
   text.replace(text.find("[32,14,3,40,35]"), 15, "[32,14,3,40,99]");
   const fs::path bad = write("bad.json", text);
   r = run("check " + kSample + " " + bad.string());
-  EXPECT_EQ(r.status, 1);
+  // Not conforming is the answer, not a failure: exit 3 (1 is an internal failure, 2 bad input).
+  EXPECT_EQ(r.status, 3);
   EXPECT_NE(r.out.find("/ops/0/ranks/0/leafdata"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("does NOT conform"), std::string::npos) << r.out;
   EXPECT_EQ(run("check " + kSample + " /nonexistent.json").status, 2);
   EXPECT_EQ(run("check " + kSample + " " + write("x.json", "{").string()).status, 2);
+}
+
+TEST_F(Cli, CheckRefusesADumpOfAnotherTrace) {
+  const fs::path dump = dir_ / "dump.json";
+  const std::string other = std::string(SFR_TRACES_DIR) + "/random-p6-s1.json";
+  ASSERT_EQ(run("run " + other + " --reference --dump " + dump.string()).status, 0);
+  auto r = run("check " + kSample + " " + dump.string());
+  sfr_test::expect_refused(r, "dump of another trace", "/trace: a dump of trace \"random-p6-s1\", not of \"handmade-4\"");
+  EXPECT_EQ(r.out, "");
+  // A dump whose "trace" is not a name, and a file of another kind, are bad input too.
+  std::string text = slurp(dump);
+  text.replace(text.find("\"random-p6-s1\""), 14, "7");
+  sfr_test::expect_refused(run("check " + other + " " + write("n.json", text).string()), "trace not a string", "/trace: expected");
+  sfr_test::expect_refused(run("check " + kSample + " " + kSample), "a trace as the dump",
+                           "handmade-4.json is an sf-trace (a trace), not a conformance dump (sf-dump)");
 }
 
 TEST_F(Cli, ReportRejectsBadTimingFile) {
   const fs::path md = dir_ / "r.md";
   const auto r = run("report " + kSample + " -o " + md.string() + " --timing " + write("t.json", "{\"format\": \"x\"}").string());
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("not an sf-timing document"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/format: expected \"sf-timing\" (a timing result), got \"x\""), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(md));
 }
 
@@ -216,3 +233,62 @@ TEST_F(Cli, HelpForEverySubcommand) {
   }
   EXPECT_EQ(run("--help").status, 0);
 }
+
+namespace {
+
+// Files of the wrong kind are named as such: every reader looks at "format" first.
+TEST_F(Cli, FilesOfAnotherKindAreNamedAsSuch) {
+  const auto machine = write("m.json", R"({"format": "sf-machine", "name": "x", "base": "generic"})").string();
+  sfr_test::expect_refused(run("validate " + machine), "a machine file as a trace", machine + " is an sf-machine (a machine file), not a trace (sf-trace)");
+  const auto suite = write("s.json", R"({"format": "sf-suite", "version": 1, "seed": 3, "traces": []})").string();
+  sfr_test::expect_refused(run("inspect " + suite), "a manifest as a trace", suite + " is an sf-suite (a suite manifest), not a trace (sf-trace)");
+  const auto timing = write("t.json", R"({"format": "sf-timing", "version": 1})").string();
+  sfr_test::expect_refused(run("check " + kSample + " " + timing), "a timing result as a dump",
+                           timing + " is an sf-timing (a timing result), not a conformance dump (sf-dump)");
+  const fs::path md = dir_ / "r.md";
+  sfr_test::expect_refused(run("report " + kSample + " -o " + md.string() + " --timing " + kSample), "a trace as a timing result",
+                           "handmade-4.json is an sf-trace (a trace), not a timing result (sf-timing)");
+  EXPECT_FALSE(fs::exists(md));
+}
+
+// Options in the user's terms: a missing argument is named as such (not as the option behind
+// it), an empty backend name is an error, --version says the version and the commit.
+TEST_F(Cli, MissingArgumentsEmptyNamesAndVersion) {
+  sfr_test::expect_refused(run("validate"), "validate", "sf-replay validate: error: no trace given (usage: sf-replay validate TRACE");
+  sfr_test::expect_refused(run("inspect"), "inspect", "sf-replay inspect: error: no trace given (usage: sf-replay inspect");
+  sfr_test::expect_refused(run("check " + kSample), "check", "sf-replay check: error: no dump given (usage: sf-replay check TRACE DUMP)");
+  sfr_test::expect_refused(run("run"), "run", "sf-replay run: error: no trace given (usage: sf-replay run TRACE");
+  sfr_test::expect_refused(run("dashboard -o " + (dir_ / "site").string()), "dashboard",
+                           "sf-replay dashboard: error: no folder of results given (usage: sf-replay dashboard DIR... -o SITE)");
+  for (const char* list : {"basic,,neighbor", "basic,", ",basic"})
+    sfr_test::expect_refused(run("run " + kSample + " --backend " + list), list,
+                             std::string("--backend: an empty name in the list '") + list + "'");
+  const auto v = run("--version");
+  EXPECT_EQ(v.status, 0) << v.err;
+  EXPECT_EQ(v.out.rfind("sf-replay " SFR_VERSION " (commit ", 0), 0u) << v.out;
+  EXPECT_EQ(std::count(v.out.begin(), v.out.end(), '\n'), 1) << v.out;
+  EXPECT_EQ(v.out.find("commit unknown"), std::string::npos) << v.out;
+  EXPECT_EQ(run("--version extra").status, 2);
+}
+
+// Output paths are checked before any work, by creating a file there: /proc passes a permission
+// check (for root) and still refuses every new file.
+TEST_F(Cli, UnwritableOutputsAreRefusedBeforeTheWork) {
+  sfr_test::expect_refused(run("run " + kSample + " --reference --dump /proc/d.json"), "--dump", "--dump: cannot write '/proc/d.json'");
+  sfr_test::expect_refused(run("run " + kSample + " --backend basic --timing /proc/t.json"), "--timing",
+                           "--timing: cannot write '/proc/t.json'");
+  sfr_test::expect_refused(run("run " + kSample + " --backend basic --store /proc/results"), "--store", "--store: cannot");
+  sfr_test::expect_refused(run("inspect " + kSample + " --json -o /proc/i.json"), "-o", "cannot write '/proc/i.json'");
+  sfr_test::expect_refused(run("report " + kSample + " -o /proc/r.md"), "report -o", "cannot write '/proc/r.md'");
+}
+
+// calibrate would write a machine file that simulate --machine refuses (sockets split a node
+// evenly): refused before any measuring.
+TEST_F(Cli, CalibrateRefusesSocketsThatDoNotDivideNodes) {
+  const auto out = dir_ / "m.json";
+  sfr_test::expect_refused(run("calibrate -o " + out.string() + " --ranks-per-node 4 --ranks-per-socket 3"), "calibrate",
+                           "--ranks-per-socket: 3 must divide --ranks-per-node 4");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace

@@ -69,7 +69,10 @@ TEST_F(SimCli, BadInputIsOneLineAndStatusTwo) {
       {"simulate " + kSample + " --backend fast", "--backend: unknown backend 'fast'"},
       {"simulate " + kSample + " --backend split-md:aware", "split-md has no device-aware form"},
       {"simulate " + kSample + " --backend basic --all-backends", "either --backend or --all-backends"},
-      {"compare", "a trace file is required"},
+      {"compare", "sf-replay compare: error: no trace given (usage: sf-replay compare TRACE"},
+      // A file of another kind is named as such (the reader looks at "format" first).
+      {"simulate " + kSample + " --machine " + kSample, kSample + " is an sf-trace (a trace), not a machine file (sf-machine)"},
+      {"simulate " + kSample + " --machine lassen --json /proc/s.json", "--json: cannot write '/proc/s.json'"},
   };
   for (const auto& c : cases) {
     const auto r = run(c.args);

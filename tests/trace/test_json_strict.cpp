@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "io/json_strict.hpp"
+#include "io/output_file.hpp"
 #include "support/sample_traces.hpp"
 #include "trace/reader.hpp"
 
@@ -176,5 +177,54 @@ TEST(JsonStrict, SyntaxErrorsNameLineAndColumnAsNlohmannDoes) {
       }
     }
   }
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+std::string format_error(const std::string& doc, const char* expected, bool required) {
+  try {
+    io::check_format(Json::parse(doc), "f.json", expected, required);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+// Every reader looks at "format" first: another sf-replay kind is named as such.
+TEST(JsonStrict, CheckFormatNamesAnotherKindOfFile) {
+  EXPECT_EQ(format_error(R"({"format": "sf-trace", "version": 1})", "sf-machine", false),
+            "f.json is an sf-trace (a trace), not a machine file (sf-machine)");
+  EXPECT_EQ(format_error(R"({"format": "sf-suite", "seed": 1})", "sf-trace", false),
+            "f.json is an sf-suite (a suite manifest), not a trace (sf-trace)");
+  EXPECT_EQ(format_error(R"({"format": "sf-dump"})", "sf-dump", true), "");
+  EXPECT_EQ(format_error(R"({"version": 1})", "sf-trace", false), "");
+  EXPECT_EQ(format_error(R"({"version": 1})", "sf-dump", true), "f.json: (top level): not a conformance dump (sf-dump): no \"format\"");
+  EXPECT_EQ(format_error(R"({"format": "csv"})", "sf-timing", true), "f.json: /format: expected \"sf-timing\" (a timing result), got \"csv\"");
+  EXPECT_EQ(format_error(R"({"format": 3})", "sf-timing", true), "f.json: /format: expected \"sf-timing\", got 3");
+  // Through the trace reader: a machine file given as a trace.
+  try {
+    trace::parse_trace(R"({"format": "sf-machine", "name": "m", "base": "generic"})", "m.json");
+    FAIL() << "a machine file was read as a trace";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "m.json is an sf-machine (a machine file), not a trace (sf-trace)");
+  }
+}
+
+// An output path is checked by creating a file there, not by permission bits: /proc passes
+// access(W_OK) for root and refuses every new file.
+TEST(OutputFile, CheckOutputPathTriesToCreateTheFile) {
+  try {
+    io::check_output_path("--timing", "/proc/t.json");
+    FAIL() << "/proc/t.json was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--timing: cannot write '/proc/t.json' in folder '/proc': ", 0), 0u) << e.what();
+  }
+  const auto dir = std::filesystem::temp_directory_path() / ("sfr_out_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  EXPECT_NO_THROW(io::check_output_path("--json", (dir / "x.json").string()));
+  EXPECT_TRUE(std::filesystem::is_empty(dir));  // the probe is removed
   std::filesystem::remove_all(dir);
 }
