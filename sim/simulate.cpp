@@ -62,6 +62,27 @@ Breakdown& Breakdown::operator+=(const Breakdown& b) {
   overhead += b.overhead, copies += b.copies, sync += b.sync, other += b.other;
   return *this;
 }
+void Breakdown::fit(double total) {
+  // The terms are the last rank's own time in the op; it may have started before the op's start
+  // (the previous op's last rank finished later), so they can exceed the op's time: they are then
+  // scaled to it (their proportions kept), and "other" (waiting) is what is left, never negative.
+  other = 0;
+  double named = 0;
+  for (double* t : {&latency, &bandwidth, &contention, &injection_wait, &overhead, &copies, &sync}) {
+    if (!(*t > 0)) *t = 0;
+    named += *t;
+  }
+  if (!(total > 0)) {
+    *this = Breakdown{};
+    return;
+  }
+  if (named > total) {
+    *this = scaled(total / named);
+    return;
+  }
+  other = total - named;
+  if (other <= 1e-9 * total) other = 0;  // rounding of the subtraction, not waiting
+}
 Breakdown Breakdown::scaled(double f) const {
   Breakdown b = *this;
   b.latency *= f, b.bandwidth *= f, b.contention *= f, b.injection_wait *= f, b.overhead *= f, b.copies *= f, b.sync *= f, b.other *= f;
@@ -169,8 +190,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
         bd.overhead = term(acc.overhead, before.overhead);
         bd.copies = term(acc.copies, before.copies);
         bd.sync = term(acc.sync, before.sync);
-        bd.other = o.per_call_s - bd.latency - bd.bandwidth - bd.contention - bd.injection_wait - bd.overhead - bd.copies - bd.sync;
-        if (std::abs(bd.other) <= 1e-9 * o.per_call_s) bd.other = 0;  // rounding of the subtraction, not waiting
+        bd.fit(o.per_call_s);
       }
       br.total_s += o.total_s;
       br.messages += o.messages;
@@ -207,6 +227,13 @@ std::string dominant_terms(const Breakdown& b, double total) {
 
 std::string why_faster(const std::string& win_name, const Breakdown& win, double win_time, std::uint64_t win_msgs,
                        const std::string& other_name, const Breakdown& other, double other_time, std::uint64_t other_msgs) {
+  // A difference that shows as x1.00 is a tie, and is called one.
+  if (other_time <= win_time || (win_time > 0 && fmt("%.2f", other_time / win_time) == "1.00")) {
+    std::string out = win_name + " and " + other_name + " tie" +
+                      (other_time <= win_time ? std::string(": the same predicted time") : ": within 0.5% (x1.00)");
+    if (win_msgs != other_msgs) out += " (" + std::to_string(win_msgs) + " vs " + std::to_string(other_msgs) + " messages)";
+    return out;
+  }
   std::string out = win_name + " beats " + other_name;
   if (win_time > 0) out += " by x" + fmt("%.2f", other_time / win_time);
   std::vector<std::pair<double, int>> d;

@@ -22,6 +22,9 @@ struct Breakdown {
   double term(int k) const;
   Breakdown& operator+=(const Breakdown& b);
   Breakdown scaled(double f) const;
+  // Makes the terms a breakdown of `total`: none negative, all adding up to it (terms past the
+  // total scaled down to it; "other" is what they leave).
+  void fit(double total);
 };
 struct OpResult {
   std::size_t index = 0;

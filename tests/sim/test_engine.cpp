@@ -9,6 +9,8 @@
 
 #include "sim/engine.hpp"
 #include "sim_support.hpp"
+#include "support/sample_traces.hpp"
+#include "trace/reader.hpp"
 
 using namespace sfr_simtest;
 using core::OpKind;
@@ -525,4 +527,50 @@ TEST(SimFlows, RandomStepsMatchExactProcessorSharing) {
     ++cases;
   }
   EXPECT_EQ(cases, 300);
+}
+
+// Breakdowns are breakdowns: on every sample trace, preset and backend, no term is negative and
+// the terms of an op add up to its time per call (and a backend's to its total), so no share
+// passes 100 %. (The last rank's own time could start before the op did: latency 183 %, other
+// -1.890 us.)
+TEST(SimEngine, BreakdownsAreNonNegativeAndAddUpToTheTime) {
+  for (const auto& path : sfr_test::sample_traces()) {
+    const auto bt = trace::read_trace_file(path.string());
+    for (const char* m : {"lassen", "generic"}) {
+      const auto res = sim::simulate(bt, sim::load_machine(m), sim::all_backends(false));
+      for (const auto& b : res.backends) {
+        auto check = [&](const sim::Breakdown& d, double total, const std::string& what) {
+          double sum = 0;
+          for (int k = 0; k < sim::Breakdown::kTerms; ++k) {
+            EXPECT_GE(d.term(k), 0) << what << " " << sim::Breakdown::term_name(k);
+            sum += d.term(k);
+          }
+          EXPECT_NEAR(sum, total, 1e-9 * std::max(total, 1e-12)) << what;
+          const std::string shares = sim::dominant_terms(d, total);
+          for (std::size_t at = shares.find('%'); at != std::string::npos; at = shares.find('%', at + 1)) {
+            const std::size_t from = shares.rfind(' ', at) + 1;
+            EXPECT_LE(std::stoi(shares.substr(from, at - from)), 100) << what << ": " << shares;
+          }
+        };
+        const std::string where = path.filename().string() + " " + m + " " + b.backend.name();
+        check(b.breakdown, b.total_s, where);
+        for (const auto& o : b.ops) check(o.breakdown, o.per_call_s, where + " op " + std::to_string(o.index));
+      }
+    }
+  }
+}
+
+// A tie is called a tie, not "x1.00 ... shorter waits".
+TEST(SimEngine, WhyFasterCallsATieATie) {
+  sim::Breakdown a;
+  a.latency = 1e-6;
+  const auto same = sim::why_faster("basic", a, 1e-6, 4, "neighbor", a, 1e-6, 4);
+  EXPECT_EQ(same, "basic and neighbor tie: the same predicted time");
+  const auto close = sim::why_faster("basic", a, 1e-6, 4, "neighbor", a, 1.001e-6, 6);
+  EXPECT_EQ(close.find("beats"), std::string::npos) << close;
+  EXPECT_NE(close.find("tie"), std::string::npos) << close;
+  EXPECT_NE(close.find("(4 vs 6 messages)"), std::string::npos) << close;
+  sim::Breakdown b = a;
+  b.latency = 2e-6;
+  EXPECT_EQ(sim::why_faster("basic", a, 1e-6, 4, "neighbor", b, 2e-6, 4), "basic beats neighbor by x2.00: latency -1.000 us");
 }
