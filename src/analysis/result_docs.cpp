@@ -83,6 +83,7 @@ json load_simulation_doc(const std::string& file, const std::string& trace_name)
 
 json load_simulation_doc(const std::string& file) {
   json j = io::parse_json_strict(io::read_text_file(file), file);
+  if (j.is_object()) io::check_format(j, file, "sf-simulation", false);  // first: another kind of file is named as such
   if (!j.is_object() || !j.contains("backends") || !j.contains("machine"))
     throw InputError(file, "(top level): not a simulation result (sf-replay simulate --json)");
   require(file, j, "", {{"trace", Kind::string}, {"machine", Kind::string}, {"model", Kind::string}, {"backends", Kind::array}});

@@ -248,6 +248,8 @@ TEST_F(Cli, FilesOfAnotherKindAreNamedAsSuch) {
   const fs::path md = dir_ / "r.md";
   sfr_test::expect_refused(run("report " + kSample + " -o " + md.string() + " --timing " + kSample), "a trace as a timing result",
                            "handmade-4.json is an sf-trace (a trace), not a timing result (sf-timing)");
+  sfr_test::expect_refused(run("report " + kSample + " -o " + md.string() + " --simulation " + timing), "a timing result as a simulation",
+                           timing + " is an sf-timing (a timing result), not a simulation result (sf-simulation)");
   EXPECT_FALSE(fs::exists(md));
 }
 
