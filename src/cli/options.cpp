@@ -28,8 +28,7 @@ bool parse_options(const char* cmd, const char* usage, const Args& args, po::opt
     std::string name = e.get_option_name();
     name.erase(0, name.find_first_not_of('-'));
     for (unsigned k = 0; k < pos.max_total_count() && k < 16; ++k)
-      if (pos.name_for_position(k) == name)
-        throw InputError("", "no " + name + " given (usage: sf-replay " + cmd + " " + usage + ")");
+      if (pos.name_for_position(k) == name) throw InputError("", "no " + name + " given (usage: sf-replay " + cmd + " " + usage + ")");
     throw;
   }
   return false;

@@ -239,9 +239,11 @@ namespace {
 // Files of the wrong kind are named as such: every reader looks at "format" first.
 TEST_F(Cli, FilesOfAnotherKindAreNamedAsSuch) {
   const auto machine = write("m.json", R"({"format": "sf-machine", "name": "x", "base": "generic"})").string();
-  sfr_test::expect_refused(run("validate " + machine), "a machine file as a trace", machine + " is an sf-machine (a machine file), not a trace (sf-trace)");
+  sfr_test::expect_refused(run("validate " + machine), "a machine file as a trace",
+                           machine + " is an sf-machine (a machine file), not a trace (sf-trace)");
   const auto suite = write("s.json", R"({"format": "sf-suite", "version": 1, "seed": 3, "traces": []})").string();
-  sfr_test::expect_refused(run("inspect " + suite), "a manifest as a trace", suite + " is an sf-suite (a suite manifest), not a trace (sf-trace)");
+  sfr_test::expect_refused(run("inspect " + suite), "a manifest as a trace",
+                           suite + " is an sf-suite (a suite manifest), not a trace (sf-trace)");
   const auto timing = write("t.json", R"({"format": "sf-timing", "version": 1})").string();
   sfr_test::expect_refused(run("check " + kSample + " " + timing), "a timing result as a dump",
                            timing + " is an sf-timing (a timing result), not a conformance dump (sf-dump)");

@@ -248,14 +248,15 @@ TEST_F(GenerateCli, RandomOptionCombinationsWriteOnlyValidTraces) {
     const std::string kind = pick({"stencil", "hexmesh", "synthetic", "scatter", "scenario", "random", mats ? "spmv" : "random"});
     std::string a;
     if (kind == "stencil")
-      a = "--dims 2 --size " + in(2, 12) + "x" + in(2, 12) + " --procs " + in(1, 3) + "x" + in(1, 3) + " --stencil " + pick({"star", "box"}) +
-          " --width " + in(0, 2) + " --dof " + in(1, 2) + " --periodic " + pick({"none", "all", "x"});
+      a = "--dims 2 --size " + in(2, 12) + "x" + in(2, 12) + " --procs " + in(1, 3) + "x" + in(1, 3) + " --stencil " +
+          pick({"star", "box"}) + " --width " + in(0, 2) + " --dof " + in(1, 2) + " --periodic " + pick({"none", "all", "x"});
     else if (kind == "hexmesh")
       a = "--cells " + in(1, 5) + " --ranks " + in(1, 9) + " --order " + pick({"sequential", "chunks"});
     else if (kind == "synthetic")
       a = "--pattern " + pick({"diagonal", "random"}) + " --ranks " + in(1, 8) + " --per-rank " + in(0, 30);
     else if (kind == "scatter")
-      a = "--pattern " + pick({"par-to-par", "seq-to-par", "par-to-seq", "ring-send"}) + " --ranks " + in(1, 8) + " --per-rank " + in(0, 20);
+      a = "--pattern " + pick({"par-to-par", "seq-to-par", "par-to-seq", "ring-send"}) + " --ranks " + in(1, 8) + " --per-rank " +
+          in(0, 20);
     else if (kind == "scenario")
       a = "--msgs " + in(1, 8) + " --nodes " + in(1, 4) + " --size " + in(1, 256);
     else if (kind == "random")
@@ -289,7 +290,8 @@ TEST_F(GenerateCli, SeedThatWouldDoNothingIsAnError) {
       {"synthetic --pattern diagonal --ranks 2 --seed 3", "--seed: does nothing with --pattern diagonal"},
   };
   if (sfr_test::have_shared_matrices())
-    cases.push_back({"spmv --matrix " + kMat + "/dwt_992.mtx --ranks 2 --partition rows --seed 3", "--seed: does nothing with --partition rows"});
+    cases.push_back(
+        {"spmv --matrix " + kMat + "/dwt_992.mtx --ranks 2 --partition rows --seed 3", "--seed: does nothing with --partition rows"});
   for (const auto& [args, needle] : cases) {
     sfr_test::expect_refused(gen(args + o), args, needle);
     EXPECT_FALSE(fs::exists(dir_ / "out.json")) << args;
@@ -320,5 +322,6 @@ TEST_F(GenerateCli, ValidateTakesASuite) {
       << r.err;
   // A folder that holds no suite.
   fs::create_directories(dir_ / "empty");
-  sfr_test::expect_refused(run("validate " + (dir_ / "empty").string()), "empty folder", "is a directory, not a file (nor a suite's folder: no manifest.json in it)");
+  sfr_test::expect_refused(run("validate " + (dir_ / "empty").string()), "empty folder",
+                           "is a directory, not a file (nor a suite's folder: no manifest.json in it)");
 }

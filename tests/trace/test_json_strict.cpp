@@ -202,7 +202,8 @@ TEST(JsonStrict, CheckFormatNamesAnotherKindOfFile) {
   EXPECT_EQ(format_error(R"({"format": "sf-dump"})", "sf-dump", true), "");
   EXPECT_EQ(format_error(R"({"version": 1})", "sf-trace", false), "");
   EXPECT_EQ(format_error(R"({"version": 1})", "sf-dump", true), "f.json: (top level): not a conformance dump (sf-dump): no \"format\"");
-  EXPECT_EQ(format_error(R"({"format": "csv"})", "sf-timing", true), "f.json: /format: expected \"sf-timing\" (a timing result), got \"csv\"");
+  EXPECT_EQ(format_error(R"({"format": "csv"})", "sf-timing", true),
+            "f.json: /format: expected \"sf-timing\" (a timing result), got \"csv\"");
   EXPECT_EQ(format_error(R"({"format": 3})", "sf-timing", true), "f.json: /format: expected \"sf-timing\", got 3");
   // Through the trace reader: a machine file given as a trace.
   try {
