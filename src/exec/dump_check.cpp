@@ -240,32 +240,42 @@ private:
             for (size_t i = 0; i < by_root[s].size(); ++i) {
               const auto& leaves = by_root[s][i];
               const size_t n = leaves.size();
-              // Each leaf's fetched value and contribution, and the leaves by fetched value.
-              std::vector<const T*> upd(n), val(n);
-              std::unordered_map<std::string, std::vector<size_t>> by_fetched;
-              for (size_t k = 0; k < n; ++k) {
-                upd[k] = upd_of[static_cast<size_t>(leaves[k].rank)] + static_cast<size_t>(leaves[k].pos) * bs;
-                val[k] = leaf_in[static_cast<size_t>(leaves[k].rank)].template as<T>() + static_cast<size_t>(leaves[k].pos) * bs;
-                by_fetched[bytes_of(upd[k], bs)].push_back(k);
+              // Leaves with equal (fetched value, contribution) are interchangeable: the search works
+              // on those classes, with a count of unused leaves each, found by fetched value.
+              struct Class {
+                const T* fetched;
+                const T* value;
+                size_t left;
+              };
+              std::vector<Class> classes;
+              std::unordered_map<std::string, size_t> class_of;                      // fetched + value bytes
+              std::unordered_map<std::string, std::vector<size_t>> classes_by_fetched;  // fetched bytes
+              for (const LeafAt& a : leaves) {
+                const T* u = upd_of[static_cast<size_t>(a.rank)] + static_cast<size_t>(a.pos) * bs;
+                const T* v = leaf_in[static_cast<size_t>(a.rank)].template as<T>() + static_cast<size_t>(a.pos) * bs;
+                const auto [it, fresh] = class_of.try_emplace(bytes_of(u, bs) + bytes_of(v, bs), classes.size());
+                if (fresh) {
+                  classes.push_back({u, v, 0});
+                  classes_by_fetched[bytes_of(u, bs)].push_back(it->second);
+                }
+                ++classes[it->second].left;
               }
               const T* final_root = cand[s]["rootdata"].template as<T>() + i * bs;
               // Depth-first search for a serial order (iterative: a root may have many thousand
               // leaves): at each step a leaf whose fetched value is the current root value goes
-              // next. Leaves with equal (fetched, value) are interchangeable, so one of each kind is
-              // tried. Bounded, so a pathological root cannot stall a check.
+              // next, one of each class tried. Bounded, so a pathological root cannot stall a check.
+              const size_t none = classes.size();
               struct Frame {
                 std::vector<T> acc;
-                const std::vector<size_t>* cands;
+                const std::vector<size_t>* cands;  // classes whose fetched value is acc
                 size_t next;
-                std::vector<size_t> tried;
                 size_t chosen;
               };
-              std::vector<char> used(n, 0);
               long budget = 200000;
               std::vector<Frame> stack;
               auto push = [&](std::vector<T> acc) {
-                const auto it = by_fetched.find(bytes_of(acc.data(), bs));
-                stack.push_back({std::move(acc), it == by_fetched.end() ? nullptr : &it->second, 0, {}, n});
+                const auto it = classes_by_fetched.find(bytes_of(acc.data(), bs));
+                stack.push_back({std::move(acc), it == classes_by_fetched.end() ? nullptr : &it->second, 0, none});
               };
               push(std::vector<T>(root_in[s].template as<T>() + i * bs, root_in[s].template as<T>() + (i + 1) * bs));
               bool found = false;
@@ -275,25 +285,21 @@ private:
                   found = std::equal(f.acc.begin(), f.acc.end(), final_root);
                   if (found) break;
                 }
-                if (f.chosen < n) used[f.chosen] = 0, f.chosen = n;  // back from that branch
-                size_t pick = n;
-                while (f.cands && f.next < f.cands->size() && pick == n) {
-                  const size_t k = (*f.cands)[f.next++];
-                  if (used[k]) continue;
-                  bool dup = false;
-                  for (size_t q : f.tried) dup = dup || std::equal(val[q], val[q] + bs, val[k]);
-                  if (!dup) pick = k;
+                if (f.chosen < none) ++classes[f.chosen].left, f.chosen = none;  // back from that branch
+                size_t pick = none;
+                while (f.cands && f.next < f.cands->size() && pick == none) {
+                  const size_t c = (*f.cands)[f.next++];
+                  if (classes[c].left > 0) pick = c;
                 }
-                if (pick == n || --budget < 0) {
+                if (pick == none || --budget < 0) {
                   stack.pop_back();
                   if (budget < 0) break;
                   continue;
                 }
-                f.tried.push_back(pick);
                 f.chosen = pick;
-                used[pick] = 1;
+                --classes[pick].left;
                 std::vector<T> next = f.acc;
-                for (size_t c = 0; c < bs; ++c) O::apply(next[c], val[pick][c]);
+                for (size_t c = 0; c < bs; ++c) O::apply(next[c], classes[pick].value[c]);
                 push(std::move(next));
               }
               if (!found) {
