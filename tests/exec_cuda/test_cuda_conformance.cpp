@@ -103,6 +103,13 @@ TEST(CudaBadInput, NoGpuIsOneLineAndExitTwo) {
   }
 }
 
+// The cuda-aware probe sees a refusal: it runs with the trace's rank count, so where cuda-aware
+// cannot run (here: no GPU) it says "not aware" and the cuda-aware tests skip instead of failing.
+TEST(CudaBadInput, AwareProbeSeesTheRefusal) {
+  if (exec::cuda::no_gpu_reason().empty()) GTEST_SKIP() << "a GPU is present; the probe's answer depends on the MPI library";
+  EXPECT_FALSE(aware_mpi());
+}
+
 // A malformed SFR_EMULATE_DEVICE is bad input: one line naming the variable, exit 2, no dump.
 TEST(CudaBadInput, MalformedEmulationSeedIsOneLine) {
   const fs::path dump = tmp("refused-seed.json");
