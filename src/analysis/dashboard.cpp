@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -76,6 +78,17 @@ std::vector<double> samples_of(const Json& r) {
   return s;
 }
 
+// A timing result's backend as a series: "auto:basic" (auto, having chosen basic) is the series
+// "auto"; `chose` is what it chose ("" for a fixed backend).
+struct Series {
+  std::string backend, chose;
+};
+Series series_of(const std::string& b) {
+  if (b.rfind("auto:", 0) == 0) return {"auto", b.substr(5)};
+  return {b, ""};
+}
+std::string series_label(const Series& s) { return s.chose.empty() ? s.backend : s.backend + " (chose " + s.chose + ")"; }
+
 std::string op_label(const Json& r) {
   return "#" + std::to_string(r["index"].get<std::size_t>()) + " " + r["op"].get<std::string>() + " " + r["sf"].get<std::string>();
 }
@@ -106,13 +119,33 @@ std::string range_text(const std::vector<const Json*>& docs) {
 Json base_spec(const std::string& title, const std::vector<std::string>& subtitle) {
   return {{"$schema", "https://vega.github.io/schema/vega-lite/v5.json"},
           {"title", {{"text", title}, {"subtitle", subtitle}, {"anchor", "start"}}},
-          {"config", {{"font", "sans-serif"}, {"view", {{"stroke", "#ccc"}}}}}};
+          {"config", {{"font", "sans-serif"}, {"view", {{"stroke", "#ccc"}}}, {"legend", {{"labelLimit", 320}}}}}};
 }
 
 Json tooltip(std::initializer_list<std::pair<const char*, const char*>> fields) {
   Json t = Json::array();
   for (const auto& [f, type] : fields) t.push_back({{"field", f}, {"type", type}});
   return t;
+}
+
+// One colour per backend on every chart: the domain is every backend in the documents (sorted),
+// the range colours that stay apart on white and for colour-blind readers (Okabe-Ito first, no
+// yellow), repeated only past 12 backends.
+Json backend_colors(const ResultSet& rs) {
+  static const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
+                                   "#000000", "#882255", "#44AA99", "#999933", "#332288", "#888888"};
+  std::set<std::string> names;
+  for (const auto& d : rs.timings)
+    for (const auto& r : d["results"]) names.insert(series_of(r["backend"].get<std::string>()).backend);
+  for (const auto& mc : rs.model_checks)
+    for (const auto& p : mc["pairs"]) names.insert(p["backend"].get<std::string>());
+  Json domain = Json::array(), range = Json::array();
+  std::size_t k = 0;
+  for (const auto& n : names) {
+    domain.push_back(n);
+    range.push_back(kPalette[k++ % std::size(kPalette)]);
+  }
+  return {{"domain", domain}, {"range", range}};
 }
 
 struct TraceRuns {
@@ -132,25 +165,42 @@ std::map<std::string, TraceRuns> timings_by_trace(const ResultSet& rs) {
   return out;
 }
 
-// The newest result of each (op, backend) of a trace.
-std::map<std::pair<std::size_t, std::string>, std::pair<const Json*, const Json*>> latest_results(const TraceRuns& t) {
-  std::map<std::pair<std::size_t, std::string>, std::pair<const Json*, const Json*>> out;  // -> (result, its document)
-  for (const Json* d : t.runs)
-    for (const auto& r : (*d)["results"]) out[{r["index"].get<std::size_t>(), r["backend"].get<std::string>()}] = {&r, d};
+using ResultsByOp = std::map<std::pair<std::size_t, std::string>, std::pair<const Json*, const Json*>>;  // (op, series) -> (result, doc)
+
+// The results of some runs (oldest first) by (op, series): a later run's result replaces an earlier one.
+ResultsByOp results_of(const std::vector<const Json*>& runs) {
+  ResultsByOp out;
+  for (const Json* d : runs)
+    for (const auto& r : (*d)["results"])
+      out[{r["index"].get<std::size_t>(), series_of(r["backend"].get<std::string>()).backend}] = {&r, d};
   return out;
 }
 
-Chart per_trace_chart(const std::string& id, const TraceRuns& t) {
+// The newest result of each (op, backend) of a trace.
+ResultsByOp latest_results(const TraceRuns& t) { return results_of(t.runs); }
+
+Chart per_trace_chart(const std::string& id, const TraceRuns& t, const Json& colors) {
   Json rows = Json::array();
   std::vector<const Json*> docs;
   std::set<std::string> backends;
   std::set<std::size_t> ops;
-  for (const auto& [key, rd] : latest_results(t)) {
+  const auto latest = latest_results(t);
+  // Per op, the backends fastest first (median; ties by name): the bars' order.
+  std::map<std::size_t, std::vector<std::pair<double, std::string>>> order;
+  for (const auto& [key, rd] : latest) order[key.first].push_back({(*rd.first)["median_us"].get<double>(), key.second});
+  for (auto& [op, v] : order) std::sort(v.begin(), v.end());
+  for (const auto& [key, rd] : latest) {
     const Json& r = *rd.first;
     const auto s = samples_of(r);
+    const Series ser = series_of(r["backend"].get<std::string>());
+    const auto& v = order[key.first];
+    const auto rank = 1 + std::find_if(v.begin(), v.end(), [&](const auto& x) { return x.second == key.second; }) - v.begin();
     rows.push_back({{"op", op_label(r)},
                     {"index", key.first},
                     {"backend", key.second},
+                    {"chose", ser.chose},
+                    {"series", series_label(ser)},
+                    {"rank", rank},
                     {"median_us", r["median_us"]},
                     {"p25_us", quantile(s, 0.25)},
                     {"p75_us", quantile(s, 0.75)},
@@ -166,18 +216,20 @@ Chart per_trace_chart(const std::string& id, const TraceRuns& t) {
   }
   Json spec =
       base_spec("Time per op per backend: " + t.name,
-                {range_text(docs), "newest run of each op and backend; bar: median over timed iterations, whisker: 25th-75th percentile"});
+                {range_text(docs),
+                 "newest run of each op and backend, fastest first; bar: median over timed iterations, whisker: 25th-75th percentile"});
   spec["data"] = {{"values", rows}};
   spec["width"] = std::max<std::size_t>(360, ops.size() * backends.size() * 16);
   spec["height"] = 260;
   spec["encoding"] = {{"x", {{"field", "op"}, {"type", "nominal"}, {"sort", {{"field", "index"}, {"op", "min"}}}, {"title", "op"}}},
-                      {"xOffset", {{"field", "backend"}, {"type", "nominal"}}},
-                      {"color", {{"field", "backend"}, {"type", "nominal"}}}};
+                      {"xOffset", {{"field", "rank"}, {"type", "ordinal"}}},
+                      {"color", {{"field", "backend"}, {"type", "nominal"}, {"scale", colors}}}};
   spec["layer"] = Json::array({{{"mark", "bar"},
                                 {"encoding",
                                  {{"y", {{"field", "median_us"}, {"type", "quantitative"}, {"title", "time per op (us)"}}},
                                   {"tooltip", tooltip({{"op", "nominal"},
-                                                       {"backend", "nominal"},
+                                                       {"series", "nominal"},
+                                                       {"rank", "quantitative"},
                                                        {"median_us", "quantitative"},
                                                        {"p25_us", "quantitative"},
                                                        {"p75_us", "quantitative"},
@@ -192,44 +244,64 @@ Chart per_trace_chart(const std::string& id, const TraceRuns& t) {
   return {id, "per-trace", "Time per op per backend: " + t.name, spec};
 }
 
-Chart message_size_chart(const std::string& id, const std::map<std::string, TraceRuns>& traces) {
-  Json rows = Json::array();
+Chart message_size_chart(const std::string& id, const std::map<std::string, TraceRuns>& traces, const Json& colors) {
+  Json rows = Json::array(), curve = Json::array();
   std::vector<const Json*> docs;
-  for (const auto& [k, t] : traces)
+  for (const auto& [k, t] : traces) {
+    std::map<std::pair<std::string, double>, std::vector<double>> by_size;  // (backend, bytes per message) -> medians
     for (const auto& [key, rd] : latest_results(t)) {
       const Json& r = *rd.first;
       const double msgs = r["messages"].get<double>();
       if (msgs <= 0 || r["bytes"].get<double>() <= 0) continue;
+      const double size = r["bytes"].get<double>() / msgs;
       rows.push_back({{"trace", t.name},
                       {"op", op_label(r)},
                       {"backend", key.second},
-                      {"bytes_per_message", r["bytes"].get<double>() / msgs},
+                      {"bytes_per_message", size},
                       {"median_us", r["median_us"]},
                       {"messages", r["messages"]}});
+      by_size[{key.second, size}].push_back(r["median_us"].get<double>());
       if (std::find(docs.begin(), docs.end(), rd.second) == docs.end()) docs.push_back(rd.second);
     }
-  Json spec =
-      base_spec("Time per op vs message size (OSU style)",
-                {range_text(docs), std::to_string(traces.size()) + " trace(s); newest run of each op; x: bytes per message (all ranks)"});
-  spec["data"] = {{"values", rows}};
+    for (const auto& [bs, v] : by_size)
+      curve.push_back({{"trace", t.name},
+                       {"backend", bs.first},
+                       {"series", traces.size() > 1 ? bs.first + " · " + t.name : bs.first},
+                       {"bytes_per_message", bs.second},
+                       {"median_us", quantile(v, 0.5)},
+                       {"ops", v.size()}});
+  }
+  const bool one = traces.size() == 1;
+  Json spec = base_spec("Time per op vs message size (OSU style)" + (one ? ": " + traces.begin()->second.name : std::string()),
+                        {range_text(docs), std::to_string(traces.size()) +
+                                               " trace(s); newest run of each op; x: bytes per message (all ranks); point: one op; "
+                                               "line: per backend, the median over the ops of each message size"});
   spec["width"] = 560;
   spec["height"] = 320;
-  spec["mark"] = {{"type", "point"}, {"filled", true}, {"size", 60}};
-  spec["encoding"] = {
-      {"x", {{"field", "bytes_per_message"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "bytes per message"}}},
-      {"y", {{"field", "median_us"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "median time per op (us)"}}},
-      {"color", {{"field", "backend"}, {"type", "nominal"}}},
-      {"shape", {{"field", "trace"}, {"type", "nominal"}}},
-      {"tooltip", tooltip({{"trace", "nominal"},
-                           {"op", "nominal"},
-                           {"backend", "nominal"},
-                           {"bytes_per_message", "quantitative"},
-                           {"messages", "quantitative"},
-                           {"median_us", "quantitative"}})}};
+  const Json xe = {{"field", "bytes_per_message"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "bytes per message"}};
+  const Json ye = {{"field", "median_us"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "median time per op (us)"}};
+  const Json color = {{"field", "backend"}, {"type", "nominal"}, {"scale", colors}};
+  Json points_enc = {{"x", xe},
+                     {"y", ye},
+                     {"color", color},
+                     {"tooltip", tooltip({{"trace", "nominal"},
+                                          {"op", "nominal"},
+                                          {"backend", "nominal"},
+                                          {"bytes_per_message", "quantitative"},
+                                          {"messages", "quantitative"},
+                                          {"median_us", "quantitative"}})}};
+  if (!one) points_enc["shape"] = {{"field", "trace"}, {"type", "nominal"}};  // one trace: nothing to tell apart
+  spec["layer"] =
+      Json::array({{{"data", {{"values", curve}}},
+                    {"mark", {{"type", "line"}, {"point", false}, {"strokeWidth", 2}}},
+                    {"encoding", {{"x", xe}, {"y", ye}, {"color", color}, {"detail", {{"field", "series"}, {"type", "nominal"}}}}}},
+                   {{"data", {{"values", rows}}},
+                    {"mark", {{"type", "point"}, {"filled", true}, {"size", 50}, {"opacity", 0.7}}},
+                    {"encoding", points_enc}}});
   return {id, "message-size", "Time per op vs message size", spec};
 }
 
-Chart model_chart(const std::string& id, const Json& mc) {
+Chart model_chart(const std::string& id, const Json& mc, const Json& colors) {
   Json rows = Json::array();
   double lo = INFINITY, hi = 0;
   for (const auto& p : mc["pairs"]) {
@@ -266,7 +338,7 @@ Chart model_chart(const std::string& id, const Json& mc) {
         {"encoding",
          {{"x", {{"field", "measured_us"}, {"type", "quantitative"}, {"scale", xs}, {"title", "measured (us)"}}},
           {"y", {{"field", "predicted_us"}, {"type", "quantitative"}, {"scale", xs}, {"title", "predicted (us)"}}},
-          {"color", {{"field", "backend"}, {"type", "nominal"}}},
+          {"color", {{"field", "backend"}, {"type", "nominal"}, {"scale", colors}}},
           {"shape", {{"field", "trace"}, {"type", "nominal"}}},
           {"tooltip", tooltip({{"trace", "nominal"},
                                {"op", "nominal"},
@@ -277,7 +349,128 @@ Chart model_chart(const std::string& id, const Json& mc) {
   return {id, "model", "Measured vs predicted on " + mc["machine"].get<std::string>(), spec};
 }
 
-Chart history_chart(const std::string& id, const TraceRuns& t) {
+// The newest simulation of each (trace file, machine).
+std::map<std::pair<std::string, std::string>, const Json*> newest_simulations(const ResultSet& rs) {
+  std::map<std::pair<std::string, std::string>, const Json*> out;
+  for (const auto& s : rs.simulations) {
+    const Json*& cur = out[{trace_key(s), s["machine"].get<std::string>()}];
+    if (!cur || prov(*cur, "date") <= prov(s, "date")) cur = &s;
+  }
+  return out;
+}
+
+// A simulated op's time per call, in us.
+double predicted_us(const Json& op) {
+  if (op.contains("per_call") && op["per_call"].is_number()) return 1e6 * op["per_call"].get<double>();
+  const double rep = op.contains("repeat") && op["repeat"].is_number() && op["repeat"].get<double>() > 0 ? op["repeat"].get<double>() : 1;
+  return 1e6 * op["total"].get<double>() / rep;
+}
+
+// Per trace: the newest measured time of each op and backend next to every prediction of it: the
+// newest simulation on each machine (a machine no model check of the trace was made for is a
+// what-if) and validate-model's pairs, each with its error against its measurement. "auto" is
+// compared with the prediction for the backend it chose.
+Chart predicted_chart(const std::string& id, const std::string& key, const TraceRuns& t, const ResultSet& rs, const Json& colors) {
+  Json rows = Json::array();
+  std::vector<const Json*> docs;
+  std::set<std::string> checked_machines;
+  for (const auto& mc : rs.model_checks)
+    for (const auto& p : mc["pairs"])
+      if (p["trace"] == t.name) checked_machines.insert(mc["machine"].get<std::string>());
+  const auto latest = latest_results(t);
+  for (const auto& [k, rd] : latest) {
+    const Json& r = *rd.first;
+    rows.push_back({{"op", op_label(r)},
+                    {"index", k.first},
+                    {"backend", k.second},
+                    {"series", series_label(series_of(r["backend"].get<std::string>()))},
+                    {"source", "measured (" + prov(*rd.second, "host") + ")"},
+                    {"time_us", r["median_us"]},
+                    {"measured_us", r["median_us"]}});
+    if (std::find(docs.begin(), docs.end(), rd.second) == docs.end()) docs.push_back(rd.second);
+  }
+  for (const auto& [km, sim] : newest_simulations(rs)) {
+    if (km.first != key) continue;
+    const std::string machine = km.second;
+    const std::string source = (checked_machines.count(machine) ? "predicted on " : "what-if on ") + machine;
+    docs.push_back(sim);
+    for (const auto& [k, rd] : latest) {
+      const Json& r = *rd.first;
+      const Series ser = series_of(r["backend"].get<std::string>());
+      const std::string ran = ser.chose.empty() ? ser.backend : ser.chose;
+      for (const auto& b : (*sim)["backends"])
+        if (b["backend"] == ran)
+          for (const auto& op : b["ops"])
+            if (op["index"].get<std::size_t>() == k.first) {
+              const double q = predicted_us(op), m = r["median_us"].get<double>();
+              Json row = {{"op", op_label(r)}, {"index", k.first}, {"backend", k.second}, {"series", series_label(ser)},
+                          {"source", source},  {"time_us", q},     {"measured_us", m}};
+              if (m > 0) row["error_pct"] = 100 * (q - m) / m;
+              rows.push_back(row);
+            }
+    }
+  }
+  for (const auto& mc : rs.model_checks)
+    for (const auto& p : mc["pairs"]) {
+      if (p["trace"] != t.name) continue;
+      const double m = p["measured_us"].get<double>(), q = p["predicted_us"].get<double>();
+      const std::size_t op = p["op"].get<std::size_t>();
+      std::string label = "#" + std::to_string(op) + " " + p["label"].get<std::string>();
+      for (const auto& [k, rd] : latest)
+        if (k.first == op) label = op_label(*rd.first);
+      Json row = {{"op", label},
+                  {"index", op},
+                  {"backend", p["backend"]},
+                  {"series", p["backend"]},
+                  {"source", "model check on " + mc["machine"].get<std::string>()},
+                  {"time_us", q},
+                  {"measured_us", m}};
+      if (m > 0) row["error_pct"] = 100 * (q - m) / m;
+      rows.push_back(row);
+      if (std::find(docs.begin(), docs.end(), &mc) == docs.end()) docs.push_back(&mc);
+    }
+  Json spec = base_spec("Measured and predicted per op: " + t.name,
+                        {range_text(docs),
+                         "measured: newest run's median; predicted: newest simulation per machine (what-if: a machine "
+                         "no model check was made for) and validate-model; error = (predicted - measured) / measured"});
+  spec["data"] = {{"values", rows}};
+  const Json x = {{"field", "op"}, {"type", "nominal"}, {"sort", {{"field", "index"}, {"op", "min"}}}, {"title", "op"}};
+  const Json tip = tooltip({{"op", "nominal"},
+                            {"series", "nominal"},
+                            {"source", "nominal"},
+                            {"time_us", "quantitative"},
+                            {"measured_us", "quantitative"},
+                            {"error_pct", "quantitative"}});
+  std::set<std::size_t> ops;
+  for (const auto& r : rows) ops.insert(r["index"].get<std::size_t>());
+  const std::size_t width = std::max<std::size_t>(420, ops.size() * 48);
+  spec["vconcat"] =
+      Json::array({{{"width", width},
+                    {"height", 260},
+                    {"transform", Json::array({{{"filter", "datum.time_us > 0"}}})},  // a log axis: a zero would hide the rest
+                    {"mark", {{"type", "point"}, {"filled", true}, {"size", 70}}},
+                    {"encoding",
+                     {{"x", x},
+                      {"xOffset", {{"field", "backend"}, {"type", "nominal"}}},
+                      {"y", {{"field", "time_us"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "time per op (us)"}}},
+                      {"color", {{"field", "backend"}, {"type", "nominal"}, {"scale", colors}}},
+                      {"shape", {{"field", "source"}, {"type", "nominal"}}},
+                      {"tooltip", tip}}}},
+                   {{"width", width},
+                    {"height", 160},
+                    {"transform", Json::array({{{"filter", "isValid(datum.error_pct)"}}})},
+                    {"mark", "bar"},
+                    {"encoding",
+                     {{"x", x},
+                      {"xOffset", {{"field", "source"}, {"type", "nominal"}}},
+                      {"y", {{"field", "error_pct"}, {"type", "quantitative"}, {"title", "error (%)"}}},
+                      {"color", {{"field", "backend"}, {"type", "nominal"}, {"scale", colors}}},
+                      {"opacity", {{"field", "source"}, {"type", "nominal"}, {"legend", {{"title", "error of"}}}}},
+                      {"tooltip", tip}}}}});
+  return {id, "predicted", "Measured and predicted per op: " + t.name, spec};
+}
+
+Chart history_chart(const std::string& id, const TraceRuns& t, const Json& colors) {
   Json rows = Json::array(), order = Json::array();
   for (std::size_t k = 0; k < t.runs.size(); ++k) {
     const Json& d = *t.runs[k];
@@ -286,7 +479,7 @@ Chart history_chart(const std::string& id, const TraceRuns& t) {
     std::map<std::string, std::array<double, 4>> per_backend;  // median, p10, p90, ops: summed over ops
     for (const auto& r : d["results"]) {
       const auto s = samples_of(r);
-      auto& a = per_backend[r["backend"].get<std::string>()];
+      auto& a = per_backend[series_of(r["backend"].get<std::string>()).backend];
       a[0] += r["median_us"].get<double>();
       a[1] += quantile(s, 0.10);
       a[2] += quantile(s, 0.90);
@@ -310,22 +503,24 @@ Chart history_chart(const std::string& id, const TraceRuns& t) {
   spec["height"] = 260;
   spec["encoding"] = {
       {"x", {{"field", "run"}, {"type", "ordinal"}, {"sort", order}, {"title", "run (commit, date)"}, {"axis", {{"labelAngle", -30}}}}},
-      {"color", {{"field", "backend"}, {"type", "nominal"}}}};
-  spec["layer"] = Json::array(
-      {{{"mark", {{"type", "errorband"}, {"opacity", 0.25}}},
-        {"encoding",
-         {{"y", {{"field", "p10_us"}, {"type", "quantitative"}, {"title", "time of all ops (us)"}}}, {"y2", {{"field", "p90_us"}}}}}},
-       {{"mark", {{"type", "line"}, {"point", true}}},
-        {"encoding",
-         {{"y", {{"field", "total_median_us"}, {"type", "quantitative"}}},
-          {"tooltip", tooltip({{"run", "nominal"},
-                               {"backend", "nominal"},
-                               {"total_median_us", "quantitative"},
-                               {"p10_us", "quantitative"},
-                               {"p90_us", "quantitative"},
-                               {"ops", "quantitative"},
-                               {"commit", "nominal"},
-                               {"host", "nominal"}})}}}}});
+      {"color", {{"field", "backend"}, {"type", "nominal"}, {"scale", colors}}}};
+  // The legend is the lines' (full colour), not the faint band's.
+  spec["layer"] = Json::array({{{"mark", {{"type", "errorband"}, {"opacity", 0.12}}},
+                                {"encoding",
+                                 {{"y", {{"field", "p10_us"}, {"type", "quantitative"}, {"title", "time of all ops (us)"}}},
+                                  {"y2", {{"field", "p90_us"}}},
+                                  {"color", {{"field", "backend"}, {"type", "nominal"}, {"scale", colors}, {"legend", nullptr}}}}}},
+                               {{"mark", {{"type", "line"}, {"point", {{"filled", true}, {"size", 50}}}, {"strokeWidth", 2.5}}},
+                                {"encoding",
+                                 {{"y", {{"field", "total_median_us"}, {"type", "quantitative"}}},
+                                  {"tooltip", tooltip({{"run", "nominal"},
+                                                       {"backend", "nominal"},
+                                                       {"total_median_us", "quantitative"},
+                                                       {"p10_us", "quantitative"},
+                                                       {"p90_us", "quantitative"},
+                                                       {"ops", "quantitative"},
+                                                       {"commit", "nominal"},
+                                                       {"host", "nominal"}})}}}}});
   return {id, "history", "History over commits: " + t.name, spec};
 }
 
@@ -349,8 +544,8 @@ std::string fmt_us(double v) {
   return b;
 }
 
-// Per trace, per op: backends by measured median (newest run), and the simulator's order from
-// the newest simulation of the same trace file.
+// Per trace, per op: backends by measured median in the newest run alone (a ranking never mixes
+// runs), and the simulator's order from the newest simulation of the same trace file.
 std::string ranking_tables(const ResultSet& rs, const std::map<std::string, TraceRuns>& traces) {
   std::map<std::string, const Json*> newest_sim;
   for (const auto& s : rs.simulations) {
@@ -361,17 +556,18 @@ std::string ranking_tables(const ResultSet& rs, const std::map<std::string, Trac
   for (const auto& [key, t] : traces) {
     std::map<std::size_t, std::vector<std::pair<double, std::string>>> by_op;
     std::map<std::size_t, std::string> labels;
-    std::vector<const Json*> docs;
-    for (const auto& [k, rd] : latest_results(t)) {
-      by_op[k.first].push_back({(*rd.first)["median_us"].get<double>(), k.second});
+    const std::vector<const Json*> docs = {t.runs.back()};
+    for (const auto& [k, rd] : results_of(docs)) {
+      by_op[k.first].push_back(
+          {(*rd.first)["median_us"].get<double>(), series_label(series_of((*rd.first)["backend"].get<std::string>()))});
       labels[k.first] = op_label(*rd.first);
-      if (std::find(docs.begin(), docs.end(), rd.second) == docs.end()) docs.push_back(rd.second);
     }
     const auto sim = newest_sim.find(key);
     o << "<h3>Backend ranking: " << esc(t.name) << "</h3>\n<p class=\"sub\">" << esc(range_text(docs))
       << (sim != newest_sim.end() ? " · predicted on " + esc((*sim->second)["machine"].get<std::string>())
                                   : std::string(" · no simulation of this trace"))
-      << "</p>\n<table class=\"rank\"><tr><th>op</th><th>measured, fastest first (median us)</th><th>winner's margin</th><th>predicted "
+      << "</p>\n<table class=\"rank\"><tr><th>op</th><th>measured in the newest run, fastest first (median us)</th><th>winner's "
+         "margin</th><th>predicted "
          "order</th></tr>\n";
     for (auto& [op, v] : by_op) {
       std::sort(v.begin(), v.end());
@@ -404,12 +600,20 @@ std::string ranking_tables(const ResultSet& rs, const std::map<std::string, Trac
 DashboardContent build_dashboard(const ResultSet& rs) {
   DashboardContent d;
   const auto traces = timings_by_trace(rs);
+  const Json colors = backend_colors(rs);
   int n = 0;
   auto next_id = [&] { return "chart-" + std::to_string(++n); };
-  for (const auto& [k, t] : traces) d.charts.push_back(per_trace_chart(next_id(), t));
-  if (!traces.empty()) d.charts.push_back(message_size_chart(next_id(), traces));
-  for (const auto& mc : rs.model_checks) d.charts.push_back(model_chart(next_id(), mc));
-  for (const auto& [k, t] : traces) d.charts.push_back(history_chart(next_id(), t));
+  for (const auto& [k, t] : traces) d.charts.push_back(per_trace_chart(next_id(), t, colors));
+  for (const auto& [k, t] : traces) {
+    bool predicted = false;
+    for (const auto& s : rs.simulations) predicted = predicted || trace_key(s) == k;
+    for (const auto& mc : rs.model_checks)
+      for (const auto& p : mc["pairs"]) predicted = predicted || p["trace"] == t.name;
+    if (predicted) d.charts.push_back(predicted_chart(next_id(), k, t, rs, colors));
+  }
+  if (!traces.empty()) d.charts.push_back(message_size_chart(next_id(), traces, colors));
+  for (const auto& mc : rs.model_checks) d.charts.push_back(model_chart(next_id(), mc, colors));
+  for (const auto& [k, t] : traces) d.charts.push_back(history_chart(next_id(), t, colors));
   d.tables_html = ranking_tables(rs, traces);
   std::ostringstream s;
   s << "<p>" << rs.documents() << " result document(s): " << rs.timings.size() << " timing, " << rs.simulations.size() << " simulation, "
@@ -457,6 +661,7 @@ table.rank td, table.rank th { border: 1px solid #ddd; padding: .25em .6em; text
     << R"(<p id="sfr-status">rendering...</p>
 )";
   const std::vector<std::pair<std::string, std::string>> sections = {{"per-trace", "Time per op per backend"},
+                                                                     {"predicted", "Measured and predicted per op"},
                                                                      {"message-size", "Time vs message size"},
                                                                      {"model", "Measured vs predicted"},
                                                                      {"history", "History over commits"}};

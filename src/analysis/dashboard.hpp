@@ -1,6 +1,8 @@
 // `sf-replay dashboard DIR... -o SITE`: a static site (SITE/index.html, opens from disk, no server
 // or network) built from every result document under the folders: time per op per backend for
-// each trace, time vs message size (OSU style), measured vs predicted with the model's error band,
+// each trace, measured and predicted per op and backend (simulations, what-if machines and
+// validate-model, with the error), time vs message size (OSU style), measured vs predicted with the
+// model's error band,
 // history over commits with the noise band, and backend ranking tables. Charts are Vega-Lite
 // specifications rendered in the page by the vendored vega / vega-lite / vega-embed (copied into
 // SITE/vendor, so the page works offline). See reports/README.md.
@@ -25,7 +27,7 @@ struct ResultSet {
 ResultSet collect_results(const std::vector<std::string>& paths);
 
 struct Chart {
-  std::string id, section, title;  // section: "per-trace", "message-size", "model", "history"
+  std::string id, section, title;  // section: "per-trace", "predicted", "message-size", "model", "history"
   io::Json spec;                   // Vega-Lite
 };
 

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <vector>
 
 #include "analysis/dashboard.hpp"
 #include "core/error.hpp"
@@ -103,7 +105,7 @@ TEST(Dashboard, ChartsShowTheNewestRunAndTheWholeHistory) {
   }
   EXPECT_EQ(hist.spec["encoding"]["x"]["sort"][0].get<std::string>().substr(0, 4), "1 c1");
   EXPECT_NE(hist.spec["title"]["subtitle"][0].get<std::string>().find("commits c1 .. c3"), std::string::npos) << hist.spec["title"].dump();
-  const auto& osu = chart(d, "message-size").spec["data"]["values"];
+  const auto& osu = chart(d, "message-size").spec["layer"][1]["data"]["values"];
   ASSERT_EQ(osu.size(), 4u);
   EXPECT_DOUBLE_EQ(osu[0]["bytes_per_message"].get<double>(), 400);
 }
@@ -179,4 +181,164 @@ TEST(Dashboard, VendoredScriptsMatchTheirRecordedHashes) {
     ++checked;
   }
   EXPECT_EQ(checked, 3u);
+}
+
+namespace {
+
+// A simulation of trace file "abc" on `machine`: op k of backend b takes per_call[b][k] seconds.
+Json simulation(const std::string& machine, const std::map<std::string, std::vector<double>>& per_call) {
+  Json d = {{"format", "sf-simulation"},
+            {"version", 1},
+            {"trace", "t"},
+            {"machine", machine},
+            {"model", "max-rate"},
+            {"provenance", {{"commit", "s1"}, {"date", "2026-01-05T00:00:00Z"}, {"host", "h1"}, {"trace_sha256", "abc"}}},
+            {"backends", Json::array()}};
+  for (const auto& [b, v] : per_call) {
+    Json ops = Json::array();
+    for (std::size_t k = 0; k < v.size(); ++k) ops.push_back({{"index", k}, {"repeat", 2}, {"total", 2 * v[k]}, {"per_call", v[k]}});
+    d["backends"].push_back({{"backend", b}, {"total", 0.0}, {"messages", 2}, {"ops", ops}});
+  }
+  return d;
+}
+
+const Json* row_of(const Json& rows, std::size_t index, const std::string& backend, const std::string& source) {
+  for (const auto& r : rows)
+    if (r["index"] == index && r["backend"] == backend && r["source"] == source) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+// Predicted next to measured, per op and backend: a simulation on the machine validate-model was
+// run for ("predicted on m"), one on another machine ("what-if on big"), validate-model's own
+// pairs; each with its error against the measured median (numbers from the documents above).
+TEST(Dashboard, PredictedNextToMeasuredWithTheErrorAndWhatIf) {
+  analysis::ResultSet rs;
+  rs.timings = {timing("2026-01-01T00:00:00Z", "c1", 10, 20)};  // op 0: basic 10, neighbor 20; op 1: 20, 40
+  rs.simulations = {simulation("m", {{"basic", {12e-6, 15e-6}}, {"neighbor", {5e-6, 30e-6}}}),
+                    simulation("big", {{"basic", {1e-6, 2e-6}}, {"neighbor", {4e-6, 8e-6}}})};
+  rs.model_checks.push_back(
+      {{"format", "sf-model-check"},
+       {"machine", "m"},
+       {"pairs", {{{"trace", "t"}, {"op", 1}, {"label", "bcast A"}, {"backend", "neighbor"}, {"measured_us", 50}, {"predicted_us", 25}}}},
+       {"summary", {{"median_abs_error", 0.5}}}});
+  const auto d = analysis::build_dashboard(rs);
+  const auto& c = chart(d, "predicted");
+  const auto& rows = c.spec["data"]["values"];
+  const Json* m = row_of(rows, 0, "basic", "measured (h1)");
+  ASSERT_TRUE(m);
+  EXPECT_DOUBLE_EQ((*m)["time_us"].get<double>(), 10);
+  const Json* p = row_of(rows, 0, "basic", "predicted on m");
+  ASSERT_TRUE(p) << rows.dump();
+  EXPECT_NEAR((*p)["time_us"].get<double>(), 12, 1e-9);
+  EXPECT_NEAR((*p)["error_pct"].get<double>(), 20, 1e-9);
+  p = row_of(rows, 1, "neighbor", "predicted on m");
+  ASSERT_TRUE(p);
+  EXPECT_NEAR((*p)["error_pct"].get<double>(), -25, 1e-9);  // 30 vs 40
+  const Json* w = row_of(rows, 1, "basic", "what-if on big");
+  ASSERT_TRUE(w) << rows.dump();
+  EXPECT_NEAR((*w)["time_us"].get<double>(), 2, 1e-9);
+  EXPECT_NEAR((*w)["error_pct"].get<double>(), -90, 1e-9);  // 2 vs 20
+  const Json* mc = row_of(rows, 1, "neighbor", "model check on m");
+  ASSERT_TRUE(mc);
+  EXPECT_NEAR((*mc)["time_us"].get<double>(), 25, 1e-9);
+  EXPECT_NEAR((*mc)["error_pct"].get<double>(), -50, 1e-9);  // against its own measurement, 50
+  EXPECT_EQ(rows.size(), 4u + 4u + 4u + 1u);                 // measured, two machines, one pair
+  // The error panel draws error_pct.
+  EXPECT_EQ(c.spec["vconcat"][1]["encoding"]["y"]["field"], "error_pct");
+}
+
+// auto:basic and auto:neighbor are the series "auto" that says what it chose, never new series:
+// in the per-op chart, the prediction (the chosen backend's), the history and the table.
+TEST(Dashboard, AutoIsOneSeriesThatNamesItsChoice) {
+  analysis::ResultSet rs;
+  Json a = timing("2026-01-01T00:00:00Z", "c1", 10, 20), b = timing("2026-01-02T00:00:00Z", "c2", 10, 20);
+  for (auto& r : a["results"])
+    if (r["backend"] == "neighbor") r["backend"] = "auto:neighbor";
+  for (auto& r : b["results"])
+    if (r["backend"] == "neighbor") r["backend"] = "auto:basic";
+  rs.timings = {a, b};
+  rs.simulations = {simulation("m", {{"basic", {12e-6, 15e-6}}, {"neighbor", {5e-6, 30e-6}}})};
+  const auto d = analysis::build_dashboard(rs);
+  const auto& per = chart(d, "per-trace").spec["data"]["values"];
+  ASSERT_EQ(per.size(), 4u);  // 2 ops x (basic, auto)
+  for (const auto& r : per) {
+    EXPECT_TRUE(r["backend"] == "basic" || r["backend"] == "auto") << r.dump();
+    if (r["backend"] == "auto") {
+      EXPECT_EQ(r["chose"], "basic");
+    }
+  }
+  for (const auto& r : chart(d, "history").spec["data"]["values"])
+    EXPECT_TRUE(r["backend"] == "basic" || r["backend"] == "auto") << r.dump();
+  const Json* p = row_of(chart(d, "predicted").spec["data"]["values"], 0, "auto", "what-if on m");
+  ASSERT_TRUE(p);
+  EXPECT_NEAR((*p)["time_us"].get<double>(), 12, 1e-9);  // basic's prediction: what auto ran
+  EXPECT_EQ((*p)["series"], "auto (chose basic)");
+  EXPECT_NE(d.tables_html.find("auto (chose basic)"), std::string::npos) << d.tables_html;
+  EXPECT_EQ(d.tables_html.find("auto:"), std::string::npos) << d.tables_html;
+}
+
+// Within an op the bars stand fastest first: rank 1 is the smallest median, whatever the names.
+TEST(Dashboard, BarsAreOrderedByTimeNotName) {
+  analysis::ResultSet rs;
+  rs.timings = {timing("2026-01-01T00:00:00Z", "c1", 30, 10)};  // neighbor faster than basic
+  const auto d = analysis::build_dashboard(rs);
+  const auto& c = chart(d, "per-trace");
+  EXPECT_EQ(c.spec["encoding"]["xOffset"]["field"], "rank");
+  for (const auto& r : c.spec["data"]["values"]) EXPECT_EQ(r["rank"], r["backend"] == "neighbor" ? 1 : 2) << r.dump();
+}
+
+// The ranking table ranks the newest run alone: an older run's faster result of a backend the
+// newest run did not time is not mixed in.
+TEST(Dashboard, RankingsComeFromOneRun) {
+  analysis::ResultSet rs;
+  Json newest = timing("2026-01-02T00:00:00Z", "c2", 50, 30);
+  Json only_neighbor = Json::array();
+  for (const auto& r : newest["results"])
+    if (r["backend"] == "neighbor") only_neighbor.push_back(r);
+  newest["results"] = only_neighbor;
+  rs.timings = {timing("2026-01-01T00:00:00Z", "c1", 10, 20), newest};
+  const auto d = analysis::build_dashboard(rs);
+  EXPECT_NE(d.tables_html.find("<td>neighbor 30.00</td>"), std::string::npos) << d.tables_html;
+  EXPECT_EQ(d.tables_html.find("basic 10.00"), std::string::npos) << d.tables_html;
+  EXPECT_NE(d.tables_html.find("commit c2"), std::string::npos) << d.tables_html;
+}
+
+// One trace: the chart draws, per backend, the median over the ops of each message size as a line
+// (ops 0 and 1 have 400 bytes per message: medians 10 and 20 -> 15), and no shape by trace.
+TEST(Dashboard, MessageSizeChartIsUsefulWithOneTrace) {
+  analysis::ResultSet rs;
+  Json t = timing("2026-01-01T00:00:00Z", "c1", 10, 20);
+  t["results"][1]["bytes"] = 8000;  // op 0, neighbor: 4000 bytes per message
+  rs.timings = {t};
+  const auto d = analysis::build_dashboard(rs);
+  const auto& c = chart(d, "message-size");
+  const auto& line = c.spec["layer"][0]["data"]["values"];
+  EXPECT_EQ(c.spec["layer"][0]["mark"]["type"], "line");
+  ASSERT_EQ(line.size(), 3u);  // basic at 400; neighbor at 400 and 4000
+  for (const auto& r : line) {
+    const double want = r["backend"] == "basic" ? 15 : r["bytes_per_message"] == 400 ? 40 : 20;
+    EXPECT_DOUBLE_EQ(r["median_us"].get<double>(), want) << r.dump();
+  }
+  EXPECT_FALSE(c.spec["layer"][1]["encoding"].contains("shape"));
+  EXPECT_NE(c.spec["title"]["text"].get<std::string>().find(": t"), std::string::npos);
+}
+
+// Every chart gives a backend the same colour, from a palette whose colours differ (and no pale
+// yellow on white); the history's noise band is faint enough to read the lines through, and its
+// legend is the lines' (full colour), not the faint band's.
+TEST(Dashboard, HistoryColoursAreDistinctAndTheSameOnEveryChart) {
+  analysis::ResultSet rs;
+  rs.timings = {timing("2026-01-01T00:00:00Z", "c1", 10, 20), timing("2026-01-02T00:00:00Z", "c2", 10, 20)};
+  const auto d = analysis::build_dashboard(rs);
+  const auto& scale = chart(d, "history").spec["encoding"]["color"]["scale"];
+  EXPECT_EQ(scale["domain"], Json({"basic", "neighbor"}));
+  ASSERT_EQ(scale["range"].size(), 2u);
+  EXPECT_NE(scale["range"][0], scale["range"][1]);
+  for (const auto& c : scale["range"]) EXPECT_NE(c, "#F0E442");
+  EXPECT_EQ(chart(d, "per-trace").spec["encoding"]["color"]["scale"], scale);
+  EXPECT_LE(chart(d, "history").spec["layer"][0]["mark"]["opacity"].get<double>(), 0.15);
+  EXPECT_TRUE(chart(d, "history").spec["layer"][0]["encoding"]["color"]["legend"].is_null());
+  EXPECT_TRUE(chart(d, "history").spec["layer"][0]["encoding"]["color"].contains("legend"));
 }
