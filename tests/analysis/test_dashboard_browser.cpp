@@ -1,8 +1,10 @@
-// The dashboard in a real browser: result documents from real runs (two timing runs, a
-// simulation, a validate-model comparison, plus a malformed and a foreign file that must be named
-// and skipped), `sf-replay dashboard`, then headless Chromium loads SITE/index.html from disk and
-// the test checks that every chart container holds a rendered SVG and that the page saw no error
-// or console.error. A screenshot is written to the build's artifacts/ folder.
+// The dashboard in a real browser: result documents from real runs (two timing runs, one with
+// auto, a simulation on the validated machine and one on a what-if machine, a validate-model
+// comparison, plus a malformed and a foreign file that must be named and skipped), `sf-replay
+// dashboard`, then headless Chromium loads SITE/index.html from disk and the test checks that every
+// chart container holds a rendered SVG with its data (the predicted chart's points and legend, the
+// message-size lines) and that the page saw no error or console.error. A screenshot is written to
+// the build's artifacts/ folder.
 // Without Chromium the test skips, unless SFR_REQUIRE_BROWSER=1 (CI sets it: there it must run).
 #include <gtest/gtest.h>
 
@@ -43,14 +45,16 @@ TEST(DashboardBrowser, EveryChartRendersWithoutErrors) {
   fs::create_directories(res);
   const std::string cli = SFR_CLI, traces = SFR_TRACES_DIR;
   for (int k = 0; k < 2; ++k) {
-    const auto r = sfr_test::run_command(sfr_test::mpiexec(4) + cli + " run " + traces +
-                                         "/handmade-4.json --backend basic,neighbor --iters 4 --store " + res.string());
+    const auto r = sfr_test::run_command(sfr_test::mpiexec(4) + cli + " run " + traces + "/handmade-4.json --backend basic,neighbor" +
+                                         (k ? ",auto" : "") + " --iters 4 --store " + res.string());
     ASSERT_EQ(r.status, 0) << r.out;
   }
   auto r = sfr_test::run_command(sfr_test::mpiexec(4) + cli + " run " + traces +
                                  "/spmv-bcsstk13-rows-p4.json --backend basic,neighbor,window,alltoallv --iters 4 --store " + res.string());
   ASSERT_EQ(r.status, 0) << r.out;
   r = sfr_test::run_command(cli + " simulate " + traces + "/handmade-4.json -m generic --all-backends --store " + res.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = sfr_test::run_command(cli + " simulate " + traces + "/handmade-4.json -m lassen --all-backends --store " + res.string());
   ASSERT_EQ(r.status, 0) << r.out;
   r = sfr_test::run_command(sfr_test::mpiexec(4) + cli + " validate-model " + traces +
                             "/handmade-4.json --machine generic --iters 3 --store " + res.string());
@@ -64,8 +68,9 @@ TEST(DashboardBrowser, EveryChartRendersWithoutErrors) {
   std::smatch m;
   ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(dashboard: (\d+) charts)"))) << r.out;
   const int charts = std::stoi(m[1]);
-  // 2 traces (per-op and history each), message size, measured vs predicted.
-  EXPECT_EQ(charts, 6) << r.out;
+  // 2 traces (per-op and history each), measured and predicted per op (handmade-4 only), message
+  // size, measured vs predicted.
+  EXPECT_EQ(charts, 7) << r.out;
 
   const std::string url = "file://" + fs::absolute(site / "index.html").string();
   const auto dom = sfr_test::run_command(
@@ -88,6 +93,31 @@ TEST(DashboardBrowser, EveryChartRendersWithoutErrors) {
     const auto svg = dom.out.find("<svg", at);
     EXPECT_TRUE(svg != std::string::npos && (next == std::string::npos || svg < next)) << "chart " << k << " has no SVG";
   }
+  // A chart's container by its title, up to the next chart.
+  auto container = [&](const std::string& title) {
+    const auto at = dom.out.find("title=\"" + title + "\"");
+    if (at == std::string::npos) return std::string();
+    const auto next = dom.out.find("class=\"chart", at + 1);
+    return dom.out.substr(at, next == std::string::npos ? std::string::npos : next - at);
+  };
+  auto count = [](const std::string& s, const std::string& what) {
+    std::size_t n = 0;
+    for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+    return n;
+  };
+  // Measured and predicted: points drawn (25 ops x 3 backends, measured and three predictions),
+  // error bars drawn, and the legend names every source.
+  const std::string pred = container("Measured and predicted per op: handmade-4");
+  ASSERT_FALSE(pred.empty()) << "no predicted chart";
+  EXPECT_GT(count(pred, "<path"), 150u) << pred.substr(0, 2000);
+  EXPECT_NE(pred.find("mark-rect"), std::string::npos);  // the error panel's bars
+  for (const char* source : {"what-if on lassen", "predicted on generic", "model check on generic", "measured ("})
+    EXPECT_NE(pred.find(source), std::string::npos) << source;
+  // auto is one series ("auto"), never "auto:basic".
+  EXPECT_NE(container("Time per op per backend: handmade-4").find(">auto<"), std::string::npos);
+  EXPECT_EQ(dom.out.find("auto:"), std::string::npos);
+  // The message-size chart draws its lines.
+  EXPECT_NE(container("Time per op vs message size").find("mark-line"), std::string::npos);
   // The ranking table and the skipped-files list are on the page.
   EXPECT_NE(dom.out.find("Backend ranking: handmade-4"), std::string::npos);
   EXPECT_NE(dom.out.find("2 file(s) skipped"), std::string::npos);
