@@ -406,6 +406,7 @@ Chart predicted_chart(const std::string& id, const std::string& key, const Trace
               Json row = {{"op", op_label(r)}, {"index", k.first}, {"backend", k.second}, {"series", series_label(ser)},
                           {"source", source},  {"time_us", q},     {"measured_us", m}};
               if (m > 0) row["error_pct"] = 100 * (q - m) / m;
+              row["which"] = row["source"].get<std::string>() + " · " + row["backend"].get<std::string>();  // one bar each, side by side
               rows.push_back(row);
             }
     }
@@ -426,6 +427,7 @@ Chart predicted_chart(const std::string& id, const std::string& key, const Trace
                   {"time_us", q},
                   {"measured_us", m}};
       if (m > 0) row["error_pct"] = 100 * (q - m) / m;
+      row["which"] = row["source"].get<std::string>() + " · " + row["backend"].get<std::string>();  // one bar each, side by side
       rows.push_back(row);
       if (std::find(docs.begin(), docs.end(), &mc) == docs.end()) docs.push_back(&mc);
     }
@@ -443,7 +445,7 @@ Chart predicted_chart(const std::string& id, const std::string& key, const Trace
                             {"error_pct", "quantitative"}});
   std::set<std::size_t> ops;
   for (const auto& r : rows) ops.insert(r["index"].get<std::size_t>());
-  const std::size_t width = std::max<std::size_t>(420, ops.size() * 48);
+  const std::size_t width = std::max<std::size_t>(420, ops.size() * 40);
   spec["vconcat"] =
       Json::array({{{"width", width},
                     {"height", 260},
@@ -462,8 +464,8 @@ Chart predicted_chart(const std::string& id, const std::string& key, const Trace
                     {"mark", "bar"},
                     {"encoding",
                      {{"x", x},
-                      {"xOffset", {{"field", "source"}, {"type", "nominal"}}},
-                      {"y", {{"field", "error_pct"}, {"type", "quantitative"}, {"title", "error (%)"}}},
+                      {"xOffset", {{"field", "which"}, {"type", "nominal"}}},
+                      {"y", {{"field", "error_pct"}, {"type", "quantitative"}, {"title", "error (%)"}, {"stack", nullptr}}},
                       {"color", {{"field", "backend"}, {"type", "nominal"}, {"scale", colors}}},
                       {"opacity", {{"field", "source"}, {"type", "nominal"}, {"legend", {{"title", "error of"}}}}},
                       {"tooltip", tip}}}}});

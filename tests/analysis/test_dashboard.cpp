@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "analysis/dashboard.hpp"
@@ -245,8 +246,20 @@ TEST(Dashboard, PredictedNextToMeasuredWithTheErrorAndWhatIf) {
   EXPECT_NEAR((*mc)["time_us"].get<double>(), 25, 1e-9);
   EXPECT_NEAR((*mc)["error_pct"].get<double>(), -50, 1e-9);  // against its own measurement, 50
   EXPECT_EQ(rows.size(), 4u + 4u + 4u + 1u);                 // measured, two machines, one pair
-  // The error panel draws error_pct.
-  EXPECT_EQ(c.spec["vconcat"][1]["encoding"]["y"]["field"], "error_pct");
+  // The error panel draws error_pct, one bar per op and prediction side by side (never stacked:
+  // a stack would show -25% and -90% as -115%).
+  const auto& err = c.spec["vconcat"][1]["encoding"];
+  EXPECT_EQ(err["y"]["field"], "error_pct");
+  EXPECT_TRUE(err["y"].contains("stack") && err["y"]["stack"].is_null()) << err.dump();
+  std::set<std::pair<int, std::string>> bars;
+  std::size_t with_error = 0;
+  for (const auto& r : rows)
+    if (r.contains("error_pct")) {
+      ++with_error;
+      bars.insert({r["index"].get<int>(), r[err["xOffset"]["field"].get<std::string>()].get<std::string>()});
+    }
+  EXPECT_EQ(with_error, 9u);
+  EXPECT_EQ(bars.size(), with_error);
 }
 
 // auto:basic and auto:neighbor are the series "auto" that says what it chose, never new series:
