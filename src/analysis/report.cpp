@@ -104,6 +104,27 @@ void side_by_side(std::ostringstream& o, const io::Json& timing, const io::Json&
     << rows.str();
 }
 
+// The validate-model comparison (sf-model-check): per op and backend, the executor's median
+// against the simulator's prediction on the document's machine and the relative error.
+void model_check(std::ostringstream& o, const io::Json& mc, const std::string& trace) {
+  std::ostringstream rows;
+  std::size_t n = 0;
+  for (const auto& p : mc.at("pairs")) {
+    if (p.value("trace", "") != trace) continue;
+    const double m = p.value("measured_us", 0.0), pr = p.value("predicted_us", 0.0);
+    rows << "| " << p.value("op", 0) << " | " << p.value("label", "") << " | " << p.value("backend", "") << " | " << fmt("%.2f", m) << " | "
+         << fmt("%.3f", pr) << " | " << (m > 0 ? fmt("%+.1f%%", 100 * (pr - m) / m) : std::string("-")) << " |\n";
+    ++n;
+  }
+  const std::string machine = mc.value("machine", "");
+  o << "\n## Measured vs predicted (validate-model)\n\n" << n << " (op, backend) pairs of this trace from `sf-replay validate-model` on machine `"
+    << machine << "`" << (calibrated(machine) ? " (a calibration of the machine measured)" : " (not a calibration of the machine measured)")
+    << "; error = (predicted - measured) / measured.";
+  if (mc.contains("summary") && mc["summary"].contains("median_abs_error"))
+    o << " Over the whole document: median |error| " << fmt("%.1f%%", 100 * mc["summary"].value("median_abs_error", 0.0)) << ".";
+  o << "\n\n| op# | op | backend | measured us | predicted us | error |\n|---:|---|---|---:|---:|---:|\n" << rows.str();
+}
+
 }  // namespace
 
 std::string render_markdown(const TraceStats& ts, const ReportInputs& in) {
@@ -121,6 +142,7 @@ std::string render_markdown(const TraceStats& ts, const ReportInputs& in) {
   if (!in.simulation.is_null()) predicted(o, in.simulation, false);
   if (!in.timing.is_null() && !in.simulation.is_null()) side_by_side(o, in.timing, in.simulation);
   if (!in.what_if.is_null()) predicted(o, in.what_if, true);
+  if (!in.model_check.is_null()) model_check(o, in.model_check, ts.name);
   return o.str();
 }
 

@@ -21,6 +21,7 @@ struct ReportInputs {
   io::Json timing;      // sf-timing v1 document from `sf-replay run --timing`
   io::Json simulation;  // document from `sf-replay simulate --json`: the machine measured
   io::Json what_if;     // the same on another machine: predictions only, no comparison
+  io::Json model_check;  // sf-model-check document from `sf-replay validate-model --json`, its pairs of this trace
 };
 
 std::string render_markdown(const TraceStats& s, const ReportInputs& in = {});

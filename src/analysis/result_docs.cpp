@@ -116,6 +116,13 @@ json load_model_check_doc(const std::string& file) {
   return j;
 }
 
+json load_model_check_doc(const std::string& file, const std::string& trace_name) {
+  json j = load_model_check_doc(file);
+  for (const auto& p : j["pairs"])
+    if (p["trace"].get<std::string>() == trace_name) return j;
+  throw InputError(file, "/pairs: no (op, backend) pair of trace '" + trace_name + "' (validate-model was run on other traces)");
+}
+
 json load_bench_doc(const std::string& file) {
   json j = io::parse_json_strict(io::read_text_file(file), file);
   io::check_format(j, file, "sf-bench", true);

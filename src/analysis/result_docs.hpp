@@ -23,6 +23,8 @@ io::Json load_simulation_doc(const std::string& file, const std::string& trace_n
 // (sf-model-check) and benchmark results (sf-bench: format and provenance only).
 io::Json load_simulation_doc(const std::string& file);
 io::Json load_model_check_doc(const std::string& file);
+// The same, for a report of trace `trace_name`: InputError when no pair is of that trace.
+io::Json load_model_check_doc(const std::string& file, const std::string& trace_name);
 io::Json load_bench_doc(const std::string& file);
 
 }  // namespace sfr::analysis

@@ -15,7 +15,7 @@ namespace sfr::cli {
 
 int cmd_report(const Args& args) {
   po::options_description opts("report options");
-  std::string file, out, dump, timing, simulation, what_if;
+  std::string file, out, dump, timing, simulation, what_if, model_check;
   bool reference = false;
   std::uint64_t max_memory = 0;
   opts.add_options()("trace", po::value(&file)->required(), "trace file")("output,o", po::value(&out)->required(),
@@ -26,13 +26,16 @@ int cmd_report(const Args& args) {
       "simulation", po::value(&simulation),
       "include predicted times from sf-replay simulate --json (and, with --timing, measured vs predicted per op and backend); for a check, "
       "simulate on the machine calibrate wrote")(
-      "what-if", po::value(&what_if), "include predictions on another machine (sf-replay simulate --json), labelled as a what-if");
+      "what-if", po::value(&what_if), "include predictions on another machine (sf-replay simulate --json), labelled as a what-if")(
+      "model-check", po::value(&model_check),
+      "include measured vs predicted per op and backend from sf-replay validate-model --json (sf-model-check; its pairs of this trace)");
   add_max_memory_option(opts, &max_memory);
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
   if (parse_options("report",
-                    "TRACE -o REPORT.md [--reference [--dump FILE]] [--timing TIMING.json] [--simulation SIM.json] [--what-if SIM.json]",
+                    "TRACE -o REPORT.md [--reference [--dump FILE]] [--timing TIMING.json] [--simulation SIM.json] [--what-if SIM.json] "
+                    "[--model-check CHECK.json]",
                     args, opts, pos, vm))
     return 0;
   if (!dump.empty() && !reference) throw InputError("--dump", "only a run writes a dump: add --reference");
@@ -44,6 +47,7 @@ int cmd_report(const Args& args) {
   if (!timing.empty()) in.timing = analysis::load_timing_doc(timing, t.trace().name);
   if (!simulation.empty()) in.simulation = analysis::load_simulation_doc(simulation, t.trace().name);
   if (!what_if.empty()) in.what_if = analysis::load_simulation_doc(what_if, t.trace().name);
+  if (!model_check.empty()) in.model_check = analysis::load_model_check_doc(model_check, t.trace().name);
   const auto stats = analysis::compute_stats(t);
   analysis::RunSummary run{"reference (serial, all ranks in one process)", dump, 0};
   if (reference) {

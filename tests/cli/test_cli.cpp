@@ -296,3 +296,36 @@ TEST_F(Cli, CalibrateRefusesSocketsThatDoNotDivideNodes) {
 }
 
 }  // namespace
+
+// report --model-check: validate-model's document (sf-model-check) adds measured vs predicted per
+// op and backend of this trace, with the relative error; another kind of file there, or a
+// document of other traces only, is one line, exit 2.
+TEST_F(Cli, ReportReadsAValidateModelDocument) {
+  const auto mc = write("mc.json", R"({"format": "sf-model-check", "version": 1, "machine": "calibrated on box",
+    "pairs": [
+      {"trace": "handmade-4", "op": 0, "label": "bcast A float64x1", "backend": "basic", "measured_us": 10.0, "predicted_us": 12.5, "error": 0.25},
+      {"trace": "handmade-4", "op": 0, "label": "bcast A float64x1", "backend": "window", "measured_us": 20.0, "predicted_us": 15.0, "error": -0.25},
+      {"trace": "other-2", "op": 0, "label": "reduce B int32x1", "backend": "basic", "measured_us": 7.0, "predicted_us": 7.0, "error": 0}],
+    "ops": [], "summary": {"pairs": 3, "median_abs_error": 0.25, "ops_ranked": 0, "ranking_right": 0}})");
+  const fs::path md = dir_ / "r.md";
+  const auto r = run("report " + kSample + " -o " + md.string() + " --model-check " + mc.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string text = slurp(md);
+  EXPECT_NE(text.find("## Measured vs predicted (validate-model)"), std::string::npos) << text;
+  EXPECT_NE(text.find("machine `calibrated on box`"), std::string::npos) << text;
+  EXPECT_NE(text.find("| 0 | bcast A float64x1 | basic | 10.00 | 12.500 | +25.0% |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| 0 | bcast A float64x1 | window | 20.00 | 15.000 | -25.0% |"), std::string::npos) << text;
+  EXPECT_EQ(text.find("reduce B int32x1"), std::string::npos) << "another trace's pair: " << text;
+  EXPECT_NE(text.find("median |error| 25.0%"), std::string::npos) << text;
+
+  fs::remove(md);
+  const auto timing = write("t.json", R"({"format": "sf-timing", "version": 1})").string();
+  sfr_test::expect_refused(run("report " + kSample + " -o " + md.string() + " --model-check " + timing), "a timing result as a model check",
+                           timing + " is an sf-timing (a timing result), not a model-check result (sf-model-check)");
+  const auto other = write("o.json", R"({"format": "sf-model-check", "version": 1, "machine": "m", "summary": {"median_abs_error": 0},
+    "pairs": [{"trace": "other-2", "op": 0, "label": "x", "backend": "basic", "measured_us": 1, "predicted_us": 1}]})");
+  sfr_test::expect_refused(run("report " + kSample + " -o " + md.string() + " --model-check " + other.string()), "another trace's check",
+                           other.string() + ": /pairs: no (op, backend) pair of trace 'handmade-4'");
+  EXPECT_FALSE(fs::exists(md));
+  EXPECT_NE(run("report --help").out.find("--model-check"), std::string::npos);
+}
