@@ -119,6 +119,43 @@ ProtocolFit fit_with_thresholds(std::vector<core::TimedSample> s, std::int64_t s
 }
 }  // namespace
 
+std::vector<std::string> implausible_fit(const MachineModel& m, const MeasuredTiers& measured, double worst_fit_error) {
+  std::vector<std::string> out;
+  const auto tier = [](int k) { return std::string(core::tier_name(static_cast<Tier>(k))); };
+  std::string inverted, zero;
+  const auto add = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : "; ") + item; };
+  for (int p = 0; p < 3; ++p) {
+    const std::string proto = proto_label(static_cast<Proto>(p));
+    for (int far = 1; far < 3; ++far)
+      for (int near = 0; near < far; ++near) {
+        if (!measured[static_cast<std::size_t>(far)] || !measured[static_cast<std::size_t>(near)]) continue;
+        const AlphaBeta &f = m.p2p[0][far][p], &n = m.p2p[0][near][p];
+        if (f.alpha < n.alpha)
+          add(inverted, tier(far) + " " + proto + " L " + fmt("%.3f us", f.alpha * 1e6) + " < " + tier(near) + " " +
+                            fmt("%.3f us", n.alpha * 1e6));
+        if (f.beta * kImplausibleBetaFactor < n.beta)
+          add(inverted, tier(far) + " " + proto + " beta " + fmt("%.4f ns/B", f.beta * 1e9) + " < " + tier(near) + " " +
+                            fmt("%.4f ns/B", n.beta * 1e9));
+      }
+    for (int k = 0; k < 3; ++k) {
+      if (!measured[static_cast<std::size_t>(k)]) continue;
+      const AlphaBeta& ab = m.p2p[0][k][p];
+      if (ab.alpha <= 0) add(zero, tier(k) + " " + proto + " L " + fmt("%g s", ab.alpha));
+      if (ab.beta <= 0) add(zero, tier(k) + " " + proto + " beta " + fmt("%g s/B", ab.beta));
+    }
+  }
+  if (m.o_send <= 0) add(zero, fmt("o_send %g s", m.o_send));
+  if (m.o_recv <= 0) add(zero, fmt("o_recv %g s", m.o_recv));
+  if (!inverted.empty())
+    out.push_back("a farther tier fitted faster than a nearer one (" + inverted +
+                  "); the measurement does not see the topology it assumes (emulated nodes, oversubscribed cores?)");
+  if (!zero.empty()) out.push_back("zero or negative fitted terms (" + zero + "); the simulator will take them as free");
+  if (worst_fit_error > kImplausibleFitError)
+    out.push_back(fmt("a ping-pong fit error of %.1f%% (above %.0f%%): the measurements are too noisy for the model", worst_fit_error * 100,
+                      kImplausibleFitError * 100));
+  return out;
+}
+
 Calibration calibrate_machine(const core::CalibrationData& d) {
   Calibration c;
   MachineModel& m = c.machine;
@@ -147,6 +184,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     bool have[3] = {false, false, false};
     for (int k = 0; k < 3; ++k)
       if (d.pingpong[k].size() >= 2) fits[k] = fit_with_thresholds(d.pingpong[k], m.short_max, m.eager_max), have[k] = true;
+    for (int k = 0; k < 3; ++k) c.measured[static_cast<std::size_t>(k)] = have[k];
     for (int k = 0; k < 3; ++k) {
       int from = k;
       for (int dist = 0; !have[from]; ++dist)  // the nearest measured tier, the lower one first

@@ -4,6 +4,7 @@
 // train), the NIC's injection limit, synchronisation and pack costs. Every fit reports its error.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,9 @@
 #include "sim/machine.hpp"
 
 namespace sfr::sim {
+
+// Whether a tier had a pair of ranks (its ping-pong fitted; the others copy the nearest).
+using MeasuredTiers = std::array<bool, 3>;
 
 // Weighted least squares of seconds = alpha + beta * x, minimising relative errors (times span
 // microseconds to milliseconds); alpha and beta are kept >= 0. `rms` receives the root mean square
@@ -31,7 +35,18 @@ struct Calibration {
   MachineModel machine;
   std::vector<std::string> lines;  // the fit table: one line per fitted parameter and its error
   double worst_rms = 0;            // the largest relative fit error of the ping-pong segments
+  MeasuredTiers measured{false, false, false};  // the tiers fitted from their own ping-pong
 };
+// Plausibility of a fitted model (pure: no MPI): one line per kind of problem, empty when none.
+//  - a farther tier fitted faster than a nearer one, same protocol: its latency L below a nearer
+//    measured tier's, or its beta more than kImplausibleBetaFactor times below (a network can
+//    beat shared-memory copies per byte: lassen's Table 2 has it 1.7-1.9 times faster than on-node);
+//  - a zero or negative term (L or beta of a measured tier, o_send, o_recv);
+//  - a ping-pong fit error above kImplausibleFitError (`worst_fit_error`, relative).
+inline constexpr double kImplausibleFitError = 0.25;
+inline constexpr double kImplausibleBetaFactor = 2;
+std::vector<std::string> implausible_fit(const MachineModel& m, const MeasuredTiers& measured, double worst_fit_error);
+
 // The machine model (LogGP, the `generic` preset for what is not measured: device copies, split
 // strategies); tiers without a pair of ranks copy the nearest measured tier (said in `lines`).
 Calibration calibrate_machine(const core::CalibrationData& d);

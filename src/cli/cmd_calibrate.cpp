@@ -95,6 +95,7 @@ int cmd_calibrate(const Args& args) {
   o.ranks_per_socket = rps;
   core::Progress progress("calibrate", 0, stderr, mpi.rank == 0 && core::progress_wanted(stderr));
   o.progress = [&](const std::string& what) { progress.step(what); };
+  const int local = ranks_on_node();
   const auto data = exec::mpi::calibrate(MPI_COMM_WORLD, o);
   progress.done();
   if (!agreed("calibrate", mpi.rank, mpi.size, [&] {
@@ -119,6 +120,11 @@ int cmd_calibrate(const Args& args) {
         std::cout << "calibrated " << data.host << ": " << data.ranks << " ranks, " << data.nodes << " node(s) of " << data.ranks_per_node
                   << " ranks" << (rpn > 0 ? " (emulated)" : "") << ", " << data.ranks_per_socket << " per socket\n";
         for (const auto& l : cal.lines) std::cout << "  " << l << "\n";
+        for (const auto& w : sim::implausible_fit(cal.machine, cal.measured, cal.worst_rms))
+          std::cerr << "sf-replay calibrate: warning: " << w << "\n";
+        if (const std::string over = oversubscription(local); !over.empty())
+          std::cerr << "sf-replay calibrate: warning: " << over << ": the measured times include waits for a core; the machine file "
+                    << "describes an oversubscribed run, not this machine\n";
         std::cout << "machine written to " << out << " (sf-replay simulate TRACE --machine " << out << ")\n";
       }))
     return 2;

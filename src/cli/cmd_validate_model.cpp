@@ -4,8 +4,6 @@
 // as the executor times it between barriers), then prints measured against predicted with the
 // relative error, whether the predicted best backend is the measured best, and the summary
 // (sim/model_check.hpp).
-#include <unistd.h>
-
 #include <iostream>
 #include <optional>
 
@@ -117,10 +115,8 @@ int cmd_validate_model(const Args& args) {
   if (rank == 0) {
     const auto c = sim::check_model(std::move(pairs));
     std::cout << sim::render_model_check(c, m.name);
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores > 0 && local > cores)
-      std::cout << "note: " << local << " ranks share " << cores << " cores on this node; the model does not include that sharing, so "
-                << "its predictions do not hold for this run\n";
+    if (const std::string over = oversubscription(local); !over.empty())
+      std::cout << "note: " << over << "; the model does not include that sharing, so its predictions do not hold for this run\n";
     if (!agreed("validate-model", rank, size, [&] {
           if (json.empty() && store.empty()) return;
           auto doc = sim::model_check_json(c, m.name);

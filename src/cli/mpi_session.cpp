@@ -1,6 +1,8 @@
 #include "cli/mpi_session.hpp"
 
 #ifdef HAVE_SFREPLAY_MPI
+#include <unistd.h>
+
 #include <iostream>
 
 #include "core/error.hpp"
@@ -57,6 +59,17 @@ int ranks_on_node() {
   MPI_Comm_size(node, &n);
   MPI_Comm_free(&node);
   return n;
+}
+
+int cores_on_node() {
+  const long c = sysconf(_SC_NPROCESSORS_ONLN);
+  return c > 0 ? static_cast<int>(c) : 1;
+}
+
+std::string oversubscription(int local) {
+  const int cores = cores_on_node();
+  if (local <= cores) return "";
+  return std::to_string(local) + " ranks share " + std::to_string(cores) + " cores on this node";
 }
 
 }  // namespace sfr::cli

@@ -27,6 +27,11 @@ bool agreed(const char* cmd, int rank, int size, const std::function<void()>& st
 
 // The ranks of this job on this node.
 int ranks_on_node();
+// The cores online on this node (at least 1).
+int cores_on_node();
+// "" unless the `local` ranks of this node outnumber its cores; else "N ranks share C cores on this
+// node" (the timings of such a run include the ranks' waits for a core).
+std::string oversubscription(int local);
 
 }  // namespace sfr::cli
 #endif

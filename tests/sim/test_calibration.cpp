@@ -157,3 +157,41 @@ TEST(SimCalibration, MachineFileCalibrationObject) {
     EXPECT_NE(std::string(e.what()).find("/calibration"), std::string::npos) << e.what();
   }
 }
+
+// The plausibility check of a fitted model, on hand-made models: a farther tier faster than a
+// nearer one, zero terms and a large fit error each give one line; a sane model none.
+TEST(SimCalibration, ImplausibleFitsAreNamed) {
+  sim::MachineModel m = *sim::preset("generic");
+  m.o_send = m.o_recv = 3e-7;
+  const sim::MeasuredTiers all{true, true, true};
+  EXPECT_TRUE(sim::implausible_fit(m, all, 0.05).empty());
+  sim::MachineModel lassen = *sim::preset("lassen");  // real measurements, a network beta 1.7x below on-node's
+  lassen.o_send = lassen.o_recv = 3e-7;
+  EXPECT_TRUE(sim::implausible_fit(lassen, all, 0.05).empty());
+
+  // The case: the emulated network tier fitted faster than on-socket (0.233 vs 1.308 us).
+  sim::MachineModel inv = m;
+  inv.p2p[0][0][0] = {1.308e-6, 1e-10};
+  inv.p2p[0][1][0] = {1.5e-6, 1e-10};
+  inv.p2p[0][2][0] = {0.233e-6, 4e-11};  // and 2.5 times faster per byte than the others
+  auto w = sim::implausible_fit(inv, all, 0.05);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("farther tier fitted faster"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("network short L 0.233 us < socket 1.308 us"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("network short L 0.233 us < node 1.500 us"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("network short beta 0.0400 ns/B < node 0.1000 ns/B"), std::string::npos) << w[0];
+  // A tier not measured (copied from its neighbour) is not compared.
+  EXPECT_TRUE(sim::implausible_fit(inv, {true, true, false}, 0.05).empty());
+
+  sim::MachineModel zero = m;
+  zero.p2p[0][1][2].beta = 0;
+  zero.p2p[0][2][2].beta = 0;
+  zero.o_recv = 0;
+  w = sim::implausible_fit(zero, all, 0.05);
+  ASSERT_EQ(w.size(), 2u) << w[0];  // the zero betas are also faster than on-socket's
+  EXPECT_NE(w[1].find("zero or negative fitted terms (node rendezvous beta 0 s/B; network rendezvous beta 0 s/B; o_recv 0 s)"), std::string::npos) << w[1];
+
+  w = sim::implausible_fit(m, all, 0.31);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("fit error of 31.0% (above 25%)"), std::string::npos) << w[0];
+}
