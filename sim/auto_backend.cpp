@@ -1,10 +1,12 @@
 #include "sim/auto_backend.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 
 #include "core/backends.hpp"
+#include "io/json_strict.hpp"
 #include "sim/simulate.hpp"
 
 namespace sfr::sim {
@@ -43,20 +45,97 @@ std::string default_machine_path() {
   return "";
 }
 
-MachineModel auto_machine(const std::string& given, std::string* source) {
+MachineModel auto_machine(const std::string& given, std::string* source, std::string* file) {
+  if (file) file->clear();
   if (!given.empty()) {
     if (source) *source = given;
-    return load_machine(given);
+    auto m = load_machine(given);
+    if (file && !preset(given) && given.rfind("uniform:", 0) != 0) *file = given;
+    return m;
   }
   const std::string path = default_machine_path();
   std::error_code ec;
   if (!path.empty() && std::filesystem::is_regular_file(path, ec)) {
     if (source) *source = path + " (written by calibrate)";
-    return load_machine(path);
+    auto m = load_machine(path);
+    if (file) *file = path;
+    return m;
   }
   if (source)
     *source = "the generic preset (no calibrated machine at " + (path.empty() ? std::string("$HOME/.config/sf-replay") : path) + ")";
   return *preset("generic");
+}
+
+std::optional<CalibratedOn> calibrated_on(const std::string& file) {
+  if (file.empty() || preset(file) || file.rfind("uniform:", 0) == 0) return std::nullopt;
+  const io::Json j = io::parse_json_strict(io::read_text_file(file), file);
+  if (!j.is_object() || !j.contains("calibration") || !j["calibration"].is_object()) return std::nullopt;
+  const io::Json& c = j["calibration"];
+  const auto str = [&](const char* k) { return c.contains(k) && c[k].is_string() ? c[k].get<std::string>() : std::string(); };
+  const auto num = [&](const char* k) { return c.contains(k) && c[k].is_number_integer() ? c[k].get<int>() : 0; };
+  CalibratedOn o;
+  o.host = str("host"), o.date = str("date");
+  o.ranks = num("ranks"), o.nodes = num("nodes"), o.ranks_per_node = num("ranks_per_node");
+  o.emulated_nodes = c.contains("emulated_nodes") && c["emulated_nodes"].is_boolean() && c["emulated_nodes"].get<bool>();
+  return o;
+}
+
+namespace {
+// Seconds since the epoch of "YYYY-MM-DDTHH:MM:SSZ"; -1 when it is not that.
+std::time_t parse_utc(const std::string& s) {
+  std::tm tm{};
+  char z = 0;
+  if (std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &z) != 7 ||
+      z != 'Z')
+    return -1;
+  tm.tm_year -= 1900, tm.tm_mon -= 1;
+  return timegm(&tm);
+}
+
+std::string age_text(double s) {
+  char b[64];
+  if (s < 3600)
+    std::snprintf(b, sizeof b, "%.0f min ago", s / 60);
+  else if (s < 48 * 3600)
+    std::snprintf(b, sizeof b, "%.0f h ago", s / 3600);
+  else
+    std::snprintf(b, sizeof b, "%.0f days ago", s / 86400);
+  return b;
+}
+
+std::string nodes_text(int ranks, int rpn) {
+  if (ranks <= 0 || rpn <= 0) return "";
+  const int nodes = (ranks + rpn - 1) / rpn;
+  return " as " + std::to_string(nodes) + (nodes == 1 ? " node of " : " nodes of ") + std::to_string(rpn);
+}
+}  // namespace
+
+std::string machine_mismatch(const std::string& file, const CalibratedOn& c, const RunPlacement& run, std::time_t now) {
+  std::vector<std::string> differ;
+  if (!c.host.empty() && !run.host.empty() && c.host != run.host) differ.push_back("host");
+  if (c.ranks > 0 && run.ranks > 0 && c.ranks != run.ranks) differ.push_back("ranks");
+  if (c.ranks_per_node > 0 && run.ranks_per_node > 0 && c.ranks_per_node != run.ranks_per_node) differ.push_back("ranks per node");
+  const std::time_t at = parse_utc(c.date);
+  const double age = at >= 0 ? std::difftime(now, at) : -1;
+  const bool stale = age > kStaleMachineHours * 3600;
+  if (differ.empty() && !stale) return "";
+  std::string what;
+  for (const auto& d : differ) what += (what.empty() ? "" : ", ") + d;
+  char hours[64];
+  std::snprintf(hours, sizeof hours, "older than %.0f h", kStaleMachineHours);
+  if (stale) what += (what.empty() ? "" : ", ") + std::string(hours);
+  std::string line = "machine file " + file + (differ.empty() ? " is stale (" : " does not match this run (") + what + "): calibrated on host " +
+                     (c.host.empty() ? std::string("?") : c.host);
+  if (c.ranks > 0) line += " with " + std::to_string(c.ranks) + " ranks" + nodes_text(c.ranks, c.ranks_per_node);
+  if (c.emulated_nodes) line += " (emulated)";
+  line += ", " + (age >= 0 ? age_text(age) : std::string("at an unknown date")) + "; this run has " + std::to_string(run.ranks) +
+          " ranks" + nodes_text(run.ranks, run.ranks_per_node) + " on host " + run.host;
+  return line;
+}
+
+std::string machine_mismatch(const std::string& name_or_path, const RunPlacement& run) {
+  const auto c = calibrated_on(name_or_path);
+  return c ? machine_mismatch(name_or_path, *c, run, std::time(nullptr)) : std::string();
 }
 
 }  // namespace sfr::sim

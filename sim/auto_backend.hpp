@@ -2,6 +2,8 @@
 // for the ops on that SF, on the machine `calibrate` wrote (or a given one, or `generic`).
 #pragma once
 
+#include <ctime>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +27,36 @@ std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const Machine
 // of the variables is set).
 std::string default_machine_path();
 // `given` when not empty (a preset, uniform:..., or a file); else the default machine file when
-// it exists; else the generic preset. `source` receives which, in words.
-MachineModel auto_machine(const std::string& given, std::string* source);
+// it exists; else the generic preset. `source` receives which, in words; `file` the machine file
+// read ("" for a preset or uniform:...).
+MachineModel auto_machine(const std::string& given, std::string* source, std::string* file = nullptr);
+
+// What a machine file written by calibrate records of the run that measured it (its
+// "calibration" block); unknown fields (older files) are empty or 0 and not compared.
+struct CalibratedOn {
+  std::string host, date;  // date: ISO 8601 UTC, e.g. 2026-11-24T09:30:05Z
+  int ranks = 0, nodes = 0, ranks_per_node = 0;
+  bool emulated_nodes = false;
+};
+// The calibration block of machine file `file`; nullopt for a preset, uniform:... or a file
+// without one.
+std::optional<CalibratedOn> calibrated_on(const std::string& file);
+
+// The run predictions are made for: its host, ranks and ranks per node as it uses them (emulated
+// nodes when it emulates them, else the ranks sharing memory).
+struct RunPlacement {
+  std::string host;
+  int ranks = 0, ranks_per_node = 0;
+};
+// Older than this, a calibrated machine file is said to be stale even where it matches the run.
+inline constexpr double kStaleMachineHours = 24;
+// "" when the calibration matches the run (host, ranks, ranks per node) and is younger than
+// kStaleMachineHours at `now`; else one line naming `file`, what differs and the file's age:
+// "machine file F does not match this run (ranks, nodes): calibrated on host X with 4 ranks as 2
+// nodes of 2 (emulated), 3 h ago; this run has 2 ranks as 1 node of 2 on host X".
+std::string machine_mismatch(const std::string& file, const CalibratedOn& c, const RunPlacement& run, std::time_t now);
+// The same for the machine `name_or_path` a command predicts with, now ("" when it is no
+// calibrated file).
+std::string machine_mismatch(const std::string& name_or_path, const RunPlacement& run);
 
 }  // namespace sfr::sim

@@ -114,9 +114,9 @@ int run_mpi(const RunArgs& a) {
   exec::mpi::AutoChoice choice;
   if (std::find(backends.begin(), backends.end(), "auto") != backends.end()) {
 #ifdef HAVE_SFREPLAY_SIM
-    std::string source;
+    std::string source, file;
     if (!agreed("run", rank, size, [&] {
-          const auto m = sim::auto_machine(a.machine, &source);
+          const auto m = sim::auto_machine(a.machine, &source, &file);
           for (const auto& c : sim::choose_backends(*t, m)) {
             choice[c.sf] = c.backend;
             if (rank == 0) {
@@ -127,6 +127,10 @@ int run_mpi(const RunArgs& a) {
             }
           }
           if (rank == 0) std::cout << "auto: predictions for " << m.name << " from " << source << "\n";
+          // A calibration of another placement, host or day: said once (the nodes as the run uses them).
+          const int rpn = a.ranks_per_node > 0 ? a.ranks_per_node : t->trace().machine ? t->trace().machine->ranks_per_node : local;
+          if (const std::string w = sim::machine_mismatch(file, {trace::host_name(), size, rpn}); rank == 0 && !w.empty())
+            std::cerr << "sf-replay run: warning: auto: " << w << "\n";
         }))
       return 2;
 #else

@@ -18,6 +18,7 @@
 #include "cli/mpi_session.hpp"
 #include "exec/conformance.hpp"
 #include "exec/mpi/runner.hpp"
+#include "sim/auto_backend.hpp"
 #include "sim/model_check.hpp"
 #include "sim/simulate.hpp"
 #endif
@@ -63,6 +64,7 @@ int cmd_validate_model(const Args& args) {
   std::vector<sim::ModelPair> pairs;
   std::size_t ran = 0;
   std::string ran_name, ran_file;
+  bool warned = false;
   for (const auto& file : files) {
     std::optional<trace::BuiltTrace> t;
     if (!agreed("validate-model", rank, size, [&] {
@@ -83,6 +85,10 @@ int cmd_validate_model(const Args& args) {
     // The node-aware backends run on the nodes the simulator assumes, and the executor has no
     // helper processes: the split strategies are predicted with the node's ranks only.
     const int rpn = sim::layout_for(tr, m).ranks_per_node;
+    if (const std::string w = sim::machine_mismatch(machine, {trace::host_name(), size, rpn}); rank == 0 && !w.empty() && !warned) {
+      std::cerr << "sf-replay validate-model: warning: " << w << "\n";
+      warned = true;  // once, not per trace
+    }
     auto mt = m;
     mt.procs_per_node = rpn;
     for (const auto& b : backends) {

@@ -42,12 +42,6 @@ struct Sha256 {
   }
 };
 
-std::string host_name() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
-}
-
 std::string utc_stamp(const char* fmt) {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -58,6 +52,12 @@ std::string utc_stamp(const char* fmt) {
 }
 
 }  // namespace
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
 
 std::string sha256_hex(std::string_view data) {
   Sha256 h;

@@ -21,6 +21,7 @@ std::string sha256_file(const std::string& path);
 
 std::string iso8601_utc_now();  // e.g. 2026-11-24T09:30:05Z
 std::string cpu_model();        // /proc/cpuinfo's "model name" (or "unknown")
+std::string host_name();        // gethostname (or "unknown")
 
 struct ProvenanceInput {
   std::string command;     // e.g. "run", "simulate", "bench_sim"

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "sim/machine.hpp"
 #include "support/process.hpp"
@@ -203,4 +204,42 @@ TEST(MpiAutoBackend, ChoosesByModelAndConforms) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--machine: only --backend auto uses a machine"), std::string::npos) << r.out;
   for (const auto& p : {trace, machine, timing, dump, kDefault}) fs::remove(p);
+}
+
+// The issue's case: calibrate with 4 ranks as 2 emulated nodes of 2 on a machine of fewer cores
+// warns of the oversubscription (once) and records the placement; run --backend auto and
+// validate-model at 2 ranks then say, once, that the machine file is of another placement.
+TEST(MpiCalibrate, OversubscriptionAndAnotherPlacementAreSaid) {
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (cores == 0 || cores >= 4) GTEST_SKIP() << "needs fewer than 4 cores to oversubscribe with 4 ranks (" << cores << ")";
+  const fs::path out = temp("o.json"), trace = temp("o-trace.json");
+  fs::remove(kDefault);
+  auto r = mpirun(4, "calibrate -o " + out.string() + " --ranks-per-node 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(occurrences(r.out, "sf-replay calibrate: warning: 4 ranks share " + std::to_string(cores) + " cores on this node"), 1u) << r.out;
+  const auto j = nlohmann::json::parse(sfr_test::slurp(out));
+  EXPECT_EQ(j["calibration"]["emulated_nodes"], true);
+  EXPECT_EQ(j["calibration"]["ranks_on_host"], 4);
+  EXPECT_EQ(j["calibration"]["cores"], cores);
+  ASSERT_TRUE(fs::exists(kDefault));  // calibrate saved it for run --backend auto
+
+  std::ofstream(trace) << R"({"name": "o", "nranks": 2, "sfs": {"A": {"ranks": [
+      {"nroots": 4, "remote_rank": [1], "remote_index": [0]}, {"nroots": 4, "remote_rank": [0], "remote_index": [1]}]}},
+    "ops": [{"op": "bcast", "sf": "A", "unit": "float64"}]})";
+  const std::string host = j["calibration"]["host"];
+  const std::string said = "does not match this run (ranks): calibrated on host " + host + " with 4 ranks as 2 nodes of 2 (emulated), ",
+                    run_has = " min ago; this run has 2 ranks as 1 node of 2 on host " + host + "\n";
+  r = mpirun(2, "run " + trace.string() + " --backend auto --iters 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(occurrences(r.out, "sf-replay run: warning: auto: machine file " + kDefault.string() + " " + said), 1u) << r.out;
+  EXPECT_EQ(occurrences(r.out, run_has), 1u) << r.out;
+  r = mpirun(2, "validate-model " + trace.string() + " --machine " + out.string() + " --backend basic --iters 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(occurrences(r.out, "sf-replay validate-model: warning: machine file " + out.string() + " " + said), 1u) << r.out;
+  EXPECT_EQ(occurrences(r.out, run_has), 1u) << r.out;
+  // The same placement (the trace's nodes of 2): nothing said.
+  r = mpirun(4, std::string("run ") + SFR_TRACES_DIR + "/handmade-4.json --backend auto --iters 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(occurrences(r.out, "does not match"), 0u) << r.out;
+  for (const auto& p : {out, trace, kDefault}) fs::remove(p);
 }

@@ -64,3 +64,29 @@ TEST(SimAutoBackend, DefaultMachine) {
   ::unsetenv("XDG_CONFIG_HOME");
   std::filesystem::remove_all(dir);
 }
+
+// A calibrated machine file used for another run says so in one line: what differs (host,
+// ranks, ranks per node) and the file's age; a match younger than a day says nothing.
+TEST(SimAutoBackend, MachineFileMismatchIsOneLine) {
+  sim::CalibratedOn c;
+  c.host = "boxA", c.date = "2026-11-24T09:00:00Z", c.ranks = 4, c.nodes = 2, c.ranks_per_node = 2, c.emulated_nodes = true;
+  std::tm tm{};
+  tm.tm_year = 126, tm.tm_mon = 10, tm.tm_mday = 24, tm.tm_hour = 12;
+  const std::time_t three_h = timegm(&tm);
+  EXPECT_EQ(sim::machine_mismatch("m.json", c, {"boxA", 4, 2}, three_h), "");
+  EXPECT_EQ(sim::machine_mismatch("m.json", c, {"boxB", 2, 2}, three_h),
+            "machine file m.json does not match this run (host, ranks): calibrated on host boxA with 4 ranks as 2 nodes of 2 (emulated), "
+            "3 h ago; this run has 2 ranks as 1 node of 2 on host boxB");
+  EXPECT_EQ(sim::machine_mismatch("m.json", c, {"boxA", 4, 4}, three_h),
+            "machine file m.json does not match this run (ranks per node): calibrated on host boxA with 4 ranks as 2 nodes of 2 "
+            "(emulated), 3 h ago; this run has 4 ranks as 1 node of 4 on host boxA");
+  const std::time_t three_days = three_h + 3 * 86400;
+  EXPECT_EQ(sim::machine_mismatch("m.json", c, {"boxA", 4, 2}, three_days),
+            "machine file m.json is stale (older than 24 h): calibrated on host boxA with 4 ranks as 2 nodes of 2 (emulated), 3 days "
+            "ago; this run has 4 ranks as 2 nodes of 2 on host boxA");
+  // Older files without the fields: nothing to compare, nothing said.
+  EXPECT_EQ(sim::machine_mismatch("m.json", sim::CalibratedOn{}, {"boxA", 4, 2}, three_days), "");
+  // Presets and uniform machines are no calibrated file.
+  EXPECT_FALSE(sim::calibrated_on("generic"));
+  EXPECT_FALSE(sim::calibrated_on("uniform:latency=1e-6,bandwidth=1e9"));
+}
