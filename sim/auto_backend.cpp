@@ -124,12 +124,12 @@ std::string machine_mismatch(const std::string& file, const CalibratedOn& c, con
   char hours[64];
   std::snprintf(hours, sizeof hours, "older than %.0f h", kStaleMachineHours);
   if (stale) what += (what.empty() ? "" : ", ") + std::string(hours);
-  std::string line = "machine file " + file + (differ.empty() ? " is stale (" : " does not match this run (") + what + "): calibrated on host " +
-                     (c.host.empty() ? std::string("?") : c.host);
+  std::string line = "machine file " + file + (differ.empty() ? " is stale (" : " does not match this run (") + what +
+                     "): calibrated on host " + (c.host.empty() ? std::string("?") : c.host);
   if (c.ranks > 0) line += " with " + std::to_string(c.ranks) + " ranks" + nodes_text(c.ranks, c.ranks_per_node);
   if (c.emulated_nodes) line += " (emulated)";
-  line += ", " + (age >= 0 ? age_text(age) : std::string("at an unknown date")) + "; this run has " + std::to_string(run.ranks) +
-          " ranks" + nodes_text(run.ranks, run.ranks_per_node) + " on host " + run.host;
+  line += ", " + (age >= 0 ? age_text(age) : std::string("at an unknown date")) + "; this run has " + std::to_string(run.ranks) + " ranks" +
+          nodes_text(run.ranks, run.ranks_per_node) + " on host " + run.host;
   return line;
 }
 

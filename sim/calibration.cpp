@@ -131,8 +131,8 @@ std::vector<std::string> implausible_fit(const MachineModel& m, const MeasuredTi
         if (!measured[static_cast<std::size_t>(far)] || !measured[static_cast<std::size_t>(near)]) continue;
         const AlphaBeta &f = m.p2p[0][far][p], &n = m.p2p[0][near][p];
         if (f.alpha < n.alpha)
-          add(inverted, tier(far) + " " + proto + " L " + fmt("%.3f us", f.alpha * 1e6) + " < " + tier(near) + " " +
-                            fmt("%.3f us", n.alpha * 1e6));
+          add(inverted,
+              tier(far) + " " + proto + " L " + fmt("%.3f us", f.alpha * 1e6) + " < " + tier(near) + " " + fmt("%.3f us", n.alpha * 1e6));
         if (f.beta * kImplausibleBetaFactor < n.beta)
           add(inverted, tier(far) + " " + proto + " beta " + fmt("%.4f ns/B", f.beta * 1e9) + " < " + tier(near) + " " +
                             fmt("%.4f ns/B", n.beta * 1e9));

@@ -33,8 +33,8 @@ ProtocolFit fit_protocols(std::vector<core::TimedSample> s);
 
 struct Calibration {
   MachineModel machine;
-  std::vector<std::string> lines;  // the fit table: one line per fitted parameter and its error
-  double worst_rms = 0;            // the largest relative fit error of the ping-pong segments
+  std::vector<std::string> lines;               // the fit table: one line per fitted parameter and its error
+  double worst_rms = 0;                         // the largest relative fit error of the ping-pong segments
   MeasuredTiers measured{false, false, false};  // the tiers fitted from their own ping-pong
 };
 // Plausibility of a fitted model (pure: no MPI): one line per kind of problem, empty when none.

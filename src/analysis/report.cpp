@@ -117,8 +117,9 @@ void model_check(std::ostringstream& o, const io::Json& mc, const std::string& t
     ++n;
   }
   const std::string machine = mc.value("machine", "");
-  o << "\n## Measured vs predicted (validate-model)\n\n" << n << " (op, backend) pairs of this trace from `sf-replay validate-model` on machine `"
-    << machine << "`" << (calibrated(machine) ? " (a calibration of the machine measured)" : " (not a calibration of the machine measured)")
+  o << "\n## Measured vs predicted (validate-model)\n\n"
+    << n << " (op, backend) pairs of this trace from `sf-replay validate-model` on machine `" << machine << "`"
+    << (calibrated(machine) ? " (a calibration of the machine measured)" : " (not a calibration of the machine measured)")
     << "; error = (predicted - measured) / measured.";
   if (mc.contains("summary") && mc["summary"].contains("median_abs_error"))
     o << " Over the whole document: median |error| " << fmt("%.1f%%", 100 * mc["summary"].value("median_abs_error", 0.0)) << ".";

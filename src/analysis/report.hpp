@@ -18,9 +18,9 @@ struct RunSummary {
 // Optional inputs of a report, each already parsed and checked by the caller (null: section left out).
 struct ReportInputs {
   const RunSummary* run = nullptr;
-  io::Json timing;      // sf-timing v1 document from `sf-replay run --timing`
-  io::Json simulation;  // document from `sf-replay simulate --json`: the machine measured
-  io::Json what_if;     // the same on another machine: predictions only, no comparison
+  io::Json timing;       // sf-timing v1 document from `sf-replay run --timing`
+  io::Json simulation;   // document from `sf-replay simulate --json`: the machine measured
+  io::Json what_if;      // the same on another machine: predictions only, no comparison
   io::Json model_check;  // sf-model-check document from `sf-replay validate-model --json`, its pairs of this trace
 };
 

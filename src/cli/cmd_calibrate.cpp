@@ -102,10 +102,18 @@ int cmd_calibrate(const Args& args) {
         if (mpi.rank != 0) return;
         const auto cal = sim::calibrate_machine(data);
         io::Json j = sim::machine_to_json(cal.machine);
-        j["calibration"] = {{"host", data.host},   {"date", trace::iso8601_utc_now()},      {"ranks", data.ranks},
-                            {"nodes", data.nodes}, {"ranks_per_node", data.ranks_per_node}, {"ranks_per_socket", data.ranks_per_socket},
-                            {"fit", cal.lines},    {"worst_fit_error", cal.worst_rms},      {"measured", measured_json(data)},
-                            {"emulated_nodes", rpn > 0},  {"ranks_on_host", local},     {"cores", cores_on_node()}};
+        j["calibration"] = {{"host", data.host},
+                            {"date", trace::iso8601_utc_now()},
+                            {"ranks", data.ranks},
+                            {"nodes", data.nodes},
+                            {"ranks_per_node", data.ranks_per_node},
+                            {"ranks_per_socket", data.ranks_per_socket},
+                            {"fit", cal.lines},
+                            {"worst_fit_error", cal.worst_rms},
+                            {"measured", measured_json(data)},
+                            {"emulated_nodes", rpn > 0},
+                            {"ranks_on_host", local},
+                            {"cores", cores_on_node()}};
         sim::parse_machine(j, out);  // never write a machine file that simulate --machine would refuse
         io::write_file_atomic(out, j.dump(2) + "\n");
         if (!def.empty()) {  // where run --backend auto looks (a failure here is not fatal: -o is written)

@@ -216,7 +216,8 @@ TEST(MpiCalibrate, OversubscriptionAndAnotherPlacementAreSaid) {
   fs::remove(kDefault);
   auto r = mpirun(4, "calibrate -o " + out.string() + " --ranks-per-node 2");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_EQ(occurrences(r.out, "sf-replay calibrate: warning: 4 ranks share " + std::to_string(cores) + " cores on this node"), 1u) << r.out;
+  EXPECT_EQ(occurrences(r.out, "sf-replay calibrate: warning: 4 ranks share " + std::to_string(cores) + " cores on this node"), 1u)
+      << r.out;
   const auto j = nlohmann::json::parse(sfr_test::slurp(out));
   EXPECT_EQ(j["calibration"]["emulated_nodes"], true);
   EXPECT_EQ(j["calibration"]["ranks_on_host"], 4);

@@ -189,7 +189,9 @@ TEST(SimCalibration, ImplausibleFitsAreNamed) {
   zero.o_recv = 0;
   w = sim::implausible_fit(zero, all, 0.05);
   ASSERT_EQ(w.size(), 2u) << w[0];  // the zero betas are also faster than on-socket's
-  EXPECT_NE(w[1].find("zero or negative fitted terms (node rendezvous beta 0 s/B; network rendezvous beta 0 s/B; o_recv 0 s)"), std::string::npos) << w[1];
+  EXPECT_NE(w[1].find("zero or negative fitted terms (node rendezvous beta 0 s/B; network rendezvous beta 0 s/B; o_recv 0 s)"),
+            std::string::npos)
+      << w[1];
 
   w = sim::implausible_fit(m, all, 0.31);
   ASSERT_EQ(w.size(), 1u);
