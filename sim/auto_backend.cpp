@@ -1,5 +1,6 @@
 #include "sim/auto_backend.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -116,7 +117,7 @@ std::string machine_mismatch(const std::string& file, const CalibratedOn& c, con
   if (c.ranks > 0 && run.ranks > 0 && c.ranks != run.ranks) differ.push_back("ranks");
   if (c.ranks_per_node > 0 && run.ranks_per_node > 0 && c.ranks_per_node != run.ranks_per_node) differ.push_back("ranks per node");
   const std::time_t at = parse_utc(c.date);
-  const double age = at >= 0 ? std::difftime(now, at) : -1;
+  const double age = at >= 0 ? std::max(0.0, std::difftime(now, at)) : -1;  // a clock set back: just now
   const bool stale = age > kStaleMachineHours * 3600;
   if (differ.empty() && !stale) return "";
   std::string what;

@@ -84,6 +84,9 @@ TEST(SimAutoBackend, MachineFileMismatchIsOneLine) {
   EXPECT_EQ(sim::machine_mismatch("m.json", c, {"boxA", 4, 2}, three_days),
             "machine file m.json is stale (older than 24 h): calibrated on host boxA with 4 ranks as 2 nodes of 2 (emulated), 3 days "
             "ago; this run has 4 ranks as 2 nodes of 2 on host boxA");
+  // A file dated after `now` (a clock set back between calibrate and the run) is just made.
+  EXPECT_NE(sim::machine_mismatch("m.json", c, {"boxB", 4, 2}, three_h - 4 * 3600).find("(emulated), 0 min ago; this run"),
+            std::string::npos);
   // Older files without the fields: nothing to compare, nothing said.
   EXPECT_EQ(sim::machine_mismatch("m.json", sim::CalibratedOn{}, {"boxA", 4, 2}, three_days), "");
   // Presets and uniform machines are no calibrated file.
