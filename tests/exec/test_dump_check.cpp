@@ -26,6 +26,16 @@ trace::BuiltTrace two_rank(const std::string& ops) {
                             "t");
 }
 
+// One rank whose root 0 has `nleaves` leaves (a hot root), running `ops`.
+trace::BuiltTrace hot_root(int nleaves, const std::string& ops) {
+  std::string leaves = "[0", idx = "[0";
+  for (int k = 1; k < nleaves; ++k) leaves += ",0", idx += ",0";
+  leaves += "]", idx += "]";
+  return trace::parse_trace(R"({"name": "t", "nranks": 1, "sfs": {"S": {"ranks": [
+      {"nroots": 1, "remote_rank": )" + leaves + R"(, "remote_index": )" + idx + R"(}]}}, "ops": [)" + ops + "]}",
+                            "t");
+}
+
 std::string one_op_dump(const std::string& op, const std::string& rank0, const std::string& rank1) {
   return R"({"format": "sf-dump", "version": 1, "trace": "t", "ops": [{"index": 0, )" + op + R"(, "ranks": [)" + rank0 + "," + rank1 +
          "]}]}";
@@ -115,14 +125,8 @@ TEST(DumpCheck, WrongShapeIsAProblemNotACrash) {
 // A float32 product of 1000 leaves on one root overflows (a factor 2 on every other leaf): the
 // dump writes "inf" (spec 4, not null), and the checker reads it back and compares it as a value.
 TEST(DumpCheck, NonFiniteValuesAreWrittenAsStringsAndCompared) {
-  std::string leaves = "[0", idx = "[0";
-  for (int k = 1; k < 1000; ++k) leaves += ",0", idx += ",0";
-  leaves += "]", idx += "]";
-  const auto t = trace::parse_trace(R"({"name": "t", "nranks": 1, "sfs": {"S": {"ranks": [
-      {"nroots": 1, "remote_rank": )" + leaves + R"(, "remote_index": )" + idx + R"(}]}}, "ops": [
-      {"op": "reduce", "sf": "S", "unit": "float32", "mpi_op": "prod"},
-      {"op": "reduce", "sf": "S", "unit": "complex128", "mpi_op": "prod"}]})",
-                                    "t");
+  const auto t = hot_root(1000, R"({"op": "reduce", "sf": "S", "unit": "float32", "mpi_op": "prod"},
+                                  {"op": "reduce", "sf": "S", "unit": "complex128", "mpi_op": "prod"})");
   const std::string d = reference_dump(t);
   EXPECT_EQ(d.find("null"), std::string::npos) << d;
   EXPECT_NE(d.find(R"("rootdata": ["inf"])"), std::string::npos) << d;
@@ -140,13 +144,7 @@ TEST(DumpCheck, NonFiniteValuesAreWrittenAsStringsAndCompared) {
 // A complex128 product of 2000 leaves on one root overflows into inf - inf = NaN parts: "nan" is
 // written, and matches the reference's NaN whatever its sign bit or payload; a number there does not.
 TEST(DumpCheck, NanMatchesNan) {
-  std::string leaves = "[0", idx = "[0";
-  for (int k = 1; k < 2000; ++k) leaves += ",0", idx += ",0";
-  leaves += "]", idx += "]";
-  const auto t = trace::parse_trace(R"({"name": "t", "nranks": 1, "sfs": {"S": {"ranks": [
-      {"nroots": 1, "remote_rank": )" + leaves + R"(, "remote_index": )" + idx + R"(}]}}, "ops": [
-      {"op": "reduce", "sf": "S", "unit": "complex128", "mpi_op": "prod"}]})",
-                                    "t");
+  const auto t = hot_root(2000, R"({"op": "reduce", "sf": "S", "unit": "complex128", "mpi_op": "prod"})");
   const std::string d = reference_dump(t);
   const auto at = d.find(R"("nan")");
   ASSERT_NE(at, std::string::npos) << d;
@@ -161,13 +159,7 @@ TEST(DumpCheck, NanMatchesNan) {
 // the fetched values, without recursion: a recursive search of 20,000 steps would need a deep
 // stack, and a per-step scan of every leaf took minutes on a 12,000-leaf root.)
 TEST(DumpCheck, SerialOrderSearchOnAHotRoot) {
-  std::string leaves = "[0", idx = "[0";
-  for (int k = 1; k < 20000; ++k) leaves += ",0", idx += ",0";
-  leaves += "]", idx += "]";
-  const auto t = trace::parse_trace(R"({"name": "t", "nranks": 1, "sfs": {"S": {"ranks": [
-      {"nroots": 1, "remote_rank": )" + leaves + R"(, "remote_index": )" + idx + R"(}]}}, "ops": [
-      {"op": "fetch_and_op", "sf": "S", "unit": "int64", "mpi_op": "sum"}]})",
-                                    "t");
+  const auto t = hot_root(20000, R"({"op": "fetch_and_op", "sf": "S", "unit": "int64", "mpi_op": "sum"})");
   const std::string d = reference_dump(t);
   EXPECT_TRUE(exec::check_dump(t, d, "ref").ok());
   std::string bad = d;
