@@ -1,8 +1,9 @@
 // The emulated device (SFR_EMULATE_DEVICE=SEED): the CUDA executor's transports run unchanged on a
 // machine without a GPU, with the asynchrony that makes their synchronisation matter.
-//  - Device memory is host memory in a POSIX shared-memory segment of its own (/dev/shm), filled
-//    with a garbage pattern as cudaMalloc leaves it; an IPC handle names the segment, and opening it
-//    in another process of the node maps the same memory there (as cudaIpcOpenMemHandle does).
+//  - Device memory is host memory in a shared-memory file of its own (memfd: gone with its last
+//    mapping, so a killed run leaves nothing in /dev/shm), filled with a garbage pattern as
+//    cudaMalloc leaves it; an IPC handle names the file (/proc/PID/fd/FD), and opening it in another
+//    process of the node maps the same memory there (as cudaIpcOpenMemHandle does).
 //    Pinned memory is plain host memory.
 //  - A stream is a worker thread. Copies, memsets and kernels (core/kernels.hpp's bodies, run by
 //    its host launcher) are queued and run later, in order, each after a random delay drawn from a
@@ -162,20 +163,20 @@ public:
       if (!p) throw std::runtime_error("emulated cudaMallocHost of " + std::to_string(bytes) + " bytes: out of memory");
       return p;
     }
-    const std::string name = "/sfr-emu-" + std::to_string(::getpid()) + "-" + std::to_string(next_++);
-    const int fd = ::shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0) throw std::runtime_error("emulated cudaMalloc: shm_open " + name + ": " + std::strerror(errno));
+    // An anonymous memory file (memfd): freed with its last mapping, so a killed process leaves
+    // nothing behind; a peer of the node opens it through /proc/PID/fd/FD (the IPC handle).
+    const int fd = ::memfd_create("sfr-emu", MFD_CLOEXEC);
+    if (fd < 0) throw std::runtime_error(std::string("emulated cudaMalloc: memfd_create: ") + std::strerror(errno));
     void* p = MAP_FAILED;
     if (::ftruncate(fd, static_cast<off_t>(bytes)) == 0) p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    const int err = errno;
-    ::close(fd);
     if (p == MAP_FAILED) {
-      ::shm_unlink(name.c_str());
-      throw std::runtime_error("emulated cudaMalloc of " + std::to_string(bytes) + " bytes in /dev/shm: " + std::strerror(err));
+      const int err = errno;
+      ::close(fd);
+      throw std::runtime_error("emulated cudaMalloc of " + std::to_string(bytes) + " bytes: " + std::strerror(err));
     }
     std::memset(p, 0xA5, bytes);  // not zero: cudaMalloc's memory holds whatever was there
     std::lock_guard<std::mutex> g(m_);
-    segments_[static_cast<std::byte*>(p)] = {name, bytes};
+    segments_[static_cast<std::byte*>(p)] = {"/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd), bytes, fd};
     return p;
   }
   // cudaFree / cudaFreeHost synchronise the device first: no queued work still touches the memory.
@@ -189,7 +190,7 @@ public:
     const auto it = segments_.find(static_cast<std::byte*>(p));
     if (it == segments_.end()) return;
     ::munmap(p, it->second.size);
-    ::shm_unlink(it->second.name.c_str());
+    ::close(it->second.fd);
     segments_.erase(it);
   }
 
@@ -259,8 +260,8 @@ public:
     EmuHandle h{};
     std::memcpy(&h, ih.bytes, sizeof h);
     if (h.magic != kHandleMagic) throw std::runtime_error("emulated cudaIpcOpenMemHandle: not a handle of the emulated device");
-    const int fd = ::shm_open(h.name, O_RDWR, 0);
-    if (fd < 0) throw std::runtime_error(std::string("emulated cudaIpcOpenMemHandle: shm_open ") + h.name + ": " + std::strerror(errno));
+    const int fd = ::open(h.name, O_RDWR | O_CLOEXEC);
+    if (fd < 0) throw std::runtime_error(std::string("emulated cudaIpcOpenMemHandle: open ") + h.name + ": " + std::strerror(errno));
     void* p = ::mmap(nullptr, h.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     const int err = errno;
     ::close(fd);
@@ -317,8 +318,9 @@ public:
 
 private:
   struct Segment {
-    std::string name;
+    std::string name;  // how a peer opens it: /proc/PID/fd/FD
     std::size_t size;
+    int fd;
   };
   void enqueue(void* s, std::function<void()> f) {
     EmuStream* st = as_stream(s);
@@ -340,7 +342,7 @@ private:
   std::map<std::byte*, Segment> segments_;  // my allocations, by base
   std::map<std::byte*, std::size_t> mapped_;  // peers' segments mapped here, by base
   std::set<EmuStream*> live_;                 // streams that ever had work (device_sync waits for them)
-  std::atomic<std::uint64_t> next_{0}, streams_{0};
+  std::atomic<std::uint64_t> streams_{0};
   EmuStream legacy_;
 };
 
