@@ -139,6 +139,17 @@ struct EmuEvent {
 
 EmuStream* as_stream(void* s) { return static_cast<EmuStream*>(s); }
 
+// The entry of a map of memory ranges (base -> range) whose range holds p, else m.end().
+template <class Map, class Size>
+typename Map::iterator containing(Map& m, const void* p, Size size_of) {
+  auto* b = static_cast<std::byte*>(const_cast<void*>(p));
+  auto it = m.upper_bound(b);
+  if (it == m.begin()) return m.end();
+  --it;
+  return b < it->first + size_of(it->second) ? it : m.end();
+}
+
+
 constexpr std::uint64_t kHandleMagic = 0x5346522d454d5531ull;  // "SFR-EMU1"
 struct EmuHandle {
   char name[40];
@@ -242,15 +253,12 @@ public:
 
   IpcHandle ipc_handle(const void* p) override {
     std::lock_guard<std::mutex> g(m_);
-    const auto* b = static_cast<const std::byte*>(p);
-    auto it = segments_.upper_bound(const_cast<std::byte*>(b));
-    if (it == segments_.begin() || b >= std::prev(it)->first + std::prev(it)->second.size)
-      throw std::runtime_error("emulated cudaIpcGetMemHandle: not device memory");
-    --it;
+    const auto it = containing(segments_, p, [](const Segment& seg) { return seg.size; });
+    if (it == segments_.end()) throw std::runtime_error("emulated cudaIpcGetMemHandle: not device memory");
     EmuHandle h{};
     std::snprintf(h.name, sizeof h.name, "%s", it->second.name.c_str());
     h.size = it->second.size;
-    h.offset = static_cast<std::uint64_t>(b - it->first);
+    h.offset = static_cast<std::uint64_t>(static_cast<const std::byte*>(p) - it->first);
     h.magic = kHandleMagic;
     IpcHandle out{};
     std::memcpy(out.bytes, &h, sizeof h);
@@ -272,10 +280,8 @@ public:
   }
   void ipc_close(std::byte* p) noexcept override {
     std::lock_guard<std::mutex> g(m_);
-    auto it = mapped_.upper_bound(p);
-    if (it == mapped_.begin()) return;
-    --it;
-    if (p >= it->first + it->second) return;
+    const auto it = containing(mapped_, p, [](std::size_t size) { return size; });
+    if (it == mapped_.end()) return;
     ::munmap(it->first, it->second);
     mapped_.erase(it);
   }
@@ -332,9 +338,7 @@ private:
   }
   bool on_device(const void* p) {
     std::lock_guard<std::mutex> g(m_);
-    const auto* b = static_cast<const std::byte*>(p);
-    auto it = segments_.upper_bound(const_cast<std::byte*>(b));
-    return it != segments_.begin() && b < std::prev(it)->first + std::prev(it)->second.size;
+    return containing(segments_, p, [](const Segment& seg) { return seg.size; }) != segments_.end();
   }
 
   std::uint64_t seed_, base_seed_;
