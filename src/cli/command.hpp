@@ -27,6 +27,7 @@ int cmd_calibrate(const Args& args);
 int cmd_validate_model(const Args& args);
 int cmd_regress(const Args& args);
 int cmd_dashboard(const Args& args);
+int cmd_capture(const Args& args);
 
 const std::vector<Command>& commands();
 

@@ -22,6 +22,7 @@ const std::vector<Command>& commands() {
       {"validate-model", "under mpirun: run traces on every backend and compare with the simulator's predictions", cmd_validate_model},
       {"report", "write a Markdown report of a trace (and optionally its run and timing results)", cmd_report},
       {"dashboard", "build a static site of charts (per op, message size, model error, history) from result folders", cmd_dashboard},
+      {"capture", "run an unchanged PETSc application with the capture library preloaded and write its SFs and ops as a trace", cmd_capture},
       {"regress", "compare timing results with a baseline (noise-aware); exit 3 when something got slower", cmd_regress},
   };
   return cmds;

@@ -1,0 +1,287 @@
+#include "capture/merge.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "core/error.hpp"
+#include "io/json_strict.hpp"
+#include "trace/build.hpp"
+
+namespace sfr::capture {
+
+namespace {
+
+namespace fs = std::filesystem;
+using io::Json;
+
+struct RankFile {
+  std::string path;
+  Json doc;
+};
+
+[[noreturn]] void bad(const RankFile& f, const std::string& ptr, const std::string& what) {
+  throw InputError(f.path + (ptr.empty() ? "" : ":" + ptr), what);
+}
+
+const Json& field(const RankFile& f, const Json& obj, const std::string& base, const char* k, Json::value_t type) {
+  if (!obj.is_object() || !obj.contains(k)) bad(f, base, std::string("missing \"") + k + "\"");
+  const Json& v = obj[k];
+  const bool ok = type == Json::value_t::number_integer ? v.is_number_integer()
+                  : type == Json::value_t::string       ? v.is_string()
+                  : type == Json::value_t::array        ? v.is_array()
+                  : type == Json::value_t::object       ? v.is_object()
+                                                        : true;
+  if (!ok) bad(f, io::pointer_join(base, k), "wrong type");
+  return v;
+}
+
+std::vector<core::Index> ints(const RankFile& f, const Json& a, const std::string& ptr) {
+  std::vector<core::Index> v;
+  v.reserve(a.size());
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (!a[k].is_number_integer()) bad(f, io::pointer_join(ptr, k), "not an integer");
+    v.push_back(a[k].get<core::Index>());
+  }
+  return v;
+}
+
+core::RankGraph rank_graph(const RankFile& f, const Json& s, const std::string& ptr) {
+  core::RankGraph g;
+  g.nroots = field(f, s, ptr, "nroots", Json::value_t::number_integer).get<core::Index>();
+  const auto rr = ints(f, field(f, s, ptr, "remote_rank", Json::value_t::array), io::pointer_join(ptr, "remote_rank"));
+  g.remote_index = ints(f, field(f, s, ptr, "remote_index", Json::value_t::array), io::pointer_join(ptr, "remote_index"));
+  if (rr.size() != g.remote_index.size()) bad(f, ptr, "remote_rank and remote_index differ in length");
+  for (auto r : rr) g.remote_rank.push_back(static_cast<int>(r));
+  if (s.contains("ilocal") && !s["ilocal"].is_null()) {
+    g.has_ilocal = true;
+    g.ilocal = ints(f, s["ilocal"], io::pointer_join(ptr, "ilocal"));
+    if (g.ilocal.size() != rr.size()) bad(f, ptr, "ilocal and remote_rank differ in length");
+  }
+  return g;
+}
+
+std::string str_or(const Json& o, const char* k) { return o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : ""; }
+
+trace::OpSpec op_spec(const RankFile& f, const Json& o, const std::string& ptr, const std::vector<std::string>& names) {
+  trace::OpSpec op;
+  const std::string kind = field(f, o, ptr, "op", Json::value_t::string).get<std::string>();
+  if (!core::parse_op_kind(kind, op.op)) bad(f, io::pointer_join(ptr, "op"), "unknown op " + io::json_quote(kind));
+  const auto sf = field(f, o, ptr, "sf", Json::value_t::number_integer).get<std::int64_t>();
+  if (sf < 0 || static_cast<std::size_t>(sf) >= names.size()) bad(f, io::pointer_join(ptr, "sf"), "no such SF");
+  op.sf = names[static_cast<std::size_t>(sf)];
+  if (o.contains("unit")) {
+    const std::string u = o["unit"].get<std::string>();
+    if (!core::parse_unit(u, op.unit)) bad(f, io::pointer_join(ptr, "unit"), "unknown unit " + io::json_quote(u));
+  }
+  if (o.contains("bs")) op.bs = o["bs"].get<int>();
+  op.mpi_op = core::default_mpi_op(op.op);
+  if (o.contains("mpi_op")) {
+    const std::string m = o["mpi_op"].get<std::string>();
+    if (!core::parse_mpi_op(m, op.mpi_op)) bad(f, io::pointer_join(ptr, "mpi_op"), "unknown mpi_op " + io::json_quote(m));
+  }
+  if (o.contains("memtype")) {
+    core::parse_memtype(str_or(o["memtype"], "root"), op.root_mem);
+    core::parse_memtype(str_or(o["memtype"], "leaf"), op.leaf_mem);
+  }
+  op.repeat = field(f, o, ptr, "repeat", Json::value_t::number_integer).get<core::Index>();
+  return op;
+}
+
+// Per-rank tables that are summed into meta ((op, reason) -> count, etc.).
+void add_table(std::map<std::vector<std::string>, std::int64_t>& to, const Json& rows, const std::vector<const char*>& keys) {
+  for (const auto& r : rows) {
+    std::vector<std::string> k;
+    for (const char* name : keys) k.push_back(r.value(name, std::string()));
+    to[k] += r.value("count", std::int64_t{0});
+  }
+}
+
+}  // namespace
+
+bool no_rank_files(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const auto n = e.path().filename().string();
+    if (n.rfind("rank-", 0) == 0 && e.path().extension() == ".json") return false;
+  }
+  return true;
+}
+
+trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
+  // ---- the files: rank 0 says how many there must be --------------------------------------
+  std::vector<RankFile> files;
+  auto load = [&](int r) -> std::optional<RankFile> {
+    const std::string p = (fs::path(dir) / ("rank-" + std::to_string(r) + ".json")).string();
+    std::error_code ec;
+    if (!fs::exists(p, ec)) return std::nullopt;
+    RankFile f{p, io::parse_json_file(p)};
+    io::check_format(f.doc, p, "sf-capture-rank", true);
+    return f;
+  };
+  auto first = load(0);
+  if (!first) {
+    if (no_rank_files(dir)) throw InputError("", "no rank files");
+    throw InputError("", "rank 0 wrote no capture file (it did not reach PetscFinalize)");
+  }
+  files.push_back(std::move(*first));
+  const int nranks = static_cast<int>(field(files[0], files[0].doc, "", "size", Json::value_t::number_integer).get<int>());
+  if (nranks < 1) bad(files[0], "/size", "must be at least 1");
+  if (const auto refused = str_or(files[0].doc, "refused"); !refused.empty()) throw InputError("", refused);
+  std::vector<int> missing;
+  for (int r = 1; r < nranks; ++r) {
+    auto f = load(r);
+    if (!f) {
+      missing.push_back(r);
+      continue;
+    }
+    if (const auto refused = str_or(f->doc, "refused"); !refused.empty()) throw InputError("", refused);
+    files.push_back(std::move(*f));
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (int r : missing) list += (list.empty() ? "" : ", ") + std::to_string(r);
+    throw InputError("", "rank(s) " + list + " of " + std::to_string(nranks) +
+                             " wrote no capture file (they did not reach PetscFinalize): the capture is incomplete");
+  }
+  for (int r = 0; r < nranks; ++r) {
+    const RankFile& f = files[static_cast<std::size_t>(r)];
+    if (field(f, f.doc, "", "rank", Json::value_t::number_integer).get<int>() != r ||
+        field(f, f.doc, "", "size", Json::value_t::number_integer).get<int>() != nranks)
+      bad(f, "/rank", "says another rank or rank count than its name and rank 0's file");
+  }
+
+  // ---- the ranks must agree on the SFs and the op stream --------------------------------------
+  const RankFile& f0 = files[0];
+  const Json& sfs0 = field(f0, f0.doc, "", "sfs", Json::value_t::array);
+  const Json& ops0 = field(f0, f0.doc, "", "ops", Json::value_t::array);
+  for (const RankFile& f : files) {
+    const Json& sfs = field(f, f.doc, "", "sfs", Json::value_t::array);
+    const Json& ops = field(f, f.doc, "", "ops", Json::value_t::array);
+    if (sfs.size() != sfs0.size())
+      bad(f, "/sfs", "recorded " + std::to_string(sfs.size()) + " SFs where rank 0 recorded " + std::to_string(sfs0.size()) +
+                         " (the ranks did not run the same SF operations in the same order)");
+    for (std::size_t k = 0; k < std::min(ops.size(), ops0.size()); ++k)
+      if (ops[k] != ops0[k])
+        bad(f, io::pointer_join("/ops", k), "differs from rank 0's op " + std::to_string(k) + " (" + ops0[k].dump() + " there, " + ops[k].dump() + " here)");
+    if (ops.size() != ops0.size()) bad(f, "/ops", "recorded " + std::to_string(ops.size()) + " ops where rank 0 recorded " + std::to_string(ops0.size()));
+    if (f.doc.value("op_counts", Json::array()) != f0.doc.value("op_counts", Json::array()))
+      bad(f, "/op_counts", "differ from rank 0's: the ranks did not run the same SF operations");
+  }
+  if (ops0.empty()) {
+    std::string why;
+    std::map<std::vector<std::string>, std::int64_t> skipped;
+    for (const RankFile& f : files) add_table(skipped, f.doc.value("not_recorded", Json::array()), {"op", "reason"});
+    for (const auto& [k, n] : skipped) why += (why.empty() ? "" : "; ") + k[0] + " x" + std::to_string(n) + ": " + k[1];
+    throw InputError("", "no PetscSF carried an operation that could be recorded" + (why.empty() ? std::string() : " (not recorded: " + why + ")"));
+  }
+
+  // ---- the SFs: the form PETSc built them in, where it gives exactly the graph PETSc held -------
+  trace::Trace t;
+  t.name = info.name;
+  t.nranks = nranks;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < sfs0.size(); ++i) names.push_back("sf" + std::to_string(i));
+  trace::GraphLookup lookup;
+  std::map<std::string, std::shared_ptr<const core::Graph>> built;
+  lookup = [&](std::string_view n) -> const core::Graph* {
+    auto it = built.find(std::string(n));
+    return it == built.end() ? nullptr : it->second.get();
+  };
+  Json sf_meta = Json::array();
+  for (std::size_t i = 0; i < sfs0.size(); ++i) {
+    const std::string ptr = io::pointer_join("/sfs", i);
+    auto g = std::make_shared<core::Graph>();
+    g->nranks = nranks;
+    for (const RankFile& f : files) g->ranks.push_back(rank_graph(f, f.doc["sfs"][i], ptr));
+    for (const auto& rg : g->ranks)
+      for (int rr : rg.remote_rank)
+        if (rr < 0 || rr >= nranks) bad(f0, ptr, "a leaf names rank " + std::to_string(rr) + " outside the " + std::to_string(nranks) + " ranks");
+    const Json& s0 = sfs0[i];
+    Json m = {{"name", names[i]}, {"petsc_type", str_or(s0, "petsc_type")}, {"first_via", str_or(s0, "first_via")}};
+    std::optional<trace::SFDef> form;
+    std::string note;
+    auto agree = [&](const char* k) {
+      for (const RankFile& f : files)
+        if (f.doc["sfs"][i].value(k, Json()) != s0.value(k, Json())) return false;
+      return true;
+    };
+    if (s0.contains("pattern") && agree("pattern")) {
+      trace::PatternSF p;
+      core::parse_pattern(s0["pattern"].get<std::string>(), p.pattern);
+      for (const auto& rg : g->ranks) p.nroots.push_back(rg.nroots);
+      form = trace::SFDef{names[i], p};
+    } else if (s0.contains("derive") && agree("derive") && agree("of")) {
+      trace::DerivedSF d;
+      trace::parse_derive_kind(s0["derive"].get<std::string>(), d.kind);
+      for (const auto& p : s0["of"]) d.of.push_back(names.at(p.get<std::size_t>()));
+      if (d.kind == trace::DeriveKind::embed_roots || d.kind == trace::DeriveKind::embed_leaves)
+        for (const RankFile& f : files) d.selected.push_back(ints(f, f.doc["sfs"][i].value("selected", Json::array()), ptr));
+      form = trace::SFDef{names[i], d};
+    }
+    if (form) {
+      try {
+        auto derived = trace::build_sf(*form, nranks, lookup);
+        if (!(*derived == *g)) {
+          note = "PETSc built it as " + std::string(std::holds_alternative<trace::PatternSF>(form->def) ? "a pattern" : "a derived SF") +
+                 ", but that form's graph differs from the one PETSc held: written explicitly";
+          form.reset();
+        }
+      } catch (const std::exception& e) {
+        note = std::string("PETSc's form could not be rebuilt (") + e.what() + "): written explicitly";
+        form.reset();
+      }
+    }
+    if (!form) form = trace::SFDef{names[i], trace::ExplicitSF{g}};
+    m["form"] = std::holds_alternative<trace::ExplicitSF>(form->def) ? "explicit"
+                : std::holds_alternative<trace::PatternSF>(form->def) ? "pattern"
+                                                                       : "derived";
+    if (!note.empty()) m["note"] = note;
+    sf_meta.push_back(std::move(m));
+    built[names[i]] = g;
+    t.sfs.push_back(std::move(*form));
+  }
+  for (std::size_t k = 0; k < ops0.size(); ++k) t.ops.push_back(op_spec(f0, ops0[k], io::pointer_join("/ops", k), names));
+
+  // ---- meta: what ran, and the exact counts ------------------------------------------------
+  Json meta = Json::object();
+  meta["generator"] = "capture";
+  meta["command"] = info.command;
+  meta["petsc_version"] = str_or(f0.doc, "petsc");
+  meta["ranks"] = nranks;
+  meta["date"] = info.date;
+  Json counts = Json::array();
+  std::int64_t total = 0;
+  for (const auto& c : f0.doc.value("op_counts", Json::array())) {
+    const auto sf = c.value("sf", std::size_t{0});
+    counts.push_back({{"sf", names.at(sf)}, {"op", c.value("op", std::string())}, {"count", c.value("count", std::int64_t{0})},
+                      {"vecscatter", c.value("vecscatter", std::int64_t{0})}});
+    total += c.value("count", std::int64_t{0});
+  }
+  meta["op_counts"] = std::move(counts);
+  std::int64_t kept = 0;
+  for (const auto& op : t.ops) kept += op.repeat;
+  meta["ops_recorded"] = total;
+  meta["ops_in_trace"] = kept;
+  meta["ops_dropped"] = f0.doc.value("dropped_ops", std::int64_t{0});
+  meta["sfs"] = std::move(sf_meta);
+  std::map<std::vector<std::string>, std::int64_t> skipped, internal;
+  Json events = Json::array();
+  for (const RankFile& f : files) {
+    add_table(skipped, f.doc.value("not_recorded", Json::array()), {"op", "reason"});
+    add_table(internal, f.doc.value("internal", Json::array()), {"op", "within"});
+    events.push_back(f.doc.value("events", Json::object()));
+  }
+  Json sk = Json::array(), in = Json::array();
+  for (const auto& [k, n] : skipped) sk.push_back({{"op", k[0]}, {"reason", k[1]}, {"count_all_ranks", n}});
+  for (const auto& [k, n] : internal) in.push_back({{"op", k[0]}, {"within", k[1]}, {"count_all_ranks", n}});
+  meta["not_recorded"] = std::move(sk);
+  meta["internal_calls"] = std::move(in);
+  meta["petsc_events_per_rank"] = std::move(events);
+  t.meta_json = meta.dump();
+  return t;
+}
+
+}  // namespace sfr::capture

@@ -1,0 +1,106 @@
+// sf-replay capture's bad cases: a command that is not a PETSc application, an application that
+// fails or is killed, another PETSc, no SF operation, options that cannot work. Each: one line,
+// the documented exit status, and no trace file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "support/process.hpp"
+
+namespace fs = std::filesystem;
+using sfr_test::occurrences;
+using sfr_test::run_command;
+
+namespace {
+
+struct CaptureCli : ::testing::Test {
+  fs::path dir = fs::temp_directory_path() / ("sfr_capture_cli_" + std::to_string(::getpid()) + "_" +
+                                              ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::path out = dir / "t.json";
+  void SetUp() override {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  sfr_test::Proc capture(const std::string& rest, const std::string& env = "") {
+    return run_command((env.empty() ? "" : "env " + env + " ") + SFR_CLI " capture -o " + out.string() + " " + rest);
+  }
+  std::string fake(const std::string& what) const {
+    return std::string("env LD_LIBRARY_PATH=") + fs::path(SFR_FAKE_PETSC).parent_path().string() + " " SFR_FAKE_APP " " + what;
+  }
+};
+
+}  // namespace
+
+TEST_F(CaptureCli, ACommandThatIsNotAPetscApplication) {
+  const auto p = capture("-- true");
+  EXPECT_EQ(p.status, 2) << p.out;
+  EXPECT_EQ(occurrences(p.out, "created no PetscSF"), 1u) << p.out;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(CaptureCli, AFailingApplicationKeepsItsExitStatus) {
+  const auto p = capture("-- sh -c 'exit 7'");
+  EXPECT_EQ(p.status, 7) << p.out;
+  EXPECT_NE(p.out.find("exited with status 7; no trace written"), std::string::npos) << p.out;
+  EXPECT_FALSE(fs::exists(out));
+  const auto k = capture("-- sh -c 'kill -9 $$'");
+  EXPECT_EQ(k.status, 128 + 9) << k.out;
+  EXPECT_NE(k.out.find("killed by signal 9"), std::string::npos) << k.out;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(CaptureCli, AnotherPetscVersionIsRefused) {
+  const auto p = capture("-- " + fake("bcast"), "FAKE_PETSC_MINOR=19");
+  EXPECT_EQ(p.status, 2) << p.out;
+  EXPECT_EQ(occurrences(p.out, "the application runs PETSc 3.19.0; this capture library was built for PETSc 3.18"), 1u) << p.out;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(CaptureCli, APetscWith64BitIndicesIsRefused) {
+  const auto p = capture("-- " + fake("bcast"), "FAKE_PETSC_MINOR=18 FAKE_PETSC_INT_SIZE=8");
+  EXPECT_EQ(p.status, 2) << p.out;
+  EXPECT_NE(p.out.find("64-bit PetscInt"), std::string::npos) << p.out;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(CaptureCli, APetscApplicationWithoutSFOperations) {
+  const auto p = capture("-- " + fake("none"), "FAKE_PETSC_MINOR=18");
+  EXPECT_EQ(p.status, 2) << p.out;
+  EXPECT_EQ(occurrences(p.out, "no PetscSF carried an operation"), 1u) << p.out;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(CaptureCli, AnUnwritableOutputIsRefusedBeforeTheApplicationRuns) {
+  const fs::path marker = dir / "ran";
+  const auto p = run_command(SFR_CLI " capture -o " + (dir / "missing" / "t.json").string() + " -- touch " + marker.string());
+  EXPECT_EQ(p.status, 2) << p.out;
+  EXPECT_NE(p.out.find("--output"), std::string::npos) << p.out;
+  EXPECT_FALSE(fs::exists(marker));
+}
+
+TEST_F(CaptureCli, OptionsThatCannotWork) {
+  auto no_cmd = capture("");
+  EXPECT_EQ(no_cmd.status, 2);
+  EXPECT_NE(no_cmd.out.find("no command given after '--'"), std::string::npos) << no_cmd.out;
+  auto no_out = run_command(SFR_CLI " capture -- true");
+  EXPECT_EQ(no_out.status, 2);
+  EXPECT_NE(no_out.out.find("no --output given"), std::string::npos) << no_out.out;
+  auto zero = capture("--max-ops 0 -- true");
+  EXPECT_EQ(zero.status, 2);
+  EXPECT_NE(zero.out.find("--max-ops"), std::string::npos) << zero.out;
+  auto view = capture("--sf-view " + (dir / "nowhere").string() + " -- true");
+  EXPECT_EQ(view.status, 2);
+  EXPECT_NE(view.out.find("--sf-view"), std::string::npos) << view.out;
+  auto lib_and_more = capture("--library");
+  EXPECT_EQ(lib_and_more.status, 2);
+  EXPECT_NE(lib_and_more.out.find("--library: takes no other option"), std::string::npos) << lib_and_more.out;
+}
+
+TEST_F(CaptureCli, LibraryPrintsAnExistingPath) {
+  const auto p = run_command(SFR_CLI " capture --library");
+  ASSERT_EQ(p.status, 0) << p.out;
+  std::string path = p.out.substr(0, p.out.find('\n'));
+  EXPECT_TRUE(fs::exists(path)) << path;
+  EXPECT_EQ(fs::path(path).filename(), "libsfr_capture.so");
+}

@@ -1,0 +1,221 @@
+// The capture library's recorder (folding, the op cap, exact counts) and the merge of rank files
+// into a trace: graphs, forms (pattern, derived) kept only where they rebuild PETSc's graph,
+// refusals. Expected values are written out by hand from PETSc's definitions.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "capture/merge.hpp"
+#include "capture/preload/recorder.hpp"
+#include "core/error.hpp"
+#include "trace/reader.hpp"
+#include "trace/writer.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using sfr::capture::OpRecord;
+using sfr::capture::Recorder;
+using sfr::capture::SfRecord;
+
+namespace {
+
+OpRecord bcast(int sf, const char* unit = "float64", const char* op = "replace") {
+  OpRecord r;
+  r.sf = sf;
+  r.op = "bcast";
+  r.unit = unit;
+  r.mpi_op = op;
+  return r;
+}
+
+SfRecord sf(std::int64_t nroots, std::vector<std::int64_t> rr, std::vector<std::int64_t> ri) {
+  SfRecord s;
+  s.petsc_type = "basic";
+  s.nroots = nroots;
+  s.remote_rank = std::move(rr);
+  s.remote_index = std::move(ri);
+  s.first_via = "PetscSF";
+  return s;
+}
+
+struct Dir {
+  fs::path path = fs::temp_directory_path() / ("sfr_capture_merge_" + std::to_string(::getpid()) + "_" +
+                                               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  Dir() {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~Dir() { fs::remove_all(path); }
+  void write(int rank, const std::string& text) const { std::ofstream(path / ("rank-" + std::to_string(rank) + ".json")) << text; }
+};
+
+std::string merge_error(const Dir& d) {
+  try {
+    sfr::capture::merge_rank_files(d.path.string(), {"t", {"app"}, "2026-01-01T00:00:00Z"});
+  } catch (const sfr::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+sfr::trace::Trace merge(const Dir& d) {
+  auto t = sfr::capture::merge_rank_files(d.path.string(), {"t", {"app"}, "2026-01-01T00:00:00Z"});
+  sfr::trace::parse_trace(sfr::trace::write_trace(t), "merged");  // what capture writes must validate
+  return t;
+}
+
+}  // namespace
+
+TEST(CaptureRecorder, FoldsConsecutiveIdenticalOpsAndCountsEveryOne) {
+  Recorder r(100);
+  for (int i = 0; i < 5; ++i) r.op(bcast(0), true);
+  r.op(bcast(0, "float64", "sum"), false);
+  r.op(bcast(1), false);
+  r.op(bcast(0), false);
+  ASSERT_EQ(r.ops().size(), 4u);
+  EXPECT_EQ(r.ops()[0].repeat, 5);
+  EXPECT_EQ(r.ops()[1].repeat, 1);
+  EXPECT_EQ(r.ops()[3].repeat, 1);
+  EXPECT_EQ(r.count(0, "bcast"), 7);
+  EXPECT_EQ(r.count(1, "bcast"), 1);
+  const auto j = json::parse(r.to_json(0, 1, "3.18.5", ""));
+  EXPECT_EQ(j["op_counts"][0]["vecscatter"], 5);
+}
+
+TEST(CaptureRecorder, KeepsThePrefixUpToTheCapAndOnlyCountsTheRest) {
+  Recorder r(2);
+  r.op(bcast(0), false);
+  r.op(bcast(1), false);
+  r.op(bcast(1), false);  // folds into the second record: still within the cap
+  r.op(bcast(0), false);  // beyond: counted only
+  r.op(bcast(0), false);  // not folded into anything after the cut
+  ASSERT_EQ(r.ops().size(), 2u);
+  EXPECT_EQ(r.ops()[1].repeat, 2);
+  EXPECT_EQ(r.dropped(), 2);
+  EXPECT_EQ(r.count(0, "bcast"), 3);
+}
+
+TEST(CaptureMerge, ExplicitGraphsOpsAndExactCounts) {
+  Dir d;
+  // rank 0: 2 roots, leaves at 1 and 3 from rank 1's roots 0 and 1; rank 1: 2 roots, one leaf from rank 0's root 1.
+  Recorder r0(1), r1(1);
+  auto s0 = sf(2, {1, 1}, {0, 1});
+  s0.has_ilocal = true;
+  s0.ilocal = {1, 3};
+  r0.add_sf(s0);
+  r1.add_sf(sf(2, {0}, {1}));
+  for (Recorder* r : {&r0, &r1}) {
+    r->op(bcast(0), true);
+    r->op(bcast(0), true);
+    r->op(bcast(0, "float64", "sum"), false);  // beyond the cap of 1 record
+  }
+  d.write(0, r0.to_json(0, 2, "3.18.5", ""));
+  d.write(1, r1.to_json(1, 2, "3.18.5", ""));
+  const auto t = merge(d);
+  EXPECT_EQ(t.nranks, 2);
+  ASSERT_EQ(t.sfs.size(), 1u);
+  const auto& g = *std::get<sfr::trace::ExplicitSF>(t.sfs[0].def).graph;
+  EXPECT_EQ(g[0].nroots, 2);
+  EXPECT_EQ(g[0].leaf_position(1), 3);
+  EXPECT_EQ(g[0].remote_index[1], 1);
+  EXPECT_EQ(g[1].remote_rank[0], 0);
+  ASSERT_EQ(t.ops.size(), 1u);
+  EXPECT_EQ(t.ops[0].repeat, 2);
+  const auto meta = json::parse(t.meta_json);
+  EXPECT_EQ(meta["op_counts"][0]["count"], 3);
+  EXPECT_EQ(meta["op_counts"][0]["vecscatter"], 2);
+  EXPECT_EQ(meta["ops_dropped"], 1);
+  EXPECT_EQ(meta["ops_in_trace"], 2);
+  EXPECT_EQ(meta["petsc_version"], "3.18.5");
+}
+
+// PETSc's multi-SF of: rank 0 root 0 <- (rank 0 leaf 0, rank 1 leaf 0); rank 1 has one root and
+// no leaf to it. Multi-roots of a root are ordered by leaf rank: rank 0's leaf gets multi-root 0,
+// rank 1's gets 1.
+TEST(CaptureMerge, MultiSFIsWrittenAsDerivedOnlyWhenItRebuildsPETScsGraph) {
+  for (bool right : {true, false}) {
+    Dir d;
+    Recorder r0(10), r1(10);
+    r0.add_sf(sf(1, {0}, {0}));
+    r1.add_sf(sf(1, {0}, {0}));
+    auto m0 = sf(2, {0}, {right ? 0 : 1});
+    auto m1 = sf(0, {0}, {right ? 1 : 0});
+    m0.derive = m1.derive = "multi";
+    m0.of = m1.of = {0};
+    r0.add_sf(m0);
+    r1.add_sf(m1);
+    for (Recorder* r : {&r0, &r1}) r->op(bcast(1), false);
+    d.write(0, r0.to_json(0, 2, "3.18.5", ""));
+    d.write(1, r1.to_json(1, 2, "3.18.5", ""));
+    const auto t = merge(d);
+    ASSERT_EQ(t.sfs.size(), 2u);
+    EXPECT_EQ(std::holds_alternative<sfr::trace::DerivedSF>(t.sfs[1].def), right);
+    const auto meta = json::parse(t.meta_json);
+    EXPECT_EQ(meta["sfs"][1]["form"], right ? "derived" : "explicit");
+    EXPECT_EQ(meta["sfs"][1].contains("note"), !right);
+  }
+}
+
+// Allgather over nroots [1, 2]: every rank has 3 leaves, (0,0), (1,0), (1,1).
+TEST(CaptureMerge, PatternIsKeptOnlyWhenItRebuildsPETScsGraph) {
+  for (bool right : {true, false}) {
+    Dir d;
+    Recorder r0(10), r1(10);
+    auto p0 = sf(1, {0, 1, 1}, {0, 0, 1});
+    auto p1 = sf(2, {0, 1, 1}, {0, 0, right ? 1 : 0});
+    p0.pattern = p1.pattern = "allgather";
+    r0.add_sf(p0);
+    r1.add_sf(p1);
+    for (Recorder* r : {&r0, &r1}) r->op(bcast(0), false);
+    d.write(0, r0.to_json(0, 2, "3.18.5", ""));
+    d.write(1, r1.to_json(1, 2, "3.18.5", ""));
+    const auto t = merge(d);
+    EXPECT_EQ(std::holds_alternative<sfr::trace::PatternSF>(t.sfs[0].def), right);
+  }
+}
+
+TEST(CaptureMerge, RefusesWhatCannotBeATrace) {
+  {
+    Dir d;  // no file at all
+    EXPECT_NE(merge_error(d).find("no rank files"), std::string::npos);
+  }
+  {
+    Dir d;  // rank 1 never reached PetscFinalize
+    Recorder r(10);
+    r.add_sf(sf(1, {}, {}));
+    r.op(bcast(0), false);
+    d.write(0, r.to_json(0, 3, "3.18.5", ""));
+    const auto e = merge_error(d);
+    EXPECT_NE(e.find("rank(s) 1, 2 of 3"), std::string::npos) << e;
+  }
+  {
+    Dir d;  // another PETSc
+    Recorder r(10);
+    d.write(0, r.to_json(0, 1, "3.19.0", "the application runs PETSc 3.19.0; this capture library was built for PETSc 3.18"));
+    EXPECT_NE(merge_error(d).find("runs PETSc 3.19.0"), std::string::npos);
+  }
+  {
+    Dir d;  // the ranks ran different op streams
+    Recorder r0(10), r1(10);
+    r0.add_sf(sf(1, {}, {}));
+    r1.add_sf(sf(1, {}, {}));
+    r0.op(bcast(0), false);
+    r1.op(bcast(0, "int32"), false);
+    d.write(0, r0.to_json(0, 2, "3.18.5", ""));
+    d.write(1, r1.to_json(1, 2, "3.18.5", ""));
+    const auto e = merge_error(d);
+    EXPECT_NE(e.find("rank-1.json:/ops/0"), std::string::npos) << e;
+  }
+  {
+    Dir d;  // PETSc ran, but no op could be recorded: the reasons are said
+    Recorder r(10);
+    r.not_recorded("reduce", "a user-defined MPI_Op");
+    d.write(0, r.to_json(0, 1, "3.18.5", ""));
+    const auto e = merge_error(d);
+    EXPECT_NE(e.find("no PetscSF carried an operation"), std::string::npos) << e;
+    EXPECT_NE(e.find("a user-defined MPI_Op"), std::string::npos) << e;
+  }
+}
