@@ -15,6 +15,12 @@ if [ -f "$build/src/exec/mpi/libsfreplay_mpi.a" ]; then
     [ ! -e "$inc/exec/mpi/$h" ] || { echo "internal header exec/mpi/$h installed"; exit 1; }
   done
 fi
+# The installed CLI finds the installed capture library (bin/../lib), not the build tree's.
+if [ -f "$build/src/capture/preload/libsfr_capture.so" ] && [ -x "$tmp/prefix/bin/sf-replay" ]; then
+  lib=$("$tmp/prefix/bin/sf-replay" capture --library)
+  case "$lib" in "$tmp/prefix/"*/libsfr_capture.so) ;; *) echo "installed sf-replay capture --library gave '$lib'"; exit 1 ;; esac
+  [ -f "$lib" ] || { echo "$lib missing"; exit 1; }
+fi
 cmake -S "$src/tests/install/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
 cmake --build "$tmp/consumer" >/dev/null
 out=$("$tmp/consumer/consumer" "$src/traces/handmade-4.json")
