@@ -126,6 +126,34 @@ void model_check(std::ostringstream& o, const io::Json& mc, const std::string& t
   o << "\n\n| op# | op | backend | measured us | predicted us | error |\n|---:|---|---|---:|---:|---:|\n" << rows.str();
 }
 
+// Which SFs and ops dominate a captured application's communication: its exact op counts times
+// what one op moves and, where measured, takes.
+void captured(std::ostringstream& o, const CaptureSummary& c) {
+  const auto& m = c.meta;
+  o << "\n## Captured application\n\n";
+  std::string cmd;
+  for (const auto& w : m.value("command", io::Json::array())) cmd += (cmd.empty() ? "" : " ") + w.get<std::string>();
+  o << "- command: `" << cmd << "`\n- PETSc " << m.value("petsc_version", "") << ", " << m.value("ranks", 0) << " ranks, captured "
+    << m.value("date", "") << "\n- SF operations: " << m.value("ops_recorded", 0LL) << " (" << m.value("ops_in_trace", 0LL)
+    << " in the trace's op records, " << m.value("ops_dropped", 0LL) << " beyond its cap only counted)\n";
+  std::int64_t skipped = 0;
+  for (const auto& n : m.value("not_recorded", io::Json::array())) skipped += n.value("count_all_ranks", 0LL);
+  if (skipped > 0) o << "- calls not recorded (summed over ranks; reasons in the trace's meta): " << skipped << "\n";
+  double total = 0;
+  for (const auto& r : c.rows) total += static_cast<double>(r.count) * (c.backend.empty() ? r.remote_bytes : std::max(r.us, 0.0));
+  o << "\nWhere the communication goes, heaviest first ("
+    << (c.backend.empty() ? "by op count x bytes sent between ranks per op; give --timing for times"
+                          : "by op count x measured median per op on `" + c.backend + "`, the fastest backend measured")
+    << "):\n\n| SF | op | count | via VecScatter | remote bytes/op | us/op | total ms | share |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& r : c.rows) {
+    const double w = static_cast<double>(r.count) * (c.backend.empty() ? r.remote_bytes : std::max(r.us, 0.0));
+    o << "| " << r.sf << " | " << r.op << " | " << r.count << " | " << r.vecscatter << " | " << fmt("%.0f", r.remote_bytes) << " | "
+      << (r.us < 0 ? std::string("-") : fmt("%.2f", r.us)) << " | "
+      << (r.us < 0 ? std::string("-") : fmt("%.3f", static_cast<double>(r.count) * r.us / 1000.0)) << " | "
+      << fmt("%.1f%%", total > 0 ? 100.0 * w / total : 0.0) << " |\n";
+  }
+}
+
 }  // namespace
 
 std::string render_markdown(const TraceStats& ts, const ReportInputs& in) {
@@ -144,6 +172,7 @@ std::string render_markdown(const TraceStats& ts, const ReportInputs& in) {
   if (!in.timing.is_null() && !in.simulation.is_null()) side_by_side(o, in.timing, in.simulation);
   if (!in.what_if.is_null()) predicted(o, in.what_if, true);
   if (!in.model_check.is_null()) model_check(o, in.model_check, ts.name);
+  if (in.capture) captured(o, *in.capture);
   return o.str();
 }
 

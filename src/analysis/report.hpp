@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "analysis/capture_summary.hpp"
 #include "analysis/inspect.hpp"
 #include "io/json_strict.hpp"
 
@@ -21,6 +22,7 @@ struct ReportInputs {
   io::Json timing;       // sf-timing v1 document from `sf-replay run --timing`
   io::Json simulation;   // document from `sf-replay simulate --json`: the machine measured
   io::Json what_if;      // the same on another machine: predictions only, no comparison
+  const CaptureSummary* capture = nullptr;  // a captured application's op counts (sf-replay capture)
   io::Json model_check;  // sf-model-check document from `sf-replay validate-model --json`, its pairs of this trace
 };
 

@@ -1,0 +1,33 @@
+// A captured application's communication, for the report: from the trace's capture meta (exact
+// counts of every (SF, op kind), sf-replay capture), the bytes each op moves (inspect) and, where
+// a timing document is given, the measured time per op: which SFs and ops dominate.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/inspect.hpp"
+#include "io/json_strict.hpp"
+#include "trace/trace.hpp"
+
+namespace sfr::analysis {
+
+struct CaptureRow {
+  std::string sf, op;
+  std::int64_t count = 0, vecscatter = 0;
+  double remote_bytes = 0;  // per op, mean over the trace's records of this (SF, op)
+  double us = -1;           // measured median per op on `backend`; < 0: not measured
+};
+
+struct CaptureSummary {
+  io::Json meta;             // the trace's meta (generator "capture")
+  std::string backend;       // the backend whose times are used (the fastest in total), or ""
+  std::vector<CaptureRow> rows;  // heaviest first: by total time where measured, else by count x bytes
+};
+
+// Empty when the trace was not made by sf-replay capture.
+std::optional<CaptureSummary> capture_summary(const trace::BuiltTrace& t, const TraceStats& s, const io::Json& timing);
+
+}  // namespace sfr::analysis

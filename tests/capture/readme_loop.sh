@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The README's capture loop ("Your own application: capture, then ask"), run as written: the
+# block is taken from the README itself, run in a scratch folder with the built CLI on PATH, and
+# its report must name the captured application's dominant SF.
+# Usage: readme_loop.sh README CLI_DIR
+set -euo pipefail
+readme=$1 cli_dir=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+awk '/^## Your own application/{sec=1} sec && /^```sh$/{go=1; next} go && /^```$/{exit} go{print}' "$readme" > "$tmp/loop.sh"
+[ -s "$tmp/loop.sh" ] || { echo "no capture loop block found in $readme"; exit 1; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export PATH="$cli_dir:$PATH"
+cd "$tmp"
+bash -euo pipefail loop.sh > log.txt 2>&1 || { cat log.txt; echo "the README's capture loop failed"; exit 1; }
+report=out/capture/ex5.md
+grep -q '^## Captured application' "$report" || { echo "no 'Captured application' section in $report"; exit 1; }
+grep -q '^| sf[0-9]* | bcast | [0-9]* | [0-9]* |' "$report" || { echo "no SF rows in the report"; exit 1; }
+echo "the README's capture loop ran as written"
