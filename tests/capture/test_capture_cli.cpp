@@ -25,6 +25,12 @@ struct CaptureCli : ::testing::Test {
   sfr_test::Proc capture(const std::string& rest, const std::string& env = "") {
     return run_command((env.empty() ? "" : "env " + env + " ") + SFR_CLI " capture -o " + out.string() + " " + rest);
   }
+  // Exit 2, the reason said once, no trace.
+  void expect_refused(const sfr_test::Proc& p, const std::string& why) const {
+    EXPECT_EQ(p.status, 2) << p.out;
+    EXPECT_EQ(occurrences(p.out, why), 1u) << p.out;
+    EXPECT_FALSE(fs::exists(out));
+  }
   std::string fake(const std::string& what) const {
     return std::string("env LD_LIBRARY_PATH=") + fs::path(SFR_FAKE_PETSC).parent_path().string() + " " SFR_FAKE_APP " " + what;
   }
@@ -51,24 +57,16 @@ TEST_F(CaptureCli, AFailingApplicationKeepsItsExitStatus) {
 }
 
 TEST_F(CaptureCli, AnotherPetscVersionIsRefused) {
-  const auto p = capture("-- " + fake("bcast"), "FAKE_PETSC_MINOR=19");
-  EXPECT_EQ(p.status, 2) << p.out;
-  EXPECT_EQ(occurrences(p.out, "the application runs PETSc 3.19.0; this capture library was built for PETSc 3.18"), 1u) << p.out;
-  EXPECT_FALSE(fs::exists(out));
+  expect_refused(capture("-- " + fake("bcast"), "FAKE_PETSC_MINOR=19"),
+                 "the application runs PETSc 3.19.0; this capture library was built for PETSc 3.18");
 }
 
 TEST_F(CaptureCli, APetscWith64BitIndicesIsRefused) {
-  const auto p = capture("-- " + fake("bcast"), "FAKE_PETSC_MINOR=18 FAKE_PETSC_INT_SIZE=8");
-  EXPECT_EQ(p.status, 2) << p.out;
-  EXPECT_NE(p.out.find("64-bit PetscInt"), std::string::npos) << p.out;
-  EXPECT_FALSE(fs::exists(out));
+  expect_refused(capture("-- " + fake("bcast"), "FAKE_PETSC_MINOR=18 FAKE_PETSC_INT_SIZE=8"), "64-bit PetscInt");
 }
 
 TEST_F(CaptureCli, APetscApplicationWithoutSFOperations) {
-  const auto p = capture("-- " + fake("none"), "FAKE_PETSC_MINOR=18");
-  EXPECT_EQ(p.status, 2) << p.out;
-  EXPECT_EQ(occurrences(p.out, "no PetscSF carried an operation"), 1u) << p.out;
-  EXPECT_FALSE(fs::exists(out));
+  expect_refused(capture("-- " + fake("none"), "FAKE_PETSC_MINOR=18"), "no PetscSF carried an operation");
 }
 
 TEST_F(CaptureCli, AnUnwritableOutputIsRefusedBeforeTheApplicationRuns) {

@@ -61,6 +61,12 @@ std::string merge_error(const Dir& d) {
   return "";
 }
 
+// Two ranks' files (3.18.5) into the folder.
+void write_two(const Dir& d, const Recorder& r0, const Recorder& r1) {
+  d.write(0, r0.to_json(0, 2, "3.18.5", ""));
+  d.write(1, r1.to_json(1, 2, "3.18.5", ""));
+}
+
 sfr::trace::Trace merge(const Dir& d) {
   auto t = sfr::capture::merge_rank_files(d.path.string(), {"t", {"app"}, "2026-01-01T00:00:00Z"});
   sfr::trace::parse_trace(sfr::trace::write_trace(t), "merged");  // what capture writes must validate
@@ -112,8 +118,7 @@ TEST(CaptureMerge, ExplicitGraphsOpsAndExactCounts) {
     r->op(bcast(0), true);
     r->op(bcast(0, "float64", "sum"), false);  // beyond the cap of 1 record
   }
-  d.write(0, r0.to_json(0, 2, "3.18.5", ""));
-  d.write(1, r1.to_json(1, 2, "3.18.5", ""));
+  write_two(d, r0, r1);
   const auto t = merge(d);
   EXPECT_EQ(t.nranks, 2);
   ASSERT_EQ(t.sfs.size(), 1u);
@@ -148,8 +153,7 @@ TEST(CaptureMerge, MultiSFIsWrittenAsDerivedOnlyWhenItRebuildsPETScsGraph) {
     r0.add_sf(m0);
     r1.add_sf(m1);
     for (Recorder* r : {&r0, &r1}) r->op(bcast(1), false);
-    d.write(0, r0.to_json(0, 2, "3.18.5", ""));
-    d.write(1, r1.to_json(1, 2, "3.18.5", ""));
+    write_two(d, r0, r1);
     const auto t = merge(d);
     ASSERT_EQ(t.sfs.size(), 2u);
     EXPECT_EQ(std::holds_alternative<sfr::trace::DerivedSF>(t.sfs[1].def), right);
@@ -170,8 +174,7 @@ TEST(CaptureMerge, PatternIsKeptOnlyWhenItRebuildsPETScsGraph) {
     r0.add_sf(p0);
     r1.add_sf(p1);
     for (Recorder* r : {&r0, &r1}) r->op(bcast(0), false);
-    d.write(0, r0.to_json(0, 2, "3.18.5", ""));
-    d.write(1, r1.to_json(1, 2, "3.18.5", ""));
+    write_two(d, r0, r1);
     const auto t = merge(d);
     EXPECT_EQ(std::holds_alternative<sfr::trace::PatternSF>(t.sfs[0].def), right);
   }
@@ -204,8 +207,7 @@ TEST(CaptureMerge, RefusesWhatCannotBeATrace) {
     r1.add_sf(sf(1, {}, {}));
     r0.op(bcast(0), false);
     r1.op(bcast(0, "int32"), false);
-    d.write(0, r0.to_json(0, 2, "3.18.5", ""));
-    d.write(1, r1.to_json(1, 2, "3.18.5", ""));
+    write_two(d, r0, r1);
     const auto e = merge_error(d);
     EXPECT_NE(e.find("rank-1.json:/ops/0"), std::string::npos) << e;
   }
