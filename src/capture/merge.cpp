@@ -17,6 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 using io::Json;
 
+// op_counts' name for the SFs first used after the op records were full (their graphs not read).
+constexpr const char* kBeyondCapName = "(SFs first used beyond --max-ops)";
+
 struct RankFile {
   std::string path;
   Json doc;
@@ -255,8 +258,10 @@ trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
   Json counts = Json::array();
   std::int64_t total = 0;
   for (const auto& c : f0.doc.value("op_counts", Json::array())) {
-    const auto sf = c.value("sf", std::size_t{0});
-    counts.push_back({{"sf", names.at(sf)}, {"op", c.value("op", std::string())}, {"count", c.value("count", std::int64_t{0})},
+    const auto sf = c.value("sf", std::int64_t{0});
+    if (sf >= static_cast<std::int64_t>(names.size())) bad(f0, "/op_counts", "names an SF it did not record");
+    const std::string name = sf < 0 ? std::string(kBeyondCapName) : names[static_cast<std::size_t>(sf)];
+    counts.push_back({{"sf", name}, {"op", c.value("op", std::string())}, {"count", c.value("count", std::int64_t{0})},
                       {"vecscatter", c.value("vecscatter", std::int64_t{0})}});
     total += c.value("count", std::int64_t{0});
   }

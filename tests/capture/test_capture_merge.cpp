@@ -104,6 +104,29 @@ TEST(CaptureRecorder, KeepsThePrefixUpToTheCapAndOnlyCountsTheRest) {
   EXPECT_EQ(r.count(0, "bcast"), 3);
 }
 
+// An SF first used after the records are full is counted without its graph: however many SFs a
+// long run makes, the trace holds at most the cap's records and their SFs.
+TEST(CaptureMerge, SFsFirstUsedBeyondTheCapAreOnlyCounted) {
+  Dir d;
+  Recorder r0(1), r1(1);
+  for (Recorder* r : {&r0, &r1}) {
+    r->add_sf(sf(1, {}, {}));
+    r->op(bcast(0), false);
+    ASSERT_TRUE(r->full());
+    for (int k = 0; k < 3; ++k) r->op(bcast(Recorder::kBeyondCap), false);
+  }
+  write_two(d, r0, r1);
+  const auto t = merge(d);
+  EXPECT_EQ(t.sfs.size(), 1u);
+  EXPECT_EQ(t.ops.size(), 1u);
+  const auto meta = json::parse(t.meta_json);
+  ASSERT_EQ(meta["op_counts"].size(), 2u);
+  EXPECT_EQ(meta["op_counts"][0]["sf"], "(SFs first used beyond --max-ops)");
+  EXPECT_EQ(meta["op_counts"][0]["count"], 3);
+  EXPECT_EQ(meta["ops_recorded"], 4);
+  EXPECT_EQ(meta["ops_dropped"], 3);
+}
+
 TEST(CaptureMerge, ExplicitGraphsOpsAndExactCounts) {
   Dir d;
   // rank 0: 2 roots, leaves at 1 and 3 from rank 1's roots 0 and 1; rank 1: 2 roots, one leaf from rank 0's root 1.

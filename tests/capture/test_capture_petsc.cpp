@@ -158,7 +158,19 @@ TEST_P(CapturePetsc, TraceMatchesWhatPetscSaysAndConforms) {
     }
   }
 
-  // 4. The op counts account for PETSc's own -log_view counts (a capture of a run with -log_view).
+  // 4. A cap of one op record: one record, the SFs it needs, and still every op counted.
+  const auto capped = run_to(SFR_CLI " capture --max-ops 1 -o " + path("t1.json") + " -- " + app(), path("capped.out"));
+  ASSERT_EQ(capped.status, 0) << capped.out;
+  const auto t1 = sfr::trace::read_trace_file(path("t1.json"));
+  const auto m1 = json::parse(t1.trace().meta_json);
+  EXPECT_EQ(t1.trace().ops.size(), 1u);
+  EXPECT_LE(t1.trace().sfs.size(), 3u);  // the op's SF and what it was derived from
+  EXPECT_EQ(m1["ops_recorded"], meta["ops_recorded"]);
+  long counted = 0;
+  for (const auto& c : m1["op_counts"]) counted += c["count"].get<long>();
+  EXPECT_EQ(counted, m1["ops_recorded"].get<long>());
+
+  // 5. The op counts account for PETSc's own -log_view counts (a capture of a run with -log_view).
   const auto logged = run_to(SFR_CLI " capture -o " + path("t2.json") + " -- " + app("-log_view"), path("log.out"));
   ASSERT_EQ(logged.status, 0) << logged.out;
   const auto events = parse_log(slurp(path("log.out")));

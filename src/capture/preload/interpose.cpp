@@ -279,7 +279,17 @@ PetscErrorCode around(const Call& c, F&& call) {
   }
   r.root_device = c.root_device;
   r.leaf_device = c.leaf_device;
-  if (why.empty()) r.sf = ensure_sf(key(c.sf), s.in_vecscatter ? "VecScatter" : "PetscSF", why);
+  if (why.empty()) {
+    const Key k = key(c.sf);
+    if (s.rec->full() && !s.ids.count(k)) {
+      // Beyond the cap an SF not seen before is only counted: its graph would never be used.
+      std::vector<int> to_world;
+      why = s.rejected.count(k) ? s.rejected[k] : world_ranks(c.sf, to_world);
+      r.sf = Recorder::kBeyondCap;
+    } else {
+      r.sf = ensure_sf(k, s.in_vecscatter ? "VecScatter" : "PetscSF", why);
+    }
+  }
   --s.depth;
   if (why.empty())
     s.rec->op(r, s.in_vecscatter);

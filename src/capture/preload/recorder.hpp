@@ -57,6 +57,11 @@ public:
   const SfRecord& sf(int id) const { return sfs_.at(static_cast<std::size_t>(id)); }
   std::size_t nsfs() const { return sfs_.size(); }
 
+  // No further op record fits: an op on an SF not recorded yet is only counted, under
+  // kBeyondCap, and its SF's graph is never read (the trace's size stays bounded).
+  bool full() const { return ops_.size() >= max_ops_; }
+  static constexpr int kBeyondCap = -1;
+
   // One op at the top level (not inside another SF call): counted, and kept or folded.
   void op(const OpRecord& r, bool via_vecscatter);
   // An op that could not be recorded (an SF on a smaller communicator, a datatype or MPI_Op the
