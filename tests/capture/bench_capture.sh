@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Benchmark (not a test): what the capture costs the application. Two of PETSc's examples, each
-# run plain and under `sf-replay capture` in interleaved repeats; the application's own time
-# (-log_view's "Time (sec)", maximum over ranks) and the whole command's wall time, minimum over
-# repeats (load only ever adds time). Prints a table; writes out/bench/capture-overhead.json.
+# Benchmark (not a test): what the capture costs the application. Two of PETSc's examples and a
+# loop of 100,000 bcasts of one double on one SF (the worst case: nothing but SF calls), each run
+# plain and under `sf-replay capture` in interleaved repeats; the application's own time
+# (-log_view's "Time (sec)", maximum over ranks; the loop's own timer for the loop) and the whole
+# command's wall time (mpiexec start-up and the merge included), minimum over repeats (load only
+# ever adds time). Prints a table; writes out/bench/capture-overhead.json.
 # Usage: bash tests/capture/bench_capture.sh [BUILD_DIR] [REPEATS]
 set -euo pipefail
 build=${1:-build/release} reps=${2:-5}
@@ -14,6 +16,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 cases=(
   "ksp-ex2-cg|$build/tests/sfr_petsc_example_ksp -m 600 -n 600 -ksp_type cg -pc_type jacobi -ksp_rtol 1e-10 -ksp_max_it 3000"
   "snes-ex5|$build/tests/sfr_petsc_example_snes -da_grid_x 200 -da_grid_y 200 -pc_type jacobi"
+  "sf-loop|$build/tests/sfr_capture_bench_sf_loop -n 100000"
 )
 now() { date +%s.%N; }
 # app time (s) and wall time (s) of one run; the capture's op count when captured
@@ -28,7 +31,8 @@ one() {
   fi
   t1=$(now)
   local app
-  app=$(sed -n 's/^Time (sec):[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$log" | head -1)
+  app=$(sed -n 's/^sf-loop: [0-9]* ops, \([0-9.]*\) s.*/\1/p' "$log")
+  [ -n "$app" ] || app=$(sed -n 's/^Time (sec):[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$log" | head -1)
   echo "$app $(python3 -c "print($t1 - $t0)") $ops"
 }
 json="["

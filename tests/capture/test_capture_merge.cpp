@@ -91,6 +91,22 @@ TEST(CaptureRecorder, FoldsConsecutiveIdenticalOpsAndCountsEveryOne) {
   EXPECT_EQ(j["op_counts"][0]["vecscatter"], 5);
 }
 
+TEST(CaptureRecorder, TheLoopFastPathFoldsOnlyWhereOpWould) {
+  Recorder r(2);
+  EXPECT_FALSE(r.repeat_last(false));  // nothing to repeat yet
+  r.op(bcast(0), false);
+  EXPECT_TRUE(r.repeat_last(true));
+  EXPECT_EQ(r.ops()[0].repeat, 2);
+  EXPECT_EQ(r.count(0, "bcast"), 2);
+  r.op(bcast(1), false);
+  r.op(bcast(2), false);               // beyond the cap of 2 records
+  EXPECT_FALSE(r.repeat_last(false));  // nothing folds after the cut
+  EXPECT_EQ(r.ops()[1].repeat, 1);
+  EXPECT_EQ(r.count(1, "bcast"), 1);
+  const auto j = json::parse(r.to_json(0, 1, "3.18.5", ""));
+  EXPECT_EQ(j["op_counts"][0]["vecscatter"], 1);
+}
+
 TEST(CaptureRecorder, KeepsThePrefixUpToTheCapAndOnlyCountsTheRest) {
   Recorder r(2);
   r.op(bcast(0), false);

@@ -83,6 +83,14 @@ struct State {
   std::map<Key, std::string> rejected;  // SFs that cannot be recorded, with the reason
   std::map<Key, Derivation> derivations;
   std::map<Key, std::string> patterns;
+  // The last recorded op's call, for the fast path of loops (cleared by any new graph).
+  struct Last {
+    PetscSF sf = nullptr;
+    MPI_Datatype unit = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+    const char* kind = nullptr;
+    bool root_device = false, leaf_device = false, via = false;
+  } last;
 };
 
 State& st() {
@@ -91,7 +99,10 @@ State& st() {
 }
 
 Key key(PetscSF sf) { return {sf, st().generation[sf]}; }
-void new_graph(PetscSF sf) { ++st().generation[sf]; }
+void new_graph(PetscSF sf) {
+  ++st().generation[sf];
+  st().last = {};
+}
 
 void initialise() {
   State& s = st();
@@ -259,6 +270,12 @@ PetscErrorCode around(const Call& c, F&& call) {
   --s.depth;
   if (e) return e;
   const bool degree = std::strcmp(c.kind, "degree") == 0;
+  // A loop repeating the last op (same SF and graph, unit, op, memtypes, route) folds without
+  // decoding anything again: the cost of a capture on a solver's inner loop.
+  const State::Last& l = s.last;
+  if (!degree && l.sf == c.sf && l.kind == c.kind && l.unit == c.unit && l.op == c.op && l.root_device == c.root_device &&
+      l.leaf_device == c.leaf_device && l.via == s.in_vecscatter && s.rec->repeat_last(s.in_vecscatter))
+    return e;
   if (degree && s.inner_reduces == reduces_before) {
     s.rec->not_recorded(c.kind, "PETSc already knew the degrees (no communication)");
     return e;
@@ -291,10 +308,13 @@ PetscErrorCode around(const Call& c, F&& call) {
     }
   }
   --s.depth;
-  if (why.empty())
+  if (why.empty()) {
     s.rec->op(r, s.in_vecscatter);
-  else
+    if (r.sf != Recorder::kBeyondCap) s.last = {c.sf, c.unit, c.op, c.kind, c.root_device, c.leaf_device, s.in_vecscatter};
+  } else {
     s.rec->not_recorded(c.kind, why);
+    s.last = {};
+  }
   return e;
 }
 

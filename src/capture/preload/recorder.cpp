@@ -18,6 +18,7 @@ void Recorder::op(const OpRecord& r, bool via_vecscatter) {
   }
   ops_.push_back(r);
   ops_.back().repeat = 1;
+  last_count_ = &c;  // (map nodes stay put)
 }
 
 std::int64_t Recorder::count(int sf, const std::string& op) const {

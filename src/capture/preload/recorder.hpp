@@ -64,6 +64,15 @@ public:
 
   // One op at the top level (not inside another SF call): counted, and kept or folded.
   void op(const OpRecord& r, bool via_vecscatter);
+  // The fast path of a loop: the same op as the last one, which folds into the last record.
+  // False (nothing done) when it would not fold; the caller then calls op().
+  bool repeat_last(bool via_vecscatter) {
+    if (ops_.empty() || dropped_ != 0 || !last_count_) return false;
+    ++ops_.back().repeat;
+    ++last_count_->first;
+    if (via_vecscatter) ++last_count_->second;
+    return true;
+  }
   // An op that could not be recorded (an SF on a smaller communicator, a datatype or MPI_Op the
   // trace cannot express, a degree PETSc already knew): counted under its reason.
   void not_recorded(const std::string& op, const std::string& reason) { ++skipped_[{op, reason}]; }
@@ -85,6 +94,7 @@ private:
   std::vector<OpRecord> ops_;
   std::int64_t dropped_ = 0;                                      // top-level ops beyond max_ops records
   std::map<std::pair<int, std::string>, std::pair<std::int64_t, std::int64_t>> counts_;  // (sf, op) -> (all, via VecScatter)
+  std::pair<std::int64_t, std::int64_t>* last_count_ = nullptr;  // counts_ entry of the last kept record
   std::map<std::pair<std::string, std::string>, std::int64_t> skipped_;
   std::map<std::pair<std::string, std::string>, std::int64_t> internal_;
   std::map<std::string, std::int64_t> events_;
