@@ -1,14 +1,14 @@
 # The include layers, checked on every build (a back-arrow fails it): each folder may include only
 # its own headers and those of lower layers.
-#   core (0) -> io (1) -> trace (2) -> exec, capture (3, not each other) -> generators (4) -> analysis, sim (5, not each other) -> cli (6)
+#   core (0) -> io, plan (1, not each other) -> trace (2) -> exec, capture (3, not each other) -> generators (4) -> analysis, sim (5, not each other) -> cli (6)
 # Headers are included as "LAYER/...", from the source root (src/, or the repository for sim/ and
 # generators/); other prefixes (tests' support/, third-party) are not layers and are not checked.
 # Usage: cmake -DROOT=<repository> -P check_layers.cmake
-set(folders src/core src/io src/trace src/exec src/capture generators src/analysis sim src/cli)
-set(names core io trace exec capture generators analysis sim cli)
-set(ranks 0 1 2 3 3 4 5 5 6)
+set(folders src/core src/io src/plan src/trace src/exec src/capture generators src/analysis sim src/cli)
+set(names core io plan trace exec capture generators analysis sim cli)
+set(ranks 0 1 1 2 3 3 4 5 5 6)
 set(errors "")
-foreach(i RANGE 8)
+foreach(i RANGE 9)
   list(GET folders ${i} folder)
   list(GET names ${i} me)
   list(GET ranks ${i} my_rank)

@@ -136,7 +136,8 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       for (const core::Direction d : core::op_traits(op.op).directions()) {
         const bool r2l = d == core::Direction::root_to_leaf;
         const bool root_dev = op.root_mem == core::MemType::device, leaf_dev = op.leaf_mem == core::MemType::device;
-        const Traffic tr = traffic_from_plans(it->second, r2l, vb, r2l ? root_dev : leaf_dev, r2l ? leaf_dev : root_dev);
+        const Traffic tr = traffic_from_plans(it->second, r2l, vb, r2l ? root_dev : leaf_dev, r2l ? leaf_dev : root_dev,
+                                              op.op != core::OpKind::fetch_and_op);
         add_round(sc, lay, m, b, tr);
       }
       Engine eng(m, sc.node, &busy);
@@ -175,6 +176,10 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       o.label = op_label(op);
       o.repeat = op.repeat;
       o.messages = eng.messages();
+      for (const auto& st : sc.steps) {
+        o.call_messages += st.msgs.size();
+        for (const auto& msg : st.msgs) o.call_bytes += msg.bytes;
+      }
       if (!ready.empty()) {
         const auto crit = static_cast<std::size_t>(std::max_element(ready.begin(), ready.end()) - ready.begin());
         const Time after_max = ready[crit];
@@ -361,6 +366,8 @@ std::string render_json(const SimResult& r, const io::Json& provenance) {
                            {"total", o.total_s},
                            {"per_call", o.per_call_s},
                            {"messages", o.messages},
+                           {"messages_per_call", o.call_messages},
+                           {"bytes_per_call", o.call_bytes},
                            {"breakdown", breakdown_json(o.breakdown)},
                            {"dominant", dominant_terms(o.breakdown, o.per_call_s)}});
     j["backends"].push_back(std::move(jb));

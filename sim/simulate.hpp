@@ -34,6 +34,9 @@ struct OpResult {
   double per_call_s = 0;
   Breakdown breakdown;
   std::uint64_t messages = 0;  // simulated messages (all repeats)
+  // One call's messages and their bytes, as planned (plan::op_rounds: what run --timing reports).
+  std::uint64_t call_messages = 0;
+  std::int64_t call_bytes = 0;
 };
 struct BackendResult {
   Backend backend;

@@ -12,16 +12,25 @@
 namespace sfr::sim {
 
 namespace {
-constexpr std::array<core::Named<BackendKind>, 8> kKindNames{{{BackendKind::basic, "basic"},
+constexpr std::array<core::Named<BackendKind>, 9> kKindNames{{{BackendKind::basic, "basic"},
                                                               {BackendKind::neighbor, "neighbor"},
                                                               {BackendKind::window, "window"},
                                                               {BackendKind::alltoallv, "alltoallv"},
+                                                              {BackendKind::shm, "shm"},
                                                               {BackendKind::three_step, "3step"},
                                                               {BackendKind::two_step, "2step"},
                                                               {BackendKind::split_md, "split-md"},
                                                               {BackendKind::split_dd, "split-dd"}}};
 bool is_split(BackendKind k) { return k == BackendKind::split_md || k == BackendKind::split_dd; }
 bool is_node_aware(BackendKind k) { return static_cast<int>(k) >= static_cast<int>(BackendKind::three_step); }
+bool host_only(BackendKind k) { return is_split(k) || k == BackendKind::shm; }
+plan::Transport transport(BackendKind k) {
+  return k == BackendKind::three_step ? plan::Transport::three_step
+         : k == BackendKind::two_step ? plan::Transport::two_step
+         : is_split(k)                ? plan::Transport::split
+         : k == BackendKind::shm      ? plan::Transport::shm
+                                      : plan::Transport::direct;
+}
 }  // namespace
 
 const char* backend_kind_name(BackendKind k) { return core::name_of(k, kKindNames); }
@@ -35,20 +44,20 @@ Backend parse_backend(const std::string& s, const std::string& where) {
   if (!core::parse_name(kind, kKindNames, b.kind))
     throw InputError(where,
                      "unknown backend '" + kind +
-                         "' (expected basic, neighbor, window, alltoallv, 3step, 2step, split-md, split-dd, optionally :staged or :aware)");
+                         "' (expected basic, neighbor, window, alltoallv, shm, 3step, 2step, split-md, split-dd, optionally :staged or :aware)");
   if (path != "staged" && path != "aware") throw InputError(where, "unknown GPU path '" + path + "' (expected staged or aware)");
   b.aware = path == "aware";
-  if (b.aware && is_split(b.kind))
-    throw InputError(where, std::string(kind) + " has no device-aware form (it stages through host processes)");
+  if (b.aware && host_only(b.kind))
+    throw InputError(where, std::string(kind) + " has no device-aware form (it moves host buffers only)");
   return b;
 }
 
 std::vector<Backend> all_backends(bool with_aware) {
   std::vector<Backend> v;
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < static_cast<int>(kKindNames.size()); ++i) {
     const auto k = static_cast<BackendKind>(i);
     v.push_back({k, false});
-    if (with_aware && !is_split(k)) v.push_back({k, true});
+    if (with_aware && !host_only(k)) v.push_back({k, true});
   }
   return v;
 }
@@ -56,10 +65,12 @@ std::vector<Backend> all_backends(bool with_aware) {
 int Layout::ranks_on_node(int k) const { return std::min(ranks_per_node, nranks - k * ranks_per_node); }
 
 Traffic traffic_from_plans(const std::vector<core::RankPlan>& plans, bool root_to_leaf, std::int64_t value_bytes, bool send_device,
-                           bool recv_device) {
+                           bool recv_device, bool dedupable) {
   Traffic t;
   t.value_bytes = value_bytes;
-  t.dedupable = root_to_leaf;
+  t.dedupable = root_to_leaf && dedupable;
+  t.plans = &plans;
+  t.dir = root_to_leaf ? core::Direction::root_to_leaf : core::Direction::leaf_to_root;
   t.send_device = send_device;
   t.recv_device = recv_device;
   t.self_count.resize(plans.size());
@@ -76,19 +87,14 @@ Traffic traffic_from_plans(const std::vector<core::RankPlan>& plans, bool root_t
 
 Schedule make_schedule(const Layout& lay, const MachineModel& m, Backend b) {
   Schedule s;
-  const int helpers = is_split(b.kind) ? std::max(0, m.procs_per_node - lay.ranks_per_node) : 0;
-  s.endpoints = lay.nranks + lay.nnodes() * helpers;
+  // The trace's ranks only: the split strategies have no helper processes, as in the executor
+  // (machine files' split.procs_per_node serves the node-aware study's closed forms only).
+  (void)m;
+  (void)b;
+  s.endpoints = lay.nranks;
   s.node.resize(static_cast<std::size_t>(s.endpoints));
   s.socket.resize(static_cast<std::size_t>(s.endpoints));
   for (int r = 0; r < lay.nranks; ++r) s.node[r] = lay.node(r), s.socket[r] = lay.socket(r);
-  const int spn = std::max(1, lay.ranks_per_node / lay.ranks_per_socket);
-  for (int k = 0; k < lay.nnodes(); ++k)
-    for (int h = 0; h < helpers; ++h) {
-      const std::size_t e = static_cast<std::size_t>(lay.nranks + k * helpers + h);
-      s.node[e] = k;
-      // Helpers spread evenly over the node's sockets; socket ids continue the ranks' numbering.
-      s.socket[e] = k * spn + h * spn / helpers;
-    }
   return s;
 }
 
@@ -121,16 +127,22 @@ struct StepBuilder {
     post[e] += t;
     if (is_copy) copy[e] += t;
   }
-  Step finish(std::string label) {
-    std::stable_sort(msgs.begin(), msgs.end(), [](const Msg& x, const Msg& y) { return x.src != y.src ? x.src < y.src : x.dst < y.dst; });
-    std::size_t w = 0;
-    for (std::size_t i = 0; i < msgs.size(); ++i) {
-      if (w > 0 && msgs[w - 1].src == msgs[i].src && msgs[w - 1].dst == msgs[i].dst)
-        msgs[w - 1].bytes += msgs[i].bytes;
-      else
-        msgs[w++] = msgs[i];
+  // merge: one message per (src, dst) (the direct backends' pairs); otherwise every message as the
+  // plan lists it (a relay may send one sender several), grouped by sender in send order.
+  Step finish(std::string label, bool merge = true) {
+    if (merge) {
+      std::stable_sort(msgs.begin(), msgs.end(), [](const Msg& x, const Msg& y) { return x.src != y.src ? x.src < y.src : x.dst < y.dst; });
+      std::size_t w = 0;
+      for (std::size_t i = 0; i < msgs.size(); ++i) {
+        if (w > 0 && msgs[w - 1].src == msgs[i].src && msgs[w - 1].dst == msgs[i].dst)
+          msgs[w - 1].bytes += msgs[i].bytes;
+        else
+          msgs[w++] = msgs[i];
+      }
+      msgs.resize(w);
+    } else {
+      std::stable_sort(msgs.begin(), msgs.end(), [](const Msg& x, const Msg& y) { return x.src < y.src; });
     }
-    msgs.resize(w);
     for (auto& msg : msgs) {
       msg.tier = core::tier_between({s.node[msg.src], s.socket[msg.src]}, {s.node[msg.dst], s.socket[msg.dst]});
       if (!device) {
@@ -233,198 +245,53 @@ void add_direct(Schedule& s, const Layout& lay, const MachineModel& m, Backend b
   s.steps.push_back(std::move(st));
 }
 
-// Per (sender rank, destination node): values after removing duplicates (root -> leaf only).
-struct NodeFlow {
-  std::int32_t src;
-  std::int32_t node;
-  std::int64_t unique_bytes;
-};
-std::vector<NodeFlow> node_flows(const Layout& lay, const Traffic& t) {
-  std::vector<NodeFlow> out;
-  std::vector<core::Index> buf;
-  for (std::size_t i = 0; i < t.flows.size();) {
-    const auto& f = t.flows[i];
-    const int l = lay.node(f.dst);
-    std::size_t j = i;
-    std::int64_t total = 0;
-    buf.clear();
-    while (j < t.flows.size() && t.flows[j].src == f.src && lay.node(t.flows[j].dst) == l) {
-      total += t.flows[j].count;
-      if (t.dedupable) buf.insert(buf.end(), t.flows[j].idx.begin(), t.flows[j].idx.end());
-      ++j;
-    }
-    if (t.dedupable && j - i > 1) {
-      std::sort(buf.begin(), buf.end());
-      total = std::unique(buf.begin(), buf.end()) - buf.begin();
-    }
-    if (lay.node(f.src) != l) out.push_back({f.src, l, total * t.value_bytes});
-    i = j;
-  }
-  return out;
-}
-
-// Destination bytes per (source node k, destination node l), pairs in (k, l) order; within a
-// pair, each destination rank once, in the order of its first flow, with its bytes summed
-// (3-step and split). Sorting, not a map of vectors: one allocation, no per-flow search.
-struct PairDests {
-  struct Pair {
-    int k, l;
-    std::size_t begin, end;  // into dest
-  };
-  std::vector<Pair> pairs;
-  std::vector<std::pair<int, std::int64_t>> dest;  // (d, bytes)
-  std::span<const std::pair<int, std::int64_t>> of(int k, int l) const {
-    const auto it = std::lower_bound(pairs.begin(), pairs.end(), std::pair{k, l}, [](const Pair& p, const std::pair<int, int>& kl) {
-      return std::pair{p.k, p.l} < kl;
-    });
-    if (it == pairs.end() || it->k != k || it->l != l) return {};
-    return {dest.data() + it->begin, it->end - it->begin};
-  }
-};
-PairDests pair_dests(const Layout& lay, const Traffic& t) {
-  struct E {
-    int k, l, d;
-    std::uint32_t first;  // the flow's index (unique: the sorts below are total orders)
-    std::int64_t bytes;
-  };
-  std::vector<E> e;
-  e.reserve(t.flows.size());
-  for (std::size_t i = 0; i < t.flows.size(); ++i) {
-    const auto& f = t.flows[i];
-    const int k = lay.node(f.src), l = lay.node(f.dst);
-    if (k != l) e.push_back({k, l, f.dst, static_cast<std::uint32_t>(i), f.count * t.value_bytes});
-  }
-  std::sort(e.begin(), e.end(), [](const E& a, const E& b) { return std::tie(a.k, a.l, a.d, a.first) < std::tie(b.k, b.l, b.d, b.first); });
-  std::size_t w = 0;  // one entry per (k, l, d): its first flow, the summed bytes
-  for (std::size_t i = 0; i < e.size(); ++i)
-    if (w > 0 && e[w - 1].k == e[i].k && e[w - 1].l == e[i].l && e[w - 1].d == e[i].d)
-      e[w - 1].bytes += e[i].bytes;
-    else
-      e[w++] = e[i];
-  e.resize(w);
-  std::sort(e.begin(), e.end(), [](const E& a, const E& b) { return std::tie(a.k, a.l, a.first) < std::tie(b.k, b.l, b.first); });
-  PairDests out;
-  out.dest.reserve(e.size());
-  for (std::size_t i = 0; i < e.size(); ++i) {
-    if (i == 0 || e[i].k != e[i - 1].k || e[i].l != e[i - 1].l) out.pairs.push_back({e[i].k, e[i].l, i, i});
-    out.dest.push_back({e[i].d, e[i].bytes});
-    out.pairs.back().end = i + 1;
-  }
-  return out;
-}
-
-// 3-step, 2-step, Split+MD, Split+DD.
-void add_node_aware(Schedule& s, const Layout& lay, const MachineModel& m, Backend b, const Traffic& t) {
-  const bool dev = b.aware && (t.send_device || t.recv_device);
-  const auto n = static_cast<std::size_t>(lay.nranks);
-  StepBuilder s1(s, m, dev), s2(s, m, dev), s3(s, m, dev);
-  std::vector<std::int64_t> sent(n), recvd(n);
-  // On-node flows go directly in the first step; off-node flows take the strategy's route.
+// shm: on-node pairs through the sender's shared segment (the sender packs into it, the receiver
+// unpacks from it: two copies at the machine's packing rate, and the flag handshake: the pair's
+// short-message latency), off-node pairs as basic. The executor's shm.cpp, on the plan's nodes.
+void add_shm(Schedule& s, const Layout& lay, const MachineModel& m, const Traffic& t) {
+  StepBuilder sb(s, m, false);
+  std::vector<std::int64_t> sent(static_cast<std::size_t>(lay.nranks)), recvd(sent.size());
   for (const auto& f : t.flows) {
     const std::int64_t bytes = f.count * t.value_bytes;
+    sent[f.src] += bytes;
     recvd[f.dst] += bytes;
-    if (lay.node(f.src) == lay.node(f.dst)) s1.send(f.src, f.dst, bytes), sent[f.src] += bytes;
+    if (lay.node(f.src) != lay.node(f.dst)) {
+      sb.send(f.src, f.dst, bytes);
+      continue;
+    }
+    const Time copy = to_ps(m.pack.at(static_cast<double>(bytes)));
+    const Tier tier = lay.socket(f.src) == lay.socket(f.dst) ? Tier::socket : Tier::node;
+    sb.add_pre(f.src, copy, true);
+    sb.add_post(f.dst, copy + to_ps(m.ab(false, tier, Proto::short_).alpha), true);
   }
-  const auto nf = node_flows(lay, t);
-  for (const auto& x : nf) sent[x.src] += x.unique_bytes;
-  auto rank_on = [&](int node, int local) { return node * lay.ranks_per_node + local % lay.ranks_on_node(node); };
-  const PairDests dests = b.kind != BackendKind::two_step ? pair_dests(lay, t) : PairDests{};
-  if (b.kind == BackendKind::three_step) {
-    // Step 2: one message per (source node, destination node) pair, (k, l) ascending.
-    std::vector<std::tuple<int, int, std::int64_t>> volume;  // (k, l, bytes)
-    volume.reserve(nf.size());
-    for (const auto& x : nf) {
-      const int k = lay.node(x.src);
-      s1.send(x.src, rank_on(k, x.node), x.unique_bytes);
-      volume.emplace_back(k, x.node, x.unique_bytes);
+  self_copies(sb, m, t);
+  staged_copies(sb, sb, lay, m, t, false, sent, recvd);
+  s.steps.push_back(sb.finish("shm"));
+}
+
+// 3-step, 2-step, Split+MD, Split+DD: the plan's rounds (plan::direction_rounds, the routes the
+// executor posts), message for message; on-node pairs through shared memory as in shm.
+void add_node_aware(Schedule& s, const Layout& lay, const MachineModel& m, Backend b, const Traffic& t) {
+  const bool dev = b.aware && (t.send_device || t.recv_device);
+  const plan::Placement place{lay.nranks, lay.ranks_per_node};
+  const auto rounds = plan::direction_rounds(*t.plans, t.dir, t.value_bytes, place, transport(b.kind), {m.message_cap}, t.dedupable);
+  std::vector<StepBuilder> steps;
+  for (std::size_t k = 0; k < rounds.size(); ++k) steps.emplace_back(s, m, dev);
+  for (std::size_t k = 0; k < rounds.size(); ++k) {
+    const auto& r = rounds[k];
+    for (const auto& msg : r.msgs) steps[k].send(msg.src, msg.dst, msg.bytes);
+    for (std::size_t e = 0; e < r.shm_out.size(); ++e) {
+      const auto ep = static_cast<std::int32_t>(e);
+      if (r.shm_out[e] > 0) steps[k].add_pre(ep, to_ps(m.pack.at(static_cast<double>(r.shm_out[e]))), true);
+      if (r.shm_in[e] > 0)
+        steps[k].add_post(ep, to_ps(m.pack.at(static_cast<double>(r.shm_in[e])) + m.ab(false, Tier::node, Proto::short_).alpha), true);
     }
-    std::sort(volume.begin(), volume.end());
-    for (std::size_t i = 0; i < volume.size();) {
-      const int k = std::get<0>(volume[i]), l = std::get<1>(volume[i]);
-      std::int64_t v = 0;
-      for (; i < volume.size() && std::get<0>(volume[i]) == k && std::get<1>(volume[i]) == l; ++i) v += std::get<2>(volume[i]);
-      s2.send(rank_on(k, l), rank_on(l, k), v);
-    }
-    for (const auto& p : dests.pairs)
-      for (std::size_t i = p.begin; i < p.end; ++i) s3.send(rank_on(p.l, p.k), dests.dest[i].first, dests.dest[i].second);
-  } else if (b.kind == BackendKind::two_step) {
-    for (const auto& x : nf) s1.send(x.src, rank_on(x.node, x.src % lay.ranks_per_node), x.unique_bytes);
-    // The paired rank on node l forwards what each source rank sent it.
-    for (const auto& f : t.flows) {
-      const int k = lay.node(f.src), l = lay.node(f.dst);
-      if (k != l) s2.send(rank_on(l, f.src % lay.ranks_per_node), f.dst, f.count * t.value_bytes);
-    }
-  } else {  // split: chunks of at most message_cap spread over all processes of the node
-    const int helpers = (s.endpoints - lay.nranks) / std::max(1, lay.nnodes());
-    auto proc = [&](int node, int q) {
-      const int nk = lay.ranks_on_node(node);
-      return q < nk ? node * lay.ranks_per_node + q : lay.nranks + node * helpers + (q - nk);
-    };
-    const bool dd = b.kind == BackendKind::split_dd && t.send_device;
-    const bool dd_recv = b.kind == BackendKind::split_dd && t.recv_device;
-    std::map<std::pair<int, int>, std::vector<std::pair<int, std::int64_t>>> sources;  // (k,l) -> (r, bytes)
-    for (const auto& x : nf) sources[{lay.node(x.src), x.node}].push_back({x.src, x.unique_bytes});
-    std::vector<std::int64_t> node_total(static_cast<std::size_t>(lay.nnodes())), node_max(node_total.size());
-    for (const auto& [kl, v] : sources) {
-      std::int64_t vol = 0;
-      for (auto& p : v) vol += p.second;
-      node_total[kl.first] += vol;
-      node_max[kl.first] = std::max(node_max[kl.first], vol);
-    }
-    std::vector<int> next_chunk(node_total.size(), 0);
-    for (const auto& [kl, v] : sources) {
-      const auto [k, l] = kl;
-      const int ppn = lay.ranks_on_node(k) + helpers, ppn_l = lay.ranks_on_node(l) + helpers;
-      std::int64_t vol = 0;
-      for (auto& p : v) vol += p.second;
-      std::int64_t cap = m.message_cap;
-      if (node_max[k] <= cap)
-        cap = vol;  // every node's data in one message
-      else if (node_total[k] / cap > ppn)
-        cap = (node_total[k] + ppn - 1) / ppn;
-      const auto dv = dests.of(k, l);
-      std::int64_t dest_total = 0;
-      for (auto& p : dv) dest_total += p.second;
-      for (std::int64_t lo = 0; lo < vol; lo += cap) {
-        const std::int64_t hi = std::min(vol, lo + cap);
-        const int c = next_chunk[k]++;
-        const int sender = proc(k, ppn - 1 - c % ppn), receiver = proc(l, c % ppn_l);
-        // Step 1: the source ranks' bytes in [lo, hi) go to the sending process.
-        std::int64_t at = 0;
-        for (const auto& [r, bytes] : v) {
-          const std::int64_t a = std::max(lo, at), z = std::min(hi, at + bytes);
-          if (z > a && !dd) s1.send(r, sender, z - a);
-          at += bytes;
-        }
-        if (dd) s1.add_pre(sender, copy_cost(m, false, hi - lo, 4), true);  // duplicate device pointer
-        s2.send(sender, receiver, hi - lo);
-        // Step 3: the chunk maps proportionally onto the destinations' (undeduplicated) bytes.
-        if (dd_recv) {
-          s3.add_post(receiver, copy_cost(m, true, hi - lo, 4), true);
-          continue;
-        }
-        const double scale = static_cast<double>(dest_total) / static_cast<double>(vol);
-        const auto dlo = static_cast<std::int64_t>(std::llround(static_cast<double>(lo) * scale));
-        const auto dhi = static_cast<std::int64_t>(std::llround(static_cast<double>(hi) * scale));
-        at = 0;
-        for (const auto& [d, bytes] : dv) {
-          const std::int64_t a = std::max(dlo, at), z = std::min(dhi, at + bytes);
-          if (z > a) s3.send(receiver, d, z - a);
-          at += bytes;
-        }
-      }
-    }
-    if (dd)
-      for (const auto& x : nf) sent[x.src] -= x.unique_bytes;  // copied by the helpers instead
-    if (dd_recv)
-      for (const auto& [d, bytes] : dests.dest) recvd[d] -= bytes;
   }
-  self_copies(s1, m, t);
-  staged_copies(s1, s3, lay, m, t, b.aware, sent, recvd);
-  const std::string name = backend_kind_name(b.kind);
-  s.steps.push_back(s1.finish(name + " step 1 (gather on node)"));
-  s.steps.push_back(s2.finish(name + " step 2 (inter-node)"));
-  s.steps.push_back(s3.finish(name + " step 3 (redistribute on node)"));
+  std::vector<std::int64_t> sent(static_cast<std::size_t>(lay.nranks)), recvd(sent.size());
+  for (const auto& f : t.flows) sent[f.src] += f.count * t.value_bytes, recvd[f.dst] += f.count * t.value_bytes;
+  self_copies(steps.front(), m, t);
+  staged_copies(steps.front(), steps.back(), lay, m, t, b.aware, sent, recvd);
+  for (std::size_t k = 0; k < rounds.size(); ++k) s.steps.push_back(steps[k].finish(rounds[k].label, false));
 }
 
 }  // namespace
@@ -440,6 +307,8 @@ void add_round(Schedule& s, const Layout& lay, const MachineModel& m, Backend b,
   }
   if (is_node_aware(b.kind))
     add_node_aware(s, lay, m, b, t);
+  else if (b.kind == BackendKind::shm)
+    add_shm(s, lay, m, t);
   else
     add_direct(s, lay, m, b, t);
 }

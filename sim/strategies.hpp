@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "core/plan.hpp"
+#include "plan/plan.hpp"
 #include "sim/engine.hpp"
 
 namespace sfr::sim {
 
-enum class BackendKind { basic, neighbor, window, alltoallv, three_step, two_step, split_md, split_dd };
+enum class BackendKind { basic, neighbor, window, alltoallv, shm, three_step, two_step, split_md, split_dd };
 struct Backend {
   BackendKind kind = BackendKind::basic;
   bool aware = false;  // device-aware (GPU buffers handed to MPI) instead of staged through the host
@@ -22,7 +23,7 @@ struct Backend {
 const char* backend_kind_name(BackendKind k);
 // "basic", "3step:aware", "split-md:staged", ... Throws InputError naming `where`.
 Backend parse_backend(const std::string& s, const std::string& where);
-// Every backend; device-aware variants only when `with_aware` (split has no device-aware form).
+// Every backend; device-aware variants only when `with_aware` (split and shm have no device-aware form).
 std::vector<Backend> all_backends(bool with_aware);
 
 // Where ranks sit. Ranks are numbered node by node, socket by socket.
@@ -44,14 +45,17 @@ struct Flow {
 };
 struct Traffic {
   std::int64_t value_bytes = 0;  // bytes of one vertex value (unit size * bs)
-  bool dedupable = false;        // root -> leaf: values sent twice to one node are duplicates
+  bool dedupable = false;        // root -> leaf by index: values sent twice to one node are duplicates
+  const std::vector<core::RankPlan>* plans = nullptr;  // what the flows come from (the plan layer's input)
+  core::Direction dir = core::Direction::root_to_leaf;
   bool send_device = false, recv_device = false;
   std::vector<Flow> flows;               // grouped by src, dst ascending
   std::vector<std::int64_t> self_count;  // values copied locally per rank
 };
 // root_to_leaf: bcast/scatter direction (root side sends); else reduce/gather direction.
+// dedupable: the values are by index (not fetch_and_op's return of fetched values).
 Traffic traffic_from_plans(const std::vector<core::RankPlan>& plans, bool root_to_leaf, std::int64_t value_bytes, bool send_device,
-                           bool recv_device);
+                           bool recv_device, bool dedupable);
 
 struct Schedule {
   int endpoints = 0;  // trace ranks first, then split helper processes

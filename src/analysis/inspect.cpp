@@ -115,8 +115,18 @@ SFStats sf_stats(const trace::BuiltTrace& t, const trace::SFDef& def) {
 
 }  // namespace
 
-TraceStats compute_stats(const trace::BuiltTrace& t) {
+plan::Placement trace_placement(const trace::Trace& t) {
+  return {t.nranks, std::max(1, std::min(t.nranks, t.machine ? t.machine->ranks_per_node : 1))};
+}
+
+TraceStats compute_stats(const trace::BuiltTrace& t, const InspectPlan* want) {
+  InspectPlan deflt;
+  deflt.place = trace_placement(t.trace());
+  const InspectPlan& ip = want ? *want : deflt;
+  const auto transport = plan::transport_of(ip.backend).value_or(plan::Transport::direct);
+  std::map<const core::Graph*, std::vector<core::RankPlan>> plans_of;
   TraceStats ts;
+  ts.plan = ip;
   const trace::Trace& tr = t.trace();
   ts.name = tr.name;
   ts.nranks = tr.nranks;
@@ -136,8 +146,15 @@ TraceStats compute_stats(const trace::BuiltTrace& t) {
     const Index vb = core::op_vertex_bytes(op);
     OpSummary o;
     o.index = i;
-    o.messages = s.messages;
-    o.remote_bytes = s.remote_edges * vb;
+    const core::Graph& g = t.graph_for(op);
+    auto pl = plans_of.find(&g);
+    if (pl == plans_of.end()) pl = plans_of.emplace(&g, core::build_plans(g)).first;
+    for (const auto& r : plan::op_rounds(pl->second, op, ip.place, transport, ip.params)) {
+      const auto tot = plan::totals({r});
+      o.rounds.push_back({r.label, tot.messages, tot.bytes, tot.shm_bytes});
+      o.messages += tot.messages;
+      o.remote_bytes += tot.bytes;
+    }
     o.self_bytes = s.self_edges * vb;
     std::ostringstream line;
     line << "#" << i << " " << core::op_kind_name(op.op) << " on " << op.sf;
@@ -145,8 +162,18 @@ TraceStats compute_stats(const trace::BuiltTrace& t) {
     if (traits.has_unit) line << ", " << core::unit_name(op.unit) << " bs=" << op.bs;
     if (traits.takes_mpi_op) line << ", " << core::mpi_op_name(op.mpi_op);
     if (traits.on_multi) line << " (through the multi-SF)";
-    line << ": " << s.messages << " messages (" << tier_text(s.tier_messages) << "), " << human_bytes(static_cast<double>(o.remote_bytes))
-         << " remote + " << human_bytes(static_cast<double>(o.self_bytes)) << " self";
+    line << ": " << o.messages << " messages";
+    if (o.rounds.size() == 1) line << " (" << tier_text(s.tier_messages) << ")";
+    line << ", " << human_bytes(static_cast<double>(o.remote_bytes)) << " sent + " << human_bytes(static_cast<double>(o.self_bytes)) << " self";
+    if (o.rounds.size() > 1 || (want && ip.backend != "basic")) {
+      line << " [" << ip.backend << ":";
+      for (const auto& r : o.rounds) {
+        line << " " << r.label << " " << r.messages << " msgs " << human_bytes(static_cast<double>(r.bytes));
+        if (r.shm_bytes > 0) line << " + " << human_bytes(static_cast<double>(r.shm_bytes)) << " shared memory";
+        line << ";";
+      }
+      line << "]";
+    }
     if (op.repeat > 1) line << ", repeat " << op.repeat;
     if (op.overlap_us > 0) line << ", overlap " << op.overlap_us << " us";
     if (op.root_mem == core::MemType::device || op.leaf_mem == core::MemType::device)
@@ -201,6 +228,7 @@ std::string render_json(const TraceStats& ts) {
   };
   J j;
   j["trace"] = ts.name;
+  j["plan"] = {{"backend", ts.plan.backend}, {"ranks_per_node", ts.plan.place.ranks_per_node}, {"split_cap", ts.plan.params.split_cap}};
   j["nranks"] = ts.nranks;
   j["machine"] = ts.machine;
   J sfs = J::array();
@@ -234,11 +262,16 @@ std::string render_json(const TraceStats& ts) {
   j["sfs"] = sfs;
   J ops = J::array();
   for (const OpSummary& o : ts.ops)
+  {
+    J rounds = J::array();
+    for (const auto& r : o.rounds) rounds.push_back({{"label", r.label}, {"messages", r.messages}, {"bytes", r.bytes}, {"shm_bytes", r.shm_bytes}});
     ops.push_back({{"index", o.index},
                    {"messages", o.messages},
                    {"remote_bytes", o.remote_bytes},
                    {"self_bytes", o.self_bytes},
+                   {"rounds", rounds},
                    {"summary", o.text}});
+  }
   j["ops"] = ops;
   return j.dump(2) + "\n";
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/plan.hpp"
 #include "trace/trace.hpp"
 
 namespace sfr::analysis {
@@ -39,10 +40,26 @@ struct SFStats {
   std::vector<UnitBytes> bytes;               // for each (unit, bs) used by an op on this SF
 };
 
+// One round of an op's plan under a backend (plan::Round, counted).
+struct RoundSummary {
+  std::string label;
+  Index messages = 0, bytes = 0, shm_bytes = 0;
+};
+
 struct OpSummary {
   std::size_t index = 0;
   std::string text;
+  // What one execution sends, from the plan layer (every round: fetch_and_op's two, a node-aware
+  // strategy's three steps) under `backend` (inspect --backend; the direct plan, basic's, without).
   Index messages = 0, remote_bytes = 0, self_bytes = 0;
+  std::vector<RoundSummary> rounds;
+};
+
+// The backend and placement inspect plans the ops for (inspect --backend).
+struct InspectPlan {
+  std::string backend = "basic";
+  plan::Placement place;
+  plan::Params params;
 };
 
 struct TraceStats {
@@ -51,9 +68,13 @@ struct TraceStats {
   std::string machine;  // one-line description
   std::vector<SFStats> sfs;
   std::vector<OpSummary> ops;
+  InspectPlan plan;  // what the ops' messages were planned for
 };
 
-TraceStats compute_stats(const trace::BuiltTrace& t);
+// Without a plan: basic's messages on the trace's placement.
+TraceStats compute_stats(const trace::BuiltTrace& t, const InspectPlan* plan = nullptr);
+// The placement a trace describes: its machine's ranks per node (1 without one).
+plan::Placement trace_placement(const trace::Trace& t);
 std::string render_table(const TraceStats& s);
 std::string render_json(const TraceStats& s);
 

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "cli/options.hpp"
+#include "plan/plan.hpp"
 #include "core/backends.hpp"
 #include "core/budget.hpp"
 #include "core/error.hpp"
@@ -137,11 +138,20 @@ int run_mpi(const RunArgs& a) {
     if (rank == 0) std::cout << "auto: this build has no simulator; every SF runs on basic\n";
 #endif
   }
+  // The split strategies' chunk size comes from the machine description the simulator uses (the
+  // --machine given, else the file calibrate saved, else the generic preset): what run executes
+  // is what simulate times. The timing document records it.
+  std::int64_t split_cap = plan::Params{}.split_cap;
+  bool uses_split = false;
+  for (const auto& b : backends) uses_split = uses_split || b == "split-md" || b == "split-dd" || b == "auto";
+#ifdef HAVE_SFREPLAY_SIM
+  if (uses_split && !agreed("run", rank, size, [&] { split_cap = sim::auto_machine(a.machine, nullptr).message_cap; })) return 2;
+#endif
   if (!a.dump.empty()) {
     // Every backend's dump is checked against the reference; the first one's is written.
     std::string first, failed;
     for (const auto& b : backends) {
-      const std::string text = exec::mpi::conformance_dump(MPI_COMM_WORLD, *t, b, &choice, a.ranks_per_node);
+      const std::string text = exec::mpi::conformance_dump(MPI_COMM_WORLD, *t, b, &choice, a.ranks_per_node, split_cap);
       if (rank != 0) continue;
       if (first.empty()) first = text;
       if (backends.size() == 1) break;
@@ -165,7 +175,7 @@ int run_mpi(const RunArgs& a) {
   if (a.dump.empty() || !a.timing.empty() || !a.store.empty()) {
     std::vector<exec::mpi::OpTiming> all;
     for (const auto& b : backends) {
-      auto r = exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, a.warmup, a.iters, &choice, a.ranks_per_node);
+      auto r = exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, a.warmup, a.iters, &choice, a.ranks_per_node, split_cap);
       all.insert(all.end(), r.begin(), r.end());
     }
     if (rank == 0) std::cout << exec::mpi::timing_table(*t, all, a.iters);
@@ -174,7 +184,7 @@ int run_mpi(const RunArgs& a) {
           if (rank != 0) return;
           auto prov = trace::provenance({"run", size, t->trace().name, a.file, exec::mpi::mpi_library()});
           if (gpu) prov["gpu"] = gpu->json();
-          const std::string doc = exec::mpi::timing_json(*t, all, a.warmup, a.iters, prov);
+          const std::string doc = exec::mpi::timing_json(*t, all, a.warmup, a.iters, prov, uses_split ? split_cap : 0);
           if (!a.timing.empty()) io::write_file_atomic(a.timing, doc);
           if (!a.store.empty()) stored = trace::store_document(a.store, "timing", t->trace().name, doc);
         }))
@@ -198,7 +208,7 @@ int cmd_run(const Args& args) {
       "the "
       "simulator predicts fastest); a comma list; all (every backend but auto, each where the trace allows it); list (what each does)")(
       "ranks-per-node", po::value(&a.ranks_per_node),
-      "nodes of the node-aware backends: consecutive blocks of N ranks (emulated nodes; default: the trace's machine.ranks_per_node, else "
+      "nodes of shm and the node-aware backends: consecutive blocks of N ranks (emulated nodes; default: the trace's machine.ranks_per_node, else "
       "the "
       "ranks that share memory)")("dump", po::value(&a.dump), "write the sf-dump v1 conformance dump to this file (atomically)")(
       "timing", po::value(&a.timing), "write timings (sf-timing v1 JSON) to this file (atomically)")(
@@ -206,7 +216,8 @@ int cmd_run(const Args& args) {
       "warmup", po::value(&a.warmup), "untimed iterations per op (default 2)")("iters", po::value(&a.iters),
                                                                                "timed iterations per op (default 10)")(
       "machine", po::value(&a.machine),
-      "with --backend auto: the machine whose predictions choose (default: the file calibrate saved, else the generic preset)");
+      "with --backend auto: the machine whose predictions choose; with split-md / split-dd: the machine whose split.message_cap cuts "
+      "the inter-node chunks (default: the file calibrate saved, else the generic preset)");
   add_max_memory_option(opts, &a.max_memory);
   po::positional_options_description pos;
   pos.add("trace", 1);
@@ -226,15 +237,18 @@ int cmd_run(const Args& args) {
     if (a.ranks_per_node < 1) throw InputError("--ranks-per-node", "must be >= 1, got " + std::to_string(a.ranks_per_node));
     bool uses = a.backend == "all";
     for (const auto& b : backend_list(a.backend))
-      if (const auto* info = core::find_backend(b); info && info->node_aware) uses = true;
+      if (const auto* info = core::find_backend(b); (info && info->node_aware) || b == "shm") uses = true;
     if (!uses)
       throw InputError("--ranks-per-node",
-                       "only the node-aware backends (3step, 2step, split-md, split-dd) use nodes; none is in --backend");
+                       "only shm and the node-aware backends (3step, 2step, split-md, split-dd) use nodes; none is in --backend");
   }
   if (a.warmup < 0) throw InputError("--warmup", "must be >= 0, got " + std::to_string(a.warmup));
   if (a.iters < 1) throw InputError("--iters", "must be >= 1 (a timed run times at least one iteration), got " + std::to_string(a.iters));
-  if (vm.count("machine") && a.backend.find("auto") == std::string::npos)
-    throw InputError("--machine", "only --backend auto uses a machine (to choose backends); give --backend auto or drop --machine");
+  if (vm.count("machine") && a.backend.find("auto") == std::string::npos && a.backend.find("split") == std::string::npos &&
+      a.backend != "all")
+    throw InputError("--machine",
+                     "only --backend auto (to choose backends) and the split strategies (their chunk size) use a machine; give one of "
+                     "them or drop --machine");
   if (a.reference) {
     if (vm.count("backend")) throw InputError("--backend", "--reference and --backend exclude each other");
     for (const char* o : {"timing", "warmup", "iters", "store"})

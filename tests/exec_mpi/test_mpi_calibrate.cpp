@@ -199,10 +199,10 @@ TEST(MpiAutoBackend, ChoosesByModelAndConforms) {
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("auto: SF A -> window"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("written by calibrate"), std::string::npos) << r.out;
-  // --machine does nothing without auto: refused.
+  // --machine does nothing without auto or a split strategy: refused.
   r = mpirun(2, "run " + trace.string() + " --backend basic --machine " + machine.string());
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.out.find("--machine: only --backend auto uses a machine"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--machine: only --backend auto (to choose backends) and the split strategies"), std::string::npos) << r.out;
   for (const auto& p : {trace, machine, timing, dump, kDefault}) fs::remove(p);
 }
 

@@ -137,8 +137,8 @@ TEST(MpiBadInput, RanksPerNode) {
   const std::pair<const char*, const char*> cases[] = {
       {"--backend 3step --ranks-per-node 0", "--ranks-per-node: must be >= 1, got 0"},
       {"--backend 3step --ranks-per-node 5", "--ranks-per-node: 5 exceeds the trace's 4 ranks"},
-      {"--backend basic,shm --ranks-per-node 2", "--ranks-per-node: only the node-aware backends"},
-      {"--reference --ranks-per-node 2", "--ranks-per-node: only the node-aware backends"},
+      {"--backend basic,window --ranks-per-node 2", "--ranks-per-node: only shm and the node-aware backends"},
+      {"--reference --ranks-per-node 2", "--ranks-per-node: only shm and the node-aware backends"},
   };
   for (const auto& [bad, says] : cases) {
     const auto r = mpirun(4, "run " + t + " " + bad);

@@ -210,7 +210,7 @@ TEST(SimEngine, NoEdgesMeansNoCommunicationForEveryBackend) {
   const auto bt = make_trace(g, ops, trace::Machine{4, 2, 4});
   for (const char* name : {"lassen", "generic"}) {
     const auto res = sim::simulate(bt, *sim::preset(name), sim::all_backends(true));
-    ASSERT_EQ(res.backends.size(), 14u);
+    ASSERT_EQ(res.backends.size(), 15u);  // 9 kinds, 6 with a device-aware form
     for (const auto& b : res.backends) {
       EXPECT_EQ(b.total_s, 0.0) << name << " " << b.backend.name();
       EXPECT_EQ(b.messages, 0u) << name << " " << b.backend.name();

@@ -28,11 +28,14 @@ public:
   virtual void finish(StarForest& sf, InFlight& f, Link& l) = 0;
   // Rejects what the backend cannot do with a one-line reason (same answer on every rank).
   virtual void check(const StarForest&, const InFlight&) const {}
+  // Messages this rank has posted so far, where the backend counts them (-1: it does not). The
+  // runner holds it to the plan (plan::op_rounds) after timing an op.
+  virtual std::int64_t posted() const { return -1; }
 };
 
 std::unique_ptr<Backend> make_basic();
 // 3step, 2step, split-md, split-dd over nodes of `ranks_per_node` consecutive ranks.
-std::unique_ptr<Backend> make_node_aware(StarForest& sf, const std::string& name, int ranks_per_node);
+std::unique_ptr<Backend> make_node_aware(StarForest& sf, const std::string& name, int ranks_per_node, std::int64_t split_cap);
 // On-node peers through one MPI-3 shared-memory window per link, the others as basic; or, with
 // off_node_basic false and ranks_per_node > 0, only the peers of the rank's emulated node that
 // share its memory and nothing else (the node-aware strategies' on-node step).

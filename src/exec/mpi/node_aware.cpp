@@ -13,12 +13,14 @@
 // message per (A, B) pair (step 2), B redistributes it to the destination ranks (step 3).
 //   3step     A = rank L of s's node, B = rank K of node L (K = s's node): one message per node pair
 //   2step     A = s, B = the rank of node L with s's local index: no gathering step
-//   split-md  the groups of a node, in (L, s) order, cut into chunks of at most kSplitCap bytes
-//   split-dd  (a group is never cut); chunk c goes from local rank n-1-c%n to local rank c%n of
-//             L: the inter-node traffic of a node spread over all its processes. The two differ
-//             only for device buffers (duplicated device pointers vs copies); on the host they
-//             are the same transport. The executor has no helper processes (the simulator's
-//             procs_per_node beyond the trace's ranks).
+//   split-md  the groups of a node, in (L, s) order, cut into chunks of at most the split cap
+//   split-dd  (the machine description's split.message_cap; a group is never cut); chunk c goes
+//             from local rank n-1-c%n to local rank c%n of L: the inter-node traffic of a node
+//             spread over all its processes. The two differ only for device buffers (duplicated
+//             device pointers vs copies); on the host they are the same transport. No helper
+//             processes.
+// The groups and their routes are plan::node_groups (src/plan/plan.hpp), the one implementation
+// the simulator times and inspect prints; this file only builds the buffers and posts them.
 // On-node peers exchange through the shm transport where they share memory (pack into the sender's
 // segment, unpack from it), else directly point to point in step 1. Step 1 and the direct messages are
 // posted by start; finish completes step 1, sends step 2, completes it, sends step 3 and completes
@@ -28,13 +30,10 @@
 
 #include "core/pack.hpp"
 #include "exec/mpi/backend.hpp"
+#include "plan/plan.hpp"
 
 namespace sfr::exec::mpi {
 namespace {
-
-// Split strategies: the inter-node message cap (bytes), the simulator's default (the rendezvous
-// switch point of the study).
-constexpr std::size_t kSplitCap = 8192;
 
 struct Msg {
   int peer = 0;
@@ -77,9 +76,9 @@ struct Route {
 
 class NodeAware final : public Backend {
 public:
-  enum Strategy { three_step, two_step, split };
   // ranks_per_node <= 0: the ranks that share this rank's memory (collective).
-  NodeAware(StarForest& sf, Strategy s, int ranks_per_node) : strategy_(s), rpn_(ranks_per_node) {
+  NodeAware(StarForest& sf, plan::Transport t, int ranks_per_node, std::int64_t split_cap) : transport_(t), rpn_(ranks_per_node) {
+    params_.split_cap = split_cap;
     if (rpn_ <= 0) {
       MPI_Comm node = MPI_COMM_NULL;
       MPI_Comm_split_type(sf.comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
@@ -119,25 +118,29 @@ public:
     for (const auto& m : r.s1_recv) post(MPI_Irecv, l, r.s2buf.data() + m.off * vb, m.count, m.peer, 0, r.s1_reqs);
     for (std::size_t p : r.direct_send)
       post(MPI_Isend, l, l.send_block(p), static_cast<std::size_t>(l.send->count(p)), l.send->peers[p], 0, r.send_reqs);
+    posted_ += static_cast<std::int64_t>(r.direct_send.size());
     for (const auto& o : r.out) {
       std::byte* dst = (o.agg == me_ ? r.s2buf.data() : r.s1buf.data()) + o.pay_off * vb;
       core::pack(l.sendbuf.data(), o.from, o.shape, vb, dst);
-      if (o.agg != me_) post(MPI_Isend, l, dst, o.from.size(), o.agg, 0, r.send_reqs);
+      if (o.agg != me_) post(MPI_Isend, l, dst, o.from.size(), o.agg, 0, r.send_reqs), ++posted_;
     }
     shm_->start(sf, f, l);  // on-node shared peers: publish the packed blocks
   }
+
+  std::int64_t posted() const override { return posted_; }
 
   void finish(StarForest& sf, InFlight& f, Link& l) override {
     Route& r = route(l, f);
     const std::size_t vb = l.vbytes;
     wait(r.s1_reqs);  // step 1 gathered at this aggregator
     for (const auto& m : r.s2_send) post(MPI_Isend, l, r.s2buf.data() + m.off * vb, m.count, m.peer, 1, r.send_reqs);
+    posted_ += static_cast<std::int64_t>(r.s2_send.size());
     wait(r.relay_reqs);  // step 2 arrived: forward
     for (const auto& fw : r.s3_send) {
       const bool mine = fw.dest == me_;
       std::byte* dst = mine ? l.recvbuf.data() + fw.recv_off * vb : r.s3buf.data() + fw.buf_off * vb;
       core::pack(r.relay.data(), fw.from, fw.shape, vb, dst);
-      if (!mine) post(MPI_Isend, l, dst, fw.from.size(), fw.dest, 2, r.send_reqs);
+      if (!mine) post(MPI_Isend, l, dst, fw.from.size(), fw.dest, 2, r.send_reqs), ++posted_;
     }
     wait(r.last_reqs);
     wait(r.send_reqs);
@@ -165,65 +168,15 @@ private:
     v.clear();
   }
 
-  int node(int r) const { return r / rpn_; }
-  int on_node(int k) const { return std::min(rpn_, size_ - k * rpn_); }
-  int rank_on(int k, int local) const { return k * rpn_ + local % on_node(k); }
-  const core::PeerLists& send_side(int s, Direction d) const {
-    return d == Direction::root_to_leaf ? plans_[static_cast<std::size_t>(s)].root_side : plans_[static_cast<std::size_t>(s)].leaf_side;
-  }
-  const core::PeerLists& recv_side(int s, Direction d) const {
-    return d == Direction::root_to_leaf ? plans_[static_cast<std::size_t>(s)].leaf_side : plans_[static_cast<std::size_t>(s)].root_side;
-  }
+  int node(int r) const { return placement().node(r); }
+  int on_node(int k) const { return placement().ranks_on_node(k); }
+  const core::PeerLists& send_side(int s, Direction d) const { return plan::send_side(plans_, s, d); }
+  const core::PeerLists& recv_side(int s, Direction d) const { return plan::recv_side(plans_, s, d); }
 
-  // A group: rank s's traffic to node L, the peers [p0, p1) of s's send list.
-  struct Group {
-    int s = 0, L = 0;
-    std::size_t p0 = 0, p1 = 0;
-    int A = 0, B = 0;
-  };
-
+  using Group = plan::Group;
+  plan::Placement placement() const { return {size_, rpn_}; }
   std::vector<Group> groups(Direction d, std::size_t vbytes) const {
-    std::vector<Group> gs;
-    for (int s = 0; s < size_; ++s) {
-      const auto& side = send_side(s, d);
-      for (std::size_t p = 0; p < side.npeers();) {
-        const int L = node(side.peers[p]);
-        std::size_t q = p;
-        while (q < side.npeers() && node(side.peers[q]) == L) ++q;
-        if (L != node(s)) gs.push_back({s, L, p, q, 0, 0});
-        p = q;
-      }
-    }
-    // Routes.
-    if (strategy_ == three_step)
-      for (auto& g : gs) g.A = rank_on(node(g.s), g.L), g.B = rank_on(g.L, node(g.s));
-    else if (strategy_ == two_step)
-      for (auto& g : gs) g.A = g.s, g.B = rank_on(g.L, g.s - node(g.s) * rpn_);
-    else {
-      // Per source node: groups in (L, s) order, cut into chunks of at most kSplitCap bytes (by the
-      // undeduplicated size; a group is never cut), chunk c on the pair (n-1-c%n, c%nL).
-      std::map<int, std::vector<Group*>> by_node;
-      for (auto& g : gs) by_node[node(g.s)].push_back(&g);
-      for (auto& [k, v] : by_node) {
-        std::stable_sort(v.begin(), v.end(), [](const Group* a, const Group* b) { return a->L != b->L ? a->L < b->L : a->s < b->s; });
-        int chunk = -1, last_L = -1;
-        std::size_t fill = 0;
-        for (Group* g : v) {
-          const auto& side = send_side(g->s, d);
-          const std::size_t bytes = static_cast<std::size_t>(side.offsets[g->p1] - side.offsets[g->p0]) * vbytes;
-          if (g->L != last_L || fill + bytes > kSplitCap || chunk < 0) {
-            ++chunk;
-            fill = 0;
-            last_L = g->L;
-          }
-          fill += bytes;
-          const int n = on_node(k), nl = on_node(g->L);
-          g->A = rank_on(k, n - 1 - chunk % n);
-          g->B = rank_on(g->L, chunk % nl);
-        }
-      }
-    }
-    return gs;
+    return plan::node_groups(plans_, d, placement(), transport_, static_cast<std::int64_t>(vbytes), params_);
   }
 
   Route make_route(const Link& l, bool dedup) const {
@@ -376,7 +329,9 @@ private:
     return r;
   }
 
-  Strategy strategy_;
+  plan::Transport transport_;
+  plan::Params params_;
+  std::int64_t posted_ = 0;  // messages posted (MPI_Isend), for the runner's check against the plan
   int rpn_ = 1, me_ = 0, size_ = 1;
   MPI_Comm comm_[3] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};
   std::unique_ptr<Backend> shm_;  // the on-node step
@@ -386,9 +341,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Backend> make_node_aware(StarForest& sf, const std::string& name, int ranks_per_node) {
-  const auto s = name == "3step" ? NodeAware::three_step : name == "2step" ? NodeAware::two_step : NodeAware::split;
-  return std::make_unique<NodeAware>(sf, s, ranks_per_node);
+std::unique_ptr<Backend> make_node_aware(StarForest& sf, const std::string& name, int ranks_per_node, std::int64_t split_cap) {
+  return std::make_unique<NodeAware>(sf, *plan::transport_of(name), ranks_per_node, split_cap);
 }
 
 }  // namespace sfr::exec::mpi

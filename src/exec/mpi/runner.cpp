@@ -1,5 +1,7 @@
 #include "exec/mpi/runner.hpp"
 
+#include "plan/plan.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -31,14 +33,29 @@ int rank_of(MPI_Comm c) {
 // SFs built once per (name, backend) and reused by every op on them.
 class SFCache {
 public:
-  SFCache(MPI_Comm comm, const trace::BuiltTrace& t, std::string backend, const AutoChoice* choice, int ranks_per_node)
+  SFCache(MPI_Comm comm, const trace::BuiltTrace& t, std::string backend, const AutoChoice* choice, int ranks_per_node,
+          std::int64_t split_cap)
       : comm_(comm),
         t_(t),
         backend_(std::move(backend)),
         choice_(choice),
         rpn_(ranks_per_node > 0  ? ranks_per_node
              : t.trace().machine ? t.trace().machine->ranks_per_node
-                                 : 0) {}
+                                 : 0),
+        split_cap_(split_cap) {}
+  // The placement the SFs run on: the (emulated) nodes, else the ranks that share memory.
+  plan::Placement placement() const {
+    int size = 0, rpn = rpn_;
+    MPI_Comm_size(comm_, &size);
+    if (rpn <= 0) {
+      MPI_Comm node = MPI_COMM_NULL;
+      MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+      MPI_Comm_size(node, &rpn);
+      MPI_Comm_free(&node);
+    }
+    return {size, std::max(1, rpn)};
+  }
+  std::int64_t split_cap() const { return split_cap_; }
   // The backend an SF runs on: the named one, or for "auto" the choice made for it.
   std::string backend_of(const std::string& name) const {
     if (backend_ != "auto") return backend_;
@@ -48,7 +65,8 @@ public:
   }
   StarForest& get(const std::string& name) {
     auto it = sfs_.find(name);
-    if (it == sfs_.end()) it = sfs_.emplace(name, std::make_unique<StarForest>(comm_, t_.graph(name), backend_of(name), rpn_)).first;
+    if (it == sfs_.end())
+      it = sfs_.emplace(name, std::make_unique<StarForest>(comm_, t_.graph(name), backend_of(name), rpn_, split_cap_)).first;
     return *it->second;
   }
   // The cuda-* backends: the CUDA executor's star forest (its own transports).
@@ -66,6 +84,7 @@ private:
   std::string backend_;
   const AutoChoice* choice_;
   int rpn_;
+  std::int64_t split_cap_;
   std::map<std::string, std::unique_ptr<StarForest>> sfs_;
   cuda::Transport transport_ = cuda::Transport::staged;
   bool gpu_ = cuda::parse_transport(backend_, transport_);
@@ -269,8 +288,8 @@ void check_backend(const trace::BuiltTrace& t, const std::string& backend) {
 }
 
 std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, const AutoChoice* auto_choice,
-                             int ranks_per_node) {
-  SFCache cache(comm, t, backend, auto_choice, ranks_per_node);
+                             int ranks_per_node, std::int64_t split_cap) {
+  SFCache cache(comm, t, backend, auto_choice, ranks_per_node, split_cap);
   const int me = rank_of(comm);
   std::vector<exec::DumpEntry> entries;  // rank 0: every op's arrays of every rank
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
@@ -316,24 +335,26 @@ exec::OpResult gather_result(MPI_Comm comm, const exec::RankArrays& mine) {
 }
 
 std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters,
-                               const AutoChoice* auto_choice, int ranks_per_node) {
-  SFCache cache(comm, t, backend, auto_choice, ranks_per_node);
+                               const AutoChoice* auto_choice, int ranks_per_node, std::int64_t split_cap) {
+  SFCache cache(comm, t, backend, auto_choice, ranks_per_node, split_cap);
   const int me = rank_of(comm);
+  const plan::Placement place = cache.placement();
+  std::map<const core::Graph*, std::vector<core::RankPlan>> plans_of;
   std::vector<OpTiming> out;
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
     const auto& op = t.trace().ops[i];
     OpBuffers b = make_buffers(t, op, me);
     OpRun run(cache, op, b);
-    // Volume of one execution, summed over ranks.
+    // What one execution sends, summed over ranks: the plan of the backend the SF runs on (the
+    // same rounds the simulator times and inspect --backend prints); the CUDA transports' messages
+    // are the direct plan's.
     const core::Graph& g = t.graph_for(op);
-    const core::RankPlan pl = core::build_plan(g, me);
-    const long long vb = core::op_vertex_bytes(op);
-    const long long rounds = static_cast<long long>(core::op_traits(op.op).nrounds);
-    long long local[2] = {static_cast<long long>(pl.leaf_side.indices.size()) * vb * rounds,
-                          static_cast<long long>(pl.leaf_side.npeers()) * rounds};
-    long long total[2] = {0, 0};
-    MPI_Allreduce(local, total, 2, MPI_LONG_LONG, MPI_SUM, comm);
+    auto plans = plans_of.find(&g);
+    if (plans == plans_of.end()) plans = plans_of.emplace(&g, core::build_plans(g)).first;
+    const auto transport = plan::transport_of(cache.backend_of(op.sf)).value_or(plan::Transport::direct);
+    const auto sent = plan::totals(plan::op_rounds(plans->second, op, place, transport, {cache.split_cap()}));
     std::vector<double> samples;
+    const std::int64_t posted_before = cache.on_gpu() ? -1 : cache.get(op.sf).messages_posted();
     for (int it = 0; it < warmup + iters; ++it) {
       MPI_Barrier(comm);
       const double t0 = MPI_Wtime();
@@ -346,13 +367,23 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
       MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);
       if (it >= warmup) samples.push_back(mx * 1e6);
     }
+    // The executor sends what the plan says (where its backend counts what it posts).
+    if (posted_before >= 0) {
+      long long mine = cache.get(op.sf).messages_posted() - posted_before, all = 0;
+      MPI_Allreduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, comm);
+      const long long runs = static_cast<long long>(warmup + iters) * op.repeat;
+      if (all != runs * sent.messages)
+        throw std::logic_error("op " + std::to_string(i) + " on " + cache.backend_of(op.sf) + ": the executor posted " + std::to_string(all) +
+                               " messages in " + std::to_string(runs) + " executions, the plan says " + std::to_string(sent.messages) +
+                               " per execution");
+    }
     OpTiming r;
     r.samples_us = samples;
     std::sort(samples.begin(), samples.end());
     r.index = i;
     r.backend = backend == "auto" ? "auto:" + cache.backend_of(op.sf) : backend;
-    r.bytes = total[0];
-    r.messages = total[1];
+    r.bytes = sent.bytes;
+    r.messages = sent.messages;
     if (!samples.empty()) {
       r.min_us = samples.front();
       r.max_us = samples.back();
@@ -395,7 +426,8 @@ std::string mpi_library() {
   return s;
 }
 
-std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& res, int warmup, int iters, const io::Json& provenance) {
+std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& res, int warmup, int iters, const io::Json& provenance,
+                        std::int64_t split_cap) {
   io::Json results = io::Json::array();
   for (const auto& r : res) {
     const auto& op = t.trace().ops[r.index];
@@ -414,8 +446,9 @@ std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>&
                        {"max_us", r.max_us},
                        {"samples_us", r.samples_us}});
   }
-  const io::Json doc = {{"format", "sf-timing"}, {"version", 1},   {"trace", t.trace().name},  {"nranks", t.trace().nranks},
-                        {"warmup", warmup},      {"iters", iters}, {"provenance", provenance}, {"results", results}};
+  io::Json doc = {{"format", "sf-timing"}, {"version", 1},   {"trace", t.trace().name},  {"nranks", t.trace().nranks},
+                  {"warmup", warmup},      {"iters", iters}, {"provenance", provenance}, {"results", results}};
+  if (split_cap > 0) doc["split_cap"] = split_cap;
   return doc.dump(1) + "\n";
 }
 

@@ -11,6 +11,7 @@
 
 #include "exec/conformance.hpp"
 #include "io/json_strict.hpp"
+#include "plan/plan.hpp"
 #include "trace/trace.hpp"
 
 namespace sfr::exec::mpi {
@@ -35,13 +36,16 @@ using AutoChoice = std::map<std::string, std::string>;  // SF name -> backend
 // Nodes of the node-aware backends: `ranks_per_node` consecutive ranks, or with 0 the trace's
 // machine.ranks_per_node (without one: the ranks that share memory).
 // Conformance: runs every op once and returns the sf-dump text (on rank 0; empty elsewhere).
+// `split_cap`: the split strategies' chunk (bytes), from the machine description the CLI resolved.
 std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, const AutoChoice* auto_choice = nullptr,
-                             int ranks_per_node = 0);
+                             int ranks_per_node = 0, std::int64_t split_cap = plan::Params{}.split_cap);
 
 // Timing: `warmup` untimed and `iters` timed iterations of every op (each iteration runs the op
 // `repeat` times with `overlap_us` of compute between begin and end). Results on every rank.
+// bytes and messages of each result: the plan (plan::op_rounds) of the backend each SF ran on.
 std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters,
-                               const AutoChoice* auto_choice = nullptr, int ranks_per_node = 0);
+                               const AutoChoice* auto_choice = nullptr, int ranks_per_node = 0,
+                               std::int64_t split_cap = plan::Params{}.split_cap);
 
 // Where the cuda-* backends run: this rank's GPU and how the ranks of the run share GPUs.
 struct GpuPlacement {
@@ -71,6 +75,8 @@ exec::OpResult gather_result(MPI_Comm comm, const exec::RankArrays& mine);
 // OSU-style table and the timing JSON (sf-timing v1, see README).
 std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int iters);
 // `provenance`: the document's provenance object (trace/provenance.hpp).
-std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int warmup, int iters, const io::Json& provenance);
+// split_cap > 0: the split strategies' chunk the run used (recorded as "split_cap").
+std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int warmup, int iters, const io::Json& provenance,
+                        std::int64_t split_cap = 0);
 
 }  // namespace sfr::exec::mpi

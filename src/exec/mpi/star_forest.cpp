@@ -17,14 +17,15 @@ std::vector<std::string> backend_names() {
 
 namespace {
 
-std::unique_ptr<Backend> make_backend(StarForest& sf, const std::string& name, const core::Graph& g, int ranks_per_node) {
+std::unique_ptr<Backend> make_backend(StarForest& sf, const std::string& name, const core::Graph& g, int ranks_per_node,
+                                      std::int64_t split_cap) {
   if (name == "basic" || name == "auto") return make_basic();  // auto without a choice (runner.hpp): basic
   if (name == "neighbor") return make_neighbor(sf, true);
   if (name == "window") return make_window();
   if (name == "alltoallv") return make_alltoallv(sf);
   if (name == "collective") return make_collective(sf, g);
-  if (name == "shm") return make_shm(sf);
-  if (const auto* info = core::find_backend(name); info && info->node_aware) return make_node_aware(sf, name, ranks_per_node);
+  if (name == "shm") return make_shm(sf, true, ranks_per_node);  // on-node = the placement's (emulated) node
+  if (const auto* info = core::find_backend(name); info && info->node_aware) return make_node_aware(sf, name, ranks_per_node, split_cap);
   std::string list;
   for (const auto& n : backend_names()) list += (list.empty() ? "" : ", ") + n;
   throw InputError("--backend", "unknown backend \"" + name + "\" (expected one of " + list + ")");
@@ -32,8 +33,8 @@ std::unique_ptr<Backend> make_backend(StarForest& sf, const std::string& name, c
 
 }  // namespace
 
-StarForest::StarForest(MPI_Comm comm, const core::Graph& g, const std::string& backend, int ranks_per_node)
-    : graph_(g), backend_name_(backend), ranks_per_node_(ranks_per_node) {
+StarForest::StarForest(MPI_Comm comm, const core::Graph& g, const std::string& backend, int ranks_per_node, std::int64_t split_cap)
+    : graph_(g), backend_name_(backend), ranks_per_node_(ranks_per_node), split_cap_(split_cap) {
   int size = 0;
   MPI_Comm_size(comm, &size);
   if (size != g.nranks)
@@ -41,7 +42,14 @@ StarForest::StarForest(MPI_Comm comm, const core::Graph& g, const std::string& b
   MPI_Comm_dup(comm, &comm_);
   MPI_Comm_rank(comm_, &rank_);
   plan_ = core::build_plan(g, rank_);
-  backend_ = make_backend(*this, backend, g, ranks_per_node_);
+  backend_ = make_backend(*this, backend, g, ranks_per_node_, split_cap_);
+}
+
+std::int64_t StarForest::messages_posted() const {
+  const std::int64_t mine = backend_->posted();
+  if (mine < 0 || !multi_) return mine;
+  const std::int64_t multi = multi_->messages_posted();
+  return multi < 0 ? -1 : mine + multi;
 }
 
 StarForest::~StarForest() {
@@ -81,7 +89,7 @@ Link& StarForest::acquire(Direction d, std::size_t vbytes) {
 StarForest& StarForest::multi() {
   if (!multi_) {
     multi_graph_ = std::make_unique<core::Graph>(core::multi_sf(graph_));
-    multi_ = std::make_unique<StarForest>(comm_, *multi_graph_, backend_name_, ranks_per_node_);
+    multi_ = std::make_unique<StarForest>(comm_, *multi_graph_, backend_name_, ranks_per_node_, split_cap_);
   }
   return *multi_;
 }

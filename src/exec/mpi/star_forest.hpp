@@ -16,6 +16,7 @@
 #include "core/op_spec.hpp"
 #include "core/ops.hpp"
 #include "core/plan.hpp"
+#include "plan/plan.hpp"
 #include "core/units.hpp"
 
 namespace sfr::exec::mpi {
@@ -36,8 +37,14 @@ public:
   // `g` is the whole graph (every rank's part); `comm` must have g.nranks ranks. Collective.
   // Nodes (node-aware backends) are consecutive blocks of `ranks_per_node` ranks; 0: as many as
   // share this rank's memory (MPI_COMM_TYPE_SHARED).
-  StarForest(MPI_Comm comm, const core::Graph& g, const std::string& backend, int ranks_per_node = 0);
+  // `split_cap`: the split strategies' inter-node chunk (bytes), from the machine description
+  // (sim/machine.hpp, split.message_cap; plan::Params' default without one).
+  StarForest(MPI_Comm comm, const core::Graph& g, const std::string& backend, int ranks_per_node = 0,
+             std::int64_t split_cap = plan::Params{}.split_cap);
   ~StarForest();
+  // Messages this rank's backend posted so far (its multi-SF's included); -1 where the backend
+  // does not count them.
+  std::int64_t messages_posted() const;
   StarForest(const StarForest&) = delete;
   StarForest& operator=(const StarForest&) = delete;
 
@@ -72,6 +79,7 @@ private:
   core::RankPlan plan_;
   std::string backend_name_;
   int ranks_per_node_ = 0;
+  std::int64_t split_cap_ = plan::Params{}.split_cap;
   std::unique_ptr<Backend> backend_;
   std::vector<std::unique_ptr<Link>> links_;
   std::vector<std::unique_ptr<InFlight>> inflight_;

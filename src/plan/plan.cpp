@@ -1,0 +1,192 @@
+#include "plan/plan.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace sfr::plan {
+
+int Placement::ranks_on_node(int k) const { return std::min(ranks_per_node, nranks - k * ranks_per_node); }
+
+std::optional<Transport> transport_of(std::string_view b) {
+  if (b == "basic" || b == "neighbor" || b == "window" || b == "alltoallv" || b == "collective") return Transport::direct;
+  if (b == "shm") return Transport::shm;
+  if (b == "3step") return Transport::three_step;
+  if (b == "2step") return Transport::two_step;
+  if (b == "split-md" || b == "split-dd") return Transport::split;
+  return std::nullopt;
+}
+
+bool node_aware(Transport t) { return t == Transport::three_step || t == Transport::two_step || t == Transport::split; }
+
+const core::PeerLists& send_side(const std::vector<core::RankPlan>& plans, int s, core::Direction d) {
+  const auto& pl = plans[static_cast<std::size_t>(s)];
+  return d == core::Direction::root_to_leaf ? pl.root_side : pl.leaf_side;
+}
+const core::PeerLists& recv_side(const std::vector<core::RankPlan>& plans, int s, core::Direction d) {
+  const auto& pl = plans[static_cast<std::size_t>(s)];
+  return d == core::Direction::root_to_leaf ? pl.leaf_side : pl.root_side;
+}
+
+std::vector<Group> node_groups(const std::vector<core::RankPlan>& plans, core::Direction d, const Placement& p, Transport t,
+                               std::int64_t value_bytes, const Params& prm) {
+  std::vector<Group> gs;
+  for (int s = 0; s < p.nranks; ++s) {
+    const auto& side = send_side(plans, s, d);
+    for (std::size_t q = 0; q < side.npeers();) {
+      const int L = p.node(side.peers[q]);
+      std::size_t e = q;
+      while (e < side.npeers() && p.node(side.peers[e]) == L) ++e;
+      if (L != p.node(s)) gs.push_back({s, L, q, e, 0, 0});
+      q = e;
+    }
+  }
+  if (t == Transport::three_step) {
+    for (auto& g : gs) g.A = p.rank_on(p.node(g.s), g.L), g.B = p.rank_on(g.L, p.node(g.s));
+  } else if (t == Transport::two_step) {
+    for (auto& g : gs) g.A = g.s, g.B = p.rank_on(g.L, g.s - p.node(g.s) * p.ranks_per_node);
+  } else if (t == Transport::split) {
+    std::map<int, std::vector<Group*>> by_node;
+    for (auto& g : gs) by_node[p.node(g.s)].push_back(&g);
+    for (auto& [k, v] : by_node) {
+      std::stable_sort(v.begin(), v.end(), [](const Group* a, const Group* b) { return a->L != b->L ? a->L < b->L : a->s < b->s; });
+      int chunk = -1, last_L = -1;
+      std::int64_t fill = 0;
+      for (Group* g : v) {
+        const auto& side = send_side(plans, g->s, d);
+        const std::int64_t bytes = (side.offsets[g->p1] - side.offsets[g->p0]) * value_bytes;
+        if (g->L != last_L || fill + bytes > prm.split_cap || chunk < 0) {
+          ++chunk;
+          fill = 0;
+          last_L = g->L;
+        }
+        fill += bytes;
+        const int n = p.ranks_on_node(k), nl = p.ranks_on_node(g->L);
+        g->A = p.rank_on(k, n - 1 - chunk % n);
+        g->B = p.rank_on(g->L, chunk % nl);
+      }
+    }
+  }
+  return gs;
+}
+
+Index group_values(const core::PeerLists& side, const Group& g, bool dedup) {
+  const Index base = side.offsets[g.p0], end = side.offsets[g.p1];
+  if (!dedup) return end - base;
+  std::set<Index> distinct(side.indices.begin() + base, side.indices.begin() + end);
+  return static_cast<Index>(distinct.size());
+}
+
+namespace {
+
+Round empty_round(std::string label, int nranks) {
+  Round r;
+  r.label = std::move(label);
+  r.shm_out.assign(static_cast<std::size_t>(nranks), 0);
+  r.shm_in = r.self = r.shm_out;
+  return r;
+}
+
+// Direct and shm: one message per (sender, receiver) pair, or a shared-memory copy on a node.
+Round pairs_round(const std::vector<core::RankPlan>& plans, core::Direction d, std::int64_t vb, const Placement& p, bool shm) {
+  Round r = empty_round(shm ? "shm" : "direct", p.nranks);
+  for (int s = 0; s < p.nranks; ++s) {
+    const auto& side = send_side(plans, s, d);
+    for (std::size_t q = 0; q < side.npeers(); ++q) {
+      const int dst = side.peers[q];
+      const std::int64_t bytes = side.count(q) * vb;
+      if (shm && p.node(dst) == p.node(s)) {
+        r.shm_out[static_cast<std::size_t>(s)] += bytes;
+        r.shm_in[static_cast<std::size_t>(dst)] += bytes;
+      } else {
+        r.msgs.push_back({s, dst, bytes});
+      }
+    }
+    r.self[static_cast<std::size_t>(s)] = static_cast<std::int64_t>(plans[static_cast<std::size_t>(s)].self_roots.size()) * vb;
+  }
+  return r;
+}
+
+// The node-aware strategies, message for message as src/exec/mpi/node_aware.cpp posts them.
+std::vector<Round> relay_rounds(const std::vector<core::RankPlan>& plans, core::Direction d, std::int64_t vb, const Placement& p,
+                                Transport t, const Params& prm, bool dedup) {
+  const char* name = t == Transport::three_step ? "3step" : t == Transport::two_step ? "2step" : "split";
+  Round s1 = empty_round(std::string(name) + " step 1 (gather on node)", p.nranks);
+  Round s2 = empty_round(std::string(name) + " step 2 (inter-node)", p.nranks);
+  Round s3 = empty_round(std::string(name) + " step 3 (redistribute on node)", p.nranks);
+  // On-node pairs through shared memory, in step 1; self copies.
+  for (int s = 0; s < p.nranks; ++s) {
+    const auto& side = send_side(plans, s, d);
+    for (std::size_t q = 0; q < side.npeers(); ++q)
+      if (p.node(side.peers[q]) == p.node(s)) {
+        s1.shm_out[static_cast<std::size_t>(s)] += side.count(q) * vb;
+        s1.shm_in[static_cast<std::size_t>(side.peers[q])] += side.count(q) * vb;
+      }
+    s1.self[static_cast<std::size_t>(s)] = static_cast<std::int64_t>(plans[static_cast<std::size_t>(s)].self_roots.size()) * vb;
+  }
+  const auto gs = node_groups(plans, d, p, t, vb, prm);
+  std::vector<Index> values(gs.size());
+  for (std::size_t i = 0; i < gs.size(); ++i) values[i] = group_values(send_side(plans, gs[i].s, d), gs[i], dedup);
+  // Step 1: each group whose aggregator is not its source.
+  for (std::size_t i = 0; i < gs.size(); ++i)
+    if (gs[i].A != gs[i].s) s1.msgs.push_back({gs[i].s, gs[i].A, values[i] * vb});
+  // Step 2: one message per (A, B), the groups' payloads together.
+  std::map<std::pair<int, int>, std::int64_t> ab;
+  for (std::size_t i = 0; i < gs.size(); ++i) ab[{gs[i].A, gs[i].B}] += values[i] * vb;
+  for (const auto& [k, bytes] : ab) s2.msgs.push_back({k.first, k.second, bytes});
+  // Step 3: per destination t, its off-node receive peers in runs of the same relay B: one
+  // message per run from B (none when B is t itself).
+  std::map<std::pair<int, int>, int> relay;  // (s, L) -> B
+  for (const auto& g : gs) relay[{g.s, g.L}] = g.B;
+  for (int dst = 0; dst < p.nranks; ++dst) {
+    const auto& rs = recv_side(plans, dst, d);
+    const int L = p.node(dst);
+    for (std::size_t q = 0; q < rs.npeers();) {
+      if (p.node(rs.peers[q]) == L) {
+        ++q;
+        continue;
+      }
+      const int B = relay.at({rs.peers[q], L});
+      std::size_t e = q;
+      while (e < rs.npeers() && p.node(rs.peers[e]) != L && relay.at({rs.peers[e], L}) == B) ++e;
+      if (B != dst) s3.msgs.push_back({B, dst, (rs.offsets[e] - rs.offsets[q]) * vb});
+      q = e;
+    }
+  }
+  return {std::move(s1), std::move(s2), std::move(s3)};
+}
+
+}  // namespace
+
+std::vector<Round> direction_rounds(const std::vector<core::RankPlan>& plans, core::Direction d, std::int64_t value_bytes,
+                                    const Placement& p, Transport t, const Params& prm, bool dedup) {
+  if (node_aware(t)) return relay_rounds(plans, d, value_bytes, p, t, prm, dedup);
+  return {pairs_round(plans, d, value_bytes, p, t == Transport::shm)};
+}
+
+std::vector<Round> op_rounds(const std::vector<core::RankPlan>& plans, const core::OpSpec& op, const Placement& p, Transport t,
+                             const Params& prm) {
+  std::vector<Round> out;
+  const auto& tr = core::op_traits(op.op);
+  const std::int64_t vb = core::op_vertex_bytes(op);
+  for (std::size_t k = 0; k < tr.nrounds; ++k) {
+    const core::Direction d = tr.rounds[k];
+    // Values by index, sent once per destination node: root -> leaf, except the fetched values
+    // fetch_and_op returns (one per leaf).
+    const bool dedup = d == core::Direction::root_to_leaf && op.op != core::OpKind::fetch_and_op;
+    for (auto& r : direction_rounds(plans, d, vb, p, t, prm, dedup)) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Totals totals(const std::vector<Round>& rounds) {
+  Totals t;
+  for (const auto& r : rounds) {
+    t.messages += static_cast<std::int64_t>(r.msgs.size());
+    for (const auto& m : r.msgs) t.bytes += m.bytes;
+    for (auto b : r.shm_out) t.shm_bytes += b;
+  }
+  return t;
+}
+
+}  // namespace sfr::plan

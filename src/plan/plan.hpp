@@ -1,0 +1,95 @@
+// The plan layer: what a backend or node-aware strategy sends for one op on one placement of ranks
+// on nodes: rounds of messages (source, destination, bytes) and the values moved through shared
+// memory instead. The executor runs these routes (src/exec/mpi/node_aware.cpp builds its buffers
+// from node_groups), the simulator times the same messages (sim/strategies.cpp), `inspect
+// --backend` prints them and `run --timing` reports their count: one source for all four.
+//
+// Transports:
+//   direct     basic, neighbor, window, alltoallv, collective: one message per (sender, receiver)
+//              pair of the per-rank plan (core::build_plans), per direction of the op.
+//   shm        on-node pairs (the placement's nodes) through shared memory: no message, the values
+//              copied in and out of the sender's segment; off-node pairs as direct.
+//   3step, 2step, split (split-md, split-dd): off-node traffic in groups (source rank, destination
+//              node) relayed through aggregators A (source node) and B (destination node); on-node
+//              pairs through shared memory. See node_groups.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/op_spec.hpp"
+#include "core/plan.hpp"
+
+namespace sfr::plan {
+
+using core::Index;
+
+// Ranks numbered node by node: ranks_per_node consecutive ranks per node (the last may hold fewer).
+struct Placement {
+  int nranks = 1;
+  int ranks_per_node = 1;
+  int node(int r) const { return r / ranks_per_node; }
+  int nnodes() const { return (nranks + ranks_per_node - 1) / ranks_per_node; }
+  int ranks_on_node(int k) const;
+  int rank_on(int k, int local) const { return k * ranks_per_node + local % ranks_on_node(k); }
+};
+
+enum class Transport { direct, shm, three_step, two_step, split };
+// The transport of an executor backend name (cuda-* and unknown names: nullopt).
+std::optional<Transport> transport_of(std::string_view backend);
+bool node_aware(Transport t);
+
+// Parameters the routes take from the machine description (sim/machine.hpp's message_cap).
+struct Params {
+  std::int64_t split_cap = 8192;  // split: bytes per inter-node chunk (a group is never cut)
+};
+
+// One group: source rank s's traffic to the ranks of node L (the peers [p0, p1) of s's send
+// list), routed s -> A (step 1, none when A = s) -> B (step 2) -> destinations (step 3).
+//   3step  A = rank L of s's node, B = rank K of node L (K = s's node): one message per node pair
+//   2step  A = s, B = the rank of node L with s's local index
+//   split  per source node, the groups in (L, s) order cut into chunks of at most split_cap bytes
+//          (undeduplicated; a group is never cut); chunk c from local rank n-1-c%n to c%nL of L
+struct Group {
+  int s = 0, L = 0;
+  std::size_t p0 = 0, p1 = 0;
+  int A = 0, B = 0;
+};
+std::vector<Group> node_groups(const std::vector<core::RankPlan>& plans, core::Direction d, const Placement& p, Transport t,
+                               std::int64_t value_bytes, const Params& prm);
+// The send side of rank s for direction d (root side for root -> leaf).
+const core::PeerLists& send_side(const std::vector<core::RankPlan>& plans, int s, core::Direction d);
+const core::PeerLists& recv_side(const std::vector<core::RankPlan>& plans, int s, core::Direction d);
+// The values a group carries: its send-list elements, or, deduplicated (root -> leaf, values by
+// index), its distinct indices.
+Index group_values(const core::PeerLists& side, const Group& g, bool dedup);
+
+struct Message {
+  std::int32_t src = 0, dst = 0;
+  std::int64_t bytes = 0;
+};
+struct Round {
+  std::string label;
+  std::vector<Message> msgs;          // in the order the executor posts them (never merged)
+  std::vector<std::int64_t> shm_out;  // per rank: bytes it writes into its segment for on-node peers
+  std::vector<std::int64_t> shm_in;   // per rank: bytes it reads from on-node peers' segments
+  std::vector<std::int64_t> self;     // per rank: bytes copied locally (its own leaves of its roots)
+};
+
+// The rounds of one direction of an op: one for direct and shm, three (gather on node,
+// inter-node, redistribute) for the node-aware strategies. dedup: root -> leaf values by index.
+std::vector<Round> direction_rounds(const std::vector<core::RankPlan>& plans, core::Direction d, std::int64_t value_bytes,
+                                    const Placement& p, Transport t, const Params& prm, bool dedup);
+// Every direction of the op, in its order (fetch_and_op: there, then the fetched values back).
+std::vector<Round> op_rounds(const std::vector<core::RankPlan>& plans, const core::OpSpec& op, const Placement& p, Transport t,
+                             const Params& prm);
+
+struct Totals {
+  std::int64_t messages = 0, bytes = 0, shm_bytes = 0;
+};
+Totals totals(const std::vector<Round>& rounds);
+
+}  // namespace sfr::plan
