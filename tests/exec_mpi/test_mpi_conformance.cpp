@@ -1,8 +1,9 @@
 // The MPI executor end to end: `mpiexec -n P sf-replay run TRACE --backend B --dump D` for every
 // backend on the sample traces and on seeded random forests (1..8 ranks; holes, degree-0 and
 // high-degree roots, empty ranks, self edges) running every op x unit x legal mpi_op x bs in
-// {1,3}; each dump is checked against the serial reference semantics. Plus bad input: wrong rank
-// count, unknown / unsupported backends (one message, exit status 2, no hang).
+// {1,3}, and one link reused by ops with other buffers, units and mpi_ops (persistent requests
+// re-bound); each dump is checked against the serial reference semantics. Plus bad input: wrong
+// rank count, unknown / unsupported backends (one message, exit status 2, no hang).
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -13,7 +14,9 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <span>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -59,6 +62,45 @@ fs::path random_trace(int nranks, unsigned seed) {
   return p;
 }
 
+// Issue 31: one link reused by several ops whose buffers differ. 2 ranks, 128 leaves each (ilocal
+// null) on 128 consecutive roots of the other rank, so each message is contiguous and >= 512 B:
+// basic sends and receives them with persistent requests bound straight to the user's buffers
+// (a bcast replace receives into leafdata, other ops into the link's buffer). float64 and int64
+// share a link (same vertex size), and conformance mode gives every op fresh buffers, so a request
+// left bound to the previous op's buffer receives into the wrong place. replace -> sum -> int64
+// sum is the failing order from the issue; a reduce and a replace again move the binding back and
+// forth, and bs=3 does it all again on a link of 24-byte vertices (3 KiB messages).
+// `issue_only`: just the issue's three bcasts (bs 1), whose failure is a clean wrong value; the
+// full sequence also writes into freed buffers there, which can crash one rank and hang the other.
+fs::path link_reuse_trace(bool issue_only) {
+  using namespace sfr;
+  constexpr core::Index n = 128;
+  core::Graph g(2);
+  for (int r = 0; r < 2; ++r) {
+    g[r].nroots = n;
+    for (core::Index j = 0; j < n; ++j) g[r].add_leaf(j, 1 - r, j);
+  }
+  trace::Trace t;
+  t.name = issue_only ? "link-reuse-issue31" : "link-reuse-2";
+  t.nranks = 2;
+  t.sfs.push_back({"S", trace::ExplicitSF{std::make_shared<const core::Graph>(g)}});
+  using core::MpiOp, core::OpKind, core::Unit;
+  for (int bs : {1, 3}) {
+    if (issue_only && bs != 1) break;
+    const std::vector<std::tuple<OpKind, Unit, MpiOp>> all = {
+        {OpKind::bcast, Unit::float64, MpiOp::replace}, {OpKind::bcast, Unit::float64, MpiOp::sum},
+        {OpKind::bcast, Unit::int64, MpiOp::sum},       {OpKind::reduce, Unit::float64, MpiOp::sum},
+        {OpKind::bcast, Unit::float64, MpiOp::replace}, {OpKind::reduce, Unit::int64, MpiOp::replace},
+        {OpKind::bcast, Unit::int64, MpiOp::replace},   {OpKind::bcast, Unit::float64, MpiOp::max},
+    };
+    const auto ops = std::span(all).first(issue_only ? 3 : all.size());
+    for (const auto& [k, u, op] : ops) t.ops.push_back({k, "S", u, bs, op, core::MemType::host, core::MemType::host, 1, 0});
+  }
+  const fs::path p = fs::temp_directory_path() / ("sfr_mpi_link_reuse_" + std::to_string(::getpid()) + (issue_only ? "_3" : "") + ".json");
+  trace::write_trace_file(t, p.string());
+  return p;
+}
+
 }  // namespace
 
 class Backends : public ::testing::TestWithParam<std::string> {};
@@ -97,6 +139,19 @@ TEST_P(Backends, RandomForestsConformOnOneToEightRanks) {
     else
       for (int rpn = 1; rpn <= std::min(4, nranks); ++rpn) conforms(p, GetParam(), rpn);
     fs::remove(p);
+  }
+}
+
+// Issue 31: a persistent request that is not re-bound when the op's buffer changes passed the
+// whole suite before this test. Node-aware backends also run with one rank per node, so that the
+// two ranks' traffic crosses emulated nodes.
+TEST_P(Backends, LinkReusedWithOtherBuffersAndOps) {
+  for (bool issue_only : {true, false}) {
+    const auto p = link_reuse_trace(issue_only);
+    conforms(p, GetParam());
+    if (node_aware(GetParam())) conforms(p, GetParam(), 1);
+    fs::remove(p);
+    if (HasFailure()) return;  // the full sequence would only fail again, possibly by a 120 s hang
   }
 }
 
