@@ -60,6 +60,7 @@ public:
                              : l.send_block(p);
       const auto [count, type] = l.message(l.send->count(p));
       MPI_Request& r = l.requests[nrecv + p];
+      ++posted_;
       if (!l.persistent[nrecv + p]) {
         MPI_Isend(want, count, type, l.send->peers[p], l.tag, comm_, &r);
         continue;
@@ -72,12 +73,14 @@ public:
       MPI_Start(&r);
     }
   }
+  std::int64_t posted() const override { return posted_; }
   void finish(StarForest&, InFlight&, Link& l) override {
     if (!l.requests.empty()) MPI_Waitall(static_cast<int>(l.requests.size()), l.requests.data(), MPI_STATUSES_IGNORE);
   }
 
 private:
   MPI_Comm comm_ = MPI_COMM_NULL;
+  std::int64_t posted_ = 0;  // sends started (the runner holds them to the plan)
 };
 
 }  // namespace

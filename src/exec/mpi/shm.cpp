@@ -102,6 +102,9 @@ public:
     if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
   }
 
+  // On-node peers are copies, not messages: what this rank posted is its off-node basic sends.
+  std::int64_t posted() const override { return basic_ ? basic_->posted() : 0; }
+
   bool direct_capable() const override { return true; }  // off-node peers only (shared peers are never marked contiguous)
 
   void init_link(StarForest& sf, Link& l) override {
