@@ -8,11 +8,13 @@
 
 #include "core/error.hpp"
 #include "core/plan.hpp"
+#include "plan/plan.hpp"
+#include "sim/simulate.hpp"
 #include "io/output_file.hpp"
 
 namespace sfr::sim {
 
-SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m, const std::string& dir) {
+SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m, const std::string& dir, const Backend& b) {
   const auto& t = bt.trace();
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -24,20 +26,22 @@ SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m,
   auto line = [&](int r, const char* what, int peer, std::int64_t bytes) {
     act[r] += std::to_string(r) + " " + what + " " + std::to_string(peer) + " " + std::to_string(tag) + " " + std::to_string(bytes) + "\n";
   };
+  const Layout lay = layout_for(t, m);
+  const plan::Placement place{lay.nranks, lay.ranks_per_node};
+  const auto transport = plan::transport_of(backend_kind_name(b.kind)).value_or(plan::Transport::direct);
   for (const auto& op : t.ops) {
     const core::Graph& g = bt.graph_for(op);
     auto it = plans.find(&g);
     if (it == plans.end()) it = plans.emplace(&g, core::build_plans(g)).first;
-    const std::int64_t vb = core::op_vertex_bytes(op);
+    const auto rounds = plan::op_rounds(it->second, op, place, transport, {m.message_cap});
     for (core::Index rep = 0; rep < op.repeat; ++rep)
-      for (const core::Direction d : core::op_traits(op.op).directions()) {
-        const bool r2l = d == core::Direction::root_to_leaf;
-        for (const auto& p : it->second) {  // receives first, as PetscSF posts them
-          const auto& in = r2l ? p.leaf_side : p.root_side;
-          for (std::size_t q = 0; q < in.npeers(); ++q) line(p.rank, "irecv", in.peers[q], in.count(q) * vb);
-          const auto& out = r2l ? p.root_side : p.leaf_side;
-          for (std::size_t q = 0; q < out.npeers(); ++q) line(p.rank, "isend", out.peers[q], out.count(q) * vb);
-          act[p.rank] += std::to_string(p.rank) + " waitall\n";
+      for (const auto& round : rounds) {
+        for (int r = 0; r < t.nranks; ++r) {  // receives first, as PetscSF posts them
+          for (const auto& msg : round.msgs)
+            if (msg.dst == r) line(r, "irecv", msg.src, msg.bytes);
+          for (const auto& msg : round.msgs)
+            if (msg.src == r) line(r, "isend", msg.dst, msg.bytes);
+          act[r] += std::to_string(r) + " waitall\n";
         }
         ++tag;
       }

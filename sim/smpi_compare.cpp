@@ -62,10 +62,10 @@ trace::BuiltTrace random_degree_trace(int nranks, int degree, std::int64_t bytes
   return bcast_trace("random-degree-" + std::to_string(degree), std::move(g), bytes, ops);
 }
 
-SmpiComparison compare_with_smpi(const trace::BuiltTrace& bt, const MachineModel& m, const std::string& dir) {
+SmpiComparison compare_with_smpi(const trace::BuiltTrace& bt, const MachineModel& m, const std::string& dir, const Backend& b) {
   using clock = std::chrono::steady_clock;
   SmpiComparison c;
-  const auto ex = export_simgrid(bt, m, dir);
+  const auto ex = export_simgrid(bt, m, dir, b);
   auto t0 = clock::now();
   c.smpi_s = run_smpirun(ex, dir);
   c.smpi_wall_s = std::chrono::duration<double>(clock::now() - t0).count();
@@ -73,7 +73,7 @@ SmpiComparison compare_with_smpi(const trace::BuiltTrace& bt, const MachineModel
   c.ours_wall_s = 1e30;
   for (int k = 0; k < 3; ++k) {
     t0 = clock::now();
-    c.ours_s = simulate(bt, m, {Backend{}}).backends.at(0).total_s;
+    c.ours_s = simulate(bt, m, {b}).backends.at(0).total_s;
     c.ours_wall_s = std::min(c.ours_wall_s, std::chrono::duration<double>(clock::now() - t0).count());
   }
   return c;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/machine.hpp"
+#include "sim/strategies.hpp"
 #include "trace/trace.hpp"
 
 namespace sfr::sim {
@@ -24,9 +25,9 @@ struct SmpiComparison {
   double diff() const { return (ours_s - smpi_s) / smpi_s; }
   double speedup() const { return ours_wall_s > 0 ? smpi_wall_s / ours_wall_s : 0; }
 };
-// Replays `bt` (basic backend) in SMPI under `m`'s off-node eager alpha/beta (a uniform machine is
+// Replays `bt` (backend `b`'s plan: basic by default) in SMPI under `m`'s off-node eager alpha/beta (a uniform machine is
 // what both evaluate identically) and in our simulator under `m`. `dir` receives the export and
 // SMPI's log. Requires smpirun_available().
-SmpiComparison compare_with_smpi(const trace::BuiltTrace& bt, const MachineModel& m, const std::string& dir);
+SmpiComparison compare_with_smpi(const trace::BuiltTrace& bt, const MachineModel& m, const std::string& dir, const Backend& b = {});
 
 }  // namespace sfr::sim

@@ -70,6 +70,38 @@ INSTANTIATE_TEST_SUITE_P(Patterns, SimSmpi,
                                            Case{"SpmvPdx64", 2, 64, {}, 0, 20, "Pd"}),
                          case_name);
 
+// The node-aware strategies, exported as the plan routes them (src/plan: the messages the executor
+// posts, step by step), on 4 ranks per node: SMPI and our simulator time the same three steps.
+struct NodeAwareCase {
+  const char* name;
+  const char* backend;
+  int kind;  // 0 ring, 1 random degree 8
+  std::vector<int> offsets;
+  std::int64_t bytes;
+};
+class SimSmpiNodeAware : public sfr_test::CliTest, public ::testing::WithParamInterface<NodeAwareCase> {};
+
+TEST_P(SimSmpiNodeAware, WithinTenPercent) {
+  if (!sim::smpirun_available()) GTEST_SKIP() << "smpirun not installed (libsimgrid-dev)";
+  const auto& c = GetParam();
+  const auto m = sim::uniform_machine(1e-6, 1e10);
+  auto tr = (c.kind == 0 ? sim::ring_trace(64, c.offsets, c.bytes, 10) : sim::random_degree_trace(64, 8, c.bytes, 10, 7)).trace();
+  tr.machine = trace::Machine{4, 4, 0};
+  const trace::BuiltTrace bt(std::move(tr));
+  const auto r = sim::compare_with_smpi(bt, m, (dir_ / "smpi").string(), sim::parse_backend(c.backend, "test"));
+  ASSERT_GT(r.smpi_s, 0) << "smpirun failed, see its log in " << dir_;
+  std::printf("%s: SMPI %.3f us, sf-replay %.3f us, difference %+.2f%%\n", c.name, r.smpi_s * 1e6, r.ours_s * 1e6, r.diff() * 100);
+  EXPECT_LT(std::abs(r.diff()), 0.10);
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, SimSmpiNodeAware,
+                         ::testing::Values(NodeAwareCase{"ThreeStepRing4x4KiB", "3step", 0, {-4, 4}, 4096},
+                                           NodeAwareCase{"TwoStepRing4x4KiB", "2step", 0, {-4, 4}, 4096},
+                                           NodeAwareCase{"SplitRing4x4KiB", "split-md", 0, {-4, 4}, 4096},
+                                           NodeAwareCase{"ThreeStepRandom8x1KiB", "3step", 1, {}, 1024},
+                                           NodeAwareCase{"SplitRandom8x1KiB", "split-md", 1, {}, 1024}),
+                         [](const ::testing::TestParamInfo<NodeAwareCase>& i) { return std::string(i.param.name); });
+
 TEST(SimSimgridExport, PlatformAndCommand) {
   core::Graph g(4);
   for (int r = 0; r < 4; ++r) link(g, r, (r + 1) % 4, 16);
