@@ -34,11 +34,11 @@ ResultSet collect_results(const std::vector<std::string>& paths) {
       const Json j = io::parse_json_strict(io::read_text_file(f), f);
       const std::string format = j.is_object() && j.contains("format") && j["format"].is_string() ? j["format"].get<std::string>() : "";
       // Each kind is read through its type (trace/result_docs.hpp): the charts use the structs.
-      if (format == "sf-timing")
+      if (format == trace::kTimingFormat)
         rs.timings.push_back(trace::timing_doc_from_json(j, f));
-      else if (format == "sf-simulation")
+      else if (format == trace::kSimulationFormat)
         rs.simulations.push_back(trace::simulation_doc_from_json(j, f));
-      else if (format == "sf-model-check")
+      else if (format == trace::kModelCheckFormat)
         rs.model_checks.push_back(trace::model_check_doc_from_json(j, f));
       else if (format == "sf-bench")
         rs.benches.push_back(load_bench_doc(f));

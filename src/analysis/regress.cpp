@@ -170,7 +170,7 @@ std::vector<trace::TimingDoc> load_timing_side(const std::vector<std::string>& p
     const auto j = io::parse_json_strict(io::read_text_file(f), f);
     // Only the format is looked at before choosing the reader: folders hold other kinds too.
     const std::string format = j.is_object() && j.contains("format") && j["format"].is_string() ? j["format"].get<std::string>() : "";
-    if (format != "sf-timing") {
+    if (format != trace::kTimingFormat) {
       if (format.rfind("sf-", 0) == 0) continue;  // another sf-replay result (simulation, bench, ...)
       throw InputError(f, "(top level): not an sf-replay result document (no \"format\": \"sf-...\")");
     }

@@ -135,14 +135,14 @@ Json to_json(const TimingDoc& d) {
                        {"median_us", r.median_us},
                        {"max_us", r.max_us},
                        {"samples_us", r.samples_us}});
-  Json j = {{"format", "sf-timing"}, {"version", kVersion}, {"trace", d.trace},           {"nranks", d.nranks},
+  Json j = {{"format", kTimingFormat}, {"version", kVersion}, {"trace", d.trace},           {"nranks", d.nranks},
             {"warmup", d.warmup},    {"iters", d.iters},      {"provenance", d.provenance}, {"results", std::move(results)}};
   if (d.split_cap > 0) j["split_cap"] = d.split_cap;
   return j;
 }
 
 TimingDoc timing_doc_from_json(const Json& j, const std::string& source) {
-  io::check_format(j, source, "sf-timing", true);
+  io::check_format(j, source, kTimingFormat, true);
   const io::StrictReader r(source);
   const Obj o(r, j, "");
   check_version(o);
@@ -192,7 +192,7 @@ double SimOp::per_call_us() const {
 
 Json to_json(const SimulationDoc& d) {
   Json j;
-  j["format"] = "sf-simulation";
+  j["format"] = kSimulationFormat;
   j["version"] = kVersion;
   j["provenance"] = d.provenance;
   j["trace"] = d.trace;
@@ -242,7 +242,7 @@ Json to_json(const SimulationDoc& d) {
 }
 
 SimulationDoc simulation_doc_from_json(const Json& j, const std::string& source) {
-  if (j.is_object()) io::check_format(j, source, "sf-simulation", false);  // first: another kind of file is named as such
+  if (j.is_object()) io::check_format(j, source, kSimulationFormat, false);  // first: another kind of file is named as such
   if (!j.is_object() || !j.contains("backends") || !j.contains("machine"))
     throw InputError(source, "(top level): not a simulation result (sf-replay simulate --json)");
   const io::StrictReader r(source);
@@ -302,7 +302,7 @@ SimulationDoc simulation_doc_from_json(const Json& j, const std::string& source)
 
 Json to_json(const ModelCheckDoc& d) {
   Json j;
-  j["format"] = "sf-model-check";
+  j["format"] = kModelCheckFormat;
   j["version"] = kVersion;
   j["machine"] = d.machine;
   j["pairs"] = Json::array();
@@ -328,7 +328,7 @@ Json to_json(const ModelCheckDoc& d) {
 }
 
 ModelCheckDoc model_check_doc_from_json(const Json& j, const std::string& source) {
-  io::check_format(j, source, "sf-model-check", true);
+  io::check_format(j, source, kModelCheckFormat, true);
   const io::StrictReader r(source);
   const Obj o(r, j, "");
   check_version(o);

@@ -25,6 +25,11 @@
 
 namespace sfr::trace {
 
+// The documents' "format" members (readers that sort a folder of documents by kind use these).
+inline constexpr const char* kTimingFormat = "sf-timing";
+inline constexpr const char* kSimulationFormat = "sf-simulation";
+inline constexpr const char* kModelCheckFormat = "sf-model-check";
+
 // ---- sf-timing v1 ----
 struct TimingResult {
   std::size_t index = 0;  // the op's position in the trace
