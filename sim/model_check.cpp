@@ -74,29 +74,18 @@ std::string render_model_check(const ModelCheck& c, const std::string& machine) 
   return os.str();
 }
 
-io::Json model_check_json(const ModelCheck& c, const std::string& machine) {
-  io::Json j;
-  j["format"] = "sf-model-check";
-  j["version"] = 1;
-  j["machine"] = machine;
-  j["pairs"] = io::Json::array();
-  for (const auto& p : c.pairs)
-    j["pairs"].push_back({{"trace", p.trace},
-                          {"op", p.op},
-                          {"label", p.label},
-                          {"backend", p.backend},
-                          {"measured_us", p.measured_us},
-                          {"predicted_us", p.predicted_us},
-                          {"error", p.error()}});
-  j["ops"] = io::Json::array();
-  for (const auto& r : c.ops)
-    j["ops"].push_back(
-        {{"trace", r.trace}, {"op", r.op}, {"measured_best", r.measured_best}, {"predicted_best", r.predicted_best}, {"right", r.right()}});
-  j["summary"] = {{"pairs", c.pairs.size()},
-                  {"median_abs_error", c.median_abs_error},
-                  {"ops_ranked", c.ops.size()},
-                  {"ranking_right", c.ranking_right}};
-  return j;
+trace::ModelCheckDoc model_check_doc(const ModelCheck& c, const std::string& machine) {
+  trace::ModelCheckDoc d;
+  d.machine = machine;
+  for (const auto& p : c.pairs) d.pairs.push_back({p.trace, p.op, p.label, p.backend, p.measured_us, p.predicted_us, p.error()});
+  for (const auto& r : c.ops) d.ops.push_back({r.trace, r.op, r.measured_best, r.predicted_best, r.right()});
+  d.summary_pairs = c.pairs.size();
+  d.summary_ops_ranked = c.ops.size();
+  d.median_abs_error = c.median_abs_error;
+  d.ranking_right = c.ranking_right;
+  return d;
 }
+
+io::Json model_check_json(const ModelCheck& c, const std::string& machine) { return trace::to_json(model_check_doc(c, machine)); }
 
 }  // namespace sfr::sim

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/json_strict.hpp"
+#include "trace/result_docs.hpp"
 
 namespace sfr::sim {
 
@@ -40,6 +41,8 @@ struct ModelCheck {
 // Rankings and summaries of `pairs` (grouped by trace and op, in order of first appearance).
 ModelCheck check_model(std::vector<ModelPair> pairs);
 std::string render_model_check(const ModelCheck& c, const std::string& machine);
+// The sf-model-check document (trace/result_docs.hpp; validate-model adds the provenance) and its JSON.
+trace::ModelCheckDoc model_check_doc(const ModelCheck& c, const std::string& machine);
 io::Json model_check_json(const ModelCheck& c, const std::string& machine);
 
 }  // namespace sfr::sim

@@ -334,73 +334,68 @@ std::string render_ranking(const SimResult& r) {
 }
 
 namespace {
-io::Json breakdown_json(const Breakdown& b) {
-  io::Json j = io::Json::object();
-  for (int k = 0; k < Breakdown::kTerms; ++k) j[Breakdown::term_name(k)] = b.term(k);
-  return j;
+trace::SimBreakdown breakdown_doc(const Breakdown& b) {
+  return {b.latency, b.bandwidth, b.contention, b.injection_wait, b.overhead, b.copies, b.sync, b.other};
 }
 }  // namespace
 
-std::string render_json(const SimResult& r, const io::Json& provenance) {
-  io::Json j;
-  j["format"] = "sf-simulation";
-  j["version"] = 1;
-  j["provenance"] = provenance;
-  j["trace"] = r.trace;
-  j["machine"] = r.machine;
-  j["model"] = r.model;
-  j["unit"] = "seconds";
-  j["backends"] = io::Json::array();
+trace::SimulationDoc simulation_doc(const SimResult& r, const io::Json& provenance) {
+  trace::SimulationDoc d;
+  d.provenance = provenance;
+  d.trace = r.trace;
+  d.machine = r.machine;
+  d.model = r.model;
   for (const auto& b : r.backends) {
-    io::Json jb;
-    jb["backend"] = b.backend.name();
-    jb["total"] = b.total_s;
-    jb["messages"] = b.messages;
-    jb["breakdown"] = breakdown_json(b.breakdown);
-    jb["dominant"] = dominant_terms(b.breakdown, b.total_s);
-    jb["ops"] = io::Json::array();
-    for (const auto& o : b.ops)
-      jb["ops"].push_back({{"index", o.index},
-                           {"op", o.label},
-                           {"repeat", o.repeat},
-                           {"total", o.total_s},
-                           {"per_call", o.per_call_s},
-                           {"messages", o.messages},
-                           {"messages_per_call", o.call_messages},
-                           {"bytes_per_call", o.call_bytes},
-                           {"breakdown", breakdown_json(o.breakdown)},
-                           {"dominant", dominant_terms(o.breakdown, o.per_call_s)}});
-    j["backends"].push_back(std::move(jb));
+    trace::SimBackend sb;
+    sb.backend = b.backend.name();
+    sb.total = b.total_s;
+    sb.messages = b.messages;
+    sb.breakdown = breakdown_doc(b.breakdown);
+    sb.dominant = dominant_terms(b.breakdown, b.total_s);
+    for (const auto& o : b.ops) {
+      trace::SimOp so;
+      so.index = o.index;
+      so.op = o.label;
+      so.repeat = o.repeat;
+      so.total = o.total_s;
+      so.per_call = o.per_call_s;
+      so.messages = o.messages;
+      so.messages_per_call = o.call_messages;
+      so.bytes_per_call = o.call_bytes;
+      so.breakdown = breakdown_doc(o.breakdown);
+      so.dominant = dominant_terms(o.breakdown, o.per_call_s);
+      sb.ops.push_back(std::move(so));
+    }
+    d.backends.push_back(std::move(sb));
   }
-  // Ranking with reasons: whole trace and per op.
-  io::Json rk;
+  // Ranking with reasons: whole trace and per op (none without backends).
   if (!r.backends.empty()) {
+    trace::SimRanking rk;
     const auto all = rank_by(r.backends.size(), [&](std::size_t i) { return r.backends[i].total_s; });
-    rk["order"] = io::Json::array();
-    for (auto i : all) rk["order"].push_back(r.backends[i].backend.name());
+    for (auto i : all) rk.order.push_back(r.backends[i].backend.name());
     if (all.size() >= 2) {
       const auto &w = r.backends[all[0]], &s = r.backends[all[1]];
-      rk["why"] = why_faster(w.backend.name(), w.breakdown, w.total_s, w.messages, s.backend.name(), s.breakdown, s.total_s, s.messages);
+      rk.why = why_faster(w.backend.name(), w.breakdown, w.total_s, w.messages, s.backend.name(), s.breakdown, s.total_s, s.messages);
     }
-    rk["ops"] = io::Json::array();
     for (std::size_t oi = 0; oi < r.backends[0].ops.size(); ++oi) {
       const auto order = rank_by(r.backends.size(), [&](std::size_t i) { return r.backends[i].ops[oi].per_call_s; });
-      io::Json jo;
-      jo["index"] = oi;
-      jo["order"] = io::Json::array();
-      for (auto i : order) jo["order"].push_back(r.backends[i].backend.name());
+      trace::SimRankedOp ro;
+      ro.index = oi;
+      for (auto i : order) ro.order.push_back(r.backends[i].backend.name());
       if (order.size() >= 2) {
         const auto &w = r.backends[order[0]].ops[oi], &s = r.backends[order[1]].ops[oi];
         const auto rep = static_cast<std::uint64_t>(std::max<core::Index>(1, w.repeat));
-        jo["why"] = why_faster(r.backends[order[0]].backend.name(), w.breakdown, w.per_call_s, w.messages / rep,
-                               r.backends[order[1]].backend.name(), s.breakdown, s.per_call_s, s.messages / rep);
+        ro.why = why_faster(r.backends[order[0]].backend.name(), w.breakdown, w.per_call_s, w.messages / rep,
+                            r.backends[order[1]].backend.name(), s.breakdown, s.per_call_s, s.messages / rep);
       }
-      rk["ops"].push_back(std::move(jo));
+      rk.ops.push_back(std::move(ro));
     }
+    d.ranking = std::move(rk);
   }
-  j["ranking"] = rk;
-  return j.dump(1) + "\n";
+  return d;
 }
+
+std::string render_json(const SimResult& r, const io::Json& provenance) { return trace::to_json(simulation_doc(r, provenance)).dump(1) + "\n"; }
 
 std::string render_timeline(const Timeline& tl) {
   static const char* names[] = {"send", "recv", "pack/copy", "unpack/copy", "fence"};

@@ -9,6 +9,7 @@
 #include "core/budget.hpp"
 
 #include "sim/strategies.hpp"
+#include "trace/result_docs.hpp"
 #include "trace/trace.hpp"
 
 namespace sfr::sim {
@@ -77,7 +78,9 @@ std::string why_faster(const std::string& win_name, const Breakdown& win, double
 
 std::string render_table(const SimResult& r);
 std::string render_ranking(const SimResult& r);
+// The sf-simulation document of a result (trace/result_docs.hpp) and its text;
 // `provenance`: the document's provenance object (trace/provenance.hpp).
+trace::SimulationDoc simulation_doc(const SimResult& r, const io::Json& provenance);
 std::string render_json(const SimResult& r, const io::Json& provenance);
 // Chrome trace / Perfetto JSON: one process per backend, one track per endpoint; messages are
 // async slices carrying the op index, peer and bytes.

@@ -5,7 +5,7 @@
 
 namespace sfr::analysis {
 
-std::optional<CaptureSummary> capture_summary(const trace::BuiltTrace& t, const TraceStats& s, const io::Json& timing) {
+std::optional<CaptureSummary> capture_summary(const trace::BuiltTrace& t, const TraceStats& s, const trace::TimingDoc* timing) {
   if (t.trace().meta_json.empty()) return std::nullopt;
   io::Json meta = io::Json::parse(t.trace().meta_json, nullptr, false);
   if (meta.is_discarded() || !meta.is_object() || meta.value("generator", "") != "capture" || !meta.contains("op_counts")) return std::nullopt;
@@ -15,11 +15,9 @@ std::optional<CaptureSummary> capture_summary(const trace::BuiltTrace& t, const 
   auto kind_of = [&](std::size_t i) { return std::string(core::op_kind_name(ops[i].op)); };
   // The backend with the least total median time over every op record it ran.
   std::map<std::string, std::map<std::size_t, double>> med;  // backend -> op index -> median us
-  if (!timing.is_null())
-    for (const auto& r : timing.at("results")) {
-      const auto i = r.value("index", std::size_t{0});
-      if (i < ops.size()) med[r.value("backend", "")][i] = r.value("median_us", 0.0);
-    }
+  if (timing)
+    for (const auto& r : timing->results)
+      if (r.index < ops.size()) med[r.backend][r.index] = r.median_us;
   double best = -1;
   for (const auto& [b, m] : med) {
     if (m.size() != ops.size()) continue;

@@ -10,6 +10,7 @@
 
 #include "analysis/inspect.hpp"
 #include "io/json_strict.hpp"
+#include "trace/result_docs.hpp"
 #include "trace/trace.hpp"
 
 namespace sfr::analysis {
@@ -27,7 +28,7 @@ struct CaptureSummary {
   std::vector<CaptureRow> rows;  // heaviest first: by total time where measured, else by count x bytes
 };
 
-// Empty when the trace was not made by sf-replay capture.
-std::optional<CaptureSummary> capture_summary(const trace::BuiltTrace& t, const TraceStats& s, const io::Json& timing);
+// Empty when the trace was not made by sf-replay capture; `timing` may be null (no times).
+std::optional<CaptureSummary> capture_summary(const trace::BuiltTrace& t, const TraceStats& s, const trace::TimingDoc* timing);
 
 }  // namespace sfr::analysis

@@ -33,12 +33,13 @@ ResultSet collect_results(const std::vector<std::string>& paths) {
     try {
       const Json j = io::parse_json_strict(io::read_text_file(f), f);
       const std::string format = j.is_object() && j.contains("format") && j["format"].is_string() ? j["format"].get<std::string>() : "";
-      if (format == "sf-timing")
-        rs.timings.push_back(load_timing_doc(f));
-      else if (format == "sf-simulation")
-        rs.simulations.push_back(load_simulation_doc(f));
-      else if (format == "sf-model-check")
-        rs.model_checks.push_back(load_model_check_doc(f));
+      // Each kind is read through its type (trace/result_docs.hpp): the charts use the structs.
+      if (format == trace::kTimingFormat)
+        rs.timings.push_back(trace::timing_doc_from_json(j, f));
+      else if (format == trace::kSimulationFormat)
+        rs.simulations.push_back(trace::simulation_doc_from_json(j, f));
+      else if (format == trace::kModelCheckFormat)
+        rs.model_checks.push_back(trace::model_check_doc_from_json(j, f));
       else if (format == "sf-bench")
         rs.benches.push_back(load_bench_doc(f));
       else
@@ -52,9 +53,9 @@ ResultSet collect_results(const std::vector<std::string>& paths) {
 
 namespace {
 
-std::string prov(const Json& doc, const char* key, const std::string& fallback = "unknown") {
-  if (doc.contains("provenance") && doc["provenance"].is_object() && doc["provenance"].contains(key) && doc["provenance"][key].is_string())
-    return doc["provenance"][key].get<std::string>();
+// A member of a provenance object (trace/provenance.hpp; null in documents from before it).
+std::string prov(const Json& p, const char* key, const std::string& fallback = "unknown") {
+  if (p.is_object() && p.contains(key) && p[key].is_string()) return p[key].get<std::string>();
   return fallback;
 }
 
@@ -65,17 +66,16 @@ std::string short_commit(const std::string& c) {
 }
 
 // The identity of a document's trace: its file's hash when known, else its name.
-std::string trace_key(const Json& doc) {
-  const std::string sha = prov(doc, "trace_sha256", "");
-  return sha.empty() ? "name:" + doc.value("trace", std::string("?")) : sha;
+template <class Doc>
+std::string trace_key(const Doc& doc) {
+  const std::string sha = prov(doc.provenance, "trace_sha256", "");
+  return sha.empty() ? "name:" + doc.trace : sha;
 }
 
-std::vector<double> samples_of(const Json& r) {
-  std::vector<double> s;
-  if (r.contains("samples_us"))
-    for (const auto& v : r["samples_us"]) s.push_back(v.get<double>());
-  if (s.empty()) s = {r["min_us"].get<double>(), r["median_us"].get<double>(), r["max_us"].get<double>()};
-  return s;
+// A result's samples; documents from before samples were written: min, median and max.
+std::vector<double> samples_of(const trace::TimingResult& r) {
+  if (!r.samples_us.empty()) return r.samples_us;
+  return {r.min_us, r.median_us, r.max_us};
 }
 
 // A timing result's backend as a series: "auto:basic" (auto, having chosen basic) is the series
@@ -89,11 +89,9 @@ Series series_of(const std::string& b) {
 }
 std::string series_label(const Series& s) { return s.chose.empty() ? s.backend : s.backend + " (chose " + s.chose + ")"; }
 
-std::string op_label(const Json& r) {
-  return "#" + std::to_string(r["index"].get<std::size_t>()) + " " + r["op"].get<std::string>() + " " + r["sf"].get<std::string>();
-}
+std::string op_label(const trace::TimingResult& r) { return "#" + std::to_string(r.index) + " " + r.op + " " + r.sf; }
 
-// "commits a..b" (or "commit a") and "machines x, y" over some documents.
+// "commits a..b" (or "commit a") and "machines x, y" over some documents (their provenance objects).
 std::string range_text(const std::vector<const Json*>& docs) {
   std::vector<std::pair<std::string, std::string>> by_date;  // (date, commit)
   std::set<std::string> hosts;
@@ -136,9 +134,9 @@ Json backend_colors(const ResultSet& rs) {
                                    "#000000", "#882255", "#44AA99", "#999933", "#332288", "#888888"};
   std::set<std::string> names;
   for (const auto& d : rs.timings)
-    for (const auto& r : d["results"]) names.insert(series_of(r["backend"].get<std::string>()).backend);
+    for (const auto& r : d.results) names.insert(series_of(r.backend).backend);
   for (const auto& mc : rs.model_checks)
-    for (const auto& p : mc["pairs"]) names.insert(p["backend"].get<std::string>());
+    for (const auto& p : mc.pairs) names.insert(p.backend);
   Json domain = Json::array(), range = Json::array();
   std::size_t k = 0;
   for (const auto& n : names) {
@@ -150,29 +148,37 @@ Json backend_colors(const ResultSet& rs) {
 
 struct TraceRuns {
   std::string name;
-  std::vector<const Json*> runs;  // timing documents, oldest first
+  std::vector<const trace::TimingDoc*> runs;  // oldest first
 };
+
+// The provenance objects of some runs (range_text).
+std::vector<const Json*> provenances(const std::vector<const trace::TimingDoc*>& runs) {
+  std::vector<const Json*> out;
+  for (const auto* d : runs) out.push_back(&d->provenance);
+  return out;
+}
 
 std::map<std::string, TraceRuns> timings_by_trace(const ResultSet& rs) {
   std::map<std::string, TraceRuns> out;
   for (const auto& d : rs.timings) {
     auto& t = out[trace_key(d)];
-    t.name = d["trace"].get<std::string>();
+    t.name = d.trace;
     t.runs.push_back(&d);
   }
   for (auto& [k, t] : out)
-    std::stable_sort(t.runs.begin(), t.runs.end(), [](const Json* a, const Json* b) { return prov(*a, "date") < prov(*b, "date"); });
+    std::stable_sort(t.runs.begin(), t.runs.end(),
+                     [](const trace::TimingDoc* a, const trace::TimingDoc* b) { return prov(a->provenance, "date") < prov(b->provenance, "date"); });
   return out;
 }
 
-using ResultsByOp = std::map<std::pair<std::size_t, std::string>, std::pair<const Json*, const Json*>>;  // (op, series) -> (result, doc)
+// (op, series) -> (result, its document)
+using ResultsByOp = std::map<std::pair<std::size_t, std::string>, std::pair<const trace::TimingResult*, const trace::TimingDoc*>>;
 
 // The results of some runs (oldest first) by (op, series): a later run's result replaces an earlier one.
-ResultsByOp results_of(const std::vector<const Json*>& runs) {
+ResultsByOp results_of(const std::vector<const trace::TimingDoc*>& runs) {
   ResultsByOp out;
-  for (const Json* d : runs)
-    for (const auto& r : (*d)["results"])
-      out[{r["index"].get<std::size_t>(), series_of(r["backend"].get<std::string>()).backend}] = {&r, d};
+  for (const auto* d : runs)
+    for (const auto& r : d->results) out[{r.index, series_of(r.backend).backend}] = {&r, d};
   return out;
 }
 
@@ -187,12 +193,12 @@ Chart per_trace_chart(const std::string& id, const TraceRuns& t, const Json& col
   const auto latest = latest_results(t);
   // Per op, the backends fastest first (median; ties by name): the bars' order.
   std::map<std::size_t, std::vector<std::pair<double, std::string>>> order;
-  for (const auto& [key, rd] : latest) order[key.first].push_back({(*rd.first)["median_us"].get<double>(), key.second});
+  for (const auto& [key, rd] : latest) order[key.first].push_back({rd.first->median_us, key.second});
   for (auto& [op, v] : order) std::sort(v.begin(), v.end());
   for (const auto& [key, rd] : latest) {
-    const Json& r = *rd.first;
+    const trace::TimingResult& r = *rd.first;
     const auto s = samples_of(r);
-    const Series ser = series_of(r["backend"].get<std::string>());
+    const Series ser = series_of(r.backend);
     const auto& v = order[key.first];
     const auto rank = 1 + std::find_if(v.begin(), v.end(), [&](const auto& x) { return x.second == key.second; }) - v.begin();
     rows.push_back({{"op", op_label(r)},
@@ -201,16 +207,16 @@ Chart per_trace_chart(const std::string& id, const TraceRuns& t, const Json& col
                     {"chose", ser.chose},
                     {"series", series_label(ser)},
                     {"rank", rank},
-                    {"median_us", r["median_us"]},
+                    {"median_us", r.median_us},
                     {"p25_us", quantile(s, 0.25)},
                     {"p75_us", quantile(s, 0.75)},
-                    {"min_us", r["min_us"]},
-                    {"max_us", r["max_us"]},
-                    {"bytes", r["bytes"]},
-                    {"messages", r["messages"]},
+                    {"min_us", r.min_us},
+                    {"max_us", r.max_us},
+                    {"bytes", r.bytes},
+                    {"messages", r.messages},
                     {"samples", s.size()},
-                    {"commit", short_commit(prov(*rd.second, "commit"))}});
-    if (std::find(docs.begin(), docs.end(), rd.second) == docs.end()) docs.push_back(rd.second);
+                    {"commit", short_commit(prov(rd.second->provenance, "commit"))}});
+    if (std::find(docs.begin(), docs.end(), &rd.second->provenance) == docs.end()) docs.push_back(&rd.second->provenance);
     backends.insert(key.second);
     ops.insert(key.first);
   }
@@ -250,18 +256,18 @@ Chart message_size_chart(const std::string& id, const std::map<std::string, Trac
   for (const auto& [k, t] : traces) {
     std::map<std::pair<std::string, double>, std::vector<double>> by_size;  // (backend, bytes per message) -> medians
     for (const auto& [key, rd] : latest_results(t)) {
-      const Json& r = *rd.first;
-      const double msgs = r["messages"].get<double>();
-      if (msgs <= 0 || r["bytes"].get<double>() <= 0) continue;
-      const double size = r["bytes"].get<double>() / msgs;
+      const trace::TimingResult& r = *rd.first;
+      const double msgs = static_cast<double>(r.messages);
+      if (msgs <= 0 || r.bytes <= 0) continue;
+      const double size = static_cast<double>(r.bytes) / msgs;
       rows.push_back({{"trace", t.name},
                       {"op", op_label(r)},
                       {"backend", key.second},
                       {"bytes_per_message", size},
-                      {"median_us", r["median_us"]},
-                      {"messages", r["messages"]}});
-      by_size[{key.second, size}].push_back(r["median_us"].get<double>());
-      if (std::find(docs.begin(), docs.end(), rd.second) == docs.end()) docs.push_back(rd.second);
+                      {"median_us", r.median_us},
+                      {"messages", r.messages}});
+      by_size[{key.second, size}].push_back(r.median_us);
+      if (std::find(docs.begin(), docs.end(), &rd.second->provenance) == docs.end()) docs.push_back(&rd.second->provenance);
     }
     for (const auto& [bs, v] : by_size)
       curve.push_back({{"trace", t.name},
@@ -301,15 +307,15 @@ Chart message_size_chart(const std::string& id, const std::map<std::string, Trac
   return {id, "message-size", "Time per op vs message size", spec};
 }
 
-Chart model_chart(const std::string& id, const Json& mc, const Json& colors) {
+Chart model_chart(const std::string& id, const trace::ModelCheckDoc& mc, const Json& colors) {
   Json rows = Json::array();
   double lo = INFINITY, hi = 0;
-  for (const auto& p : mc["pairs"]) {
-    const double m = p["measured_us"].get<double>(), q = p["predicted_us"].get<double>();
+  for (const auto& p : mc.pairs) {
+    const double m = p.measured_us, q = p.predicted_us;
     if (!(m > 0) || !(q > 0)) continue;
-    rows.push_back({{"trace", p["trace"]},
-                    {"op", p["label"]},
-                    {"backend", p["backend"]},
+    rows.push_back({{"trace", p.trace},
+                    {"op", p.label},
+                    {"backend", p.backend},
                     {"measured_us", m},
                     {"predicted_us", q},
                     {"error_pct", 100 * (q - m) / m}});
@@ -317,12 +323,12 @@ Chart model_chart(const std::string& id, const Json& mc, const Json& colors) {
     hi = std::max({hi, m, q});
   }
   if (rows.empty()) lo = 1, hi = 10;
-  const double e = mc["summary"]["median_abs_error"].get<double>();
+  const double e = mc.median_abs_error;
   Json diag = Json::array();
   for (double x : {lo / 1.5, hi * 1.5}) diag.push_back({{"x", x}, {"lo", x * (1 - std::min(e, 0.95))}, {"hi", x * (1 + e)}});
   char band[96];
   std::snprintf(band, sizeof band, "band: the model's median |error| (%.1f%%) around measured = predicted", 100 * e);
-  Json spec = base_spec("Measured vs predicted on " + mc["machine"].get<std::string>(), {range_text({&mc}), band});
+  Json spec = base_spec("Measured vs predicted on " + mc.machine, {range_text({&mc.provenance}), band});
   spec["width"] = 420;
   spec["height"] = 420;
   const Json xs = {{"type", "log"}}, axis_x = {{"field", "x"}, {"type", "quantitative"}, {"scale", xs}, {"title", "measured (us)"}};
@@ -346,24 +352,17 @@ Chart model_chart(const std::string& id, const Json& mc, const Json& colors) {
                                {"measured_us", "quantitative"},
                                {"predicted_us", "quantitative"},
                                {"error_pct", "quantitative"}})}}}}});
-  return {id, "model", "Measured vs predicted on " + mc["machine"].get<std::string>(), spec};
+  return {id, "model", "Measured vs predicted on " + mc.machine, spec};
 }
 
 // The newest simulation of each (trace file, machine).
-std::map<std::pair<std::string, std::string>, const Json*> newest_simulations(const ResultSet& rs) {
-  std::map<std::pair<std::string, std::string>, const Json*> out;
+std::map<std::pair<std::string, std::string>, const trace::SimulationDoc*> newest_simulations(const ResultSet& rs) {
+  std::map<std::pair<std::string, std::string>, const trace::SimulationDoc*> out;
   for (const auto& s : rs.simulations) {
-    const Json*& cur = out[{trace_key(s), s["machine"].get<std::string>()}];
-    if (!cur || prov(*cur, "date") <= prov(s, "date")) cur = &s;
+    const trace::SimulationDoc*& cur = out[{trace_key(s), s.machine}];
+    if (!cur || prov(cur->provenance, "date") <= prov(s.provenance, "date")) cur = &s;
   }
   return out;
-}
-
-// A simulated op's time per call, in us.
-double predicted_us(const Json& op) {
-  if (op.contains("per_call") && op["per_call"].is_number()) return 1e6 * op["per_call"].get<double>();
-  const double rep = op.contains("repeat") && op["repeat"].is_number() && op["repeat"].get<double>() > 0 ? op["repeat"].get<double>() : 1;
-  return 1e6 * op["total"].get<double>() / rep;
 }
 
 // Per trace: the newest measured time of each op and backend next to every prediction of it: the
@@ -375,34 +374,34 @@ Chart predicted_chart(const std::string& id, const std::string& key, const Trace
   std::vector<const Json*> docs;
   std::set<std::string> checked_machines;
   for (const auto& mc : rs.model_checks)
-    for (const auto& p : mc["pairs"])
-      if (p["trace"] == t.name) checked_machines.insert(mc["machine"].get<std::string>());
+    for (const auto& p : mc.pairs)
+      if (p.trace == t.name) checked_machines.insert(mc.machine);
   const auto latest = latest_results(t);
   for (const auto& [k, rd] : latest) {
-    const Json& r = *rd.first;
+    const trace::TimingResult& r = *rd.first;
     rows.push_back({{"op", op_label(r)},
                     {"index", k.first},
                     {"backend", k.second},
-                    {"series", series_label(series_of(r["backend"].get<std::string>()))},
-                    {"source", "measured (" + prov(*rd.second, "host") + ")"},
-                    {"time_us", r["median_us"]},
-                    {"measured_us", r["median_us"]}});
-    if (std::find(docs.begin(), docs.end(), rd.second) == docs.end()) docs.push_back(rd.second);
+                    {"series", series_label(series_of(r.backend))},
+                    {"source", "measured (" + prov(rd.second->provenance, "host") + ")"},
+                    {"time_us", r.median_us},
+                    {"measured_us", r.median_us}});
+    if (std::find(docs.begin(), docs.end(), &rd.second->provenance) == docs.end()) docs.push_back(&rd.second->provenance);
   }
   for (const auto& [km, sim] : newest_simulations(rs)) {
     if (km.first != key) continue;
     const std::string machine = km.second;
     const std::string source = (checked_machines.count(machine) ? "predicted on " : "what-if on ") + machine;
-    docs.push_back(sim);
+    docs.push_back(&sim->provenance);
     for (const auto& [k, rd] : latest) {
-      const Json& r = *rd.first;
-      const Series ser = series_of(r["backend"].get<std::string>());
+      const trace::TimingResult& r = *rd.first;
+      const Series ser = series_of(r.backend);
       const std::string ran = ser.chose.empty() ? ser.backend : ser.chose;
-      for (const auto& b : (*sim)["backends"])
-        if (b["backend"] == ran)
-          for (const auto& op : b["ops"])
-            if (op["index"].get<std::size_t>() == k.first) {
-              const double q = predicted_us(op), m = r["median_us"].get<double>();
+      for (const auto& b : sim->backends)
+        if (b.backend == ran)
+          for (const auto& op : b.ops)
+            if (op.index == k.first) {
+              const double q = op.per_call_us(), m = r.median_us;
               Json row = {{"op", op_label(r)}, {"index", k.first}, {"backend", k.second}, {"series", series_label(ser)},
                           {"source", source},  {"time_us", q},     {"measured_us", m}};
               if (m > 0) row["error_pct"] = 100 * (q - m) / m;
@@ -412,24 +411,24 @@ Chart predicted_chart(const std::string& id, const std::string& key, const Trace
     }
   }
   for (const auto& mc : rs.model_checks)
-    for (const auto& p : mc["pairs"]) {
-      if (p["trace"] != t.name) continue;
-      const double m = p["measured_us"].get<double>(), q = p["predicted_us"].get<double>();
-      const std::size_t op = p["op"].get<std::size_t>();
-      std::string label = "#" + std::to_string(op) + " " + p["label"].get<std::string>();
+    for (const auto& p : mc.pairs) {
+      if (p.trace != t.name) continue;
+      const double m = p.measured_us, q = p.predicted_us;
+      const std::size_t op = p.op;
+      std::string label = "#" + std::to_string(op) + " " + p.label;
       for (const auto& [k, rd] : latest)
         if (k.first == op) label = op_label(*rd.first);
       Json row = {{"op", label},
                   {"index", op},
-                  {"backend", p["backend"]},
-                  {"series", p["backend"]},
-                  {"source", "model check on " + mc["machine"].get<std::string>()},
+                  {"backend", p.backend},
+                  {"series", p.backend},
+                  {"source", "model check on " + mc.machine},
                   {"time_us", q},
                   {"measured_us", m}};
       if (m > 0) row["error_pct"] = 100 * (q - m) / m;
       row["which"] = row["source"].get<std::string>() + " · " + row["backend"].get<std::string>();  // one bar each, side by side
       rows.push_back(row);
-      if (std::find(docs.begin(), docs.end(), &mc) == docs.end()) docs.push_back(&mc);
+      if (std::find(docs.begin(), docs.end(), &mc.provenance) == docs.end()) docs.push_back(&mc.provenance);
     }
   Json spec = base_spec("Measured and predicted per op: " + t.name,
                         {range_text(docs),
@@ -475,14 +474,15 @@ Chart predicted_chart(const std::string& id, const std::string& key, const Trace
 Chart history_chart(const std::string& id, const TraceRuns& t, const Json& colors) {
   Json rows = Json::array(), order = Json::array();
   for (std::size_t k = 0; k < t.runs.size(); ++k) {
-    const Json& d = *t.runs[k];
-    const std::string run = std::to_string(k + 1) + " " + short_commit(prov(d, "commit")) + " " + prov(d, "date").substr(5, 11);
+    const trace::TimingDoc& d = *t.runs[k];
+    const Json& pv = d.provenance;
+    const std::string run = std::to_string(k + 1) + " " + short_commit(prov(pv, "commit")) + " " + prov(pv, "date").substr(5, 11);
     order.push_back(run);
     std::map<std::string, std::array<double, 4>> per_backend;  // median, p10, p90, ops: summed over ops
-    for (const auto& r : d["results"]) {
+    for (const auto& r : d.results) {
       const auto s = samples_of(r);
-      auto& a = per_backend[series_of(r["backend"].get<std::string>()).backend];
-      a[0] += r["median_us"].get<double>();
+      auto& a = per_backend[series_of(r.backend).backend];
+      a[0] += r.median_us;
       a[1] += quantile(s, 0.10);
       a[2] += quantile(s, 0.90);
       a[3] += 1;
@@ -494,12 +494,12 @@ Chart history_chart(const std::string& id, const TraceRuns& t, const Json& color
                       {"p10_us", a[1]},
                       {"p90_us", a[2]},
                       {"ops", a[3]},
-                      {"commit", prov(d, "commit")},
-                      {"date", prov(d, "date")},
-                      {"host", prov(d, "host")}});
+                      {"commit", prov(pv, "commit")},
+                      {"date", prov(pv, "date")},
+                      {"host", prov(pv, "host")}});
   }
   Json spec = base_spec("History over commits: " + t.name,
-                        {range_text(t.runs), "line: sum over ops of the median time per op; band: sum of 10th-90th percentiles (noise)"});
+                        {range_text(provenances(t.runs)), "line: sum over ops of the median time per op; band: sum of 10th-90th percentiles (noise)"});
   spec["data"] = {{"values", rows}};
   spec["width"] = std::max<std::size_t>(360, t.runs.size() * 70);
   spec["height"] = 260;
@@ -549,24 +549,23 @@ std::string fmt_us(double v) {
 // Per trace, per op: backends by measured median in the newest run alone (a ranking never mixes
 // runs), and the simulator's order from the newest simulation of the same trace file.
 std::string ranking_tables(const ResultSet& rs, const std::map<std::string, TraceRuns>& traces) {
-  std::map<std::string, const Json*> newest_sim;
+  std::map<std::string, const trace::SimulationDoc*> newest_sim;
   for (const auto& s : rs.simulations) {
-    const Json*& cur = newest_sim[trace_key(s)];
-    if (!cur || prov(*cur, "date") <= prov(s, "date")) cur = &s;
+    const trace::SimulationDoc*& cur = newest_sim[trace_key(s)];
+    if (!cur || prov(cur->provenance, "date") <= prov(s.provenance, "date")) cur = &s;
   }
   std::ostringstream o;
   for (const auto& [key, t] : traces) {
     std::map<std::size_t, std::vector<std::pair<double, std::string>>> by_op;
     std::map<std::size_t, std::string> labels;
-    const std::vector<const Json*> docs = {t.runs.back()};
+    const std::vector<const trace::TimingDoc*> docs = {t.runs.back()};
     for (const auto& [k, rd] : results_of(docs)) {
-      by_op[k.first].push_back(
-          {(*rd.first)["median_us"].get<double>(), series_label(series_of((*rd.first)["backend"].get<std::string>()))});
+      by_op[k.first].push_back({rd.first->median_us, series_label(series_of(rd.first->backend))});
       labels[k.first] = op_label(*rd.first);
     }
     const auto sim = newest_sim.find(key);
-    o << "<h3>Backend ranking: " << esc(t.name) << "</h3>\n<p class=\"sub\">" << esc(range_text(docs))
-      << (sim != newest_sim.end() ? " · predicted on " + esc((*sim->second)["machine"].get<std::string>())
+    o << "<h3>Backend ranking: " << esc(t.name) << "</h3>\n<p class=\"sub\">" << esc(range_text(provenances(docs)))
+      << (sim != newest_sim.end() ? " · predicted on " + esc(sim->second->machine)
                                   : std::string(" · no simulation of this trace"))
       << "</p>\n<table class=\"rank\"><tr><th>op</th><th>measured in the newest run, fastest first (median us)</th><th>winner's "
          "margin</th><th>predicted "
@@ -576,11 +575,11 @@ std::string ranking_tables(const ResultSet& rs, const std::map<std::string, Trac
       std::string measured, margin = "-", predicted = "-";
       for (const auto& [us, b] : v) measured += (measured.empty() ? "" : " &lt; ") + esc(b) + " " + fmt_us(us);
       if (v.size() >= 2 && v[0].first > 0) margin = "+" + fmt_us(100 * (v[1].first / v[0].first - 1)) + "% to " + esc(v[1].second);
-      if (sim != newest_sim.end() && sim->second->contains("ranking") && (*sim->second)["ranking"].contains("ops")) {
-        for (const auto& ro : (*sim->second)["ranking"]["ops"])
-          if (ro.value("index", std::size_t(-1)) == op && ro.contains("order")) {
+      if (sim != newest_sim.end() && sim->second->ranking) {
+        for (const auto& ro : sim->second->ranking->ops)
+          if (ro.index == op && !ro.order.empty()) {
             predicted.clear();
-            for (const auto& b : ro["order"]) predicted += (predicted.empty() ? "" : " &lt; ") + esc(b.get<std::string>());
+            for (const auto& b : ro.order) predicted += (predicted.empty() ? "" : " &lt; ") + esc(b);
           }
       }
       o << "<tr><td>" << esc(labels[op]) << "</td><td>" << measured << "</td><td>" << margin << "</td><td>" << predicted << "</td></tr>\n";
@@ -590,8 +589,9 @@ std::string ranking_tables(const ResultSet& rs, const std::map<std::string, Trac
   if (!rs.benches.empty()) {
     o << "<h3>Benchmark results</h3>\n<table class=\"rank\"><tr><th>benchmark</th><th>commit</th><th>date</th><th>machine</th></tr>\n";
     for (const auto& b : rs.benches)
-      o << "<tr><td>" << esc(b.value("benchmark", prov(b, "command"))) << "</td><td>" << esc(short_commit(prov(b, "commit"))) << "</td><td>"
-        << esc(prov(b, "date")) << "</td><td>" << esc(prov(b, "host")) << "</td></tr>\n";
+      o << "<tr><td>" << esc(b.value("benchmark", prov(b.at("provenance"), "command"))) << "</td><td>"
+        << esc(short_commit(prov(b.at("provenance"), "commit"))) << "</td><td>" << esc(prov(b.at("provenance"), "date")) << "</td><td>"
+        << esc(prov(b.at("provenance"), "host")) << "</td></tr>\n";
     o << "</table>\n";
   }
   return o.str();
@@ -610,7 +610,7 @@ DashboardContent build_dashboard(const ResultSet& rs) {
     bool predicted = false;
     for (const auto& s : rs.simulations) predicted = predicted || trace_key(s) == k;
     for (const auto& mc : rs.model_checks)
-      for (const auto& p : mc["pairs"]) predicted = predicted || p["trace"] == t.name;
+      for (const auto& p : mc.pairs) predicted = predicted || p.trace == t.name;
     if (predicted) d.charts.push_back(predicted_chart(next_id(), k, t, rs, colors));
   }
   if (!traces.empty()) d.charts.push_back(message_size_chart(next_id(), traces, colors));

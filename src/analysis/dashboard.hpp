@@ -12,13 +12,17 @@
 #include <vector>
 
 #include "io/json_strict.hpp"
+#include "trace/result_docs.hpp"
 
 namespace sfr::analysis {
 
 // The result documents found under some paths, by kind, and the files skipped (one line each:
 // "FILE: why").
 struct ResultSet {
-  std::vector<io::Json> timings, simulations, model_checks, benches;
+  std::vector<trace::TimingDoc> timings;
+  std::vector<trace::SimulationDoc> simulations;
+  std::vector<trace::ModelCheckDoc> model_checks;
+  std::vector<io::Json> benches;  // sf-bench: format and provenance only (no type of their own)
   std::vector<std::string> skipped;
   std::size_t documents() const { return timings.size() + simulations.size() + model_checks.size() + benches.size(); }
 };

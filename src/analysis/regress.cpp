@@ -92,24 +92,26 @@ namespace {
 
 using Key = std::tuple<std::string, std::size_t, std::string>;  // trace identity, op index, backend
 
-std::string trace_identity(const io::Json& doc) {
-  if (doc.contains("provenance") && doc["provenance"].value("trace_sha256", io::Json()).is_string())
-    return doc["provenance"]["trace_sha256"].get<std::string>();
-  return "name:" + doc["trace"].get<std::string>();
+// The trace's file hash when the document has one, else its name.
+std::string trace_identity(const trace::TimingDoc& doc) {
+  if (doc.provenance.is_object()) {
+    const auto sha = doc.provenance.find("trace_sha256");
+    if (sha != doc.provenance.end() && sha->is_string()) return sha->get<std::string>();
+  }
+  return "name:" + doc.trace;
 }
 
-std::map<Key, RegressEntry> pool(const std::vector<io::Json>& docs, bool base) {
+std::map<Key, RegressEntry> pool(const std::vector<trace::TimingDoc>& docs, bool base) {
   std::map<Key, RegressEntry> out;
   for (const auto& d : docs)
-    for (const auto& r : d["results"]) {
-      auto& e = out[{trace_identity(d), r["index"].get<std::size_t>(), r["backend"].get<std::string>()}];
-      e.trace = d["trace"].get<std::string>();
-      e.index = r["index"].get<std::size_t>();
-      e.op = r["op"].get<std::string>();
-      e.backend = r["backend"].get<std::string>();
+    for (const auto& r : d.results) {
+      auto& e = out[{trace_identity(d), r.index, r.backend}];
+      e.trace = d.trace;
+      e.index = r.index;
+      e.op = r.op;
+      e.backend = r.backend;
       auto& dst = base ? e.base : e.now;
-      std::vector<double> run;
-      for (const auto& s : r["samples_us"]) run.push_back(s.get<double>());
+      const std::vector<double>& run = r.samples_us;
       dst.insert(dst.end(), run.begin(), run.end());
       (base ? e.base_runs : e.new_runs).push_back(median(run));
       if (base) e.base_run_lows.push_back(quantile(run, 0.10));
@@ -121,7 +123,7 @@ std::string label(const RegressEntry& e) { return e.trace + " op " + std::to_str
 
 }  // namespace
 
-RegressResult regress(const std::vector<io::Json>& base, const std::vector<io::Json>& now, double threshold, double alpha) {
+RegressResult regress(const std::vector<trace::TimingDoc>& base, const std::vector<trace::TimingDoc>& now, double threshold, double alpha) {
   RegressResult res;
   res.base_docs = base.size();
   res.new_docs = now.size();
@@ -162,18 +164,19 @@ RegressResult regress(const std::vector<io::Json>& base, const std::vector<io::J
   return res;
 }
 
-std::vector<io::Json> load_timing_side(const std::vector<std::string>& paths, const std::string& side) {
-  std::vector<io::Json> docs;
+std::vector<trace::TimingDoc> load_timing_side(const std::vector<std::string>& paths, const std::string& side) {
+  std::vector<trace::TimingDoc> docs;
   for (const auto& f : result_files(paths)) {
     const auto j = io::parse_json_strict(io::read_text_file(f), f);
-    const std::string format = j.is_object() ? j.value("format", "") : "";
-    if (format != "sf-timing") {
+    // Only the format is looked at before choosing the reader: folders hold other kinds too.
+    const std::string format = j.is_object() && j.contains("format") && j["format"].is_string() ? j["format"].get<std::string>() : "";
+    if (format != trace::kTimingFormat) {
       if (format.rfind("sf-", 0) == 0) continue;  // another sf-replay result (simulation, bench, ...)
       throw InputError(f, "(top level): not an sf-replay result document (no \"format\": \"sf-...\")");
     }
-    auto doc = load_timing_doc(f);
-    for (std::size_t i = 0; i < doc["results"].size(); ++i)
-      if (!doc["results"][i].contains("samples_us") || doc["results"][i]["samples_us"].empty())
+    auto doc = trace::timing_doc_from_json(j, f);
+    for (std::size_t i = 0; i < doc.results.size(); ++i)
+      if (doc.results[i].samples_us.empty())
         throw InputError(
             f, "/results/" + std::to_string(i) + "/samples_us: missing or empty (regress compares samples; rerun with this sf-replay)");
     docs.push_back(std::move(doc));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "io/json_strict.hpp"
+#include "trace/result_docs.hpp"
 
 namespace sfr::analysis {
 
@@ -48,12 +49,12 @@ struct RegressResult {
 };
 
 // The timing documents (already checked, with samples) of each side.
-RegressResult regress(const std::vector<io::Json>& base, const std::vector<io::Json>& now, double threshold, double alpha = 0.01);
+RegressResult regress(const std::vector<trace::TimingDoc>& base, const std::vector<trace::TimingDoc>& now, double threshold, double alpha = 0.01);
 
 // Loads the sf-timing documents under the paths (files or folders); other sf-replay result
 // documents (simulations, benchmarks, ...) are skipped; anything else, a malformed file, or a
 // timing result without samples is an InputError naming the file and JSON pointer.
-std::vector<io::Json> load_timing_side(const std::vector<std::string>& paths, const std::string& side);
+std::vector<trace::TimingDoc> load_timing_side(const std::vector<std::string>& paths, const std::string& side);
 
 std::string render_regress(const RegressResult& r);
 

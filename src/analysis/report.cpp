@@ -32,16 +32,15 @@ void star_forests(std::ostringstream& o, const TraceStats& ts) {
   }
 }
 
-void measured(std::ostringstream& o, const io::Json& j) {
+void measured(std::ostringstream& o, const trace::TimingDoc& j) {
   o << "\n## Measured times (MPI executor)\n\n"
-    << j.value("iters", 0) << " timed iterations per op; per iteration the maximum over " << j.value("nranks", 0) << " ranks.\n\n";
+    << j.iters << " timed iterations per op; per iteration the maximum over " << j.nranks << " ranks.\n\n";
   o << "| op# | op | sf | backend | unit | bs | bytes | messages | min us | median us | max us "
        "|\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
-  for (const auto& r : j.at("results"))
-    o << "| " << r.value("index", 0) << " | " << r.value("op", "") << " | " << r.value("sf", "") << " | " << r.value("backend", "") << " | "
-      << r.value("unit", "") << " | " << r.value("bs", 1) << " | " << r.value("bytes", 0LL) << " | " << r.value("messages", 0LL) << " | "
-      << fmt("%.2f", r.value("min_us", 0.0)) << " | " << fmt("%.2f", r.value("median_us", 0.0)) << " | "
-      << fmt("%.2f", r.value("max_us", 0.0)) << " |\n";
+  for (const auto& r : j.results)
+    o << "| " << r.index << " | " << r.op << " | " << r.sf << " | " << r.backend << " | " << r.unit << " | " << r.bs << " | " << r.bytes
+      << " | " << r.messages << " | " << fmt("%.2f", r.min_us) << " | " << fmt("%.2f", r.median_us) << " | " << fmt("%.2f", r.max_us)
+      << " |\n";
 }
 
 // Backend name of a simulator result without its GPU path suffix ("basic:aware" -> "basic").
@@ -51,48 +50,44 @@ std::string base_backend(const std::string& b) { return b.substr(0, b.find(':'))
 // machine it measured.
 bool calibrated(const std::string& machine) { return machine.rfind(core::kCalibratedMachinePrefix, 0) == 0; }
 
-void predicted(std::ostringstream& o, const io::Json& j, bool what_if) {
+void predicted(std::ostringstream& o, const trace::SimulationDoc& j, bool what_if) {
   if (what_if)
-    o << "\n## What-if: predicted on machine `" << j.value("machine", "") << "`\n\nA machine other than the one measured ("
-      << j.value("model", "") << " model): predictions only, not checked against the measurements; all repeats of every op, in "
+    o << "\n## What-if: predicted on machine `" << j.machine << "`\n\nA machine other than the one measured (" << j.model
+      << " model): predictions only, not checked against the measurements; all repeats of every op, in "
       << "microseconds.\n\n";
   else
-    o << "\n## Predicted times (simulator)\n\nmachine `" << j.value("machine", "") << "` (" << j.value("model", "")
+    o << "\n## Predicted times (simulator)\n\nmachine `" << j.machine << "` (" << j.model
       << " model); all repeats of every op, in microseconds.\n\n";
-  const auto& bs = j.at("backends");
   double best = -1;
-  for (const auto& b : bs)
-    if (best < 0 || b.value("total", 0.0) < best) best = b.value("total", 0.0);
+  for (const auto& b : j.backends)
+    if (best < 0 || b.total < best) best = b.total;
   o << "| backend | total us | messages | vs best |\n|---|---:|---:|---:|\n";
-  for (const auto& b : bs) {
-    const double tot = b.value("total", 0.0);
-    o << "| " << b.value("backend", "") << " | " << fmt("%.3f", tot * 1e6) << " | " << b.value("messages", 0LL) << " | "
-      << (best > 0 ? fmt("%.2fx", tot / best) : std::string("-")) << " |\n";
-  }
+  for (const auto& b : j.backends)
+    o << "| " << b.backend << " | " << fmt("%.3f", b.total * 1e6) << " | " << b.messages << " | "
+      << (best > 0 ? fmt("%.2fx", b.total / best) : std::string("-")) << " |\n";
 }
 
 // Per op and executor backend: measured median next to the simulator's prediction for the same
 // backend (host path). The ratio shows how far the chosen machine model is from the machine the
 // timings were taken on (the calibration target).
-void side_by_side(std::ostringstream& o, const io::Json& timing, const io::Json& sim) {
-  std::map<std::pair<std::string, long long>, double> pred;  // (backend, op index) -> seconds
-  for (const auto& b : sim.at("backends")) {
-    const std::string name = b.value("backend", "");
-    if (name.find(":aware") != std::string::npos) continue;
-    for (const auto& op : b.at("ops")) pred[{base_backend(name), op.value("index", 0LL)}] = op.value("total", 0.0);
+void side_by_side(std::ostringstream& o, const trace::TimingDoc& timing, const trace::SimulationDoc& sim) {
+  std::map<std::pair<std::string, std::size_t>, double> pred;  // (backend, op index) -> seconds
+  for (const auto& b : sim.backends) {
+    if (b.backend.find(":aware") != std::string::npos) continue;
+    for (const auto& op : b.ops) pred[{base_backend(b.backend), op.index}] = op.total;
   }
   std::ostringstream rows;
-  for (const auto& r : timing.at("results")) {
-    std::string backend = r.value("backend", "");
+  for (const auto& r : timing.results) {
+    std::string backend = r.backend;
     if (backend.rfind("auto:", 0) == 0) backend = backend.substr(5);  // --backend auto: the backend it chose
-    const auto it = pred.find({backend, r.value("index", 0LL)});
+    const auto it = pred.find({backend, r.index});
     if (it == pred.end()) continue;
-    const double m = r.value("median_us", 0.0), p = it->second * 1e6;
-    rows << "| " << r.value("index", 0) << " | " << r.value("op", "") << " | " << r.value("backend", "") << " | " << fmt("%.2f", m) << " | "
-         << fmt("%.3f", p) << " | " << (p > 0 ? fmt("%.1f", m / p) : std::string("-")) << " |\n";
+    const double m = r.median_us, p = it->second * 1e6;
+    rows << "| " << r.index << " | " << r.op << " | " << r.backend << " | " << fmt("%.2f", m) << " | " << fmt("%.3f", p) << " | "
+         << (p > 0 ? fmt("%.1f", m / p) : std::string("-")) << " |\n";
   }
   if (rows.str().empty()) return;
-  const std::string machine = sim.value("machine", "");
+  const std::string& machine = sim.machine;
   o << "\n## Measured vs predicted\n\nMedian measured time against the simulator's prediction for the same op and backend on machine `"
     << machine << "`. "
     << (calibrated(machine)
@@ -106,23 +101,23 @@ void side_by_side(std::ostringstream& o, const io::Json& timing, const io::Json&
 
 // The validate-model comparison (sf-model-check): per op and backend, the executor's median
 // against the simulator's prediction on the document's machine and the relative error.
-void model_check(std::ostringstream& o, const io::Json& mc, const std::string& trace) {
+void model_check(std::ostringstream& o, const trace::ModelCheckDoc& mc, const std::string& trace) {
   std::ostringstream rows;
   std::size_t n = 0;
-  for (const auto& p : mc.at("pairs")) {
-    if (p.value("trace", "") != trace) continue;
-    const double m = p.value("measured_us", 0.0), pr = p.value("predicted_us", 0.0);
-    rows << "| " << p.value("op", 0) << " | " << p.value("label", "") << " | " << p.value("backend", "") << " | " << fmt("%.2f", m) << " | "
-         << fmt("%.3f", pr) << " | " << (m > 0 ? fmt("%+.1f%%", 100 * (pr - m) / m) : std::string("-")) << " |\n";
+  for (const auto& p : mc.pairs) {
+    if (p.trace != trace) continue;
+    const double m = p.measured_us, pr = p.predicted_us;
+    rows << "| " << p.op << " | " << p.label << " | " << p.backend << " | " << fmt("%.2f", m) << " | " << fmt("%.3f", pr) << " | "
+         << (m > 0 ? fmt("%+.1f%%", 100 * (pr - m) / m) : std::string("-")) << " |\n";
     ++n;
   }
-  const std::string machine = mc.value("machine", "");
+  const std::string& machine = mc.machine;
   o << "\n## Measured vs predicted (validate-model)\n\n"
     << n << " (op, backend) pairs of this trace from `sf-replay validate-model` on machine `" << machine << "`"
     << (calibrated(machine) ? " (a calibration of the machine measured)" : " (not a calibration of the machine measured)")
     << "; error = (predicted - measured) / measured.";
-  if (mc.contains("summary") && mc["summary"].contains("median_abs_error"))
-    o << " Over the whole document: median |error| " << fmt("%.1f%%", 100 * mc["summary"].value("median_abs_error", 0.0)) << ".";
+  // median_abs_error is a required member of the document's summary.
+  o << " Over the whole document: median |error| " << fmt("%.1f%%", 100 * mc.median_abs_error) << ".";
   o << "\n\n| op# | op | backend | measured us | predicted us | error |\n|---:|---|---|---:|---:|---:|\n" << rows.str();
 }
 
@@ -167,11 +162,11 @@ std::string render_markdown(const TraceStats& ts, const ReportInputs& in) {
     o << "\n## Run\n\n- executor: " << in.run->executor << "\n- ops run: " << in.run->ops_run << "\n";
     if (!in.run->dump_path.empty()) o << "- conformance dump: `" << in.run->dump_path << "`\n";
   }
-  if (!in.timing.is_null()) measured(o, in.timing);
-  if (!in.simulation.is_null()) predicted(o, in.simulation, false);
-  if (!in.timing.is_null() && !in.simulation.is_null()) side_by_side(o, in.timing, in.simulation);
-  if (!in.what_if.is_null()) predicted(o, in.what_if, true);
-  if (!in.model_check.is_null()) model_check(o, in.model_check, ts.name);
+  if (in.timing) measured(o, *in.timing);
+  if (in.simulation) predicted(o, *in.simulation, false);
+  if (in.timing && in.simulation) side_by_side(o, *in.timing, *in.simulation);
+  if (in.what_if) predicted(o, *in.what_if, true);
+  if (in.model_check) model_check(o, *in.model_check, ts.name);
   if (in.capture) captured(o, *in.capture);
   return o.str();
 }

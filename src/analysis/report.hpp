@@ -2,11 +2,12 @@
 // (MPI executor) and predicted times (simulator), side by side where both are present.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "analysis/capture_summary.hpp"
 #include "analysis/inspect.hpp"
-#include "io/json_strict.hpp"
+#include "trace/result_docs.hpp"
 
 namespace sfr::analysis {
 
@@ -19,11 +20,11 @@ struct RunSummary {
 // Optional inputs of a report, each already parsed and checked by the caller (null: section left out).
 struct ReportInputs {
   const RunSummary* run = nullptr;
-  io::Json timing;       // sf-timing v1 document from `sf-replay run --timing`
-  io::Json simulation;   // document from `sf-replay simulate --json`: the machine measured
-  io::Json what_if;      // the same on another machine: predictions only, no comparison
-  const CaptureSummary* capture = nullptr;  // a captured application's op counts (sf-replay capture)
-  io::Json model_check;  // sf-model-check document from `sf-replay validate-model --json`, its pairs of this trace
+  std::optional<trace::TimingDoc> timing;          // from `sf-replay run --timing`
+  std::optional<trace::SimulationDoc> simulation;  // from `sf-replay simulate --json`: the machine measured
+  std::optional<trace::SimulationDoc> what_if;     // the same on another machine: predictions only, no comparison
+  const CaptureSummary* capture = nullptr;         // a captured application's op counts (sf-replay capture)
+  std::optional<trace::ModelCheckDoc> model_check; // from `sf-replay validate-model --json`, its pairs of this trace
 };
 
 std::string render_markdown(const TraceStats& s, const ReportInputs& in = {});

@@ -125,11 +125,11 @@ int cmd_validate_model(const Args& args) {
       std::cout << "note: " << over << "; the model does not include that sharing, so its predictions do not hold for this run\n";
     if (!agreed("validate-model", rank, size, [&] {
           if (json.empty() && store.empty()) return;
-          auto doc = sim::model_check_json(c, m.name);
+          auto doc = sim::model_check_doc(c, m.name);
           // One trace: its name and hash; several: the names only.
-          doc["provenance"] =
+          doc.provenance =
               trace::provenance({"validate-model", size, ran == 1 ? ran_name : "", ran == 1 ? ran_file : "", exec::mpi::mpi_library()});
-          const std::string text = doc.dump(2) + "\n";
+          const std::string text = trace::to_json(doc).dump(2) + "\n";
           if (!json.empty()) io::write_file_atomic(json, text);
           if (!store.empty()) std::cout << "stored " << trace::store_document(store, "model-check", ran == 1 ? ran_name : "", text) << "\n";
         }))

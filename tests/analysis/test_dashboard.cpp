@@ -45,6 +45,19 @@ Json timing(const std::string& date, const std::string& commit, double basic_us,
   return d;
 }
 
+// The hand-made documents above, read through their types as the dashboard reads files.
+std::vector<trace::TimingDoc> T(const std::vector<Json>& js) {
+  std::vector<trace::TimingDoc> out;
+  for (const auto& j : js) out.push_back(trace::timing_doc_from_json(j, "test"));
+  return out;
+}
+std::vector<trace::SimulationDoc> S(const std::vector<Json>& js) {
+  std::vector<trace::SimulationDoc> out;
+  for (const auto& j : js) out.push_back(trace::simulation_doc_from_json(j, "test"));
+  return out;
+}
+trace::ModelCheckDoc M(const Json& j) { return trace::model_check_doc_from_json(j, "test"); }
+
 struct TempDir {
   fs::path p = fs::temp_directory_path() / ("sfr_dash_unit_" + std::to_string(::getpid()));
   TempDir() {
@@ -83,8 +96,8 @@ TEST(Dashboard, CollectSkipsMalformedForeignAndInvalidFiles) {
 TEST(Dashboard, ChartsShowTheNewestRunAndTheWholeHistory) {
   analysis::ResultSet rs;
   // Filed out of date order: the newest (c3) must win in the per-op chart.
-  rs.timings = {timing("2026-01-03T00:00:00Z", "c3", 20, 30), timing("2026-01-01T00:00:00Z", "c1", 10, 12),
-                timing("2026-01-02T00:00:00Z", "c2", 11, 13)};
+  rs.timings = T({timing("2026-01-03T00:00:00Z", "c3", 20, 30), timing("2026-01-01T00:00:00Z", "c1", 10, 12),
+                timing("2026-01-02T00:00:00Z", "c2", 11, 13)});
   const auto d = analysis::build_dashboard(rs);
   EXPECT_EQ(d.charts.size(), 3u);  // per trace, message size, history
   const auto& per = chart(d, "per-trace").spec["data"]["values"];
@@ -113,11 +126,11 @@ TEST(Dashboard, ChartsShowTheNewestRunAndTheWholeHistory) {
 
 TEST(Dashboard, ModelChartBandIsTheMedianError) {
   analysis::ResultSet rs;
-  rs.model_checks.push_back(
+  rs.model_checks.push_back(M(
       {{"format", "sf-model-check"},
        {"machine", "m"},
        {"pairs", {{{"trace", "t"}, {"op", 0}, {"label", "bcast A"}, {"backend", "basic"}, {"measured_us", 10}, {"predicted_us", 12}}}},
-       {"summary", {{"median_abs_error", 0.2}}}});
+       {"summary", {{"median_abs_error", 0.2}}}}));
   const auto d = analysis::build_dashboard(rs);
   ASSERT_EQ(d.charts.size(), 1u);
   const auto& band = d.charts[0].spec["layer"][0]["data"]["values"];
@@ -130,7 +143,7 @@ TEST(Dashboard, ModelChartBandIsTheMedianError) {
 
 TEST(Dashboard, NamesAreEscapedInThePage) {
   analysis::ResultSet rs;
-  rs.timings = {timing("2026-01-01T00:00:00Z", "c1", 10, 12, "</script><b>x&y")};
+  rs.timings = T({timing("2026-01-01T00:00:00Z", "c1", 10, 12, "</script><b>x&y")});
   const auto d = analysis::build_dashboard(rs);
   const auto html = analysis::render_dashboard_html(d, rs);
   EXPECT_EQ(html.find("</script><b>"), std::string::npos);
@@ -216,14 +229,14 @@ const Json* row_of(const Json& rows, std::size_t index, const std::string& backe
 // pairs; each with its error against the measured median (numbers from the documents above).
 TEST(Dashboard, PredictedNextToMeasuredWithTheErrorAndWhatIf) {
   analysis::ResultSet rs;
-  rs.timings = {timing("2026-01-01T00:00:00Z", "c1", 10, 20)};  // op 0: basic 10, neighbor 20; op 1: 20, 40
-  rs.simulations = {simulation("m", {{"basic", {12e-6, 15e-6}}, {"neighbor", {5e-6, 30e-6}}}),
-                    simulation("big", {{"basic", {1e-6, 2e-6}}, {"neighbor", {4e-6, 8e-6}}})};
-  rs.model_checks.push_back(
+  rs.timings = T({timing("2026-01-01T00:00:00Z", "c1", 10, 20)});  // op 0: basic 10, neighbor 20; op 1: 20, 40
+  rs.simulations = S({simulation("m", {{"basic", {12e-6, 15e-6}}, {"neighbor", {5e-6, 30e-6}}}),
+                    simulation("big", {{"basic", {1e-6, 2e-6}}, {"neighbor", {4e-6, 8e-6}}})});
+  rs.model_checks.push_back(M(
       {{"format", "sf-model-check"},
        {"machine", "m"},
        {"pairs", {{{"trace", "t"}, {"op", 1}, {"label", "bcast A"}, {"backend", "neighbor"}, {"measured_us", 50}, {"predicted_us", 25}}}},
-       {"summary", {{"median_abs_error", 0.5}}}});
+       {"summary", {{"median_abs_error", 0.5}}}}));
   const auto d = analysis::build_dashboard(rs);
   const auto& c = chart(d, "predicted");
   const auto& rows = c.spec["data"]["values"];
@@ -271,8 +284,8 @@ TEST(Dashboard, AutoIsOneSeriesThatNamesItsChoice) {
     if (r["backend"] == "neighbor") r["backend"] = "auto:neighbor";
   for (auto& r : b["results"])
     if (r["backend"] == "neighbor") r["backend"] = "auto:basic";
-  rs.timings = {a, b};
-  rs.simulations = {simulation("m", {{"basic", {12e-6, 15e-6}}, {"neighbor", {5e-6, 30e-6}}})};
+  rs.timings = T({a, b});
+  rs.simulations = S({simulation("m", {{"basic", {12e-6, 15e-6}}, {"neighbor", {5e-6, 30e-6}}})});
   const auto d = analysis::build_dashboard(rs);
   const auto& per = chart(d, "per-trace").spec["data"]["values"];
   ASSERT_EQ(per.size(), 4u);  // 2 ops x (basic, auto)
@@ -295,7 +308,7 @@ TEST(Dashboard, AutoIsOneSeriesThatNamesItsChoice) {
 // Within an op the bars stand fastest first: rank 1 is the smallest median, whatever the names.
 TEST(Dashboard, BarsAreOrderedByTimeNotName) {
   analysis::ResultSet rs;
-  rs.timings = {timing("2026-01-01T00:00:00Z", "c1", 30, 10)};  // neighbor faster than basic
+  rs.timings = T({timing("2026-01-01T00:00:00Z", "c1", 30, 10)});  // neighbor faster than basic
   const auto d = analysis::build_dashboard(rs);
   const auto& c = chart(d, "per-trace");
   EXPECT_EQ(c.spec["encoding"]["xOffset"]["field"], "rank");
@@ -311,7 +324,7 @@ TEST(Dashboard, RankingsComeFromOneRun) {
   for (const auto& r : newest["results"])
     if (r["backend"] == "neighbor") only_neighbor.push_back(r);
   newest["results"] = only_neighbor;
-  rs.timings = {timing("2026-01-01T00:00:00Z", "c1", 10, 20), newest};
+  rs.timings = T({timing("2026-01-01T00:00:00Z", "c1", 10, 20), newest});
   const auto d = analysis::build_dashboard(rs);
   EXPECT_NE(d.tables_html.find("<td>neighbor 30.00</td>"), std::string::npos) << d.tables_html;
   EXPECT_EQ(d.tables_html.find("basic 10.00"), std::string::npos) << d.tables_html;
@@ -324,7 +337,7 @@ TEST(Dashboard, MessageSizeChartIsUsefulWithOneTrace) {
   analysis::ResultSet rs;
   Json t = timing("2026-01-01T00:00:00Z", "c1", 10, 20);
   t["results"][1]["bytes"] = 8000;  // op 0, neighbor: 4000 bytes per message
-  rs.timings = {t};
+  rs.timings = T({t});
   const auto d = analysis::build_dashboard(rs);
   const auto& c = chart(d, "message-size");
   const auto& line = c.spec["layer"][0]["data"]["values"];
@@ -343,7 +356,7 @@ TEST(Dashboard, MessageSizeChartIsUsefulWithOneTrace) {
 // legend is the lines' (full colour), not the faint band's.
 TEST(Dashboard, HistoryColoursAreDistinctAndTheSameOnEveryChart) {
   analysis::ResultSet rs;
-  rs.timings = {timing("2026-01-01T00:00:00Z", "c1", 10, 20), timing("2026-01-02T00:00:00Z", "c2", 10, 20)};
+  rs.timings = T({timing("2026-01-01T00:00:00Z", "c1", 10, 20), timing("2026-01-02T00:00:00Z", "c2", 10, 20)});
   const auto d = analysis::build_dashboard(rs);
   const auto& scale = chart(d, "history").spec["encoding"]["color"]["scale"];
   EXPECT_EQ(scale["domain"], Json({"basic", "neighbor"}));

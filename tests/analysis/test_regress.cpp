@@ -40,10 +40,18 @@ double brute_force_greater(const std::vector<double>& x, const std::vector<doubl
   return hit / total;
 }
 
-Json doc(const std::string& sha, const std::vector<std::pair<std::string, std::vector<double>>>& results) {
-  Json d = {{"format", "sf-timing"}, {"trace", "t"}, {"provenance", {{"trace_sha256", sha}}}, {"results", Json::array()}};
-  for (std::size_t i = 0; i < results.size(); ++i)
-    d["results"].push_back({{"index", i}, {"op", "bcast"}, {"backend", results[i].first}, {"samples_us", results[i].second}});
+trace::TimingDoc doc(const std::string& sha, const std::vector<std::pair<std::string, std::vector<double>>>& results) {
+  trace::TimingDoc d;
+  d.trace = "t";
+  d.provenance = {{"trace_sha256", sha}};
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    trace::TimingResult r;
+    r.index = i;
+    r.op = "bcast";
+    r.backend = results[i].first;
+    r.samples_us = results[i].second;
+    d.results.push_back(std::move(r));
+  }
   return d;
 }
 
@@ -84,7 +92,7 @@ TEST(Regress, RerunsAreNotFlaggedAndA30PercentSlowdownIs) {
   const int trials = 300;
   for (int t = 0; t < trials; ++t) {
     // Three base runs and one new run; run-level noise 3%, sample noise 5%.
-    std::vector<Json> base;
+    std::vector<trace::TimingDoc> base;
     for (int k = 0; k < 3; ++k) base.push_back(doc("s", {{"basic", run(rng, 10, 0.03, 0.05)}}));
     const auto same = analysis::regress(base, {doc("s", {{"basic", run(rng, 10, 0.03, 0.05)}})}, 0.10);
     const auto slow = analysis::regress(base, {doc("s", {{"basic", run(rng, 13, 0.03, 0.05)}})}, 0.10);
@@ -101,9 +109,9 @@ TEST(Regress, BaseRunsSetTheNoiseBand) {
   // A machine with two modes (+60% when a run lands on a busy core): a base that saw both modes
   // does not flag a rerun in the slow mode; a base of fast runs only does (the threshold alone).
   std::mt19937_64 rng(3);
-  const std::vector<Json> both = {doc("s", {{"basic", run(rng, 10, 0, 0.03)}}), doc("s", {{"basic", run(rng, 16, 0, 0.03)}})};
-  const std::vector<Json> fast = {doc("s", {{"basic", run(rng, 10, 0, 0.03)}}), doc("s", {{"basic", run(rng, 10, 0, 0.03)}})};
-  const Json slow_mode = doc("s", {{"basic", run(rng, 16, 0, 0.03)}});
+  const std::vector<trace::TimingDoc> both = {doc("s", {{"basic", run(rng, 10, 0, 0.03)}}), doc("s", {{"basic", run(rng, 16, 0, 0.03)}})};
+  const std::vector<trace::TimingDoc> fast = {doc("s", {{"basic", run(rng, 10, 0, 0.03)}}), doc("s", {{"basic", run(rng, 10, 0, 0.03)}})};
+  const trace::TimingDoc slow_mode = doc("s", {{"basic", run(rng, 16, 0, 0.03)}});
   const auto a = analysis::regress(both, {slow_mode}, 0.10);
   EXPECT_FALSE(a.any_slower());
   EXPECT_NEAR(a.entries.at(0).noise, 0.6, 0.1);

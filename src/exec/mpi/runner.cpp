@@ -16,6 +16,7 @@
 #include "exec/mpi/star_forest.hpp"
 #include "io/json_out.hpp"
 #include "io/json_strict.hpp"
+#include "trace/result_docs.hpp"
 #include "exec/cuda/device_sf.hpp"
 
 namespace sfr::exec::mpi {
@@ -428,28 +429,34 @@ std::string mpi_library() {
 
 std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& res, int warmup, int iters, const io::Json& provenance,
                         std::int64_t split_cap) {
-  io::Json results = io::Json::array();
+  // The document is trace::TimingDoc: its keys live in trace/result_docs.cpp, beside the reader.
+  trace::TimingDoc doc;
+  doc.provenance = provenance;
+  doc.trace = t.trace().name;
+  doc.nranks = t.trace().nranks;
+  doc.warmup = warmup;
+  doc.iters = iters;
+  doc.split_cap = split_cap;
   for (const auto& r : res) {
     const auto& op = t.trace().ops[r.index];
-    results.push_back({{"index", r.index},
-                       {"op", core::op_kind_name(op.op)},
-                       {"sf", op.sf},
-                       {"backend", r.backend},
-                       {"unit", core::unit_name(core::op_wire_unit(op))},
-                       {"bs", core::op_wire_bs(op)},
-                       {"mpi_op", core::op_takes_mpi_op(op.op) ? core::mpi_op_name(op.mpi_op) : ""},
-                       {"repeat", op.repeat},
-                       {"bytes", r.bytes},
-                       {"messages", r.messages},
-                       {"min_us", r.min_us},
-                       {"median_us", r.median_us},
-                       {"max_us", r.max_us},
-                       {"samples_us", r.samples_us}});
+    trace::TimingResult tr;
+    tr.index = r.index;
+    tr.op = core::op_kind_name(op.op);
+    tr.sf = op.sf;
+    tr.backend = r.backend;
+    tr.unit = core::unit_name(core::op_wire_unit(op));
+    tr.bs = core::op_wire_bs(op);
+    tr.mpi_op = core::op_takes_mpi_op(op.op) ? core::mpi_op_name(op.mpi_op) : "";
+    tr.repeat = op.repeat;
+    tr.bytes = r.bytes;
+    tr.messages = r.messages;
+    tr.min_us = r.min_us;
+    tr.median_us = r.median_us;
+    tr.max_us = r.max_us;
+    tr.samples_us = r.samples_us;
+    doc.results.push_back(std::move(tr));
   }
-  io::Json doc = {{"format", "sf-timing"}, {"version", 1},   {"trace", t.trace().name},  {"nranks", t.trace().nranks},
-                  {"warmup", warmup},      {"iters", iters}, {"provenance", provenance}, {"results", results}};
-  if (split_cap > 0) doc["split_cap"] = split_cap;
-  return doc.dump(1) + "\n";
+  return trace::to_json(doc).dump(1) + "\n";
 }
 
 }  // namespace sfr::exec::mpi
