@@ -12,9 +12,25 @@
 
 namespace sfr::sim {
 
-std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const MachineModel& m) {
+std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const MachineModel& machine, int ranks_per_node) {
+  MachineModel m = machine;
+  if (ranks_per_node > 0) {
+    // The run's placement: the trace's topology (or the machine's) with the run's nodes.
+    m.topology = bt.trace().machine ? *bt.trace().machine : machine.topology;
+    m.topology.ranks_per_node = ranks_per_node;
+    m.topology.ranks_per_socket = std::min(m.topology.ranks_per_socket, ranks_per_node);
+    m.override_topology = true;
+  }
+  // The candidates, in catalogue order (ties go to the first): the node-aware strategies only
+  // where there is more than one node to route through (on one node they are shm with extra steps).
+  const bool several_nodes = layout_for(bt.trace(), m).nnodes() > 1;
+  std::vector<const char*> names;
   std::vector<Backend> backends;
-  for (const char* name : core::kModelledBackends) backends.push_back(parse_backend(name, "--backend"));
+  for (const auto& b : core::kBackends)
+    if (b.auto_candidate && (!b.node_aware || several_nodes)) {
+      names.push_back(b.name);
+      backends.push_back(parse_backend(b.name, "--backend"));
+    }
   const auto res = simulate(bt, m, backends);
   const auto& ops = bt.trace().ops;
   std::vector<SfChoice> out;
@@ -32,9 +48,9 @@ std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const Machine
       if (sum[k] < sum[best]) best = k;
     for (std::size_t k = 0; k < backends.size(); ++k)
       if (k != best && (second == backends.size() || sum[k] < sum[second])) second = k;
-    c.backend = core::kModelledBackends[best];
+    c.backend = names[best];
     c.predicted_s = sum[best];
-    if (second < backends.size()) c.runner_up = core::kModelledBackends[second], c.runner_up_s = sum[second];
+    if (second < backends.size()) c.runner_up = names[second], c.runner_up_s = sum[second];
   }
   return out;
 }

@@ -19,8 +19,11 @@ struct SfChoice {
   double margin() const { return predicted_s > 0 && !runner_up.empty() ? runner_up_s / predicted_s - 1 : 0; }
 };
 
-// One choice per SF used by an op, in order of first use, among core::kModelledBackends.
-std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const MachineModel& m);
+// One choice per SF used by an op, in order of first use, among the catalogue's auto candidates
+// (core::kBackends: basic, neighbor, window, alltoallv, shm, and 3step, 2step, split-md where the
+// placement has more than one node); a tie goes to the first in catalogue order. The placement:
+// `ranks_per_node` when > 0 (the run's nodes), else the trace's machine, else m's topology.
+std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const MachineModel& m, int ranks_per_node = 0);
 
 // Where `calibrate` saves the machine `--backend auto` uses by default: $SFR_MACHINE_FILE, else
 // $XDG_CONFIG_HOME/sf-replay/machine.json, else ~/.config/sf-replay/machine.json ("" when none

@@ -21,12 +21,12 @@ for m in ../shared/matrices/*.mtx; do
   $cli generate spmv --matrix "$m" --ranks 2 --partition rows -o "$out" >/dev/null && traces+=("$out")
 done
 echo "== validate-model, ${#traces[@]} SpMV traces at 2 ranks"
-mpiexec -n 2 $cli validate-model "${traces[@]}" --machine "$dir/machine.json" --iters 50 --json "$dir/validate.json" | tail -1
+mpiexec -n 2 $cli validate-model "${traces[@]}" --machine "$dir/machine.json" --backend basic,neighbor,window,alltoallv --iters 50 --json "$dir/validate.json" | tail -1
 echo "== --backend auto against the measured best backend, per op"
 printf '%-34s %3s %-10s %10s %-10s %10s %8s\n' trace op best "best(us)" auto "auto(us)" "auto/best"
 json="["
 for t in "${traces[@]}"; do
-  rows=$(mpiexec -n 2 $cli run "$t" --backend basic,neighbor,window,alltoallv,auto --machine "$dir/machine.json" --iters 50 |
+  rows=$(mpiexec -n 2 $cli run "$t" --backend basic,neighbor,window,alltoallv,shm,auto --machine "$dir/machine.json" --iters 50 |
          awk '$1 ~ /^[0-9]+$/ {print $1, $4, $10}')
   while read -r op best bus autob aus; do
     ratio=$(echo "scale=3; $aus / $bus" | bc)

@@ -258,9 +258,9 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     MachineModel bare = m;
     bare.op_overhead = 0;
     bare.op_overhead_by_backend.clear();
-    for (std::size_t k = 0; k < std::size(core::kModelledBackends); ++k) {
+    for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
       if (d.sf_op_backend[k] < 0) continue;
-      const char* name = core::kModelledBackends[k];
+      const char* name = core::kCalibratedBackends[k];
       const double model = simulate(bt, bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
       const double over = std::max(0.0, d.sf_op_backend[k] - model);
       if (k == 0)

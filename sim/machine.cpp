@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/backends.hpp"
 #include "core/error.hpp"
 #include "core/names.hpp"
 #include "io/strict_reader.hpp"
@@ -237,6 +238,8 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   if (j.contains("op_overhead")) m.op_overhead = r.number(j["op_overhead"], "/op_overhead");
   if (j.contains("op_overhead_by_backend")) {
     const auto& o = j["op_overhead_by_backend"];
+    // The file format's keys: the backends calibrate measures (core::kCalibratedBackends).
+    static_assert(core::kCalibratedBackends.size() == 4, "op_overhead_by_backend's keys are core::kCalibratedBackends");
     r.object(o, "/op_overhead_by_backend", {"basic", "neighbor", "window", "alltoallv"});
     for (const auto& [k, v] : o.items()) m.op_overhead_by_backend[k] = r.number(v, "/op_overhead_by_backend/" + k);
   }

@@ -28,12 +28,18 @@ bool uses_device(const trace::Trace& t) {
                      [](const core::OpSpec& o) { return o.root_mem == core::MemType::device || o.leaf_mem == core::MemType::device; });
 }
 
-std::vector<Backend> select_backends(const std::vector<std::string>& names, bool all, const trace::Trace& t, bool default_all) {
-  if (all && !names.empty()) throw InputError("--backend", "give either --backend or --all-backends, not both");
-  if (all || (default_all && names.empty())) return all_backends(uses_device(t));
+std::vector<Backend> select_backends(const std::vector<std::string>& names, bool all, const trace::Trace& t) {
   if (names.empty()) return {Backend{}};
+  const bool aware = all && uses_device(t);
   std::vector<Backend> v;
-  for (const auto& s : names) v.push_back(parse_backend(s, "--backend"));
+  for (const auto& name : names) {
+    const Backend b = parse_backend(name, "--backend");
+    if (std::find(v.begin(), v.end(), b) == v.end()) v.push_back(b);  // basic and basic:staged are one backend
+    if (aware && has_aware_form(b.kind) && !b.aware) {
+      const Backend dev{b.kind, true};
+      if (std::find(v.begin(), v.end(), dev) == v.end()) v.push_back(dev);
+    }
+  }
   return v;
 }
 

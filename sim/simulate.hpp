@@ -55,9 +55,11 @@ Layout layout_for(const trace::Trace& t, const MachineModel& m);
 // Whether any op of the trace touches device memory (then device-aware variants make sense).
 bool uses_device(const trace::Trace& t);
 
-// Backends named on the command line (`names`), or all of them (`all`, or `default_all` when no
-// name is given); the basic backend otherwise. Throws InputError for both or a bad name.
-std::vector<Backend> select_backends(const std::vector<std::string>& names, bool all, const trace::Trace& t, bool default_all);
+// The backends of a parsed --backend list (cli::parse_backends; names may carry :staged / :aware);
+// basic when it is empty. Where `all` was given (`all`: every simulated backend is in `names`) and
+// the trace uses device memory, each backend also gets its device-aware variant where it has one.
+// Throws InputError for a bad name.
+std::vector<Backend> select_backends(const std::vector<std::string>& names, bool all, const trace::Trace& t);
 
 // `timeline`: when non-null, every backend's slices are recorded (tracks = endpoints).
 // Peak memory of simulating the trace's ops (plans and message lists, about 60 bytes per leaf of

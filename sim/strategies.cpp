@@ -4,8 +4,10 @@
 #include <cmath>
 #include <map>
 #include <span>
+#include <string_view>
 #include <tuple>
 
+#include "core/backends.hpp"
 #include "core/error.hpp"
 #include "core/names.hpp"
 
@@ -37,14 +39,29 @@ const char* backend_kind_name(BackendKind k) { return core::name_of(k, kKindName
 // The executor's names; the GPU path is named only when device-aware (staged is the default).
 std::string Backend::name() const { return std::string(backend_kind_name(kind)) + (aware ? ":aware" : ""); }
 
+// The simulator's kinds are the catalogue's simulated rows, in its order (all_backends and the
+// error below read the catalogue; this says the two tables agree).
+constexpr bool kinds_match_catalogue() {
+  std::size_t k = 0;
+  for (const auto& b : core::kBackends) {
+    if (!b.simulated) continue;
+    if (k >= kKindNames.size() || std::string_view(kKindNames[k].name) != b.name) return false;
+    ++k;
+  }
+  return k == kKindNames.size();
+}
+static_assert(kinds_match_catalogue(), "sim's BackendKind names must be core::kBackends' simulated rows, in order");
+
 Backend parse_backend(const std::string& s, const std::string& where) {
   const auto colon = s.find(':');
   const std::string kind = s.substr(0, colon), path = colon == std::string::npos ? "staged" : s.substr(colon + 1);
   Backend b;
-  if (!core::parse_name(kind, kKindNames, b.kind))
-    throw InputError(where,
-                     "unknown backend '" + kind +
-                         "' (expected basic, neighbor, window, alltoallv, shm, 3step, 2step, split-md, split-dd, optionally :staged or :aware)");
+  if (!core::parse_name(kind, kKindNames, b.kind)) {
+    std::string names;
+    for (const auto& c : core::kBackends)
+      if (c.simulated) names += std::string(names.empty() ? "" : ", ") + c.name;
+    throw InputError(where, "unknown backend '" + kind + "' (expected " + names + ", optionally :staged or :aware)");
+  }
   if (path != "staged" && path != "aware") throw InputError(where, "unknown GPU path '" + path + "' (expected staged or aware)");
   b.aware = path == "aware";
   if (b.aware && host_only(b.kind))
@@ -52,12 +69,15 @@ Backend parse_backend(const std::string& s, const std::string& where) {
   return b;
 }
 
+bool has_aware_form(BackendKind k) { return !host_only(k); }
+
 std::vector<Backend> all_backends(bool with_aware) {
   std::vector<Backend> v;
-  for (int i = 0; i < static_cast<int>(kKindNames.size()); ++i) {
-    const auto k = static_cast<BackendKind>(i);
-    v.push_back({k, false});
-    if (with_aware && !host_only(k)) v.push_back({k, true});
+  for (const auto& c : core::kBackends) {
+    if (!c.simulated) continue;
+    const Backend b = parse_backend(c.name, "all_backends");
+    v.push_back(b);
+    if (with_aware && has_aware_form(b.kind)) v.push_back({b.kind, true});
   }
   return v;
 }

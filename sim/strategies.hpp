@@ -23,7 +23,10 @@ struct Backend {
 const char* backend_kind_name(BackendKind k);
 // "basic", "3step:aware", "split-md:staged", ... Throws InputError naming `where`.
 Backend parse_backend(const std::string& s, const std::string& where);
-// Every backend; device-aware variants only when `with_aware` (split and shm have no device-aware form).
+// False for the backends that move host buffers only (shm, split-*): they have no `:aware` form.
+bool has_aware_form(BackendKind k);
+// Every simulated backend of the catalogue (core::kBackends), in its order; each one's
+// device-aware variant after it only when `with_aware`.
 std::vector<Backend> all_backends(bool with_aware);
 
 // Where ranks sit. Ranks are numbered node by node, socket by socket.

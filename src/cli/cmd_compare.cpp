@@ -76,7 +76,7 @@ int cmd_compare(const Args& args) {
   pos.add("trace", 1);
   po::variables_map vm;
   if (parse_options("compare",
-                    "TRACE --machine M [--backend B ...|--all-backends] [--json OUT]  |  --analytic [--messages N..] [--nodes K..] "
+                    "TRACE --machine M [--backend B,... ...|--all-backends] [--json OUT]  |  --analytic [--messages N..] [--nodes K..] "
                     "[--bytes S..] [--duplicate F]",
                     args, opts, pos, vm))
     return 0;
@@ -95,9 +95,12 @@ int cmd_compare(const Args& args) {
   for (const char* opt : {"messages", "nodes", "bytes", "duplicate"})
     if (vm.count(opt)) throw InputError(std::string("--") + opt, "applies only with --analytic");
   if (a.file.empty()) throw InputError("", "no trace given (usage: sf-replay compare TRACE --machine M ..., or compare --analytic ...)");
+  const auto list = sim_backend_list("compare", a, true);
   const auto bt = trace::read_trace_file(a.file, {a.max_memory});
   core::check_budget(sim::memory_estimate(bt), bt.max_memory());
-  const auto res = sim::simulate(bt, machine, sim::select_backends(a.backends, a.all, bt.trace(), true));
+  const auto backends = sim::select_backends(list.names, list.all, bt.trace());
+  say_skipped_backends("compare", list);
+  const auto res = sim::simulate(bt, machine, backends);
   std::cout << sim::render_ranking(res);
   if (!a.json.empty())
     io::write_file_atomic(a.json, sim::render_json(res, trace::provenance({"compare", bt.trace().nranks, bt.trace().name, a.file, ""})));

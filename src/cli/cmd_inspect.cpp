@@ -15,12 +15,13 @@ namespace sfr::cli {
 int cmd_inspect(const Args& args) {
   po::options_description opts("inspect options");
   std::string file, out, backend, machine;
+  std::vector<std::string> backend_values;
   bool json = false;
   int ranks_per_node = 0;
   std::uint64_t max_memory = 0;
   opts.add_options()("trace", po::value(&file)->required(), "trace file")("json", po::bool_switch(&json), "print JSON instead of a table")(
       "output,o", po::value(&out), "write to this file instead of stdout (atomically)")(
-      "backend", po::value(&backend),
+      "backend", backend_value(&backend_values),
       "count each op's messages as this backend sends them (the plan run and simulate use: shm's on-node copies, a node-aware "
       "strategy's three steps); default: basic's one message per pair of ranks")(
       "ranks-per-node", po::value(&ranks_per_node), "the nodes the plan is for (default: the trace's machine.ranks_per_node, else 1)")(
@@ -32,13 +33,15 @@ int cmd_inspect(const Args& args) {
   pos.add("trace", 1);
   po::variables_map vm;
   if (parse_options("inspect", "TRACE [--json] [-o FILE] [--backend B [--ranks-per-node N] [--machine M]]", args, opts, pos, vm)) return 0;
+  // One backend's plan at a time, one that plan:: knows (not the CUDA executor's transports).
+  if (vm.count("backend"))
+    backend = parse_backends("inspect", backend_values,
+                             {.why_not = [](const core::BackendInfo& b) {
+                                return plan::transport_of(b.name) ? std::string() : std::string("inspect has no plan for the CUDA executor");
+                              },
+                              .one = true})
+                  .names.at(0);
   const bool split = backend == "split-md" || backend == "split-dd";
-  if (vm.count("backend")) {
-    const auto* info = core::find_backend(backend);
-    if (!info || !plan::transport_of(backend))
-      throw InputError("--backend", "'" + backend + "' is not a backend inspect can plan (basic, neighbor, window, alltoallv, collective, shm, "
-                                    "3step, 2step, split-md, split-dd)");
-  }
   if (vm.count("ranks-per-node") && ranks_per_node < 1) throw InputError("--ranks-per-node", "must be >= 1");
   if (vm.count("ranks-per-node") && !vm.count("backend"))
     throw InputError("--ranks-per-node", "places ranks for a --backend's plan; give --backend (basic's messages do not depend on nodes)");

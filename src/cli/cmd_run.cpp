@@ -35,7 +35,9 @@ namespace sfr::cli {
 namespace {
 
 struct RunArgs {
-  std::string file, dump, timing, store, backend = "basic", machine;
+  std::string file, dump, timing, store, machine;
+  std::vector<std::string> backend_values;  // --backend, repeatable comma lists
+  BackendList backends;                      // parsed; basic when none is given
   bool reference = false;
   int warmup = 2, iters = 10, ranks_per_node = 0;
   std::uint64_t max_memory = 0;
@@ -61,15 +63,10 @@ int run_mpi(const RunArgs& a) {
   const MpiSession mpi;
   const int rank = mpi.rank, size = mpi.size;
   std::optional<trace::BuiltTrace> t;
-  // `all`: every backend of the executor. collective runs only pattern graphs: where the trace has
-  // another op, it is skipped with its reason, as are the cuda-* backends where there is no GPU
-  // (the others refuse nothing).
-  const bool all = a.backend == "all";
-  std::vector<std::string> backends;
-  if (all)
-    for (const auto& b : core::kBackends) backends.push_back(b.name);
-  else
-    backends = backend_list(a.backend);
+  // `all`: every backend of the catalogue. One the trace or this machine refuses (collective on
+  // a graph that is no pattern, cuda-* without a GPU) is skipped with its reason where only `all`
+  // stands for it, and refused where it was named.
+  std::vector<std::string> backends = a.backends.names;
   std::vector<std::pair<std::string, std::string>> skipped;  // backend, why
   const int local = ranks_on_node();
   if (!agreed("run", rank, size, [&] {
@@ -83,13 +80,12 @@ int run_mpi(const RunArgs& a) {
         if (a.ranks_per_node > size)
           throw InputError("--ranks-per-node",
                            std::to_string(a.ranks_per_node) + " exceeds the trace's " + std::to_string(size) + " ranks");
-        for (const auto& b : backends) {
+        for (std::size_t k = 0; k < backends.size(); ++k) {
           try {
-            exec::mpi::check_backend(*t, b);
+            exec::mpi::check_backend(*t, backends[k]);
           } catch (const InputError& e) {
-            const auto* info = core::find_backend(b);
-            if (!all || (b != "collective" && !(info && info->gpu))) throw;
-            skipped.emplace_back(b, e.what());
+            if (!a.backends.from_all[k]) throw;
+            skipped.emplace_back(backends[k], e.what());
           }
         }
         for (const auto& [b, why] : skipped) backends.erase(std::find(backends.begin(), backends.end(), b));
@@ -98,8 +94,10 @@ int run_mpi(const RunArgs& a) {
         if (rank == 0 && !a.dump.empty()) core::check_budget(exec::data_estimate(*t, -1, true, true), t->max_memory());
       }))
     return 2;
-  if (rank == 0)
-    for (const auto& [b, why] : skipped) std::cout << "skipped backend " << b << ": " << why << "\n";
+  if (rank == 0) {
+    say_skipped_backends("run", a.backends);  // none today: run takes every catalogue backend
+    for (const auto& [b, why] : skipped) say_skipped_backend("run", b, why);
+  }
   // The cuda-* backends: which GPU each rank uses, and whether ranks share one without MPS (said once).
   std::optional<exec::mpi::GpuPlacement> gpu;
   if (std::any_of(backends.begin(), backends.end(), [](const std::string& b) {
@@ -118,7 +116,9 @@ int run_mpi(const RunArgs& a) {
     std::string source, file;
     if (!agreed("run", rank, size, [&] {
           const auto m = sim::auto_machine(a.machine, &source, &file);
-          for (const auto& c : sim::choose_backends(*t, m)) {
+          // The nodes as the run uses them: shm and the node-aware candidates are predicted on them.
+          const int rpn = a.ranks_per_node > 0 ? a.ranks_per_node : t->trace().machine ? t->trace().machine->ranks_per_node : local;
+          for (const auto& c : sim::choose_backends(*t, m, rpn)) {
             choice[c.sf] = c.backend;
             if (rank == 0) {
               char line[256];
@@ -128,8 +128,7 @@ int run_mpi(const RunArgs& a) {
             }
           }
           if (rank == 0) std::cout << "auto: predictions for " << m.name << " from " << source << "\n";
-          // A calibration of another placement, host or day: said once (the nodes as the run uses them).
-          const int rpn = a.ranks_per_node > 0 ? a.ranks_per_node : t->trace().machine ? t->trace().machine->ranks_per_node : local;
+          // A calibration of another placement, host or day: said once.
           if (const std::string w = sim::machine_mismatch(file, {trace::host_name(), size, rpn}); rank == 0 && !w.empty())
             std::cerr << "sf-replay run: warning: auto: " << w << "\n";
         }))
@@ -196,6 +195,36 @@ int run_mpi(const RunArgs& a) {
 }
 #endif
 
+// `--backend list`: the catalogue, one line per backend (README.md's table says the same).
+void print_backend_list() {
+  for (const auto& b : core::kBackends) {
+    std::string needs;
+    const auto need = [&](bool on, const char* what) {
+      if (on) needs += (needs.empty() ? " [needs " : ", ") + std::string(what);
+    };
+    need(b.nodes, "nodes");
+    need(b.shared_memory, "shared memory");
+    need(b.gpu, "a GPU");
+    need(b.pattern_only, "a pattern SF");
+    if (!needs.empty()) needs += "]";
+    std::printf("%-11s %s%s%s%s\n", b.name, b.what, b.pattern_only ? "" : "; every op, unit, MPI op and block size (no fallback)",
+                needs.c_str(), b.simulated ? "" : " (not simulated)");
+  }
+  std::string candidates;
+  for (const auto& b : core::kBackends)
+    if (b.auto_candidate) candidates += (candidates.empty() ? "" : ", ") + std::string(b.name) + (b.node_aware ? "*" : "");
+  std::printf("%-11s per SF, the backend among %s the simulator predicts fastest (* on more than one node only)\n", "auto",
+              candidates.c_str());
+}
+
+// "3step, 2step, split-md, split-dd": the catalogue's node-aware strategies.
+std::string node_aware_backends() {
+  std::string l;
+  for (const auto& b : core::kBackends)
+    if (b.node_aware) l += (l.empty() ? "" : ", ") + std::string(b.name);
+  return l;
+}
+
 }  // namespace
 
 int cmd_run(const Args& args) {
@@ -203,10 +232,10 @@ int cmd_run(const Args& args) {
   RunArgs a;
   opts.add_options()("trace", po::value(&a.file), "trace file")("reference", po::bool_switch(&a.reference),
                                                                 "use the serial reference executor (all ranks in this process, no MPI)")(
-      "backend", po::value(&a.backend),
-      "MPI backend: basic (default), neighbor, window, alltoallv, collective, shm, 3step, 2step, split-md, split-dd, auto (per SF, the one "
-      "the "
-      "simulator predicts fastest); a comma list; all (every backend but auto, each where the trace allows it); list (what each does)")(
+      "backend", backend_value(&a.backend_values),
+      "MPI backends: a comma list, repeatable, of the names --backend list prints (default basic), auto (per SF, the one the "
+      "simulator predicts fastest) and all (every backend but auto; one the trace or this machine cannot run is skipped, said once); "
+      "list alone: what each does")(
       "ranks-per-node", po::value(&a.ranks_per_node),
       "nodes of shm and the node-aware backends: consecutive blocks of N ranks (emulated nodes; default: the trace's machine.ranks_per_node, else "
       "the "
@@ -225,27 +254,29 @@ int cmd_run(const Args& args) {
   if (parse_options("run", "TRACE (--reference | --backend B) [--dump FILE] [--timing FILE] [--store DIR] [--warmup N] [--iters N]", args,
                     opts, pos, vm))
     return 0;
-  if (a.backend == "list") {
-    for (const auto& b : core::kBackends)
-      std::printf("%-11s %s%s\n", b.name, b.what, b.any_graph ? "; every op, unit, MPI op and block size (no fallback)" : "");
-    std::printf("%-11s %s\n", "auto", "per SF, the backend among basic, neighbor, window, alltoallv the simulator predicts fastest");
+  if (a.backend_values.size() == 1 && a.backend_values[0] == "list") {
+    print_backend_list();
     return 0;
   }
   if (a.file.empty()) throw InputError("", "no trace given (usage: sf-replay run TRACE ...; --backend list lists the backends)");
-  if (!a.reference && a.backend != "all") backend_list(a.backend);  // an empty name in the list, before MPI starts
+  // Every rank parses the same list before MPI starts (a bad one is one line from rank 0).
+  a.backends = parse_backends("run", a.backend_values.empty() ? std::vector<std::string>{"basic"} : a.backend_values, {.extra = {"auto"}});
+  bool uses_nodes = false, uses_machine = false;
+  for (std::size_t k = 0; k < a.backends.names.size(); ++k) {
+    const std::string& b = a.backends.names[k];
+    const auto* info = core::find_backend(b);
+    uses_nodes = uses_nodes || b == "auto" || (info && info->nodes);  // auto may choose shm or a node-aware strategy
+    uses_machine = uses_machine || a.backends.from_all[k] || b == "auto" || b == "split-md" || b == "split-dd";
+  }
   if (vm.count("ranks-per-node")) {
     if (a.ranks_per_node < 1) throw InputError("--ranks-per-node", "must be >= 1, got " + std::to_string(a.ranks_per_node));
-    bool uses = a.backend == "all";
-    for (const auto& b : backend_list(a.backend))
-      if (const auto* info = core::find_backend(b); (info && info->node_aware) || b == "shm") uses = true;
-    if (!uses)
-      throw InputError("--ranks-per-node",
-                       "only shm and the node-aware backends (3step, 2step, split-md, split-dd) use nodes; none is in --backend");
+    if (!uses_nodes)
+      throw InputError("--ranks-per-node", "only shm and the node-aware backends (" + node_aware_backends() +
+                                               ") use nodes, and auto, which may choose them; none is in --backend");
   }
   if (a.warmup < 0) throw InputError("--warmup", "must be >= 0, got " + std::to_string(a.warmup));
   if (a.iters < 1) throw InputError("--iters", "must be >= 1 (a timed run times at least one iteration), got " + std::to_string(a.iters));
-  if (vm.count("machine") && a.backend.find("auto") == std::string::npos && a.backend.find("split") == std::string::npos &&
-      a.backend != "all")
+  if (vm.count("machine") && !uses_machine)
     throw InputError("--machine",
                      "only --backend auto (to choose backends) and the split strategies (their chunk size) use a machine; give one of "
                      "them or drop --machine");

@@ -28,14 +28,16 @@ namespace sfr::cli {
 int cmd_validate_model(const Args& args) {
   po::options_description opts("validate-model options");
   std::vector<std::string> files;
-  std::string machine, json, store, backend_list_value = "all";
+  std::string machine, json, store;
+  std::vector<std::string> backend_values;
   int warmup = 2, iters = 10;
   std::uint64_t max_memory = 0;
   opts.add_options()("traces", po::value(&files)->composing(), "trace files (those of another rank count are skipped, and said)")(
       "machine,m", po::value(&machine)->required(),
       "machine the predictions are for: a calibrated machine file (sf-replay calibrate), a preset or uniform:...")(
-      "backend", po::value(&backend_list_value),
-      "comma list of backends run and simulated, or all (default: all = basic, neighbor, window, alltoallv)")(
+      "backend", backend_value(&backend_values),
+      "backends run and simulated: a comma list, repeatable; all (the default): every backend the simulator models (collective "
+      "and cuda-* are skipped, said once)")(
       "json", po::value(&json), "also write the comparison (sf-model-check JSON) to this file")(
       "store", po::value(&store), "also file the comparison under this folder (a new file per run, never rewritten)")(
       "warmup", po::value(&warmup), "untimed iterations per op (default 2)")("iters", po::value(&iters),
@@ -45,21 +47,23 @@ int cmd_validate_model(const Args& args) {
   pos.add("traces", -1);
   po::variables_map vm;
   if (parse_options("validate-model",
-                    "TRACE... --machine M [--json F] [--store DIR] [--backend B,...] [--warmup N] [--iters N]   (under mpirun)", args, opts,
+                    "TRACE... --machine M [--json F] [--store DIR] [--backend B,... ...] [--warmup N] [--iters N]   (under mpirun)", args, opts,
                     pos, vm))
     return 0;
   if (files.empty()) throw InputError("", "no trace given (usage: sf-replay validate-model TRACE... --machine M ...)");
   if (warmup < 0) throw InputError("--warmup", "must be >= 0, got " + std::to_string(warmup));
   if (iters < 1) throw InputError("--iters", "must be >= 1, got " + std::to_string(iters));
-  const auto backends = backend_list(backend_list_value);
-  if (backends.empty()) throw InputError("--backend", "no backend given");
+  // Run and simulated: the catalogue's simulated backends (why_not_simulated).
+  const auto list =
+      parse_backends("validate-model", backend_values.empty() ? std::vector<std::string>{"all"} : backend_values, {.why_not = why_not_simulated});
+  const auto& backends = list.names;
   if (!json.empty()) io::check_output_path("--json", json);
   if (!store.empty()) trace::check_store_dir("--store", store);
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
   const auto m = sim::load_machine(machine);
-  for (const auto& b : backends) (void)sim::parse_backend(b, "--backend");  // the simulator knows it too
   const MpiSession mpi;
   const int rank = mpi.rank, size = mpi.size;
+  say_skipped_backends("validate-model", list);  // rank 0 alone
   const int local = ranks_on_node();
   std::vector<sim::ModelPair> pairs;
   std::size_t ran = 0;

@@ -1,5 +1,6 @@
 #include "cli/options.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iterator>
@@ -34,16 +35,98 @@ bool parse_options(const char* cmd, const char* usage, const Args& args, po::opt
   return false;
 }
 
-std::vector<std::string> backend_list(const std::string& value) {
-  if (value == "all") return {std::begin(core::kModelledBackends), std::end(core::kModelledBackends)};
-  std::vector<std::string> v;
-  std::stringstream ss(value);
-  for (std::string b; std::getline(ss, b, ',');) {
-    if (b.empty()) throw InputError("--backend", "an empty name in the list '" + value + "'");
-    v.push_back(b);
+namespace {
+bool quiet_mpi_rank();
+}  // namespace
+
+po::typed_value<std::vector<std::string>>* backend_value(std::vector<std::string>* target) {
+  return po::value(target)->composing();
+}
+
+void say_skipped_backend(const char* cmd, const std::string& backend, const std::string& why) {
+  if (!quiet_mpi_rank()) std::cerr << "sf-replay " << cmd << ": skipped backend " << backend << ": " << why << "\n";
+}
+
+std::string why_not_simulated(const core::BackendInfo& b) {
+  if (b.simulated) return "";
+  if (b.gpu) return "the simulator does not model the CUDA executor (device buffers are the :staged / :aware forms of the others)";
+  if (b.pattern_only) return "the simulator does not model MPI collectives (sf-replay run times it)";
+  return "the simulator does not model it";
+}
+
+void say_skipped_backends(const char* cmd, const BackendList& list) {
+  for (const auto& [b, why] : list.skipped) say_skipped_backend(cmd, b, why);
+}
+
+BackendList parse_backends(const char* cmd, const std::vector<std::string>& values, const BackendRules& rules) {
+  std::vector<std::string> given;
+  for (const auto& value : values) {
+    // getline drops a trailing empty element: "basic," is caught by its last character.
+    std::stringstream ss(value);
+    for (std::string b; std::getline(ss, b, ',');) {
+      if (b.empty()) throw InputError("--backend", "an empty name in the list '" + value + "'");
+      given.push_back(b);
+    }
+    if (value.empty() || value.back() == ',') throw InputError("--backend", "an empty name in the list '" + value + "'");
   }
-  if (v.empty() || value.back() == ',') throw InputError("--backend", "an empty name in the list '" + value + "'");
-  return v;
+  if (rules.one && given.size() > 1)
+    throw InputError("--backend", std::string(cmd) + " takes one backend, got the list '" + [&] {
+      std::string l;
+      for (const auto& b : given) l += (l.empty() ? "" : ",") + b;
+      return l;
+    }() + "' (give one name)");
+  const auto known = [&](const std::string& n) {
+    return core::find_backend(n) || std::find(rules.extra.begin(), rules.extra.end(), n) != rules.extra.end();
+  };
+  const auto valid_names = [&] {
+    std::string l;
+    for (const auto& b : core::kBackends)
+      if (!rules.why_not || rules.why_not(b).empty()) l += (l.empty() ? "" : ", ") + std::string(b.name);
+    for (const auto& e : rules.extra) l += ", " + e;
+    if (!rules.one) l += ", all (every one of them)";
+    if (rules.gpu_paths) l += "; optionally :staged or :aware";
+    return l;
+  };
+  BackendList out;
+  const auto add = [&](const std::string& name, bool from_all) {
+    const auto it = std::find(out.names.begin(), out.names.end(), name);
+    if (it == out.names.end()) {
+      out.names.push_back(name);
+      out.from_all.push_back(from_all);
+    } else if (!from_all) {
+      out.from_all[static_cast<std::size_t>(it - out.names.begin())] = false;  // named too: refused, not skipped, where it cannot run
+    }
+  };
+  bool all = false;
+  for (const auto& b : given) {
+    if (b == "all") {
+      if (rules.one) throw InputError("--backend", std::string(cmd) + " takes one backend, not all (give one name)");
+      all = true;
+      continue;
+    }
+    const auto colon = rules.gpu_paths ? b.find(':') : std::string::npos;
+    const std::string base = b.substr(0, colon);
+    if (!known(base)) throw InputError("--backend", "unknown backend '" + base + "' (expected " + valid_names() + ")");
+    if (const auto* info = core::find_backend(base); info && rules.why_not)
+      if (const std::string why = rules.why_not(*info); !why.empty()) throw InputError("--backend", base + ": " + why);
+    add(b, false);
+  }
+  if (all) {
+    // `all` goes first in catalogue order, then the names given beyond it (auto): one order
+    // whatever the position of `all` in the list.
+    BackendList named = std::move(out);
+    out = {};
+    for (const auto& info : core::kBackends) {
+      const std::string why = rules.why_not ? rules.why_not(info) : "";
+      if (why.empty())
+        add(info.name, true);
+      else
+        out.skipped.emplace_back(info.name, why);
+    }
+    for (const auto& n : named.names) add(n, false);
+    out.all = true;
+  }
+  return out;
 }
 
 std::uint64_t parse_seed(const std::string& option, const std::string& text) {

@@ -9,6 +9,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli/command.hpp"
+#include "core/backends.hpp"
 
 namespace sfr::cli {
 
@@ -25,8 +26,37 @@ std::uint64_t parse_seed(const std::string& option, const std::string& text);
 // are notified; a required seed has no default, an optional one defaults to *target's value.
 po::typed_value<std::string>* seed_value(std::uint64_t* target, bool required = false);
 
-// The backends of a --backend value: a comma list, or "all" (core::kModelledBackends).
-std::vector<std::string> backend_list(const std::string& value);
+// --backend, one syntax in every command: each value a comma list of names, the option
+// repeatable (the lists add up), `all` standing for every backend of the catalogue
+// (core::kBackends) that the command can run. A name given twice counts once.
+struct BackendRules {
+  // "" where the command can run this catalogue backend, else why not: a backend named is then
+  // refused with that reason, one that `all` stands for is skipped and said once.
+  std::string (*why_not)(const core::BackendInfo&) = nullptr;
+  std::vector<std::string> extra{};  // names the command takes beyond the catalogue (run: auto), never part of `all`
+  bool gpu_paths = false;          // name:staged / name:aware (the simulator's forms for device buffers)
+  bool one = false;                // the command takes one backend: a list, `all` or a repeat is an error
+};
+struct BackendList {
+  std::vector<std::string> names;  // as given, `all` expanded in catalogue order
+  std::vector<bool> from_all;      // per name: only `all` stands for it (a backend the trace refuses is skipped, not an error)
+  bool all = false;                // `all` was given
+  std::vector<std::pair<std::string, std::string>> skipped;  // what `all` left out for the command, and why
+};
+// Throws InputError("--backend", ...) for an empty element, an unknown name (one line listing the
+// valid ones), a backend the command cannot run, or a list where one backend is expected. What
+// `all` leaves out is in `skipped`: the command says it (say_skipped_backend) once its input is
+// checked, so that a refusal stays one line.
+BackendList parse_backends(const char* cmd, const std::vector<std::string>& values, const BackendRules& rules);
+// The rule of the commands that simulate (simulate, compare, validate-model): "" for a backend
+// the simulator models, else why it does not.
+std::string why_not_simulated(const core::BackendInfo& b);
+// One line on stderr, rank 0 only under mpirun: "sf-replay CMD: skipped backend B: WHY".
+void say_skipped_backend(const char* cmd, const std::string& backend, const std::string& why);
+// Each of list.skipped, so.
+void say_skipped_backends(const char* cmd, const BackendList& list);
+// The --backend option's value: repeatable, each value a comma list.
+po::typed_value<std::vector<std::string>>* backend_value(std::vector<std::string>* target);
 
 // --max-memory SIZE (parse_bytes) into *target when the options are notified; *target stays 0
 // when it is not given, meaning the memory available now (core::memory_limit).

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/options.hpp"
+#include "core/error.hpp"
 #include "sim/machine.hpp"
 
 namespace sfr::cli {
@@ -26,10 +27,11 @@ inline void add_sim_options(po::options_description& opts, SimArgs& a, bool trac
       "model", po::value(&a.model),
       "override the machine's model: postal, max-rate, loggp (overlapping latency, shared bandwidth), study-postal, study-max-rate (the "
       "node-aware study's serial forms)")(
-      "backend,b", po::value(&a.backends)->composing(),
-      "backend: basic, neighbor, window, alltoallv, 3step, 2step, split-md, split-dd, each optionally :aware (GPU buffers "
-      "handed to MPI; default: staged through the host); repeatable")(
-      "all-backends", po::bool_switch(&a.all), "every backend (device-aware variants when the trace uses device memory)")(
+      "backend,b", backend_value(&a.backends),
+      "backends: a comma list, repeatable; each one of the simulated backends of `sf-replay run --backend list` (collective and "
+      "cuda-* are run only), optionally :aware (GPU buffers handed to MPI; default: staged through the host); all: every "
+      "simulated one (with its device-aware variant when the trace uses device memory)")(
+      "all-backends", po::bool_switch(&a.all), "the same as --backend all")(
       "json", po::value(&a.json), "also write the results as JSON to this file");
   add_max_memory_option(opts, &a.max_memory);
 }
@@ -37,6 +39,15 @@ inline void add_sim_options(po::options_description& opts, SimArgs& a, bool trac
 }  // namespace sfr::cli
 
 namespace sfr::cli {
+// The --backend list of simulate / compare (--all-backends is `all`; so is no --backend where
+// `default_all`), checked before the trace is read; empty: basic.
+inline BackendList sim_backend_list(const char* cmd, const SimArgs& a, bool default_all) {
+  if (a.all && !a.backends.empty()) throw InputError("--backend", "give either --backend or --all-backends, not both");
+  std::vector<std::string> values = a.backends;
+  if (a.all || (values.empty() && default_all)) values = {"all"};
+  return parse_backends(cmd, values, {.why_not = why_not_simulated, .gpu_paths = true});
+}
+
 // The machine named by --machine, with --model applied.
 inline sim::MachineModel load_sim_machine(const SimArgs& a) {
   auto m = sim::load_machine(a.machine);

@@ -53,10 +53,14 @@ struct CalibrationData {
   // Synchronisation per call, the slowest rank's median: MPI_Win_fence, a neighbourhood
   // alltoallv with empty messages on a ring, an MPI_Alltoallv with empty messages.
   double fence = -1, neighbor = -1, alltoallv = -1;
-  // The executor on each of kModelledBackends: a bcast on calibration_ring (each rank packs,
-  // sends one message, receives one, unpacks), the slowest rank's median per call. -1: not
-  // measured.
-  std::array<double, 4> sf_op_backend{-1, -1, -1, -1};
+  // The executor on each of kCalibratedBackends (in its order): a bcast on calibration_ring (each
+  // rank packs, sends one message, receives one, unpacks), the slowest rank's median per call.
+  // -1: not measured.
+  std::array<double, kCalibratedBackends.size()> sf_op_backend = [] {
+    std::array<double, kCalibratedBackends.size()> v{};
+    v.fill(-1);
+    return v;
+  }();
   // Packing n doubles through an index list (bytes, seconds).
   std::vector<TimedSample> pack;
 };

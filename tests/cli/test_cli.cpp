@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/backends.hpp"
 #include "support/cli_fixture.hpp"
 #include "support/malformed_cases.hpp"
 #include "support/sample_traces.hpp"
@@ -328,4 +329,74 @@ TEST_F(Cli, ReportReadsAValidateModelDocument) {
                            other.string() + ": /pairs: no (op, backend) pair of trace 'handmade-4'");
   EXPECT_FALSE(fs::exists(md));
   EXPECT_NE(run("report --help").out.find("--model-check"), std::string::npos);
+}
+
+// The backend catalogue (src/core/backends.hpp) is what `run --backend list` prints and what the
+// README's backend section names: every backend once in the list, every one in the README.
+TEST_F(Cli, BackendListAndReadmeReadTheCatalogue) {
+  const auto r = run("run --backend list");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> first_words;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) first_words.push_back(line.substr(0, line.find(' ')));
+  for (const auto& b : sfr::core::kBackends)
+    EXPECT_EQ(std::count(first_words.begin(), first_words.end(), b.name), 1) << b.name << " in\n" << r.out;
+  EXPECT_EQ(std::count(first_words.begin(), first_words.end(), "auto"), 1) << r.out;
+  EXPECT_EQ(first_words.size(), std::size(sfr::core::kBackends) + 1) << r.out;
+  // The README's section on the executors, up to the next section of its level.
+  const std::string readme = sfr_test::slurp(fs::path(SFR_TRACES_DIR).parent_path() / "README.md");
+  const auto from = readme.find("\n## The MPI executor");
+  ASSERT_NE(from, std::string::npos);
+  const std::string section = readme.substr(from, readme.find("\n## ", from + 1) - from);
+  for (const auto& b : sfr::core::kBackends)
+    EXPECT_NE(section.find(std::string("`") + b.name + "`"), std::string::npos) << b.name << " is not in README.md's backend section";
+}
+
+// One --backend syntax: a comma list and a repeated option are the same list in every command;
+// `all` is the catalogue's set, what the command cannot run said once on stderr; an unknown name,
+// an empty element, a list where one backend is expected: one line, exit 2.
+TEST_F(Cli, BackendListsOneSyntaxEverywhere) {
+  const std::string sim = "simulate " + kSample + " -m generic ";
+  const auto comma = run(sim + "--backend basic,shm");
+  const auto repeated = run(sim + "--backend basic --backend shm");
+  ASSERT_EQ(comma.status, 0) << comma.err;
+  EXPECT_EQ(comma.out, repeated.out);
+  EXPECT_NE(comma.out.find("backend shm"), std::string::npos) << comma.out;
+  // `all`, given twice and beside a name: every simulated backend once, each skip said once.
+  const auto all = run(sim + "--backend all,basic --backend all");
+  ASSERT_EQ(all.status, 0) << all.err;
+  for (const auto& b : sfr::core::kBackends) {
+    const std::string skip = "sf-replay simulate: skipped backend " + std::string(b.name) + ": ";
+    EXPECT_EQ(sfr_test::occurrences(all.err, skip), b.simulated ? 0u : 1u) << b.name << ": " << all.err;
+    if (b.simulated) {
+      EXPECT_EQ(sfr_test::occurrences(all.out, "\nbackend " + std::string(b.name) + "  (total"), 1u) << b.name << ": " << all.out;
+    }
+  }
+  EXPECT_EQ(run(sim + "--all-backends").out, all.out);  // the synonym
+  // compare's default is all, said the same way.
+  const auto cmp = run("compare " + kSample + " -m generic");
+  ASSERT_EQ(cmp.status, 0) << cmp.err;
+  EXPECT_EQ(sfr_test::occurrences(cmp.err, "sf-replay compare: skipped backend collective: the simulator does not model"), 1u) << cmp.err;
+  const std::string valid = "(expected basic, neighbor, window, alltoallv, shm, 3step, 2step, split-md, split-dd, all (every one of them)";
+  const struct {
+    std::string args, want;
+  } bad[] = {
+      {sim + "--backend basic,fast", "--backend: unknown backend 'fast' " + valid},
+      {"run " + kSample + " --backend basic --backend carrier-pigeon", "--backend: unknown backend 'carrier-pigeon' (expected basic, "},
+      {"validate-model " + kSample + " --machine generic --backend basic,windows", "--backend: unknown backend 'windows' " + valid},
+      {"inspect " + kSample + " --backend fast", "--backend: unknown backend 'fast' (expected basic, "},
+      {sim + "--backend basic --backend ,shm", "--backend: an empty name in the list ',shm'"},
+      {"compare " + kSample + " --backend basic,,shm", "--backend: an empty name in the list 'basic,,shm'"},
+      {"validate-model " + kSample + " --machine generic --backend basic,", "--backend: an empty name in the list 'basic,'"},
+      {"inspect " + kSample + " --backend shm,", "--backend: an empty name in the list 'shm,'"},
+      {"inspect " + kSample + " --backend basic,shm", "--backend: inspect takes one backend, got the list 'basic,shm' (give one name)"},
+      {"inspect " + kSample + " --backend basic --backend shm", "--backend: inspect takes one backend, got the list 'basic,shm'"},
+      {"inspect " + kSample + " --backend all", "--backend: inspect takes one backend, not all"},
+      {"inspect " + kSample + " --backend cuda-ipc", "--backend: cuda-ipc: inspect has no plan for the CUDA executor"},
+      {sim + "--backend collective", "--backend: collective: the simulator does not model MPI collectives"},
+      {"validate-model " + kSample + " --machine generic --backend cuda-aware", "--backend: cuda-aware: the simulator does not model the CUDA"},
+  };
+  for (const auto& c : bad) sfr_test::expect_refused(run(c.args), c.args, "error: " + c.want);
+  // inspect's one backend, as a repeat-free single name, still plans.
+  EXPECT_EQ(run("inspect " + kSample + " --backend 3step").status, 0);
 }

@@ -128,10 +128,12 @@ TEST(MpiValidateModel, MeasuredAgainstPredicted) {
   const auto r = mpirun(2, "validate-model " + trace.string() + " " + four + " --machine generic --iters 3 --json " + json.string());
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("skipped " + four + ": needs 4 ranks"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("summary: 8 (op, backend) pairs"), std::string::npos) << r.out;
+  // all, the default: the catalogue's 9 simulated backends (collective and cuda-* skipped, said once).
+  EXPECT_NE(r.out.find("summary: 18 (op, backend) pairs"), std::string::npos) << r.out;
+  EXPECT_EQ(occurrences(r.out, "sf-replay validate-model: skipped backend collective: the simulator does not model"), 1u) << r.out;
   const auto j = nlohmann::json::parse(sfr_test::slurp(json));
   EXPECT_EQ(j["format"], "sf-model-check");
-  ASSERT_EQ(j["pairs"].size(), 8u);  // 2 ops x basic, neighbor, window, alltoallv
+  ASSERT_EQ(j["pairs"].size(), 18u);  // 2 ops x basic, neighbor, window, alltoallv, shm, 3step, 2step, split-md, split-dd
   for (const auto& p : j["pairs"]) {
     EXPECT_EQ(p["trace"], "two");
     EXPECT_GT(p["measured_us"].get<double>(), 0);
@@ -173,17 +175,24 @@ TEST(MpiAutoBackend, ChoosesByModelAndConforms) {
       {"nroots": 200, "remote_rank": [1, 1, 1], "remote_index": [0, 1, 2]},
       {"nroots": 200, "remote_rank": [0, 0], "remote_index": [5, 6]}]}},
     "ops": [{"op": "bcast", "sf": "A", "unit": "float64"}, {"op": "reduce", "sf": "A", "unit": "int32", "mpi_op": "sum"}]})";
-  // Receives cost 50 us of CPU: window (no receives) is predicted fastest.
+  // Receives cost 50 us of CPU: shm (the two ranks share a node: copies through shared memory, no
+  // MPI receive) is predicted fastest, then window (puts, no receives).
   std::ofstream(machine) << R"({"format": "sf-machine", "name": "recv-heavy", "model": "loggp", "loggp": {"o_recv": 5e-5}})";
   auto r =
       mpirun(2, "run " + trace.string() + " --backend auto --machine " + machine.string() + " --timing " + timing.string() + " --iters 3");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("auto: SF A -> window"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("auto: SF A -> shm ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("next: window,"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("from " + machine.string()), std::string::npos) << r.out;
   const auto j = nlohmann::json::parse(sfr_test::slurp(timing));
   bool named = false;
-  for (const auto& op : j["results"]) named = named || op["backend"] == "auto:window";
+  for (const auto& op : j["results"]) named = named || op["backend"] == "auto:shm";
   EXPECT_TRUE(named) << j.dump();
+  // Each rank a node of its own (the run's placement, --ranks-per-node 1): shm is basic there and
+  // every node-aware candidate receives, so window.
+  r = mpirun(2, "run " + trace.string() + " --backend auto --ranks-per-node 1 --machine " + machine.string() + " --iters 1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("auto: SF A -> window"), std::string::npos) << r.out;
   // Its results are right (the dump conforms).
   r = mpirun(2, "run " + trace.string() + " --backend auto --machine " + machine.string() + " --dump " + dump.string());
   ASSERT_EQ(r.status, 0) << r.out;
@@ -197,7 +206,7 @@ TEST(MpiAutoBackend, ChoosesByModelAndConforms) {
   fs::copy_file(machine, kDefault);
   r = mpirun(2, "run " + trace.string() + " --backend auto --iters 2");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("auto: SF A -> window"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("auto: SF A -> shm"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("written by calibrate"), std::string::npos) << r.out;
   // --machine does nothing without auto or a split strategy: refused.
   r = mpirun(2, "run " + trace.string() + " --backend basic --machine " + machine.string());

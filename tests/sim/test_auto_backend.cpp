@@ -2,10 +2,13 @@
 // the answer is worked out by hand; and which machine it uses by default.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
+#include "core/backends.hpp"
 #include "sim/auto_backend.hpp"
 #include "sim_support.hpp"
 
@@ -39,7 +42,10 @@ TEST(SimAutoBackend, ChoosesPerSfByPrediction) {
   m.o_recv = 0, m.fence_overhead = 0, m.collective_overhead = 5e-6;
   c = sim::choose_backends(bt, m);
   EXPECT_EQ(c[0].backend, "basic");
-  EXPECT_EQ(c[0].runner_up, "window");  // 4 us against 1 + 2 + 5 us
+  // Runner-up: shm, which on this machine's nodes of one rank sends everything as basic does (a
+  // tie, second in catalogue order); then window's 4 us against 1 + 2 + 5 us.
+  EXPECT_EQ(c[0].runner_up, "shm");
+  EXPECT_NEAR(c[0].runner_up_s, c[0].predicted_s, 1e-15);
 }
 
 TEST(SimAutoBackend, DefaultMachine) {
@@ -92,4 +98,81 @@ TEST(SimAutoBackend, MachineFileMismatchIsOneLine) {
   // Presets and uniform machines are no calibrated file.
   EXPECT_FALSE(sim::calibrated_on("generic"));
   EXPECT_FALSE(sim::calibrated_on("uniform:latency=1e-6,bandwidth=1e9"));
+}
+
+namespace {
+// Every auto candidate's simulated time for the whole trace (one SF), in catalogue order.
+std::vector<std::pair<std::string, double>> candidate_times(const trace::BuiltTrace& bt, const sim::MachineModel& m, bool several_nodes) {
+  std::vector<std::pair<std::string, double>> v;
+  for (const auto& b : core::kBackends)
+    if (b.auto_candidate && (!b.node_aware || several_nodes))
+      v.emplace_back(b.name, sim::simulate(bt, m, {sim::parse_backend(b.name, "test")}).backends.at(0).total_s);
+  return v;
+}
+}  // namespace
+
+// One node of two ranks exchanging 8 KiB each way: through shared memory a message is two copies
+// at 10 GB/s and the flag's latency, where every MPI backend pays 8 us of bandwidth at 1 GB/s.
+// auto returns shm, with the simulator's own number, and on one node no node-aware strategy is a
+// candidate.
+TEST(SimAutoBackend, ChoosesShmWhereOnNodeCopiesWin) {
+  core::Graph g(2);
+  link(g, 0, 1, 1024);
+  link(g, 1, 0, 1024);
+  auto bt = make_trace(g, {op(OpKind::bcast)}, trace::Machine{2, 2, 0});
+  auto m = flat(ModelKind::postal);
+  m.pack = {0, 0.1e-9};
+  const auto times = candidate_times(bt, m, false);
+  ASSERT_EQ(times.size(), 5u);  // basic, neighbor, window, alltoallv, shm
+  const auto c = sim::choose_backends(bt, m);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].backend, "shm");
+  const auto best = std::min_element(times.begin(), times.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  EXPECT_EQ(best->first, "shm");
+  EXPECT_DOUBLE_EQ(c[0].predicted_s, best->second);
+  for (const auto& [name, s] : times) {
+    if (name != "shm") {
+      EXPECT_LT(best->second, s) << name;  // strictly: not a tie decided by order
+    }
+  }
+  EXPECT_NE(core::find_backend(c[0].runner_up), nullptr);
+  EXPECT_FALSE(core::find_backend(c[0].runner_up)->node_aware);
+  std::printf("shm: %.3f us, runner-up %s %.3f us\n", c[0].predicted_s * 1e6, c[0].runner_up.c_str(), c[0].runner_up_s * 1e6);
+}
+
+// Two nodes of 8 ranks, every rank sending one small message to every rank of the other node (64
+// inter-node messages each way) on the node-aware study's serial postal model (a rank's messages
+// one after the other) where an inter-node message costs 20 us of latency and an on-node one
+// 0.2 us: latency dominates, so a node-aware strategy, which sends few inter-node messages and
+// redistributes on the node, beats every direct backend and shm.
+TEST(SimAutoBackend, ChoosesNodeAwareWhereInterNodeLatencyDominates) {
+  const int per_node = 8;
+  core::Graph g(2 * per_node);
+  for (int s = 0; s < 2 * per_node; ++s)
+    for (int d = 0; d < 2 * per_node; ++d)
+      if (s / per_node != d / per_node) link(g, s, d, 1, d % per_node);
+  auto bt = make_trace(g, {op(OpKind::bcast)}, trace::Machine{per_node, per_node, 0});
+  auto m = flat(ModelKind::study_postal, 0.2e-6, 1e-9);
+  for (auto& mem : m.p2p)
+    for (auto& p : mem[static_cast<int>(sim::Tier::network)]) p = {20e-6, 1e-9};
+  const auto times = candidate_times(bt, m, true);
+  ASSERT_EQ(times.size(), 8u);  // and 3step, 2step, split-md
+  const auto c = sim::choose_backends(bt, m);
+  ASSERT_EQ(c.size(), 1u);
+  const auto* chosen = core::find_backend(c[0].backend);
+  ASSERT_NE(chosen, nullptr) << c[0].backend;
+  EXPECT_TRUE(chosen->node_aware) << c[0].backend;
+  const auto best = std::min_element(times.begin(), times.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  EXPECT_EQ(best->first, c[0].backend);
+  EXPECT_DOUBLE_EQ(c[0].predicted_s, best->second);
+  for (const auto& [name, s] : times) {
+    if (!core::find_backend(name)->node_aware) {
+      EXPECT_LT(best->second, s) << name;
+    }
+  }
+  for (const auto& [name, s] : times) std::printf("  %-9s %.3f us\n", name.c_str(), s * 1e6);
+  std::printf("auto: %s %.3f us, runner-up %s %.3f us\n", c[0].backend.c_str(), c[0].predicted_s * 1e6, c[0].runner_up.c_str(),
+              c[0].runner_up_s * 1e6);
+  // The same trace on one node (the run's placement: 16 ranks per node): no node-aware candidate.
+  for (const auto& x : sim::choose_backends(bt, m, 2 * per_node)) EXPECT_FALSE(core::find_backend(x.backend)->node_aware) << x.backend;
 }

@@ -287,8 +287,8 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   say("the executor's own cost per op");
   {
     const trace::BuiltTrace bt(trace::calibration_ring_trace(size));
-    for (std::size_t k = 0; k < std::size(core::kModelledBackends); ++k)
-      d.sf_op_backend[k] = time_ops(comm, bt, core::kModelledBackends[k], 20, 200).at(0).median_us * 1e-6;
+    for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k)
+      d.sf_op_backend[k] = time_ops(comm, bt, core::kCalibratedBackends[k], 20, 200).at(0).median_us * 1e-6;
   }
   // 6. Pack costs (rank 0; the others wait).
   say("pack costs");
