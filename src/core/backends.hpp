@@ -70,7 +70,7 @@ inline constexpr BackendInfo kBackends[] = {
      .simulated = true,
      .auto_candidate = true},
     {.name = "split-md",
-     .what = "node-aware: a node's inter-node traffic in chunks of <= 8 KiB spread over all its ranks",
+     .what = "node-aware: a node's inter-node traffic in chunks of <= the machine's split.message_cap spread over all its ranks",
      .nodes = true,
      .node_aware = true,
      .simulated = true,
