@@ -134,24 +134,16 @@ std::vector<Round> relay_rounds(const std::vector<core::RankPlan>& plans, core::
   std::map<std::pair<int, int>, std::int64_t> ab;
   for (std::size_t i = 0; i < gs.size(); ++i) ab[{gs[i].A, gs[i].B}] += values[i] * vb;
   for (const auto& [k, bytes] : ab) s2.msgs.push_back({k.first, k.second, bytes});
-  // Step 3: per destination t, its off-node receive peers in runs of the same relay B: one
-  // message per run from B (none when B is t itself).
+  // Step 3: per destination, one message per run of its receive peers with the same relay B.
   std::map<std::pair<int, int>, int> relay;  // (s, L) -> B
   for (const auto& g : gs) relay[{g.s, g.L}] = g.B;
   for (int dst = 0; dst < p.nranks; ++dst) {
     const auto& rs = recv_side(plans, dst, d);
-    const int L = p.node(dst);
-    for (std::size_t q = 0; q < rs.npeers();) {
-      if (p.node(rs.peers[q]) == L) {
-        ++q;
-        continue;
-      }
-      const int B = relay.at({rs.peers[q], L});
-      std::size_t e = q;
-      while (e < rs.npeers() && p.node(rs.peers[e]) != L && relay.at({rs.peers[e], L}) == B) ++e;
-      if (B != dst) s3.msgs.push_back({B, dst, (rs.offsets[e] - rs.offsets[q]) * vb});
-      q = e;
-    }
+    relay_runs(
+        rs, p, dst, [&](int s, int L) { return relay.at({s, L}); },
+        [&](int B, std::size_t q, std::size_t e) {
+          if (B != dst) s3.msgs.push_back({B, dst, (rs.offsets[e] - rs.offsets[q]) * vb});
+        });
   }
   return {std::move(s1), std::move(s2), std::move(s3)};
 }

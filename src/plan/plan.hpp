@@ -60,6 +60,24 @@ struct Group {
 };
 std::vector<Group> node_groups(const std::vector<core::RankPlan>& plans, core::Direction d, const Placement& p, Transport t,
                                std::int64_t value_bytes, const Params& prm);
+// Step 3 of the routes: destination t's off-node receive peers (recv_side(plans, t, d)), cut into
+// runs of consecutive peers relayed by the same B; emit(B, q, e) for each run [q, e) of peer
+// indices. B sends each run as one message (none when B is t). `relay(s, L)` is group (s, L)'s B.
+template <class Relay, class Emit>
+void relay_runs(const core::PeerLists& rs, const Placement& p, int t, Relay&& relay, Emit&& emit) {
+  const int L = p.node(t);
+  for (std::size_t q = 0; q < rs.npeers();) {
+    if (p.node(rs.peers[q]) == L) {
+      ++q;
+      continue;
+    }
+    const int B = relay(rs.peers[q], L);
+    std::size_t e = q;
+    while (e < rs.npeers() && p.node(rs.peers[e]) != L && relay(rs.peers[e], L) == B) ++e;
+    emit(B, q, e);
+    q = e;
+  }
+}
 // The send side of rank s for direction d (root side for root -> leaf).
 const core::PeerLists& send_side(const std::vector<core::RankPlan>& plans, int s, core::Direction d);
 const core::PeerLists& recv_side(const std::vector<core::RankPlan>& plans, int s, core::Direction d);

@@ -278,21 +278,8 @@ private:
     std::map<std::pair<int, int>, const Group*> index;
     for (const auto& g : gs) index[{g.s, g.L}] = &g;
     auto group_of = [&](int s, int L) { return index.at({s, L}); };
-    auto runs = [&](int t, auto&& emit) {
-      const auto& rs = recv_side(t, d);
-      for (std::size_t p = 0; p < rs.npeers();) {
-        const int s = rs.peers[p];
-        if (node(s) == node(t)) {
-          ++p;
-          continue;
-        }
-        const int B = group_of(s, node(t))->B;
-        std::size_t q = p;
-        while (q < rs.npeers() && node(rs.peers[q]) != node(t) && group_of(rs.peers[q], node(t))->B == B) ++q;
-        emit(B, p, q);
-        p = q;
-      }
-    };
+    auto relay = [&](int s, int L) { return group_of(s, L)->B; };
+    auto runs = [&](int t, auto&& emit) { plan::relay_runs(recv_side(t, d), placement(), t, relay, emit); };
     runs(me_, [&](int B, std::size_t p, std::size_t q) {
       if (B != me_)
         r.s3_recv.push_back(
