@@ -5,6 +5,7 @@
 #include "core/backends.hpp"
 #include "core/error.hpp"
 #include "io/output_file.hpp"
+#include "plan/plan.hpp"
 #include "trace/reader.hpp"
 #ifdef HAVE_SFREPLAY_SIM
 #include "sim/auto_backend.hpp"
@@ -41,7 +42,7 @@ int cmd_inspect(const Args& args) {
                               },
                               .one = true})
                   .names.at(0);
-  const bool split = backend == "split-md" || backend == "split-dd";
+  const bool split = plan::transport_of(backend) == plan::Transport::split;
   if (vm.count("ranks-per-node") && ranks_per_node < 1) throw InputError("--ranks-per-node", "must be >= 1");
   if (vm.count("ranks-per-node") && !vm.count("backend"))
     throw InputError("--ranks-per-node", "places ranks for a --backend's plan; give --backend (basic's messages do not depend on nodes)");

@@ -142,7 +142,7 @@ int run_mpi(const RunArgs& a) {
   // is what simulate times. The timing document records it.
   std::int64_t split_cap = plan::Params{}.split_cap;
   bool uses_split = false;
-  for (const auto& b : backends) uses_split = uses_split || b == "split-md" || b == "split-dd" || b == "auto";
+  for (const auto& b : backends) uses_split = uses_split || plan::transport_of(b) == plan::Transport::split || b == "auto";
 #ifdef HAVE_SFREPLAY_SIM
   if (uses_split && !agreed("run", rank, size, [&] { split_cap = sim::auto_machine(a.machine, nullptr).message_cap; })) return 2;
 #endif

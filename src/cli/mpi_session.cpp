@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "core/error.hpp"
+#include "exec/mpi/star_forest.hpp"
 
 namespace sfr::cli {
 
@@ -52,14 +53,7 @@ bool agreed(const char* cmd, int rank, int size, const std::function<void()>& st
   return false;
 }
 
-int ranks_on_node() {
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int n = 1;
-  MPI_Comm_size(node, &n);
-  MPI_Comm_free(&node);
-  return n;
-}
+int ranks_on_node() { return exec::mpi::ranks_sharing_memory(MPI_COMM_WORLD); }
 
 int cores_on_node() {
   const long c = sysconf(_SC_NPROCESSORS_ONLN);

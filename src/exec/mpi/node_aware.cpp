@@ -79,12 +79,7 @@ public:
   // ranks_per_node <= 0: the ranks that share this rank's memory (collective).
   NodeAware(StarForest& sf, plan::Transport t, int ranks_per_node, std::int64_t split_cap) : transport_(t), rpn_(ranks_per_node) {
     params_.split_cap = split_cap;
-    if (rpn_ <= 0) {
-      MPI_Comm node = MPI_COMM_NULL;
-      MPI_Comm_split_type(sf.comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-      MPI_Comm_size(node, &rpn_);
-      MPI_Comm_free(&node);
-    }
+    if (rpn_ <= 0) rpn_ = ranks_sharing_memory(sf.comm());
     shm_ = make_shm(sf, false, rpn_);
     for (auto& c : comm_) MPI_Comm_dup(sf.comm(), &c);
     me_ = sf.rank();

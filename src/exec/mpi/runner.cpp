@@ -46,15 +46,9 @@ public:
         split_cap_(split_cap) {}
   // The placement the SFs run on: the (emulated) nodes, else the ranks that share memory.
   plan::Placement placement() const {
-    int size = 0, rpn = rpn_;
+    int size = 0;
     MPI_Comm_size(comm_, &size);
-    if (rpn <= 0) {
-      MPI_Comm node = MPI_COMM_NULL;
-      MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-      MPI_Comm_size(node, &rpn);
-      MPI_Comm_free(&node);
-    }
-    return {size, std::max(1, rpn)};
+    return {size, std::max(1, rpn_ > 0 ? rpn_ : ranks_sharing_memory(comm_))};
   }
   std::int64_t split_cap() const { return split_cap_; }
   // The backend an SF runs on: the named one, or for "auto" the choice made for it.

@@ -15,6 +15,15 @@ std::vector<std::string> backend_names() {
   return v;
 }
 
+int ranks_sharing_memory(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int n = 1;
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  return n;
+}
+
 namespace {
 
 std::unique_ptr<Backend> make_backend(StarForest& sf, const std::string& name, const core::Graph& g, int ranks_per_node,

@@ -29,6 +29,10 @@ struct Link;
 class Backend;
 struct InFlight;
 
+// How many ranks of `comm` share this rank's memory (MPI_COMM_TYPE_SHARED): the node when no
+// emulated nodes are given. Collective.
+int ranks_sharing_memory(MPI_Comm comm);
+
 // Names accepted by --backend.
 std::vector<std::string> backend_names();
 
