@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "io/json_strict.hpp"
+#include "io/strict_reader.hpp"
 #include "trace/build.hpp"
 
 namespace sfr::capture {
@@ -20,32 +21,26 @@ using io::Json;
 // op_counts' name for the SFs first used after the op records were full (their graphs not read).
 constexpr const char* kBeyondCapName = "(SFs first used beyond --max-ops)";
 
+using Kind = io::StrictReader::Kind;
+
 struct RankFile {
+  RankFile(std::string p, Json d) : path(std::move(p)), doc(std::move(d)), r(path) {}
   std::string path;
   Json doc;
+  io::StrictReader r;  // pointed errors naming this file
 };
 
-[[noreturn]] void bad(const RankFile& f, const std::string& ptr, const std::string& what) {
-  throw InputError(f.path + (ptr.empty() ? "" : ":" + ptr), what);
-}
-
-const Json& field(const RankFile& f, const Json& obj, const std::string& base, const char* k, Json::value_t type) {
-  if (!obj.is_object() || !obj.contains(k)) bad(f, base, std::string("missing \"") + k + "\"");
-  const Json& v = obj[k];
-  const bool ok = type == Json::value_t::number_integer ? v.is_number_integer()
-                  : type == Json::value_t::string       ? v.is_string()
-                  : type == Json::value_t::array        ? v.is_array()
-                  : type == Json::value_t::object       ? v.is_object()
-                                                        : true;
-  if (!ok) bad(f, io::pointer_join(base, k), "wrong type");
-  return v;
+// Member `k` of `obj` (at `base`), present with kind `kind`.
+const Json& field(const RankFile& f, const Json& obj, const std::string& base, const char* k, Kind kind) {
+  f.r.require(obj, base, {{k, kind}});
+  return obj[k];
 }
 
 std::vector<core::Index> ints(const RankFile& f, const Json& a, const std::string& ptr) {
   std::vector<core::Index> v;
   v.reserve(a.size());
   for (std::size_t k = 0; k < a.size(); ++k) {
-    if (!a[k].is_number_integer()) bad(f, io::pointer_join(ptr, k), "not an integer");
+    if (!a[k].is_number_integer()) f.r.fail(io::pointer_join(ptr, k), "not an integer");
     v.push_back(a[k].get<core::Index>());
   }
   return v;
@@ -53,15 +48,15 @@ std::vector<core::Index> ints(const RankFile& f, const Json& a, const std::strin
 
 core::RankGraph rank_graph(const RankFile& f, const Json& s, const std::string& ptr) {
   core::RankGraph g;
-  g.nroots = field(f, s, ptr, "nroots", Json::value_t::number_integer).get<core::Index>();
-  const auto rr = ints(f, field(f, s, ptr, "remote_rank", Json::value_t::array), io::pointer_join(ptr, "remote_rank"));
-  g.remote_index = ints(f, field(f, s, ptr, "remote_index", Json::value_t::array), io::pointer_join(ptr, "remote_index"));
-  if (rr.size() != g.remote_index.size()) bad(f, ptr, "remote_rank and remote_index differ in length");
+  g.nroots = field(f, s, ptr, "nroots", Kind::integer).get<core::Index>();
+  const auto rr = ints(f, field(f, s, ptr, "remote_rank", Kind::array), io::pointer_join(ptr, "remote_rank"));
+  g.remote_index = ints(f, field(f, s, ptr, "remote_index", Kind::array), io::pointer_join(ptr, "remote_index"));
+  if (rr.size() != g.remote_index.size()) f.r.fail(ptr, "remote_rank and remote_index differ in length");
   for (auto r : rr) g.remote_rank.push_back(static_cast<int>(r));
   if (s.contains("ilocal") && !s["ilocal"].is_null()) {
     g.has_ilocal = true;
     g.ilocal = ints(f, s["ilocal"], io::pointer_join(ptr, "ilocal"));
-    if (g.ilocal.size() != rr.size()) bad(f, ptr, "ilocal and remote_rank differ in length");
+    if (g.ilocal.size() != rr.size()) f.r.fail(ptr, "ilocal and remote_rank differ in length");
   }
   return g;
 }
@@ -70,26 +65,26 @@ std::string str_or(const Json& o, const char* k) { return o.contains(k) && o[k].
 
 trace::OpSpec op_spec(const RankFile& f, const Json& o, const std::string& ptr, const std::vector<std::string>& names) {
   trace::OpSpec op;
-  const std::string kind = field(f, o, ptr, "op", Json::value_t::string).get<std::string>();
-  if (!core::parse_op_kind(kind, op.op)) bad(f, io::pointer_join(ptr, "op"), "unknown op " + io::json_quote(kind));
-  const auto sf = field(f, o, ptr, "sf", Json::value_t::number_integer).get<std::int64_t>();
-  if (sf < 0 || static_cast<std::size_t>(sf) >= names.size()) bad(f, io::pointer_join(ptr, "sf"), "no such SF");
+  const std::string kind = field(f, o, ptr, "op", Kind::string).get<std::string>();
+  if (!core::parse_op_kind(kind, op.op)) f.r.fail(io::pointer_join(ptr, "op"), "unknown op " + io::json_quote(kind));
+  const auto sf = field(f, o, ptr, "sf", Kind::integer).get<std::int64_t>();
+  if (sf < 0 || static_cast<std::size_t>(sf) >= names.size()) f.r.fail(io::pointer_join(ptr, "sf"), "no such SF");
   op.sf = names[static_cast<std::size_t>(sf)];
   if (o.contains("unit")) {
     const std::string u = o["unit"].get<std::string>();
-    if (!core::parse_unit(u, op.unit)) bad(f, io::pointer_join(ptr, "unit"), "unknown unit " + io::json_quote(u));
+    if (!core::parse_unit(u, op.unit)) f.r.fail(io::pointer_join(ptr, "unit"), "unknown unit " + io::json_quote(u));
   }
   if (o.contains("bs")) op.bs = o["bs"].get<int>();
   op.mpi_op = core::default_mpi_op(op.op);
   if (o.contains("mpi_op")) {
     const std::string m = o["mpi_op"].get<std::string>();
-    if (!core::parse_mpi_op(m, op.mpi_op)) bad(f, io::pointer_join(ptr, "mpi_op"), "unknown mpi_op " + io::json_quote(m));
+    if (!core::parse_mpi_op(m, op.mpi_op)) f.r.fail(io::pointer_join(ptr, "mpi_op"), "unknown mpi_op " + io::json_quote(m));
   }
   if (o.contains("memtype")) {
     core::parse_memtype(str_or(o["memtype"], "root"), op.root_mem);
     core::parse_memtype(str_or(o["memtype"], "leaf"), op.leaf_mem);
   }
-  op.repeat = field(f, o, ptr, "repeat", Json::value_t::number_integer).get<core::Index>();
+  op.repeat = field(f, o, ptr, "repeat", Kind::integer).get<core::Index>();
   return op;
 }
 
@@ -130,8 +125,8 @@ trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
     throw InputError("", "rank 0 wrote no capture file (it did not reach PetscFinalize)");
   }
   files.push_back(std::move(*first));
-  const int nranks = static_cast<int>(field(files[0], files[0].doc, "", "size", Json::value_t::number_integer).get<int>());
-  if (nranks < 1) bad(files[0], "/size", "must be at least 1");
+  const int nranks = static_cast<int>(field(files[0], files[0].doc, "", "size", Kind::integer).get<int>());
+  if (nranks < 1) files[0].r.fail("/size", "must be at least 1");
   if (const auto refused = str_or(files[0].doc, "refused"); !refused.empty()) throw InputError("", refused);
   std::vector<int> missing;
   for (int r = 1; r < nranks; ++r) {
@@ -151,27 +146,27 @@ trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
   }
   for (int r = 0; r < nranks; ++r) {
     const RankFile& f = files[static_cast<std::size_t>(r)];
-    if (field(f, f.doc, "", "rank", Json::value_t::number_integer).get<int>() != r ||
-        field(f, f.doc, "", "size", Json::value_t::number_integer).get<int>() != nranks)
-      bad(f, "/rank", "says another rank or rank count than its name and rank 0's file");
+    if (field(f, f.doc, "", "rank", Kind::integer).get<int>() != r ||
+        field(f, f.doc, "", "size", Kind::integer).get<int>() != nranks)
+      f.r.fail("/rank", "says another rank or rank count than its name and rank 0's file");
   }
 
   // ---- the ranks must agree on the SFs and the op stream --------------------------------------
   const RankFile& f0 = files[0];
-  const Json& sfs0 = field(f0, f0.doc, "", "sfs", Json::value_t::array);
-  const Json& ops0 = field(f0, f0.doc, "", "ops", Json::value_t::array);
+  const Json& sfs0 = field(f0, f0.doc, "", "sfs", Kind::array);
+  const Json& ops0 = field(f0, f0.doc, "", "ops", Kind::array);
   for (const RankFile& f : files) {
-    const Json& sfs = field(f, f.doc, "", "sfs", Json::value_t::array);
-    const Json& ops = field(f, f.doc, "", "ops", Json::value_t::array);
+    const Json& sfs = field(f, f.doc, "", "sfs", Kind::array);
+    const Json& ops = field(f, f.doc, "", "ops", Kind::array);
     if (sfs.size() != sfs0.size())
-      bad(f, "/sfs", "recorded " + std::to_string(sfs.size()) + " SFs where rank 0 recorded " + std::to_string(sfs0.size()) +
+      f.r.fail("/sfs", "recorded " + std::to_string(sfs.size()) + " SFs where rank 0 recorded " + std::to_string(sfs0.size()) +
                          " (the ranks did not run the same SF operations in the same order)");
     for (std::size_t k = 0; k < std::min(ops.size(), ops0.size()); ++k)
       if (ops[k] != ops0[k])
-        bad(f, io::pointer_join("/ops", k), "differs from rank 0's op " + std::to_string(k) + " (" + ops0[k].dump() + " there, " + ops[k].dump() + " here)");
-    if (ops.size() != ops0.size()) bad(f, "/ops", "recorded " + std::to_string(ops.size()) + " ops where rank 0 recorded " + std::to_string(ops0.size()));
+        f.r.fail(io::pointer_join("/ops", k), "differs from rank 0's op " + std::to_string(k) + " (" + ops0[k].dump() + " there, " + ops[k].dump() + " here)");
+    if (ops.size() != ops0.size()) f.r.fail("/ops", "recorded " + std::to_string(ops.size()) + " ops where rank 0 recorded " + std::to_string(ops0.size()));
     if (f.doc.value("op_counts", Json::array()) != f0.doc.value("op_counts", Json::array()))
-      bad(f, "/op_counts", "differ from rank 0's: the ranks did not run the same SF operations");
+      f.r.fail("/op_counts", "differ from rank 0's: the ranks did not run the same SF operations");
   }
   if (ops0.empty()) {
     std::string why;
@@ -201,7 +196,7 @@ trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
     for (const RankFile& f : files) g->ranks.push_back(rank_graph(f, f.doc["sfs"][i], ptr));
     for (const auto& rg : g->ranks)
       for (int rr : rg.remote_rank)
-        if (rr < 0 || rr >= nranks) bad(f0, ptr, "a leaf names rank " + std::to_string(rr) + " outside the " + std::to_string(nranks) + " ranks");
+        if (rr < 0 || rr >= nranks) f0.r.fail(ptr, "a leaf names rank " + std::to_string(rr) + " outside the " + std::to_string(nranks) + " ranks");
     const Json& s0 = sfs0[i];
     Json m = {{"name", names[i]}, {"petsc_type", str_or(s0, "petsc_type")}, {"first_via", str_or(s0, "first_via")}};
     std::optional<trace::SFDef> form;
@@ -259,7 +254,7 @@ trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
   std::int64_t total = 0;
   for (const auto& c : f0.doc.value("op_counts", Json::array())) {
     const auto sf = c.value("sf", std::int64_t{0});
-    if (sf >= static_cast<std::int64_t>(names.size())) bad(f0, "/op_counts", "names an SF it did not record");
+    if (sf >= static_cast<std::int64_t>(names.size())) f0.r.fail("/op_counts", "names an SF it did not record");
     const std::string name = sf < 0 ? std::string(kBeyondCapName) : names[static_cast<std::size_t>(sf)];
     counts.push_back({{"sf", name}, {"op", c.value("op", std::string())}, {"count", c.value("count", std::int64_t{0})},
                       {"vecscatter", c.value("vecscatter", std::int64_t{0})}});

@@ -248,7 +248,7 @@ TEST(CaptureMerge, RefusesWhatCannotBeATrace) {
     r1.op(bcast(0, "int32"), false);
     write_two(d, r0, r1);
     const auto e = merge_error(d);
-    EXPECT_NE(e.find("rank-1.json:/ops/0"), std::string::npos) << e;
+    EXPECT_NE(e.find("rank-1.json: /ops/0: differs from rank 0's op 0"), std::string::npos) << e;
   }
   {
     Dir d;  // PETSc ran, but no op could be recorded: the reasons are said
