@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <utility>
@@ -81,6 +82,7 @@ struct State {
   std::map<PetscSF, std::uint64_t> generation;
   std::map<Key, int> ids;
   std::map<Key, std::string> rejected;  // SFs that cannot be recorded, with the reason
+  std::set<Key> counted_only;           // world-sized SFs first used after the records were full
   std::map<Key, Derivation> derivations;
   std::map<Key, std::string> patterns;
   // The last recorded op's call, for the fast path of loops (cleared by any new graph).
@@ -299,9 +301,18 @@ PetscErrorCode around(const Call& c, F&& call) {
   if (why.empty()) {
     const Key k = key(c.sf);
     if (s.rec->full() && !s.ids.count(k)) {
-      // Beyond the cap an SF not seen before is only counted: its graph would never be used.
-      std::vector<int> to_world;
-      why = s.rejected.count(k) ? s.rejected[k] : world_ranks(c.sf, to_world);
+      // Beyond the cap an SF not seen before is only counted: its graph would never be used. Its
+      // communicator is checked once (a solver's loop on such an SF pays a map lookup per op).
+      if (auto it = s.rejected.find(k); it != s.rejected.end()) {
+        why = it->second;
+      } else if (!s.counted_only.count(k)) {
+        std::vector<int> to_world;
+        why = world_ranks(c.sf, to_world);
+        if (why.empty())
+          s.counted_only.insert(k);
+        else
+          s.rejected[k] = why;
+      }
       r.sf = Recorder::kBeyondCap;
     } else {
       r.sf = ensure_sf(k, s.in_vecscatter ? "VecScatter" : "PetscSF", why);
