@@ -130,10 +130,10 @@ int cmd_calibrate(const Args& args) {
                   << " ranks" << (rpn > 0 ? " (emulated)" : "") << ", " << data.ranks_per_socket << " per socket\n";
         for (const auto& l : cal.lines) std::cout << "  " << l << "\n";
         for (const auto& w : sim::implausible_fit(cal.machine, cal.measured, cal.worst_rms))
-          std::cerr << "sf-replay calibrate: warning: " << w << "\n";
+          warn("calibrate", w);
         if (const std::string over = oversubscription(local); !over.empty())
-          std::cerr << "sf-replay calibrate: warning: " << over << ": the measured times include waits for a core; the machine file "
-                    << "describes an oversubscribed run, not this machine\n";
+          warn("calibrate", over + ": the measured times include waits for a core; the machine file describes an oversubscribed run, "
+                                  "not this machine");
         std::cout << "machine written to " << out << " (sf-replay simulate TRACE --machine " << out << ")\n";
       }))
     return 2;

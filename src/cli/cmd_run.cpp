@@ -106,7 +106,7 @@ int run_mpi(const RunArgs& a) {
       })) {
     gpu = exec::mpi::gpu_placement(MPI_COMM_WORLD);
     if (const std::string w = exec::mpi::gpu_sharing_warning(*gpu); rank == 0 && !w.empty())
-      std::cerr << "sf-replay run: warning: " << w << "\n";
+      warn("run", w);
   }
   // --backend auto: every rank simulates the trace on the machine and takes, per SF, the backend
   // predicted fastest (the same choice everywhere: the simulation is deterministic).
@@ -130,7 +130,7 @@ int run_mpi(const RunArgs& a) {
           if (rank == 0) std::cout << "auto: predictions for " << m.name << " from " << source << "\n";
           // A calibration of another placement, host or day: said once.
           if (const std::string w = sim::machine_mismatch(file, {trace::host_name(), size, rpn}); rank == 0 && !w.empty())
-            std::cerr << "sf-replay run: warning: auto: " << w << "\n";
+            warn("run", "auto: " + w);
         }))
       return 2;
 #else

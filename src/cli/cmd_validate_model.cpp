@@ -90,7 +90,7 @@ int cmd_validate_model(const Args& args) {
     // helper processes: the split strategies are predicted with the node's ranks only.
     const int rpn = sim::layout_for(tr, m).ranks_per_node;
     if (const std::string w = sim::machine_mismatch(machine, {trace::host_name(), size, rpn}); rank == 0 && !w.empty() && !warned) {
-      std::cerr << "sf-replay validate-model: warning: " << w << "\n";
+      warn("validate-model", w);
       warned = true;  // once, not per trace
     }
     auto mt = m;

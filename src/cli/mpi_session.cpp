@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "cli/options.hpp"
 #include "core/error.hpp"
 #include "exec/mpi/star_forest.hpp"
 
@@ -47,7 +48,7 @@ bool agreed(const char* cmd, int rank, int size, const std::function<void()>& st
       MPI_Recv(err.data(), len, MPI_CHAR, first, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       err = "rank " + std::to_string(first) + ": " + err;
     }
-    std::cerr << "sf-replay " << cmd << ": error: " << err << std::endl;
+    stderr_line(std::string("sf-replay ") + cmd + ": error: " + err);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   return false;

@@ -44,7 +44,7 @@ po::typed_value<std::vector<std::string>>* backend_value(std::vector<std::string
 }
 
 void say_skipped_backend(const char* cmd, const std::string& backend, const std::string& why) {
-  if (!quiet_mpi_rank()) std::cerr << "sf-replay " << cmd << ": skipped backend " << backend << ": " << why << "\n";
+  if (!quiet_mpi_rank()) stderr_line(std::string("sf-replay ") + cmd + ": skipped backend " + backend + ": " + why);
 }
 
 std::string why_not_simulated(const core::BackendInfo& b) {
@@ -163,10 +163,14 @@ bool quiet_mpi_rank() {
 // failed alone and prints its own line.
 void report_error(const std::string& line) {
   if (quiet_mpi_rank()) std::this_thread::sleep_for(std::chrono::seconds(5));
-  std::cerr << line << std::endl;
+  stderr_line(line);
 }
 
 }  // namespace
+
+void stderr_line(const std::string& line) { std::cerr << (line + "\n") << std::flush; }
+
+void warn(const char* cmd, const std::string& what) { stderr_line(std::string("sf-replay ") + cmd + ": warning: " + what); }
 
 int run_guarded(const char* cmd, int (*body)(const Args&), const Args& args) {
   try {

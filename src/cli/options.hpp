@@ -65,4 +65,10 @@ void add_max_memory_option(po::options_description& opts, std::uint64_t* target)
 // Runs a subcommand body, turning exceptions into one-line messages and exit statuses.
 int run_guarded(const char* cmd, int (*body)(const Args&), const Args& args);
 
+// One line on stderr in one write: under mpirun, a line written piece by piece can be cut by
+// another stream's output forwarded in between (seen: a warning split around rank 0's table).
+void stderr_line(const std::string& line);
+// "sf-replay CMD: warning: WHAT", as one line.
+void warn(const char* cmd, const std::string& what);
+
 }  // namespace sfr::cli
