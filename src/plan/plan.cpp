@@ -181,4 +181,33 @@ Totals totals(const std::vector<Round>& rounds) {
   return t;
 }
 
+std::vector<std::size_t> nearest_neighbor_order(int rank, std::span<const int> dsts) {
+  const std::size_t n = dsts.size();
+  std::vector<std::size_t> order;
+  order.reserve(n);
+  if (n == 0) return order;
+  if (dsts[n - 1] <= rank) {  // Algorithm 2, lines 16-20: from the nearest (highest) down
+    for (std::size_t k = n; k-- > 0;) order.push_back(k);
+    return order;
+  }
+  if (dsts[0] >= rank) {  // lines 21-25: ascending
+    for (std::size_t k = 0; k < n; ++k) order.push_back(k);
+    return order;
+  }
+  // Algorithm 3: the first destination above rank (there is one, and one below), or the one just
+  // below where it is strictly nearer; a tie goes to the greater.
+  const auto up = static_cast<std::size_t>(std::upper_bound(dsts.begin(), dsts.end(), rank) - dsts.begin());
+  std::size_t nearest = up;
+  if (dsts[up - 1] == rank) nearest = up - 1;  // rank among its own destinations: itself is nearest
+  else if (rank - dsts[up - 1] < dsts[up] - rank) nearest = up - 1;
+  // Lines 29-45: alternate y = nearest, nearest + 1, ... and z = nearest - 1, nearest - 2, ...
+  std::size_t y = nearest;
+  std::ptrdiff_t z = static_cast<std::ptrdiff_t>(nearest) - 1;
+  while (order.size() < n) {
+    if (y < n) order.push_back(y++);
+    if (z >= 0) order.push_back(static_cast<std::size_t>(z--));
+  }
+  return order;
+}
+
 }  // namespace sfr::plan

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -109,5 +110,14 @@ struct Totals {
   std::int64_t messages = 0, bytes = 0, shm_bytes = 0;
 };
 Totals totals(const std::vector<Round>& rounds);
+
+// The nearest-neighbour send schedule of the GPU-aware neighborhood-collectives paper (its
+// Algorithms 2 and 3), which the neighbor backend uses for device buffers: the order in which
+// `rank` starts its sends to `dsts` (ascending ranks), as positions into dsts. A rank above all its
+// destinations sends from the nearest down; one below all of them sends in ascending order; any
+// other starts at its nearest destination (the greater one on a tie) and alternates upwards and
+// downwards from there, so that the ranks of a dense pattern do not all send to the same rank at
+// the same step.
+std::vector<std::size_t> nearest_neighbor_order(int rank, std::span<const int> dsts);
 
 }  // namespace sfr::plan
