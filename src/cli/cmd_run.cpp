@@ -98,6 +98,7 @@ int run_mpi(const RunArgs& a) {
     say_skipped_backends("run", a.backends);  // none today: run takes every catalogue backend
     for (const auto& [b, why] : skipped) say_skipped_backend("run", b, why);
   }
+  if (const std::string w = exec::mpi::device_memory_note(*t); rank == 0 && !w.empty()) warn("run", w);
   // The cuda-* backends: which GPU each rank uses, and whether ranks share one without MPS (said once).
   std::optional<exec::mpi::GpuPlacement> gpu;
   if (std::any_of(backends.begin(), backends.end(), [](const std::string& b) {

@@ -255,7 +255,7 @@ int latency_bench() {
       if ((t != exec::cuda::Transport::aware || aware) && (t != exec::cuda::Transport::ipc || ipc))
         sfs.back() = std::make_unique<exec::cuda::DeviceStarForest>(MPI_COMM_WORLD, g, t);
     }
-    const exec::cuda::DeviceStarForest::Data d{dbuf.data(), true};
+    const exec::Data d{dbuf.data(), core::MemType::device};
 
     std::vector<std::function<void()>> run(rows.size());
     // One round trip: rank 0 sends, rank 1 receives and sends back.

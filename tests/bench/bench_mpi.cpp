@@ -109,8 +109,8 @@ int overhead() {
       MPI_Isend(root.data(), bs, MPI_DOUBLE, other, 7, MPI_COMM_WORLD, &rq[1]);
       MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
     });
-    run.push_back([&] { sf.end(sf.bcast_begin(core::Unit::float64, bs, core::MpiOp::replace, root.data(), leaf.data())); });
-    run.push_back([&] { sfs.end(sfs.bcast_begin(core::Unit::float64, bs, core::MpiOp::replace, root.data(), leaf.data())); });
+    run.push_back([&] { sf.end(sf.bcast_begin(core::Unit::float64, bs, core::MpiOp::replace, exec::host_data(root.data()), exec::host_data(leaf.data()))); });
+    run.push_back([&] { sfs.end(sfs.bcast_begin(core::Unit::float64, bs, core::MpiOp::replace, exec::host_data(root.data()), exec::host_data(leaf.data()))); });
 #ifdef SFR_WITH_PETSC
     const MPI_Datatype dt = block_type(MPI_DOUBLE, bs);
     run.push_back([&] {
@@ -195,9 +195,9 @@ int sf_bench(const std::vector<std::string>& files) {
       for (auto& s : sfs)
         run.push_back([&, sp = s.get()] {
           if (op.op == core::OpKind::bcast)
-            sp->end(sp->bcast_begin(op.unit, op.bs, op.mpi_op, root.bytes.data(), leaf.bytes.data()));
+            sp->end(sp->bcast_begin(op.unit, op.bs, op.mpi_op, exec::host_data(root.bytes.data()), exec::host_data(leaf.bytes.data())));
           else
-            sp->end(sp->reduce_begin(op.unit, op.bs, op.mpi_op, leaf.bytes.data(), root.bytes.data()));
+            sp->end(sp->reduce_begin(op.unit, op.bs, op.mpi_op, exec::host_data(leaf.bytes.data()), exec::host_data(root.bytes.data())));
         });
 #ifdef SFR_WITH_PETSC
       PetscSF psf = petsc_sf(g);

@@ -51,9 +51,10 @@ int main(int argc, char** argv) {
     auto a2_root = input(t, opA2, exec::Side::root, me), a2_leaf = input(t, opA2, exec::Side::leaf, me);
     auto b_root = input(t, opB, exec::Side::root, me), b_leaf = input(t, opB, exec::Side::leaf, me);
     exec::Buffer b_upd(opB.unit, opB.bs, b_leaf.count);
-    const auto ha = A.bcast_begin(opA.unit, opA.bs, opA.mpi_op, a_root.bytes.data(), a_leaf.bytes.data());
-    const auto hb = B.fetch_and_op_begin(opB.unit, opB.bs, opB.mpi_op, b_root.bytes.data(), b_leaf.bytes.data(), b_upd.bytes.data());
-    const auto ha2 = A.reduce_begin(opA2.unit, opA2.bs, opA2.mpi_op, a2_leaf.bytes.data(), a2_root.bytes.data());
+    const auto ha = A.bcast_begin(opA.unit, opA.bs, opA.mpi_op, exec::host_data(a_root.bytes.data()), exec::host_data(a_leaf.bytes.data()));
+    const auto hb = B.fetch_and_op_begin(opB.unit, opB.bs, opB.mpi_op, exec::host_data(b_root.bytes.data()), exec::host_data(b_leaf.bytes.data()),
+                                         exec::host_data(b_upd.bytes.data()));
+    const auto ha2 = A.reduce_begin(opA2.unit, opA2.bs, opA2.mpi_op, exec::host_data(a2_leaf.bytes.data()), exec::host_data(a2_root.bytes.data()));
     A.end(ha2);
     A.end(ha);
     B.end(hb);

@@ -5,9 +5,9 @@
 #endif
 
 #include <climits>
+#include <cstdlib>
 #include <cstdint>
 #include <stdexcept>
-#include <tuple>
 
 #include "core/derive.hpp"
 #include "core/error.hpp"
@@ -26,18 +26,6 @@ namespace {
 // release a sender into another link's buffer while its receiver is still reading that one.
 constexpr int kSetup = 1, kLinkTags = 16;
 enum LinkTag { kData = 0, kDone = 1, kFree = 2, kTagsPerLink = 3 };
-
-DeviceMemory upload(const std::vector<Index>& v) {
-  DeviceMemory d(v.size() * sizeof(Index));
-  copy(d.data(), v.data(), d.size());
-  return d;
-}
-const Index* as_index(const DeviceMemory& m) { return reinterpret_cast<const Index*>(m.data()); }
-
-// A side's whole concatenated list: by its shape when there is one peer, else as a general list.
-core::IndexView view(const core::PeerLists& pl, const Index* list) {
-  return pl.npeers() == 1 ? core::index_view(pl.shapes[0], list) : core::index_view(list);
-}
 
 int message_bytes(Index n, std::size_t vbytes) {
   const auto b = static_cast<unsigned long long>(n) * vbytes;
@@ -61,7 +49,14 @@ bool parse_transport(std::string_view name, Transport& out) {
 }
 
 std::string cuda_aware_refusal() {
-  if (emulated_device()) return "";  // its device memory is host memory, which any MPI reads
+  if (emulated_device()) {
+    // Its device memory is host memory, which any MPI reads; SFR_EMULATE_DEVICE_MPI=host makes it
+    // act as an MPI that takes no device pointers (the staged routes run, cuda-aware refuses).
+    const char* mpi = std::getenv("SFR_EMULATE_DEVICE_MPI");
+    if (mpi && std::string_view(mpi) == "host")
+      return "the MPI library takes no device pointers (the emulated device with SFR_EMULATE_DEVICE_MPI=host); use cuda-staged";
+    return "";
+  }
 #if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
   if (MPIX_Query_cuda_support() == 1) return "";
   return "the MPI library does not report CUDA support at run time (MPIX_Query_cuda_support() returned 0); use cuda-staged";
@@ -148,18 +143,7 @@ DeviceStarForest::DeviceStarForest(MPI_Comm comm, const core::Graph& g, Transpor
   }
   MPI_Comm_dup(comm, &comm_);
   rank_ = me;
-  root_idx_ = upload(plan_.root_side.indices);
-  leaf_idx_ = upload(plan_.leaf_side.indices);
-  self_root_idx_ = upload(plan_.self_roots);
-  self_leaf_idx_ = upload(plan_.self_leaves);
-  root_groups_ = core::group_by_destination(plan_.root_side.indices, plan_.nroots);
-  self_groups_ = core::group_by_destination(plan_.self_roots, plan_.nroots);
-  for (auto [g, d, at] : {std::tuple{&root_groups_, root_groups_dev_, &root_at_}, std::tuple{&self_groups_, self_groups_dev_, &self_at_}}) {
-    d[0] = upload(g->starts);
-    d[1] = upload(g->order);
-    *at = {g->view(as_index(d[0]), as_index(d[1])), g->view()};
-  }
-  stream_.sync();
+  kernels_ = std::make_unique<PlanKernels>(plan_);
 }
 
 DeviceStarForest::~DeviceStarForest() {
@@ -232,18 +216,6 @@ DeviceStarForest& DeviceStarForest::multi() {
   return *multi_;
 }
 
-void DeviceStarForest::pack(Link& l, const Op& o, Data src) {
-  const auto n = static_cast<Index>(l.send->indices.size());
-  if (src.device) {
-    const Launch L{stream_.get()};
-    const Index* idx = as_index(l.send == &plan_.root_side ? root_idx_ : leaf_idx_);
-    cuda::pack(L, o.unit, o.bs, src.p, view(*l.send, idx), n, l.dsend.data());
-  } else {
-    core::HostLauncher H;
-    core::HostKernels::pack(H, o.unit, o.bs, src.p, view(*l.send, l.send->indices.data()), n, l.hsend.data());
-  }
-}
-
 void DeviceStarForest::start(Link& l, bool send_dev, bool recv_dev) {
   const std::size_t nr = l.recv->npeers(), ns = l.send->npeers();
   auto rbytes = [&](std::size_t p) { return message_bytes(l.recv->count(p), l.vbytes); };
@@ -254,8 +226,8 @@ void DeviceStarForest::start(Link& l, bool send_dev, bool recv_dev) {
       // as its copy is done, while the later copies still run.
       if (send_dev)
         for (std::size_t p = 0; p < ns; ++p) {
-          copy_async(l.send_at(false, p), l.send_at(true, p), static_cast<std::size_t>(sbytes(p)), stream_);
-          l.copied[p]->record(stream_);
+          copy_async(l.send_at(false, p), l.send_at(true, p), static_cast<std::size_t>(sbytes(p)), kernels_->stream());
+          l.copied[p]->record(kernels_->stream());
         }
       for (std::size_t p = 0; p < nr; ++p) MPI_Irecv(l.recv_at(false, p), rbytes(p), MPI_BYTE, l.recv->peers[p], l.tag(kData), comm_, &l.reqs[p]);
       for (std::size_t p = 0; p < ns; ++p) {
@@ -264,7 +236,7 @@ void DeviceStarForest::start(Link& l, bool send_dev, bool recv_dev) {
       }
       return;
     case Transport::aware:
-      if (send_dev) stream_.sync();  // the pack is done
+      if (send_dev) kernels_->sync();  // the pack is done
       for (std::size_t p = 0; p < nr; ++p)
         MPI_Irecv(l.recv_at(recv_dev, p), rbytes(p), MPI_BYTE, l.recv->peers[p], l.tag(kData), comm_, &l.reqs[p]);
       for (std::size_t p = 0; p < ns; ++p)
@@ -275,9 +247,9 @@ void DeviceStarForest::start(Link& l, bool send_dev, bool recv_dev) {
       for (std::size_t p = 0; p < ns; ++p) {
         // The receiver's buffer is free again once it has unpacked what I wrote last time.
         if (l.wrote) MPI_Recv(nullptr, 0, MPI_BYTE, l.send->peers[p], l.tag(kFree), comm_, MPI_STATUS_IGNORE);
-        copy_async(l.peer_recv[p] + l.peer_off[p], l.send_at(send_dev, p), static_cast<std::size_t>(sbytes(p)), stream_);
+        copy_async(l.peer_recv[p] + l.peer_off[p], l.send_at(send_dev, p), static_cast<std::size_t>(sbytes(p)), kernels_->stream());
       }
-      stream_.sync();
+      kernels_->sync();
       for (std::size_t p = 0; p < ns; ++p) MPI_Isend(nullptr, 0, MPI_BYTE, l.send->peers[p], l.tag(kDone), comm_, &l.reqs[nr + p]);
       l.wrote = ns > 0;
       return;
@@ -295,7 +267,7 @@ std::byte* DeviceStarForest::finish(Link& l, bool recv_dev) {
           MPI_Waitany(static_cast<int>(nr), l.reqs.data(), &p, MPI_STATUS_IGNORE);
           if (p == MPI_UNDEFINED) break;
           const auto q = static_cast<std::size_t>(p);
-          copy_async(l.recv_at(true, q), l.recv_at(false, q), static_cast<std::size_t>(l.recv->count(q)) * l.vbytes, stream_);
+          copy_async(l.recv_at(true, q), l.recv_at(false, q), static_cast<std::size_t>(l.recv->count(q)) * l.vbytes, kernels_->stream());
         }
       MPI_Waitall(static_cast<int>(nr + ns), l.reqs.data(), MPI_STATUSES_IGNORE);
       break;
@@ -303,8 +275,8 @@ std::byte* DeviceStarForest::finish(Link& l, bool recv_dev) {
     case Transport::ipc:
       MPI_Waitall(static_cast<int>(nr + ns), l.reqs.data(), MPI_STATUSES_IGNORE);
       if (!recv_dev) {
-        copy_async(l.hrecv.data(), l.drecv.data(), l.drecv.size(), stream_);
-        stream_.sync();
+        copy_async(l.hrecv.data(), l.drecv.data(), l.drecv.size(), kernels_->stream());
+        kernels_->sync();
       }
       break;
   }
@@ -317,78 +289,6 @@ void DeviceStarForest::release(Link& l) {
   for (std::size_t p = 0; p < l.recv->npeers(); ++p) MPI_Isend(nullptr, 0, MPI_BYTE, l.recv->peers[p], l.tag(kFree), comm_, &l.frees[p]);
 }
 
-namespace {
-
-const GroupsAt kNoGroups{};
-
-// One side's kernels, on the GPU or the host by where its data live.
-struct SideKernels {
-  Launch L;
-  void pack(bool dev, core::Unit u, int bs, const std::byte* src, const core::IndexView& dv, const core::IndexView& hv, Index n,
-            std::byte* dst) const {
-    if (dev) return cuda::pack(L, u, bs, src, dv, n, dst);
-    core::HostLauncher H;
-    core::HostKernels::pack(H, u, bs, src, hv, n, dst);
-  }
-  void unpack(bool dev, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& dv, const core::IndexView& hv,
-              Index n, std::byte* dst, const GroupsAt& g) const {
-    if (dev) return cuda::unpack(L, u, bs, op, src, dv, n, dst, g.dev);
-    core::HostLauncher H;
-    core::HostKernels::unpack(H, u, bs, op, src, hv, n, dst, g.host);
-  }
-  void fetch(bool dev, core::Unit u, int bs, core::MpiOp op, const std::byte* src, const core::IndexView& dv, const core::IndexView& hv,
-             Index n, std::byte* root, std::byte* fetched, const GroupsAt& g) const {
-    if (dev) return cuda::fetch_and_op(L, u, bs, op, src, dv, n, root, fetched, g.dev);
-    core::HostLauncher H;
-    core::HostKernels::fetch_and_op(H, u, bs, op, src, hv, n, root, fetched, g.host);
-  }
-};
-
-}  // namespace
-
-void DeviceStarForest::self_part(const Op& o) {
-  const auto n = static_cast<Index>(plan_.self_roots.size());
-  if (n == 0) return;
-  const SideKernels K{{stream_.get()}};
-  const core::IndexView dr = core::index_view(as_index(self_root_idx_)), dl = core::index_view(as_index(self_leaf_idx_));
-  const core::IndexView hr = core::index_view(plan_.self_roots.data()), hl = core::index_view(plan_.self_leaves.data());
-  const std::size_t half = static_cast<std::size_t>(n) * o.link->vbytes;
-  Link& l = *o.link;
-  core::HostLauncher H;
-  const Launch L = K.L;
-  const bool fetch = o.kind == core::Motion::fetch_and_op;
-  const Data src = o.kind == core::Motion::bcast ? o.root : o.leaf, dst = o.kind == core::Motion::bcast ? o.leaf : o.root;
-  const core::IndexView &ds = o.kind == core::Motion::bcast ? dr : dl, &hs = o.kind == core::Motion::bcast ? hr : hl;
-  const core::IndexView &dd = o.kind == core::Motion::bcast ? dl : dr, &hd = o.kind == core::Motion::bcast ? hl : hr;
-  // Roots repeat on the way up only (a bcast writes each leaf once).
-  const GroupsAt& g = o.kind == core::Motion::bcast ? kNoGroups : self_at_;
-  if (src.device == dst.device) {  // one kernel
-    if (fetch) {
-      if (src.device)
-        cuda::fetch_local(L, o.unit, o.bs, o.op, o.root.p, dr, o.leaf.p, dl, n, o.update.p, g.dev);
-      else
-        core::HostKernels::fetch_local(H, o.unit, o.bs, o.op, o.root.p, hr, o.leaf.p, hl, n, o.update.p, g.host);
-    } else if (src.device) {
-      cuda::local(L, o.unit, o.bs, o.op, src.p, ds, dst.p, dd, n, g.dev);
-    } else {
-      core::HostKernels::local(H, o.unit, o.bs, o.op, src.p, hs, dst.p, hd, n, g.host);
-    }
-    return;
-  }
-  // Mixed memtypes: pack where the source lives, move across, apply where the destination lives.
-  std::byte* at_src = src.device ? l.dself.data() : l.hself.data();
-  std::byte* at_dst = dst.device ? l.dself.data() : l.hself.data();
-  K.pack(src.device, o.unit, o.bs, src.p, ds, hs, n, at_src);
-  copy_async(at_dst, at_src, half, stream_);
-  stream_.sync();
-  if (!fetch) return K.unpack(dst.device, o.unit, o.bs, o.op, at_dst, dd, hd, n, dst.p, g);
-  // fetch-and-op: the fetched values come back in the second half, then land in leafupdate.
-  K.fetch(dst.device, o.unit, o.bs, o.op, at_dst, dd, hd, n, o.root.p, at_dst + half, g);
-  copy_async(at_src + half, at_dst + half, half, stream_);
-  stream_.sync();
-  K.unpack(src.device, o.unit, o.bs, core::MpiOp::replace, at_src + half, ds, hs, n, o.update.p, kNoGroups);
-}
-
 void DeviceStarForest::begin(Op o) {
   if (inflight_) throw std::logic_error("DeviceStarForest: one op in flight at a time (end the last one first)");
   const std::size_t vb = core::unit_size(o.unit) * static_cast<std::size_t>(o.bs);
@@ -396,81 +296,73 @@ void DeviceStarForest::begin(Op o) {
   o.link = &link(down ? Direction::root_to_leaf : Direction::leaf_to_root, vb);
   if (o.kind == core::Motion::fetch_and_op) o.back = &link(Direction::root_to_leaf, vb);
   const Data src = down ? o.root : o.leaf, dst = down ? o.leaf : o.root;
-  pack(*o.link, o, src);
-  self_part(o);
-  start(*o.link, src.device, dst.device);
+  Link& l = *o.link;
+  kernels_->pack(*l.send, o.unit, o.bs, src, src.on_device() ? l.dsend.data() : l.hsend.data());
+  kernels_->self_part(o.kind, o.unit, o.bs, o.op, o.root, o.leaf, o.update, l.dself.data(), l.hself.data());
+  start(l, src.on_device(), dst.on_device());
   inflight_ = std::make_unique<Op>(o);
 }
 
-void DeviceStarForest::end() {
+void DeviceStarForest::end(Handle) {
   if (!inflight_) throw std::logic_error("DeviceStarForest::end: no op in flight");
   const Op o = *inflight_;
   inflight_.reset();
   if (o.on_multi) return multi().end();
-  const SideKernels K{{stream_.get()}};
+  const PlanKernels& K = *kernels_;
   Link& l = *o.link;
-  const core::IndexView droot = view(plan_.root_side, as_index(root_idx_)), hroot = view(plan_.root_side, plan_.root_side.indices.data());
-  const core::IndexView dleaf = view(plan_.leaf_side, as_index(leaf_idx_)), hleaf = view(plan_.leaf_side, plan_.leaf_side.indices.data());
-  const auto nroot = static_cast<Index>(plan_.root_side.indices.size()), nleaf = static_cast<Index>(plan_.leaf_side.indices.size());
   switch (o.kind) {
-    case core::Motion::bcast: {
-      std::byte* got = finish(l, o.leaf.device);
-      K.unpack(o.leaf.device, o.unit, o.bs, o.op, got, dleaf, hleaf, nleaf, o.leaf.p, kNoGroups);
-      stream_.sync();
+    case core::Motion::bcast:
+      K.unpack(plan_.leaf_side, o.unit, o.bs, o.op, finish(l, o.leaf.on_device()), o.leaf);
+      K.sync();
       release(l);
       break;
-    }
-    case core::Motion::reduce: {
-      std::byte* got = finish(l, o.root.device);
-      K.unpack(o.root.device, o.unit, o.bs, o.op, got, droot, hroot, nroot, o.root.p, root_at_);
-      stream_.sync();
+    case core::Motion::reduce:
+      K.unpack(plan_.root_side, o.unit, o.bs, o.op, finish(l, o.root.on_device()), o.root);
+      K.sync();
       release(l);
       break;
-    }
     case core::Motion::fetch_and_op: {
       // Apply the arrived leaf values at the roots, keeping what each fetched in the way back's
       // send blocks (the same lists, in the same order), and send those back to the leaves.
       Link& b = *o.back;
-      std::byte* got = finish(l, o.root.device);
-      K.fetch(o.root.device, o.unit, o.bs, o.op, got, droot, hroot, nroot, o.root.p, o.root.device ? b.dsend.data() : b.hsend.data(),
-              root_at_);
-      stream_.sync();
+      K.fetch(o.unit, o.bs, o.op, finish(l, o.root.on_device()), o.root, o.root.on_device() ? b.dsend.data() : b.hsend.data());
+      K.sync();
       release(l);
-      start(b, o.root.device, o.leaf.device);
-      std::byte* back = finish(b, o.leaf.device);
-      K.unpack(o.leaf.device, o.unit, o.bs, core::MpiOp::replace, back, dleaf, hleaf, nleaf, o.update.p, kNoGroups);
-      stream_.sync();
+      start(b, o.root.on_device(), o.leaf.on_device());
+      K.unpack(plan_.leaf_side, o.unit, o.bs, core::MpiOp::replace, finish(b, o.leaf.on_device()), o.update);
+      K.sync();
       release(b);
       break;
     }
   }
 }
 
-namespace {
-DeviceStarForest::Data none() { return {}; }
-}  // namespace
-
-void DeviceStarForest::bcast_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf) {
-  begin({core::Motion::bcast, u, bs, op, root, leaf, none(), nullptr, nullptr, false});
+Sf::Handle DeviceStarForest::bcast_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf) {
+  begin({core::Motion::bcast, u, bs, op, root, leaf, Data{}, nullptr, nullptr, false});
+  return 0;
 }
-void DeviceStarForest::reduce_begin(core::Unit u, int bs, core::MpiOp op, Data leaf, Data root) {
-  begin({core::Motion::reduce, u, bs, op, root, leaf, none(), nullptr, nullptr, false});
+Sf::Handle DeviceStarForest::reduce_begin(core::Unit u, int bs, core::MpiOp op, Data leaf, Data root) {
+  begin({core::Motion::reduce, u, bs, op, root, leaf, Data{}, nullptr, nullptr, false});
+  return 0;
 }
-void DeviceStarForest::fetch_and_op_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf, Data leafupdate) {
+Sf::Handle DeviceStarForest::fetch_and_op_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf, Data leafupdate) {
   begin({core::Motion::fetch_and_op, u, bs, op, root, leaf, leafupdate, nullptr, nullptr, false});
+  return 0;
 }
 // gather / scatter run on the multi-SF; this SF only remembers that its end goes there.
-void DeviceStarForest::gather_begin(core::Unit u, int bs, Data leaf, Data multiroot) {
+Sf::Handle DeviceStarForest::gather_begin(core::Unit u, int bs, Data leaf, Data multiroot) {
   if (inflight_) throw std::logic_error("DeviceStarForest: one op in flight at a time (end the last one first)");
   multi().reduce_begin(u, bs, core::MpiOp::replace, leaf, multiroot);
   inflight_ = std::make_unique<Op>();
   inflight_->on_multi = true;
+  return 0;
 }
-void DeviceStarForest::scatter_begin(core::Unit u, int bs, Data multiroot, Data leaf) {
+Sf::Handle DeviceStarForest::scatter_begin(core::Unit u, int bs, Data multiroot, Data leaf) {
   if (inflight_) throw std::logic_error("DeviceStarForest: one op in flight at a time (end the last one first)");
   multi().bcast_begin(u, bs, core::MpiOp::replace, multiroot, leaf);
   inflight_ = std::make_unique<Op>();
   inflight_->on_multi = true;
+  return 0;
 }
 
 }  // namespace sfr::exec::cuda

@@ -10,7 +10,8 @@
 // A side in host memory is packed / unpacked by the host launcher (same kernel bodies); the
 // transport moves it from / to where the other side wants it. One op in flight per star forest
 // (begin, then end); `end` synchronises the SF's stream, so host code and other streams see the
-// finished data. Every call is collective over the communicator, as in PetscSF.
+// finished data. Every call is collective over the communicator, as in PetscSF. It implements the
+// executors' one star-forest interface (exec/sf.hpp), as the host backends do.
 #pragma once
 
 #include <mpi.h>
@@ -26,7 +27,9 @@
 #include "core/ops.hpp"
 #include "core/plan.hpp"
 #include "core/units.hpp"
+#include "exec/cuda/plan_kernels.hpp"
 #include "exec/cuda/runtime.hpp"
+#include "exec/sf.hpp"
 
 namespace sfr::exec::cuda {
 
@@ -40,13 +43,7 @@ std::string cuda_aware_refusal();
 // over its GPUs. Collective over `comm`.
 void select_node_device(MPI_Comm comm);
 
-// A destination list's groups (core/kernels.hpp: where several leaves meet one root) where the
-// kernels read them: in device memory, and on the host.
-struct GroupsAt {
-  core::Groups dev, host;
-};
-
-class DeviceStarForest {
+class DeviceStarForest final : public Sf {
 public:
   // Collective. Throws InputError (same on every rank) when the transport cannot run here.
   DeviceStarForest(MPI_Comm comm, const core::Graph& g, Transport t);
@@ -54,18 +51,14 @@ public:
   DeviceStarForest(const DeviceStarForest&) = delete;
   DeviceStarForest& operator=(const DeviceStarForest&) = delete;
 
-  // A buffer and whether it is device memory.
-  struct Data {
-    std::byte* p = nullptr;
-    bool device = false;
-  };
-  void bcast_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf);
-  void reduce_begin(core::Unit u, int bs, core::MpiOp op, Data leaf, Data root);
+  Handle bcast_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf) override;
+  Handle reduce_begin(core::Unit u, int bs, core::MpiOp op, Data leaf, Data root) override;
   // leaf and leafupdate share a memtype.
-  void fetch_and_op_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf, Data leafupdate);
-  void gather_begin(core::Unit u, int bs, Data leaf, Data multiroot);
-  void scatter_begin(core::Unit u, int bs, Data multiroot, Data leaf);
-  void end();
+  Handle fetch_and_op_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf, Data leafupdate) override;
+  Handle gather_begin(core::Unit u, int bs, Data leaf, Data multiroot) override;
+  Handle scatter_begin(core::Unit u, int bs, Data multiroot, Data leaf) override;
+  // Ends the op in flight (the handle is always 0: one op at a time).
+  void end(Handle h = 0) override;
 
   const core::RankPlan& plan() const { return plan_; }
   Transport transport() const { return transport_; }
@@ -77,25 +70,16 @@ private:
   Link& link(core::Direction d, std::size_t vbytes);
   DeviceStarForest& multi();
   void begin(Op op);
-  void pack(Link& l, const Op& o, Data src);
   void start(Link& l, bool send_dev, bool recv_dev);
   std::byte* finish(Link& l, bool recv_dev);  // the received blocks, where recv_dev says
   void release(Link& l);                      // after the received blocks were read (ipc: "free" notes)
-  void self_part(const Op& o);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   const core::Graph& graph_;
   core::RankPlan plan_;
   Transport transport_;
-  Stream stream_;
-  // Index lists in device memory: root side, leaf side, self roots, self leaves.
-  DeviceMemory root_idx_, leaf_idx_, self_root_idx_, self_leaf_idx_;
-  // Where roots repeat (several leaves on one root): the destination groups of the root side's
-  // list and of the self roots (core/kernels.hpp's Groups), on the host and in device memory.
-  core::GroupLists root_groups_, self_groups_;
-  DeviceMemory root_groups_dev_[2], self_groups_dev_[2];  // starts, order
-  GroupsAt root_at_, self_at_;
+  std::unique_ptr<PlanKernels> kernels_;  // the plan's index lists on the device, and the SF's stream
   std::vector<std::unique_ptr<Link>> links_;
   std::unique_ptr<Op> inflight_;
   std::unique_ptr<core::Graph> multi_graph_;

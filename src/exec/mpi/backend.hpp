@@ -20,6 +20,11 @@ public:
   virtual bool wants_pack(const InFlight&) const { return true; }
   // Whether the backend can send / receive contiguous peers straight from / into user buffers.
   virtual bool direct_capable() const { return false; }
+  // Device data (exec/sf.hpp): whether the backend hands the link's blocks to MPI wherever
+  // send_block / recv_block put them (device memory too, where the MPI takes device pointers);
+  // and whether it reads or writes the user's arrays itself (it then gets host copies of them).
+  virtual bool device_blocks() const { return false; }
+  virtual bool reads_user_arrays() const { return false; }
   // Called before the driver writes the link's send blocks for an op (once per op and link), and
   // after it has read the link's receive blocks of that op (shm: reuse of shared segments).
   virtual void before_pack(StarForest&, Link&) {}

@@ -16,6 +16,7 @@ constexpr long long kPersistentMin = 512;
 class Basic final : public Backend {
 public:
   bool direct_capable() const override { return true; }
+  bool device_blocks() const override { return true; }
   void init_link(StarForest& sf, Link& l) override {
     comm_ = sf.comm();
     l.requests.assign(l.recv->npeers() + l.send->npeers(), MPI_REQUEST_NULL);

@@ -74,6 +74,7 @@ public:
   }
   ~Collective() override { MPI_Comm_free(&comm_); }
   bool wants_pack(const InFlight&) const override { return false; }
+  bool reads_user_arrays() const override { return true; }
   void start(StarForest& sf, InFlight& f, Link& l) override {
     l.requests.resize(1);
     switch (kind_) {

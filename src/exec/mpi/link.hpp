@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/op_spec.hpp"
+#include "exec/cuda/runtime.hpp"
 #include "exec/mpi/star_forest.hpp"
 
 namespace sfr::exec::mpi {
@@ -37,6 +38,15 @@ struct Link {
   // sender's segment); empty when no peer is shared.
   std::vector<char> send_shared, recv_shared;
   std::vector<std::byte*> send_at, recv_at;
+  // Device memory (exec/sf.hpp): the blocks packed on / unpacked from the device, and the self
+  // part's way across the bus (2 * self count * vbytes, device and host); made at the first call
+  // with device data. For the op in flight, dev_send / dev_recv point at dsend / drecv where the
+  // backend moves device blocks itself (the direct route), so send_block / recv_block are device
+  // addresses; null otherwise.
+  exec::cuda::DeviceMemory dsend, drecv, dself;
+  std::vector<std::byte> hself;
+  std::byte* dev_send = nullptr;
+  std::byte* dev_recv = nullptr;
 
   // An MPI message of n vertices: MPI_BYTE counts when they fit in an int (fastest path in Open
   // MPI), the committed vertex type otherwise.
@@ -47,9 +57,11 @@ struct Link {
   }
 
   std::byte* send_block(std::size_t p) {
+    if (dev_send) return dev_send + static_cast<std::size_t>(send->offsets[p]) * vbytes;
     return !send_at.empty() && send_at[p] ? send_at[p] : sendbuf.data() + static_cast<std::size_t>(send->offsets[p]) * vbytes;
   }
   std::byte* recv_block(std::size_t p) {
+    if (dev_recv) return dev_recv + static_cast<std::size_t>(recv->offsets[p]) * vbytes;
     return !recv_at.empty() && recv_at[p] ? recv_at[p] : recvbuf.data() + static_cast<std::size_t>(recv->offsets[p]) * vbytes;
   }
   bool send_is_shared(std::size_t p) const { return !send_shared.empty() && send_shared[p]; }
@@ -78,6 +90,14 @@ struct InFlight {
   // The send blocks hold the sending side's values by index (equal indices, equal values: a
   // transport may send such duplicates once); false for fetch_and_op's return of fetched values.
   bool by_index = true;
+  // The call's buffers as the caller gave them (exec/sf.hpp) and how the driver moves device data:
+  // host (no device buffer), staged or direct (packed on the device; blocks through host memory, or
+  // handed to MPI in device memory), mirror (the backend reads the user's arrays: it works on the
+  // host copies below, and the written ones go back at the end).
+  enum class Route : std::uint8_t { host, staged, direct, mirror };
+  Route route = Route::host;
+  Data root, leaf, update;
+  std::vector<std::byte> mroot, mleaf, mupdate;
 };
 
 }  // namespace sfr::exec::mpi

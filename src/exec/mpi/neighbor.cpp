@@ -1,12 +1,22 @@
 // neighbor: a distributed-graph communicator per direction (reorder off) and
 // MPI_Ineighbor_alltoallv, or its persistent form MPIX_Neighbor_alltoallv_init where the MPI
 // provides it (Open MPI's pcollreq extension).
+//
+// Device buffers (the GPU-aware neighborhood-collectives paper): the blocks are packed on the
+// device by the driver. Where the MPI takes device pointers, the exchange is the paper's GPU-aware
+// MPI_Ineighbor_alltoallv, done here because no MPI library offers one: over the same graph
+// communicator, every receive posted, then the sends in its nearest-neighbour order
+// (plan::nearest_neighbor_order), device blocks handed to MPI directly. Elsewhere the driver stages
+// the blocks through host memory and the host collective runs (PETSc's CPU staging).
 #include <mpi.h>
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
 #endif
 
+#include <map>
+
 #include "exec/mpi/backend.hpp"
+#include "plan/plan.hpp"
 #include "exec/mpi/vector_collective.hpp"
 
 namespace sfr::exec::mpi {
@@ -56,7 +66,9 @@ public:
       for (auto& r : l.requests) MPI_Request_free(&r);
     l.requests.clear();
   }
-  void start(StarForest&, InFlight&, Link& l) override {
+  bool device_blocks() const override { return true; }
+  void start(StarForest& sf, InFlight&, Link& l) override {
+    if (l.dev_send || l.dev_recv) return start_scheduled(sf, l);
     if (persistent_) {
       MPI_Start(l.requests.data());
       return;
@@ -65,9 +77,34 @@ public:
     MPI_Ineighbor_alltoallv(buf_or_dummy(l.sendbuf), l.scounts.data(), l.sdispls.data(), l.vtype, buf_or_dummy(l.recvbuf), l.rcounts.data(),
                             l.rdispls.data(), l.vtype, comm(l), l.requests.data());
   }
-  void finish(StarForest&, InFlight&, Link& l) override { MPI_Wait(l.requests.data(), MPI_STATUS_IGNORE); }
+  void finish(StarForest&, InFlight&, Link& l) override {
+    if (l.dev_send || l.dev_recv) {
+      auto& r = scheduled_[&l];
+      MPI_Waitall(static_cast<int>(r.size()), r.data(), MPI_STATUSES_IGNORE);
+      return;
+    }
+    MPI_Wait(l.requests.data(), MPI_STATUS_IGNORE);
+  }
 
 private:
+  // The GPU-aware neighborhood alltoallv (Algorithm 2 of the paper): receives from every source,
+  // then sends in nearest-neighbour order, blocks wherever the link's send_block / recv_block are.
+  void start_scheduled(StarForest& sf, Link& l) {
+    auto& r = scheduled_[&l];
+    const std::size_t nr = l.recv->npeers(), ns = l.send->npeers();
+    r.assign(nr + ns, MPI_REQUEST_NULL);
+    const MPI_Comm c = comm(l);
+    for (std::size_t p = 0; p < nr; ++p) {
+      const auto [count, type] = l.message(l.recv->count(p));
+      MPI_Irecv(l.recv_block(p), count, type, l.recv->peers[p], l.tag, c, &r[p]);
+    }
+    std::size_t k = nr;
+    for (const std::size_t p : plan::nearest_neighbor_order(sf.rank(), l.send->peers)) {
+      const auto [count, type] = l.message(l.send->count(p));
+      MPI_Isend(l.send_block(p), count, type, l.send->peers[p], l.tag, c, &r[k++]);
+    }
+  }
+  std::map<const Link*, std::vector<MPI_Request>> scheduled_;
   MPI_Comm comm(const Link& l) const { return l.dir == Direction::root_to_leaf ? r2l_ : l2r_; }
   bool persistent_;
   MPI_Comm r2l_ = MPI_COMM_NULL, l2r_ = MPI_COMM_NULL;

@@ -18,6 +18,7 @@
 #include "io/json_strict.hpp"
 #include "trace/result_docs.hpp"
 #include "exec/cuda/device_sf.hpp"
+#include "exec/sf.hpp"
 
 namespace sfr::exec::mpi {
 
@@ -58,19 +59,31 @@ public:
       if (const auto it = choice_->find(name); it != choice_->end()) return it->second;
     return "basic";
   }
-  StarForest& get(const std::string& name) {
+  // The SF an op runs on: the host backends' star forest, or for the cuda-* backends the CUDA
+  // executor's (its own transports); both the one interface of exec/sf.hpp.
+  Sf& get(const std::string& name) {
     auto it = sfs_.find(name);
-    if (it == sfs_.end())
-      it = sfs_.emplace(name, std::make_unique<StarForest>(comm_, t_.graph(name), backend_of(name), rpn_, split_cap_)).first;
-    return *it->second;
+    if (it != sfs_.end()) return *it->second;
+    std::unique_ptr<Sf> sf;
+    cuda::Transport transport = cuda::Transport::staged;
+    if (cuda::parse_transport(backend_, transport)) {
+      if (!gpu_selected_) cuda::select_node_device(comm_);  // first use: this rank's GPU
+      gpu_selected_ = true;
+      sf = std::make_unique<cuda::DeviceStarForest>(comm_, t_.graph(name), transport);
+    } else {
+      sf = std::make_unique<StarForest>(comm_, t_.graph(name), backend_of(name), rpn_, split_cap_);
+    }
+    return *sfs_.emplace(name, std::move(sf)).first->second;
   }
-  // The cuda-* backends: the CUDA executor's star forest (its own transports).
-  bool on_gpu() const { return gpu_; }
-  cuda::DeviceStarForest& device(const std::string& name) {
-    if (dsfs_.empty()) cuda::select_node_device(comm_);  // first use: this rank's GPU
-    auto it = dsfs_.find(name);
-    if (it == dsfs_.end()) it = dsfs_.emplace(name, std::make_unique<cuda::DeviceStarForest>(comm_, t_.graph(name), transport_)).first;
-    return *it->second;
+  // Whether the ops' device buffers live in device memory: where this process has a device (a
+  // GPU, or the emulated one); without, they run in host memory (device_memory_note says so).
+  bool device_memory() {
+    if (device_ < 0) {
+      device_ = cuda::no_gpu_reason().empty() ? 1 : 0;
+      if (device_ && !gpu_selected_) cuda::select_node_device(comm_);
+      gpu_selected_ = true;
+    }
+    return device_ == 1;
   }
 
 private:
@@ -80,10 +93,9 @@ private:
   const AutoChoice* choice_;
   int rpn_;
   std::int64_t split_cap_;
-  std::map<std::string, std::unique_ptr<StarForest>> sfs_;
-  cuda::Transport transport_ = cuda::Transport::staged;
-  bool gpu_ = cuda::parse_transport(backend_, transport_);
-  std::map<std::string, std::unique_ptr<cuda::DeviceStarForest>> dsfs_;
+  std::map<std::string, std::unique_ptr<Sf>> sfs_;
+  bool gpu_selected_ = false;
+  int device_ = -1;
 };
 
 // This rank's buffers of one op, filled with conformance data.
@@ -119,16 +131,16 @@ OpBuffers make_buffers(const trace::BuiltTrace& t, const core::OpSpec& op, int m
   return b;
 }
 
-StarForest::Handle begin(StarForest& sf, const core::OpSpec& op, OpBuffers& b) {
+// The op switch, once for every executor and memory type.
+Sf::Handle begin(Sf& sf, const core::OpSpec& op, Data root, Data leaf, Data update) {
   switch (op.op) {
-    case OpKind::bcast: return sf.bcast_begin(op.unit, op.bs, op.mpi_op, b.root.bytes.data(), b.leaf.bytes.data());
-    case OpKind::reduce: return sf.reduce_begin(op.unit, op.bs, op.mpi_op, b.leaf.bytes.data(), b.root.bytes.data());
-    case OpKind::fetch_and_op:
-      return sf.fetch_and_op_begin(op.unit, op.bs, op.mpi_op, b.root.bytes.data(), b.leaf.bytes.data(), b.update.bytes.data());
-    case OpKind::gather: return sf.gather_begin(op.unit, op.bs, b.leaf.bytes.data(), b.root.bytes.data());
-    case OpKind::scatter: return sf.scatter_begin(op.unit, op.bs, b.root.bytes.data(), b.leaf.bytes.data());
+    case OpKind::bcast: return sf.bcast_begin(op.unit, op.bs, op.mpi_op, root, leaf);
+    case OpKind::reduce: return sf.reduce_begin(op.unit, op.bs, op.mpi_op, leaf, root);
+    case OpKind::fetch_and_op: return sf.fetch_and_op_begin(op.unit, op.bs, op.mpi_op, root, leaf, update);
+    case OpKind::gather: return sf.gather_begin(op.unit, op.bs, leaf, root);
+    case OpKind::scatter: return sf.scatter_begin(op.unit, op.bs, root, leaf);
     case OpKind::degree:  // a SUM reduce of ones (what PetscSFComputeDegree does); OpRun filled the buffers
-      return sf.reduce_begin(core::Unit::int64, 1, core::MpiOp::sum, b.leaf.bytes.data(), b.root.bytes.data());
+      return sf.reduce_begin(core::Unit::int64, 1, core::MpiOp::sum, leaf, root);
   }
   throw std::logic_error("unknown op");
 }
@@ -140,57 +152,41 @@ void compute_for(double us) {
   while (MPI_Wtime() < until) {}
 }
 
-// The ops of the cuda-* backends: the arrays of the op's device sides live in device memory
-// (copied in from the conformance data, and the written ones back out for a dump).
+// One op on this rank: the arrays the trace puts in device memory live there (copied in from the
+// conformance data, and the written ones back out for a dump), whatever the backend.
 class OpRun {
 public:
   OpRun(SFCache& cache, const core::OpSpec& op, OpBuffers& b) : cache_(cache), op_(op), b_(b) {
-    if (op.op == OpKind::degree) {  // ones at the leaves, zeros at the roots, once per op (for either executor)
+    if (op.op == OpKind::degree) {  // ones at the leaves, zeros at the roots, once per op
       std::fill(b.leaf.as<std::int64_t>(), b.leaf.as<std::int64_t>() + b.leaf.count, 1);
       std::fill(b.root.as<std::int64_t>(), b.root.as<std::int64_t>() + b.root.count, 0);
     }
-    if (!cache.on_gpu()) return;
-    root_ = side(op.root_mem == core::MemType::device, b.root, droot_);
-    leaf_ = side(op.leaf_mem == core::MemType::device, b.leaf, dleaf_);
-    update_ = side(op.leaf_mem == core::MemType::device, b.update, dupdate_);
+    const bool dev = (op.root_mem == core::MemType::device || op.leaf_mem == core::MemType::device) && cache.device_memory();
+    root_ = side(dev && op.root_mem == core::MemType::device, b.root, droot_);
+    leaf_ = side(dev && op.leaf_mem == core::MemType::device, b.leaf, dleaf_);
+    update_ = side(dev && op.leaf_mem == core::MemType::device, b.update, dupdate_);
   }
-  void run_begin() {
-    if (cache_.on_gpu()) {
-      cuda::DeviceStarForest& sf = cache_.device(op_.sf);
-      switch (op_.op) {
-        case OpKind::bcast: return sf.bcast_begin(op_.unit, op_.bs, op_.mpi_op, root_, leaf_);
-        case OpKind::reduce: return sf.reduce_begin(op_.unit, op_.bs, op_.mpi_op, leaf_, root_);
-        case OpKind::fetch_and_op: return sf.fetch_and_op_begin(op_.unit, op_.bs, op_.mpi_op, root_, leaf_, update_);
-        case OpKind::gather: return sf.gather_begin(op_.unit, op_.bs, leaf_, root_);
-        case OpKind::scatter: return sf.scatter_begin(op_.unit, op_.bs, root_, leaf_);
-        case OpKind::degree: return sf.reduce_begin(core::Unit::int64, 1, core::MpiOp::sum, leaf_, root_);
-      }
-    }
-    handle_ = begin(cache_.get(op_.sf), op_, b_);
-  }
-  void run_end() {
-    if (cache_.on_gpu()) return cache_.device(op_.sf).end();
-    cache_.get(op_.sf).end(handle_);
-  }
+  void run_begin() { handle_ = begin(cache_.get(op_.sf), op_, root_, leaf_, update_); }
+  void run_end() { cache_.get(op_.sf).end(handle_); }
   // The written arrays back in the host buffers (after the op ran).
   void fetch_results() {
     for (auto [d, h] : {std::pair{root_, &b_.root}, std::pair{leaf_, &b_.leaf}, std::pair{update_, &b_.update}})
-      if (d.device) cuda::copy(h->bytes.data(), d.p, h->bytes.size());
+      if (d.on_device() && !h->bytes.empty()) cuda::copy(h->bytes.data(), d.p, h->bytes.size());
   }
 
 private:
-  static cuda::DeviceStarForest::Data side(bool device, Buffer& host, cuda::DeviceMemory& mem) {
-    if (!device) return {host.bytes.data(), false};
+  static Data side(bool device, Buffer& host, cuda::DeviceMemory& mem) {
+    if (!device) return host_data(host.bytes.data());
     mem = cuda::DeviceMemory(host.bytes.size());
-    cuda::copy(mem.data(), host.bytes.data(), host.bytes.size());
-    return {mem.data(), true};
+    if (!host.bytes.empty()) cuda::copy(mem.data(), host.bytes.data(), host.bytes.size());
+    return {mem.data(), core::MemType::device};
   }
   cuda::DeviceMemory droot_, dleaf_, dupdate_;
-  cuda::DeviceStarForest::Data root_, leaf_, update_;
+  Data root_, leaf_, update_;
   SFCache& cache_;
   const core::OpSpec& op_;
   OpBuffers& b_;
-  StarForest::Handle handle_ = 0;
+  Sf::Handle handle_ = 0;
 };
 
 }  // namespace
@@ -349,7 +345,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     const auto transport = plan::transport_of(cache.backend_of(op.sf)).value_or(plan::Transport::direct);
     const auto sent = plan::totals(plan::op_rounds(plans->second, op, place, transport, {cache.split_cap()}));
     std::vector<double> samples;
-    const std::int64_t posted_before = cache.on_gpu() ? -1 : cache.get(op.sf).messages_posted();
+    const std::int64_t posted_before = cache.get(op.sf).messages_posted();
     for (int it = 0; it < warmup + iters; ++it) {
       MPI_Barrier(comm);
       const double t0 = MPI_Wtime();
@@ -408,6 +404,20 @@ std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>
     o += buf;
   }
   return o;
+}
+
+std::string device_memory_note(const trace::BuiltTrace& t) {
+  std::size_t n = 0, first = 0;
+  for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
+    const auto& op = t.trace().ops[i];
+    if (op.root_mem != core::MemType::device && op.leaf_mem != core::MemType::device) continue;
+    if (n++ == 0) first = i;
+  }
+  if (n == 0) return "";
+  const std::string why = cuda::no_gpu_reason();
+  if (why.empty()) return "";
+  return std::to_string(n) + " op(s) of the trace put data in device memory (the first: /ops/" + std::to_string(first) +
+         "), but this process has no device (" + why + "): the host backends run them in host memory";
 }
 
 std::string mpi_library() {

@@ -63,6 +63,11 @@ GpuPlacement gpu_placement(MPI_Comm comm);
 // time-slice the GPU: every device op pays milliseconds); "" when there is nothing to say.
 std::string gpu_sharing_warning(const GpuPlacement& p);
 
+// The line a run says once when ops of the trace put data in device memory and this process has no
+// device (no GPU, no SFR_EMULATE_DEVICE): the host backends then run them in host memory. "" when
+// there is nothing to say.
+std::string device_memory_note(const trace::BuiltTrace& t);
+
 // The MPI library and its version, e.g. "Open MPI v4.1.4" (result provenance).
 std::string mpi_library();
 

@@ -4,6 +4,8 @@
 #include "core/derive.hpp"
 #include "core/error.hpp"
 #include "core/pack.hpp"
+#include "exec/cuda/device_sf.hpp"
+#include "exec/cuda/plan_kernels.hpp"
 #include "exec/mpi/backend.hpp"
 
 namespace sfr::exec::mpi {
@@ -105,34 +107,130 @@ StarForest& StarForest::multi() {
 
 Index StarForest::multi_nroots() { return multi().plan().nroots; }
 
+const cuda::PlanKernels& StarForest::kernels() {
+  if (!kernels_) kernels_ = std::make_unique<cuda::PlanKernels>(plan_);
+  return *kernels_;
+}
+
+bool StarForest::device_direct() {
+  if (device_direct_ < 0) {
+    // Every rank asks its own MPI library; all must agree, or a device block would meet a host one.
+    int mine = backend_->device_blocks() && cuda::cuda_aware_refusal().empty() ? 1 : 0, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm_);
+    device_direct_ = all;
+  }
+  return device_direct_ == 1;
+}
+
+void StarForest::stage(Link& l) {
+  if (l.dsend.size() == l.sendbuf.size() && l.drecv.size() == l.recvbuf.size() && !l.hself.empty() == !plan_.self_roots.empty()) return;
+  l.dsend = cuda::DeviceMemory(l.sendbuf.size());
+  l.drecv = cuda::DeviceMemory(l.recvbuf.size());
+  const std::size_t selfb = 2 * plan_.self_roots.size() * l.vbytes;
+  l.dself = cuda::DeviceMemory(selfb);
+  l.hself.assign(selfb, std::byte{0});
+}
+
+namespace {
+
+// The staged route: the blocks packed on the device go to where the backend reads them (the link's
+// send buffer, and a shared segment's block where the transport has one), and the received blocks
+// up to the device.
+void blocks_down(Link& l, const cuda::Stream& s) {
+  if (!l.sendbuf.empty()) cuda::copy_async(l.sendbuf.data(), l.dsend.data(), l.sendbuf.size(), s);
+  for (std::size_t p = 0; p < l.send_at.size(); ++p)
+    if (l.send_at[p])
+      cuda::copy_async(l.send_at[p], l.dsend.data() + static_cast<std::size_t>(l.send->offsets[p]) * l.vbytes,
+                       static_cast<std::size_t>(l.send->count(p)) * l.vbytes, s);
+  s.sync();
+}
+void blocks_up(Link& l, const cuda::Stream& s) {
+  if (l.recv_at.empty()) {
+    if (!l.recvbuf.empty()) cuda::copy_async(l.drecv.data(), l.recvbuf.data(), l.recvbuf.size(), s);
+  } else {
+    for (std::size_t p = 0; p < l.recv->npeers(); ++p)
+      cuda::copy_async(l.drecv.data() + static_cast<std::size_t>(l.recv->offsets[p]) * l.vbytes, l.recv_block(p),
+                       static_cast<std::size_t>(l.recv->count(p)) * l.vbytes, s);
+  }
+}
+
+// A device array as a host copy (the mirror route); host arrays stay where they are.
+std::byte* mirror(const Data& d, std::vector<std::byte>& m, std::size_t bytes) {
+  if (!d.on_device()) return d.p;
+  m.resize(bytes);
+  if (bytes) cuda::copy(m.data(), d.p, bytes);
+  return m.data();
+}
+void mirror_back(const Data& d, const std::vector<std::byte>& m) {
+  if (d.on_device() && !m.empty()) cuda::copy(d.p, m.data(), m.size());
+}
+
+}  // namespace
+
 StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
   InFlight& f = *fp;
   StarForest& s = *f.sf;
   s.backend_->check(s, f);
   const std::size_t vb = core::unit_size(f.unit) * static_cast<std::size_t>(f.bs);
   const core::RankPlan& pl = s.plan_;
+  const bool fetch = f.kind == Motion::fetch_and_op;
+  f.rootdata = f.root.p;
+  f.leafdata = f.leaf.p;
+  f.leafupdate = f.update.p;
+  if (f.root.on_device() || f.leaf.on_device() || (fetch && f.update.on_device())) {
+    if (s.backend_->reads_user_arrays()) {
+      f.route = InFlight::Route::mirror;
+      f.rootdata = mirror(f.root, f.mroot, static_cast<std::size_t>(pl.nroots) * vb);
+      f.leafdata = mirror(f.leaf, f.mleaf, static_cast<std::size_t>(pl.leafspace) * vb);
+      if (fetch) f.leafupdate = mirror(f.update, f.mupdate, static_cast<std::size_t>(pl.leafspace) * vb);
+    } else {
+      f.route = s.device_direct() ? InFlight::Route::direct : InFlight::Route::staged;
+    }
+  }
+  const bool dev = f.route == InFlight::Route::staged || f.route == InFlight::Route::direct;
   f.link = &s.acquire(f.kind == Motion::bcast ? Direction::root_to_leaf : Direction::leaf_to_root, vb);
-  if (f.kind == Motion::fetch_and_op) f.back = &s.acquire(Direction::root_to_leaf, vb);
+  if (fetch) f.back = &s.acquire(Direction::root_to_leaf, vb);
   Link& l = *f.link;
   // No packing for contiguous peers on a backend that can use user buffers directly. Receives go
   // straight into the leaves only for REPLACE broadcasts (leaf positions are unique).
-  const bool direct = s.backend_->direct_capable();
+  const bool direct = s.backend_->direct_capable() && !dev;
   f.send_direct.assign(l.send->npeers(), 0);
   f.recv_direct.assign(l.recv->npeers(), 0);
-  if (direct && f.kind != Motion::fetch_and_op) f.send_direct = l.send_contiguous;
+  if (direct && !fetch) f.send_direct = l.send_contiguous;
   if (direct && f.kind == Motion::bcast && f.op == core::MpiOp::replace) f.recv_direct = l.recv_contiguous;
+  const Data src = f.kind == Motion::bcast ? f.root : f.leaf;
+  if (dev) {
+    s.stage(l);
+    if (f.back) s.stage(*f.back);
+  }
   s.backend_->before_pack(s, l);
   if (s.backend_->wants_pack(f)) {
-    const std::byte* src = f.kind == Motion::bcast ? f.rootdata : f.leafdata;
-    for (std::size_t p = 0; p < l.send->npeers(); ++p)
-      if (!f.send_direct[p]) core::pack(src, l.send->list(p), l.send->shapes[p], vb, l.send_block(p));
+    if (dev && src.on_device()) {
+      const cuda::PlanKernels& K = s.kernels();
+      K.pack(*l.send, f.unit, f.bs, src, l.dsend.data());
+      if (f.route == InFlight::Route::staged) {
+        blocks_down(l, K.stream());
+      } else {
+        K.sync();
+        l.dev_send = l.dsend.data();
+      }
+    } else {
+      const std::byte* from = f.kind == Motion::bcast ? f.rootdata : f.leafdata;
+      for (std::size_t p = 0; p < l.send->npeers(); ++p)
+        if (!f.send_direct[p]) core::pack(from, l.send->list(p), l.send->shapes[p], vb, l.send_block(p));
+    }
   }
-  switch (f.kind) {
-    case Motion::bcast: core::scatter_local(f.unit, f.bs, f.op, f.rootdata, pl.self_roots, f.leafdata, pl.self_leaves); break;
-    case Motion::reduce: core::scatter_local(f.unit, f.bs, f.op, f.leafdata, pl.self_leaves, f.rootdata, pl.self_roots); break;
-    case Motion::fetch_and_op:
-      core::fetch_and_op_local(f.unit, f.bs, f.op, f.rootdata, pl.self_roots, f.leafdata, pl.self_leaves, f.leafupdate);
-      break;
+  if (f.route == InFlight::Route::direct && (f.kind == Motion::bcast ? f.leaf : f.root).on_device()) l.dev_recv = l.drecv.data();
+  if (dev) {
+    s.kernels().self_part(f.kind, f.unit, f.bs, f.op, f.root, f.leaf, f.update, l.dself.data(), l.hself.data());
+  } else {
+    switch (f.kind) {
+      case Motion::bcast: core::scatter_local(f.unit, f.bs, f.op, f.rootdata, pl.self_roots, f.leafdata, pl.self_leaves); break;
+      case Motion::reduce: core::scatter_local(f.unit, f.bs, f.op, f.leafdata, pl.self_leaves, f.rootdata, pl.self_roots); break;
+      case Motion::fetch_and_op:
+        core::fetch_and_op_local(f.unit, f.bs, f.op, f.rootdata, pl.self_roots, f.leafdata, pl.self_leaves, f.leafupdate);
+        break;
+    }
   }
   s.backend_->start(s, f, l);
   for (std::size_t h = 0; h < inflight_.size(); ++h)
@@ -144,22 +242,41 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
   return inflight_.size() - 1;
 }
 
+namespace {
+
+// Unpacks link l's received blocks into `dst` (the leaves for a root -> leaf link, else the roots):
+// on the device where dst is device memory (after the staged route brought them up), else per peer.
+void unpack_into(StarForest& s, const cuda::PlanKernels* K, InFlight& f, Link& l, core::MpiOp op, const Data& dst, std::byte* host_dst,
+                 bool skip_direct) {
+  if (K && dst.on_device()) {
+    if (f.route == InFlight::Route::staged) blocks_up(l, K->stream());
+    K->unpack(*l.recv, f.unit, f.bs, op, l.drecv.data(), dst);
+    K->sync();
+    return;
+  }
+  (void)s;
+  for (std::size_t p = 0; p < l.recv->npeers(); ++p)
+    if (!skip_direct || !f.recv_direct[p]) core::unpack(f.unit, f.bs, op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], host_dst);
+}
+
+}  // namespace
+
 void StarForest::end(Handle h) {
   if (h >= inflight_.size() || !inflight_[h]) throw std::logic_error("StarForest::end: no such operation in flight");
   InFlight& f = *inflight_[h];
   StarForest& s = *f.sf;
   Link& l = *f.link;
+  const bool dev = f.route == InFlight::Route::staged || f.route == InFlight::Route::direct;
+  const cuda::PlanKernels* K = dev ? &s.kernels() : nullptr;
   s.backend_->finish(s, f, l);
   if (!f.applied) {
     switch (f.kind) {
       case Motion::bcast:
-        for (std::size_t p = 0; p < l.recv->npeers(); ++p)
-          if (!f.recv_direct[p]) core::unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.leafdata);
+        unpack_into(s, K, f, l, f.op, f.leaf, f.leafdata, true);
         s.backend_->after_unpack(s, l);
         break;
       case Motion::reduce:
-        for (std::size_t p = 0; p < l.recv->npeers(); ++p)
-          core::unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.rootdata);
+        unpack_into(s, K, f, l, f.op, f.root, f.rootdata, false);
         s.backend_->after_unpack(s, l);
         break;
       case Motion::fetch_and_op: {
@@ -168,85 +285,88 @@ void StarForest::end(Handle h) {
           // Apply the arrived leaf values in peer order, keeping what each one fetched, and send the
           // fetched values back along the root -> leaf direction.
           s.backend_->before_pack(s, b);
-          for (std::size_t p = 0; p < l.recv->npeers(); ++p)
-            core::fetch_and_op_unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.rootdata, b.send_block(p));
+          if (K && f.root.on_device()) {
+            if (f.route == InFlight::Route::staged) blocks_up(l, K->stream());
+            K->fetch(f.unit, f.bs, f.op, l.drecv.data(), f.root, b.dsend.data());
+            if (f.route == InFlight::Route::staged) {
+              blocks_down(b, K->stream());
+            } else {
+              K->sync();
+              b.dev_send = b.dsend.data();
+            }
+          } else {
+            for (std::size_t p = 0; p < l.recv->npeers(); ++p)
+              core::fetch_and_op_unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.rootdata,
+                                        b.send_block(p));
+          }
           s.backend_->after_unpack(s, l);
+          if (f.route == InFlight::Route::direct && f.leaf.on_device()) b.dev_recv = b.drecv.data();
           InFlight ret;
           ret.kind = Motion::bcast;
           ret.unit = f.unit;
           ret.bs = f.bs;
           ret.sf = &s;
           ret.by_index = false;
+          ret.route = f.route;
           ret.send_direct.assign(b.send->npeers(), 0);
           ret.recv_direct.assign(b.recv->npeers(), 0);
           s.backend_->start(s, ret, b);
           s.backend_->finish(s, ret, b);
         }
-        for (std::size_t p = 0; p < b.recv->npeers(); ++p)
-          core::unpack(f.unit, f.bs, core::MpiOp::replace, b.recv_block(p), b.recv->list(p), b.recv->shapes[p], f.leafupdate);
+        unpack_into(s, K, f, b, core::MpiOp::replace, f.update, f.leafupdate, false);
         if (!f.fetched_in_back) s.backend_->after_unpack(s, b);
         break;
       }
     }
   }
-  l.busy = false;
-  if (f.back) f.back->busy = false;
+  if (K) K->sync();  // the self part's device work
+  if (f.route == InFlight::Route::mirror) {
+    if (f.kind == Motion::bcast) mirror_back(f.leaf, f.mleaf);
+    if (f.kind != Motion::bcast) mirror_back(f.root, f.mroot);
+    if (f.kind == Motion::fetch_and_op) mirror_back(f.update, f.mupdate);
+  }
+  for (Link* x : {f.link, f.back})
+    if (x) {
+      x->busy = false;
+      x->dev_send = x->dev_recv = nullptr;
+    }
   inflight_[h].reset();
 }
 
 namespace {
-std::unique_ptr<InFlight> record(Motion k, core::Unit u, int bs, core::MpiOp op, StarForest* sf) {
+std::unique_ptr<InFlight> record(Motion k, core::Unit u, int bs, core::MpiOp op, StarForest* sf, Data root, Data leaf, Data update = {}) {
   auto f = std::make_unique<InFlight>();
   f->kind = k;
   f->unit = u;
   f->bs = bs;
   f->op = op;
   f->sf = sf;
+  f->root = root;
+  f->leaf = leaf;
+  f->update = update;
   return f;
 }
-std::byte* bytes(const void* p) { return static_cast<std::byte*>(const_cast<void*>(p)); }
 }  // namespace
 
-StarForest::Handle StarForest::bcast_begin(core::Unit u, int bs, core::MpiOp op, const void* rootdata, void* leafdata) {
-  auto f = record(Motion::bcast, u, bs, op, this);
-  f->rootdata = bytes(rootdata);
-  f->leafdata = bytes(leafdata);
-  return start(std::move(f));
+StarForest::Handle StarForest::bcast_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf) {
+  return start(record(Motion::bcast, u, bs, op, this, root, leaf));
 }
-
-StarForest::Handle StarForest::reduce_begin(core::Unit u, int bs, core::MpiOp op, const void* leafdata, void* rootdata) {
-  auto f = record(Motion::reduce, u, bs, op, this);
-  f->rootdata = bytes(rootdata);
-  f->leafdata = bytes(leafdata);
-  return start(std::move(f));
+StarForest::Handle StarForest::reduce_begin(core::Unit u, int bs, core::MpiOp op, Data leaf, Data root) {
+  return start(record(Motion::reduce, u, bs, op, this, root, leaf));
 }
-
-StarForest::Handle StarForest::fetch_and_op_begin(core::Unit u, int bs, core::MpiOp op, void* rootdata, const void* leafdata,
-                                                  void* leafupdate) {
-  auto f = record(Motion::fetch_and_op, u, bs, op, this);
-  f->rootdata = bytes(rootdata);
-  f->leafdata = bytes(leafdata);
-  f->leafupdate = bytes(leafupdate);
-  return start(std::move(f));
+StarForest::Handle StarForest::fetch_and_op_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf, Data leafupdate) {
+  return start(record(Motion::fetch_and_op, u, bs, op, this, root, leaf, leafupdate));
 }
-
-StarForest::Handle StarForest::gather_begin(core::Unit u, int bs, const void* leafdata, void* multirootdata) {
-  auto f = record(Motion::reduce, u, bs, core::MpiOp::replace, &multi());
-  f->rootdata = bytes(multirootdata);
-  f->leafdata = bytes(leafdata);
-  return start(std::move(f));
+StarForest::Handle StarForest::gather_begin(core::Unit u, int bs, Data leaf, Data multiroot) {
+  return start(record(Motion::reduce, u, bs, core::MpiOp::replace, &multi(), multiroot, leaf));
 }
-
-StarForest::Handle StarForest::scatter_begin(core::Unit u, int bs, const void* multirootdata, void* leafdata) {
-  auto f = record(Motion::bcast, u, bs, core::MpiOp::replace, &multi());
-  f->rootdata = bytes(multirootdata);
-  f->leafdata = bytes(leafdata);
-  return start(std::move(f));
+StarForest::Handle StarForest::scatter_begin(core::Unit u, int bs, Data multiroot, Data leaf) {
+  return start(record(Motion::bcast, u, bs, core::MpiOp::replace, &multi(), multiroot, leaf));
 }
 
 std::vector<std::int64_t> StarForest::degree() {
   std::vector<std::int64_t> deg(static_cast<std::size_t>(plan_.nroots), 0), ones(static_cast<std::size_t>(plan_.leafspace), 1);
-  end(reduce_begin(core::Unit::int64, 1, core::MpiOp::sum, ones.data(), deg.data()));
+  end(reduce_begin(core::Unit::int64, 1, core::MpiOp::sum, host_data(ones.data()), host_data(deg.data())));
   return deg;
 }
 

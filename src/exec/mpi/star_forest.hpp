@@ -5,6 +5,13 @@
 //
 // Every op is collective: all ranks call the same sequence of begins and ends (as with PetscSF).
 // begin = pack -> local (self) part -> backend start; end = backend finish -> unpack.
+//
+// It implements the executors' one star-forest interface (exec/sf.hpp): each buffer of a call may
+// be host or device memory. A side in device memory is packed and unpacked on the device
+// (cuda::PlanKernels); its blocks are staged through host memory for a host-only transport, or
+// handed to MPI in device memory where the backend can (basic, neighbor) and the MPI library takes
+// device pointers (cuda::cuda_aware_refusal() says when). The one-sided and collective backends,
+// which read and write the user's arrays themselves, work on host copies of the device arrays.
 #pragma once
 
 #include <mpi.h>
@@ -18,6 +25,11 @@
 #include "core/plan.hpp"
 #include "plan/plan.hpp"
 #include "core/units.hpp"
+#include "exec/sf.hpp"
+
+namespace sfr::exec::cuda {
+class PlanKernels;
+}
 
 namespace sfr::exec::mpi {
 
@@ -27,6 +39,7 @@ using core::Direction;  // of a message round (core/op_spec.hpp)
 
 struct Link;
 class Backend;
+
 struct InFlight;
 
 // How many ranks of `comm` share this rank's memory (MPI_COMM_TYPE_SHARED): the node when no
@@ -36,7 +49,7 @@ int ranks_sharing_memory(MPI_Comm comm);
 // Names accepted by --backend.
 std::vector<std::string> backend_names();
 
-class StarForest {
+class StarForest final : public Sf {
 public:
   // `g` is the whole graph (every rank's part); `comm` must have g.nranks ranks. Collective.
   // Nodes (node-aware backends) are consecutive blocks of `ranks_per_node` ranks; 0: as many as
@@ -48,19 +61,16 @@ public:
   ~StarForest();
   // Messages this rank's backend posted so far (its multi-SF's included); -1 where the backend
   // does not count them.
-  std::int64_t messages_posted() const;
+  std::int64_t messages_posted() const override;
   StarForest(const StarForest&) = delete;
   StarForest& operator=(const StarForest&) = delete;
 
-  using Handle = std::size_t;
-
-  Handle bcast_begin(core::Unit u, int bs, core::MpiOp op, const void* rootdata, void* leafdata);
-  Handle reduce_begin(core::Unit u, int bs, core::MpiOp op, const void* leafdata, void* rootdata);
-  Handle fetch_and_op_begin(core::Unit u, int bs, core::MpiOp op, void* rootdata, const void* leafdata, void* leafupdate);
-  // Gather (leaves -> multi-roots) and scatter (multi-roots -> leaves) through the multi-SF.
-  Handle gather_begin(core::Unit u, int bs, const void* leafdata, void* multirootdata);
-  Handle scatter_begin(core::Unit u, int bs, const void* multirootdata, void* leafdata);
-  void end(Handle h);
+  Handle bcast_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf) override;
+  Handle reduce_begin(core::Unit u, int bs, core::MpiOp op, Data leaf, Data root) override;
+  Handle fetch_and_op_begin(core::Unit u, int bs, core::MpiOp op, Data root, Data leaf, Data leafupdate) override;
+  Handle gather_begin(core::Unit u, int bs, Data leaf, Data multiroot) override;
+  Handle scatter_begin(core::Unit u, int bs, Data multiroot, Data leaf) override;
+  void end(Handle h) override;
 
   // Root degrees of this rank (computed with a reduce through the backend).
   std::vector<std::int64_t> degree();
@@ -76,6 +86,10 @@ private:
   Handle start(std::unique_ptr<InFlight> f);
   Link& acquire(Direction d, std::size_t vbytes);
   StarForest& multi();
+  // Device-memory calls: the plan's kernels (made at the first such call) and the link's staging.
+  const cuda::PlanKernels& kernels();
+  void stage(Link& l);
+  bool device_direct();  // whether this backend hands device blocks to MPI here
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
@@ -90,6 +104,8 @@ private:
   std::unique_ptr<core::Graph> multi_graph_;
   std::unique_ptr<StarForest> multi_;
   int next_tag_ = 100;
+  std::unique_ptr<cuda::PlanKernels> kernels_;
+  int device_direct_ = -1;  // unknown until the first device call
 
   friend class Backend;
 };

@@ -52,6 +52,7 @@ public:
     if (l.win != MPI_WIN_NULL) MPI_Win_free(&l.win);
   }
   bool wants_pack(const InFlight& f) const override { return f.kind != Motion::bcast; }
+  bool reads_user_arrays() const override { return true; }
 
   void start(StarForest& sf, InFlight& f, Link& l) override {
     if (l.win == MPI_WIN_NULL) {  // single rank: the self part did everything
