@@ -239,69 +239,53 @@ private:
           for (size_t s = 0; s < by_root.size(); ++s)
             for (size_t i = 0; i < by_root[s].size(); ++i) {
               const auto& leaves = by_root[s][i];
-              const size_t n = leaves.size();
-              // Leaves with equal (fetched value, contribution) are interchangeable: the search works
-              // on those classes, with a count of unused leaves each, found by fetched value.
-              struct Class {
-                const T* fetched;
-                const T* value;
-                size_t left;
+              // Each leaf is a step from the root value it fetched to that value combined with its
+              // contribution (the op is a function of the two), so a serial order of the leaves is a
+              // walk through the root's values that takes every step once: an Eulerian trail from
+              // the root's input to its final value. One exists exactly when every value is left as
+              // often as it is entered, but for the input (left once more) and the final value
+              // (entered once more) where they differ, and every step lies in one connected piece
+              // with the input (the directed Euler theorem): checked in linear time, for any number
+              // of leaves and any order the transport chose.
+              std::unordered_map<std::string, std::size_t> node_of;
+              std::vector<long> balance;            // out - in, per value
+              std::vector<std::size_t> parent;      // union-find over values joined by a step
+              auto node = [&](const std::string& key) {
+                const auto [it, fresh] = node_of.try_emplace(key, balance.size());
+                if (fresh) {
+                  balance.push_back(0);
+                  parent.push_back(parent.size());
+                }
+                return it->second;
               };
-              std::vector<Class> classes;
-              std::unordered_map<std::string, size_t> class_of;                      // fetched + value bytes
-              std::unordered_map<std::string, std::vector<size_t>> classes_by_fetched;  // fetched bytes
+              auto find = [&](std::size_t x) {
+                while (parent[x] != x) x = parent[x] = parent[parent[x]];
+                return x;
+              };
+              const std::size_t start = node(bytes_of(root_in[s].template as<T>() + i * bs, bs));
+              const T* final_root = cand[s]["rootdata"].template as<T>() + i * bs;
+              const std::size_t end = node(bytes_of(final_root, bs));
+              std::vector<T> next(bs);
               for (const LeafAt& a : leaves) {
                 const T* u = upd_of[static_cast<size_t>(a.rank)] + static_cast<size_t>(a.pos) * bs;
                 const T* v = leaf_in[static_cast<size_t>(a.rank)].template as<T>() + static_cast<size_t>(a.pos) * bs;
-                const auto [it, fresh] = class_of.try_emplace(bytes_of(u, bs) + bytes_of(v, bs), classes.size());
-                if (fresh) {
-                  classes.push_back({u, v, 0});
-                  classes_by_fetched[bytes_of(u, bs)].push_back(it->second);
-                }
-                ++classes[it->second].left;
+                std::copy(u, u + bs, next.begin());
+                for (size_t c = 0; c < bs; ++c) O::apply(next[c], v[c]);
+                const std::size_t from = node(bytes_of(u, bs)), to = node(bytes_of(next.data(), bs));
+                ++balance[from];
+                --balance[to];
+                parent[find(from)] = find(to);
               }
-              const T* final_root = cand[s]["rootdata"].template as<T>() + i * bs;
-              // Depth-first search for a serial order (iterative: a root may have many thousand
-              // leaves): at each step a leaf whose fetched value is the current root value goes
-              // next, one of each class tried. Bounded, so a pathological root cannot stall a check.
-              const size_t none = classes.size();
-              struct Frame {
-                std::vector<T> acc;
-                const std::vector<size_t>* cands;  // classes whose fetched value is acc
-                size_t next;
-                size_t chosen;
-              };
-              long budget = 200000;
-              std::vector<Frame> stack;
-              auto push = [&](std::vector<T> acc) {
-                const auto it = classes_by_fetched.find(bytes_of(acc.data(), bs));
-                stack.push_back({std::move(acc), it == classes_by_fetched.end() ? nullptr : &it->second, 0, none});
-              };
-              push(std::vector<T>(root_in[s].template as<T>() + i * bs, root_in[s].template as<T>() + (i + 1) * bs));
-              bool found = false;
-              while (!stack.empty() && !found) {
-                Frame& f = stack.back();
-                if (stack.size() - 1 == n) {
-                  found = std::equal(f.acc.begin(), f.acc.end(), final_root);
-                  if (found) break;
-                }
-                if (f.chosen < none) ++classes[f.chosen].left, f.chosen = none;  // back from that branch
-                size_t pick = none;
-                while (f.cands && f.next < f.cands->size() && pick == none) {
-                  const size_t c = (*f.cands)[f.next++];
-                  if (classes[c].left > 0) pick = c;
-                }
-                if (pick == none || --budget < 0) {
-                  stack.pop_back();
-                  if (budget < 0) break;
-                  continue;
-                }
-                f.chosen = pick;
-                --classes[pick].left;
-                std::vector<T> next = f.acc;
-                for (size_t c = 0; c < bs; ++c) O::apply(next[c], classes[pick].value[c]);
-                push(std::move(next));
+              bool found = true;
+              for (std::size_t x = 0; x < balance.size() && found; ++x) {
+                const long want = start == end ? 0 : x == start ? 1 : x == end ? -1 : 0;
+                found = balance[x] == want;
               }
+              if (found)  // every step in the input's piece
+                for (const LeafAt& a : leaves) {
+                  const T* u = upd_of[static_cast<size_t>(a.rank)] + static_cast<size_t>(a.pos) * bs;
+                  if (find(node_of.at(bytes_of(u, bs))) != find(start)) found = false;
+                }
               if (!found) {
                 const int lr = leaves.empty() ? static_cast<int>(s) : leaves[0].rank;
                 problem(base + "/" + std::to_string(lr) + "/leafupdate", "leafupdates of root " + std::to_string(i) + " of rank " +

@@ -2,6 +2,9 @@
 // where a result depends on the order in which leaves reach a root (REPLACE reduces on roots of
 // degree > 1, fetch_and_op), any serial order is accepted; multi-roots of one root that come from
 // the same leaf rank (gather / scatter) are compared as a multiset. Everything else must be exact.
+// fetch_and_op's serial orders are decided exactly, in linear time, for any number of leaves: each
+// leaf is a step from the value it fetched to that value combined with its own, and an order
+// exists when those steps form an Eulerian trail from the root's input to its final value.
 #pragma once
 
 #include <cstddef>

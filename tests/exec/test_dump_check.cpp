@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
+#include "exec/conformance.hpp"
 #include "exec/dump.hpp"
 #include "exec/dump_check.hpp"
 #include "exec/reference/reference.hpp"
@@ -168,4 +172,76 @@ TEST(DumpCheck, SerialOrderSearchOnAHotRoot) {
   const auto res = exec::check_dump(t, bad, "bad");
   ASSERT_FALSE(res.ok());
   EXPECT_NE(res.problems[0].find("match no serial order"), std::string::npos) << res.problems[0];
+}
+
+// 12,000 leaves on one root, int32 LXOR with bs 3: a serial order is a walk through at most 9 root
+// values that takes every leaf once, which a search that picks the next leaf by its fetched value
+// must backtrack through (the bounded search it replaced gave up on this one, and on the orders the
+// one-sided transport produced on the 4-rank hot root). The
+// leafupdates of a random order, computed here with a plain loop, conform; one leafupdate changed,
+// or a pair of leaves split off into a cycle of their own (every value entered as often as left,
+// but not reachable from the root's input), does not.
+TEST(DumpCheck, FetchAndOpAnySerialOrderOfAHotRoot) {
+  const int n = 12000, bs = 3;
+  const auto t = hot_root(n, R"({"op": "fetch_and_op", "sf": "S", "unit": "int32", "bs": 3, "mpi_op": "lxor"})");
+  const auto root = exec::conformance_input(exec::Side::root, core::Unit::int32, bs, core::MpiOp::lxor, 0, 1, 0);
+  const auto leaf = exec::conformance_input(exec::Side::leaf, core::Unit::int32, bs, core::MpiOp::lxor, 0, n, 0);
+  std::vector<int> order(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) order[static_cast<std::size_t>(k)] = k;
+  std::mt19937 rng(11);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<std::int32_t> acc(root.as<std::int32_t>(), root.as<std::int32_t>() + bs), upd(static_cast<std::size_t>(n * bs));
+  for (const int k : order)
+    for (int c = 0; c < bs; ++c) {
+      upd[static_cast<std::size_t>(k * bs + c)] = acc[static_cast<std::size_t>(c)];
+      acc[static_cast<std::size_t>(c)] = (acc[static_cast<std::size_t>(c)] != 0) != (leaf.as<std::int32_t>()[k * bs + c] != 0);
+    }
+  auto dump = [&](const std::vector<std::int32_t>& u, const std::vector<std::int32_t>& r) {
+    std::string s = R"({"format": "sf-dump", "version": 1, "trace": "t", "ops": [{"index": 0, "op": "fetch_and_op", "sf": "S", "ranks": [)";
+    s += R"({"rootdata": [)";
+    for (std::size_t c = 0; c < r.size(); ++c) s += (c ? "," : "") + std::to_string(r[c]);
+    s += R"(], "leafupdate": [)";
+    for (std::size_t c = 0; c < u.size(); ++c) s += (c ? "," : "") + std::to_string(u[c]);
+    return s + "]}]}]}";
+  };
+  const auto ok = exec::check_dump(t, dump(upd, acc), "d");
+  EXPECT_TRUE(ok.ok()) << ok.problems.front();
+  auto bad = upd;
+  bad[static_cast<std::size_t>(order[n / 2] * bs)] ^= 1;
+  EXPECT_FALSE(exec::check_dump(t, dump(bad, acc), "d").ok());
+}
+
+// A leaf that says it fetched a value off the walk and left it unchanged (int32 max, fetched above
+// its contribution): every value is entered as often as it is left, but that step is not reachable
+// from the root's input, so no serial order has it.
+TEST(DumpCheck, FetchAndOpStepOffTheWalkIsNoSerialOrder) {
+  const int n = 50;
+  const auto t = hot_root(n, R"({"op": "fetch_and_op", "sf": "S", "unit": "int32", "mpi_op": "max"})");
+  const auto root = exec::conformance_input(exec::Side::root, core::Unit::int32, 1, core::MpiOp::max, 0, 1, 0);
+  const auto leaf = exec::conformance_input(exec::Side::leaf, core::Unit::int32, 1, core::MpiOp::max, 0, n, 0);
+  auto dump = [&](const std::vector<std::int32_t>& u, std::int32_t r) {
+    std::string s = R"({"format": "sf-dump", "version": 1, "trace": "t", "ops": [{"index": 0, "op": "fetch_and_op", "sf": "S", "ranks": [)";
+    s += R"({"rootdata": [)" + std::to_string(r) + R"(], "leafupdate": [)";
+    for (std::size_t c = 0; c < u.size(); ++c) s += (c ? "," : "") + std::to_string(u[c]);
+    return s + "]}]}]}";
+  };
+  // Leaves in position order, but leaf 7 fetched 1e9 (above every value) instead of its turn.
+  std::vector<std::int32_t> upd(static_cast<std::size_t>(n));
+  std::int32_t acc = root.as<std::int32_t>()[0];
+  for (int k = 0; k < n; ++k) {
+    if (k == 7) continue;
+    upd[static_cast<std::size_t>(k)] = acc;
+    acc = std::max(acc, leaf.as<std::int32_t>()[k]);
+  }
+  upd[7] = 1000000000;
+  ASSERT_GT(1000000000, leaf.as<std::int32_t>()[7]);
+  const auto res = exec::check_dump(t, dump(upd, acc), "d");
+  EXPECT_FALSE(res.ok());
+  // The same leaf at its turn: conforms.
+  acc = root.as<std::int32_t>()[0];
+  for (int k = 0; k < n; ++k) {
+    upd[static_cast<std::size_t>(k)] = acc;
+    acc = std::max(acc, leaf.as<std::int32_t>()[k]);
+  }
+  EXPECT_TRUE(exec::check_dump(t, dump(upd, acc), "d").ok());
 }
