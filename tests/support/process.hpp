@@ -42,7 +42,27 @@ inline Proc run_command(const std::string& cmd, int timeout_s = 300) {
 
 #ifdef SFR_MPIEXEC
 // mpiexec as root (containers, CI) with more ranks than cores.
+// Open MPI 4.1 creates its session directory (TMPDIR/ompi.HOST.UID) on first use, and two mpiruns
+// that start at once (ctest -j) can race on it: the loser fails with "mkdir ... File exists" in
+// orte_init. Each test process gets a base of its own (removed when the process ends), unless the
+// caller chose one.
+inline void own_mpi_session_dir() {
+  struct Dir {
+    std::filesystem::path p;
+    ~Dir() {
+      std::error_code ec;
+      if (!p.empty()) std::filesystem::remove_all(p, ec);
+    }
+  };
+  static Dir dir;
+  if (!dir.p.empty() || std::getenv("OMPI_MCA_orte_tmpdir_base")) return;
+  dir.p = std::filesystem::temp_directory_path() / ("sfr-ompi-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir.p);
+  ::setenv("OMPI_MCA_orte_tmpdir_base", dir.p.c_str(), 0);
+}
+
 inline std::string mpiexec(int np) {
+  own_mpi_session_dir();
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   ::setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
