@@ -8,16 +8,33 @@
 
 namespace sfr::sim {
 
+namespace {
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+}  // namespace
+
+void set_measured(ModelPair& p, const std::vector<double>& m) {
+  if (m.empty()) return;
+  const auto [lo, hi] = std::minmax_element(m.begin(), m.end());
+  p.measured_us = *lo;
+  p.spread = *lo > 0 ? (*hi - *lo) / *lo : 0;
+}
+
 ModelCheck check_model(std::vector<ModelPair> pairs) {
   ModelCheck c;
   c.pairs = std::move(pairs);
-  std::vector<double> errs;
-  for (const auto& p : c.pairs) errs.push_back(std::abs(p.error()));
-  if (!errs.empty()) {
-    std::sort(errs.begin(), errs.end());
-    const std::size_t n = errs.size();
-    c.median_abs_error = n % 2 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]);
+  std::vector<double> errs, spreads;
+  for (const auto& p : c.pairs) {
+    errs.push_back(std::abs(p.error()));
+    spreads.push_back(p.spread);
+    c.within_spread += p.within_spread() ? 1 : 0;
   }
+  c.median_abs_error = median_of(errs);
+  c.median_spread = median_of(spreads);
   // Group by (trace, op) in order of first appearance.
   std::vector<std::pair<std::string, std::size_t>> keys;
   std::map<std::pair<std::string, std::size_t>, std::vector<const ModelPair*>> groups;
@@ -43,13 +60,15 @@ ModelCheck check_model(std::vector<ModelPair> pairs) {
 std::string render_model_check(const ModelCheck& c, const std::string& machine) {
   std::ostringstream os;
   char line[512];
-  os << "measured (executor, median per iteration) vs predicted (simulator, machine " << machine << "), microseconds\n";
-  std::snprintf(line, sizeof line, "%-28s %4s  %-28s %-10s %12s %12s %8s\n", "trace", "op", "label", "backend", "measured", "predicted",
-                "error");
+  os << "measured (executor: the lowest of the interleaved repeats' medians per iteration; spread: their range over it) vs "
+        "predicted (simulator, machine "
+     << machine << "), microseconds; '~': the error is within the measurement's spread\n";
+  std::snprintf(line, sizeof line, "%-28s %4s  %-28s %-10s %12s %8s %12s %8s\n", "trace", "op", "label", "backend", "measured", "spread",
+                "predicted", "error");
   os << line;
   for (const auto& p : c.pairs) {
-    std::snprintf(line, sizeof line, "%-28s %4zu  %-28s %-10s %12.3f %12.3f %+7.1f%%\n", p.trace.c_str(), p.op, p.label.c_str(),
-                  p.backend.c_str(), p.measured_us, p.predicted_us, 100 * p.error());
+    std::snprintf(line, sizeof line, "%-28s %4zu  %-28s %-10s %12.3f %7.1f%% %12.3f %+7.1f%%%s\n", p.trace.c_str(), p.op, p.label.c_str(),
+                  p.backend.c_str(), p.measured_us, 100 * p.spread, p.predicted_us, 100 * p.error(), p.within_spread() ? " ~" : "");
     os << line;
   }
   if (!c.ops.empty()) {
@@ -71,18 +90,24 @@ std::string render_model_check(const ModelCheck& c, const std::string& machine) 
       c.pairs.size(), 100 * c.median_abs_error, static_cast<std::size_t>(std::lround(c.ranking_right * static_cast<double>(c.ops.size()))),
       c.ops.size(), 100 * c.ranking_right);
   os << line;
+  std::snprintf(line, sizeof line, "         measurements' run-to-run spread: median %.1f%%; %zu of %zu errors within their spread\n",
+                100 * c.median_spread, c.within_spread, c.pairs.size());
+  os << line;
   return os.str();
 }
 
 trace::ModelCheckDoc model_check_doc(const ModelCheck& c, const std::string& machine) {
   trace::ModelCheckDoc d;
   d.machine = machine;
-  for (const auto& p : c.pairs) d.pairs.push_back({p.trace, p.op, p.label, p.backend, p.measured_us, p.predicted_us, p.error()});
+  for (const auto& p : c.pairs)
+    d.pairs.push_back({p.trace, p.op, p.label, p.backend, p.measured_us, p.predicted_us, p.error(), p.spread, p.within_spread()});
   for (const auto& r : c.ops) d.ops.push_back({r.trace, r.op, r.measured_best, r.predicted_best, r.right()});
   d.summary_pairs = c.pairs.size();
   d.summary_ops_ranked = c.ops.size();
   d.median_abs_error = c.median_abs_error;
   d.ranking_right = c.ranking_right;
+  d.summary_within_spread = c.within_spread;
+  d.median_spread = c.median_spread;
   return d;
 }
 

@@ -1,9 +1,11 @@
 // Measured against predicted: the comparison behind `sf-replay validate-model`. Pairs of (trace,
-// op, backend) with the executor's median time per iteration and the simulator's prediction;
+// op, backend) with the executor's time per iteration (the lowest of the interleaved repeats'
+// medians: load only ever adds time) and its run-to-run spread, and the simulator's prediction;
 // per op, whether the predicted best backend is the measured best (or within 5 % of it when
 // measured); summaries over all pairs. Pure data in, text and JSON out.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -19,8 +21,15 @@ struct ModelPair {
   std::string label;  // "bcast A float64x1"
   std::string backend;
   double measured_us = 0, predicted_us = 0;
+  // The measurement's run-to-run spread: (highest - lowest) / lowest of the repeats' medians (0 with
+  // one repeat).
+  double spread = 0;
   double error() const { return (predicted_us - measured_us) / measured_us; }  // relative
+  // The prediction is off by no more than the measurement itself varies from run to run.
+  bool within_spread() const { return spread > 0 && std::abs(error()) <= spread; }
 };
+// The measured time and spread of one (op, backend) from its repeats' medians (microseconds).
+void set_measured(ModelPair& p, const std::vector<double>& repeat_medians_us);
 
 struct OpRanking {
   std::string trace;
@@ -35,7 +44,9 @@ struct ModelCheck {
   std::vector<ModelPair> pairs;
   std::vector<OpRanking> ops;  // ops with at least two backends
   double median_abs_error = 0;
-  double ranking_right = 0;  // fraction of `ops`
+  double ranking_right = 0;     // fraction of `ops`
+  std::size_t within_spread = 0;  // pairs whose error is within their measurement's spread
+  double median_spread = 0;       // of the pairs' spreads
 };
 
 // Rankings and summaries of `pairs` (grouped by trace and op, in order of first appearance).

@@ -1,9 +1,12 @@
 // sf-replay validate-model: mpirun -np P sf-replay validate-model TRACE... --machine M [--json F]
-// [--backend B,...] [--warmup N] [--iters N]. Runs every op of every trace of P ranks on each
-// backend with the MPI executor and predicts it with the simulator on machine M (each op alone,
-// as the executor times it between barriers), then prints measured against predicted with the
-// relative error, whether the predicted best backend is the measured best, and the summary
-// (sim/model_check.hpp).
+// [--backend B,...] [--warmup N] [--iters N] [--repeats R]. Runs every op of every trace of P ranks
+// on each backend with the MPI executor, R times with the backends interleaved (repeat 1 of every
+// backend, then repeat 2, ...), so that load on the machine falls on all of them alike, and
+// predicts it with the simulator on machine M (each op alone, as the executor times it between
+// barriers). Measured: the lowest of the repeats' medians per iteration (load only ever adds time),
+// with the repeats' spread. Prints measured against predicted with the relative error, whether it
+// is within the measurement's spread, whether the predicted best backend is the measured best, and
+// the summary (sim/model_check.hpp).
 #include <iostream>
 #include <optional>
 
@@ -30,7 +33,7 @@ int cmd_validate_model(const Args& args) {
   std::vector<std::string> files;
   std::string machine, json, store;
   std::vector<std::string> backend_values;
-  int warmup = 2, iters = 10;
+  int warmup = 2, iters = 10, repeats = 3;
   std::uint64_t max_memory = 0;
   opts.add_options()("traces", po::value(&files)->composing(), "trace files (those of another rank count are skipped, and said)")(
       "machine,m", po::value(&machine)->required(),
@@ -41,18 +44,21 @@ int cmd_validate_model(const Args& args) {
       "json", po::value(&json), "also write the comparison (sf-model-check JSON) to this file")(
       "store", po::value(&store), "also file the comparison under this folder (a new file per run, never rewritten)")(
       "warmup", po::value(&warmup), "untimed iterations per op (default 2)")("iters", po::value(&iters),
-                                                                             "timed iterations per op (default 10)");
+                                                                             "timed iterations per op (default 10)")(
+      "repeats", po::value(&repeats),
+      "interleaved repeats of every backend (default 3): the measurement is the lowest of their medians, its spread their range");
   add_max_memory_option(opts, &max_memory);
   po::positional_options_description pos;
   pos.add("traces", -1);
   po::variables_map vm;
   if (parse_options("validate-model",
-                    "TRACE... --machine M [--json F] [--store DIR] [--backend B,... ...] [--warmup N] [--iters N]   (under mpirun)", args, opts,
+                    "TRACE... --machine M [--json F] [--store DIR] [--backend B,... ...] [--warmup N] [--iters N] [--repeats R]   (under mpirun)", args, opts,
                     pos, vm))
     return 0;
   if (files.empty()) throw InputError("", "no trace given (usage: sf-replay validate-model TRACE... --machine M ...)");
   if (warmup < 0) throw InputError("--warmup", "must be >= 0, got " + std::to_string(warmup));
   if (iters < 1) throw InputError("--iters", "must be >= 1, got " + std::to_string(iters));
+  if (repeats < 1 || repeats > 1000) throw InputError("--repeats", "must be in 1..1000, got " + std::to_string(repeats));
   // Run and simulated: the catalogue's simulated backends (why_not_simulated).
   const auto list =
       parse_backends("validate-model", backend_values.empty() ? std::vector<std::string>{"all"} : backend_values, {.why_not = why_not_simulated});
@@ -85,7 +91,7 @@ int cmd_validate_model(const Args& args) {
     ran_name = tr.name;
     ran_file = file;
     std::vector<std::string> ran_on;
-    std::vector<std::vector<exec::mpi::OpTiming>> measured;
+    std::vector<std::vector<std::vector<exec::mpi::OpTiming>>> measured;  // [backend][repeat][op]
     // The node-aware backends run on the nodes the simulator assumes, and the executor has no
     // helper processes: the split strategies are predicted with the node's ranks only.
     const int rpn = sim::layout_for(tr, m).ranks_per_node;
@@ -103,17 +109,25 @@ int cmd_validate_model(const Args& args) {
         continue;
       }
       ran_on.push_back(b);
-      measured.push_back(exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, warmup, iters, nullptr, rpn));
     }
+    measured.resize(ran_on.size());
+    for (int rep = 0; rep < repeats; ++rep)
+      for (std::size_t k = 0; k < ran_on.size(); ++k)
+        measured[k].push_back(exec::mpi::time_ops(MPI_COMM_WORLD, *t, ran_on[k], warmup, iters, nullptr, rpn));
     if (rank != 0 || ran_on.empty()) continue;
     // Every op from ranks that start together (the executor times it between barriers).
     std::vector<sim::Backend> sb;
     for (const auto& b : ran_on) sb.push_back(sim::parse_backend(b, "--backend"));
     const auto res = sim::simulate(*t, mt, sb, nullptr, true);
     for (std::size_t k = 0; k < ran_on.size(); ++k)
-      for (const auto& ti : measured[k]) {
-        const auto& o = res.backends.at(k).ops.at(ti.index);
-        pairs.push_back({tr.name, ti.index, o.label, ran_on[k], ti.median_us, o.total_s * 1e6});
+      for (std::size_t i = 0; i < measured[k].front().size(); ++i) {
+        const std::size_t index = measured[k].front()[i].index;
+        const auto& o = res.backends.at(k).ops.at(index);
+        sim::ModelPair p{tr.name, index, o.label, ran_on[k], 0, o.total_s * 1e6};
+        std::vector<double> medians;
+        for (const auto& rep : measured[k]) medians.push_back(rep.at(i).median_us);
+        sim::set_measured(p, medians);
+        pairs.push_back(std::move(p));
       }
   }
   if (!agreed("validate-model", rank, size, [&] {

@@ -313,7 +313,9 @@ Json to_json(const ModelCheckDoc& d) {
                           {"backend", p.backend},
                           {"measured_us", p.measured_us},
                           {"predicted_us", p.predicted_us},
-                          {"error", p.error}});
+                          {"error", p.error},
+                          {"spread", p.spread},
+                          {"within_spread", p.within_spread}});
   j["ops"] = Json::array();
   for (const auto& r : d.ops)
     j["ops"].push_back(
@@ -321,7 +323,9 @@ Json to_json(const ModelCheckDoc& d) {
   j["summary"] = {{"pairs", d.summary_pairs},
                   {"median_abs_error", d.median_abs_error},
                   {"ops_ranked", d.summary_ops_ranked},
-                  {"ranking_right", d.ranking_right}};
+                  {"ranking_right", d.ranking_right},
+                  {"median_spread", d.median_spread},
+                  {"within_spread", d.summary_within_spread}};
   // validate-model adds the provenance after the comparison: it stays the last member.
   if (!d.provenance.is_null()) j["provenance"] = d.provenance;
   return j;
@@ -340,6 +344,8 @@ ModelCheckDoc model_check_doc_from_json(const Json& j, const std::string& source
   d.summary_pairs = s.u64_or("pairs", 0);
   d.summary_ops_ranked = s.u64_or("ops_ranked", 0);
   d.ranking_right = s.num_or("ranking_right", 0);
+  d.median_spread = s.num_or("median_spread", 0);
+  d.summary_within_spread = s.u64_or("within_spread", 0);
   d.provenance = j.contains("provenance") ? j["provenance"] : Json();
   check_provenance(d.provenance, source);
   o.each("pairs", [&](const Obj& e) {
@@ -351,6 +357,8 @@ ModelCheckDoc model_check_doc_from_json(const Json& j, const std::string& source
     p.measured_us = e.num("measured_us");
     p.predicted_us = e.num("predicted_us");
     p.error = e.has("error") ? e.num("error") : (p.predicted_us - p.measured_us) / p.measured_us;
+    p.spread = e.num_or("spread", 0);
+    p.within_spread = e.boolean_or("within_spread", false);
     d.pairs.push_back(std::move(p));
   });
   if (o.has("ops"))

@@ -106,6 +106,8 @@ struct ModelCheckPair {
   std::size_t op = 0;
   std::string label, backend;
   double measured_us = 0, predicted_us = 0, error = 0;
+  double spread = 0;           // the measurement's run-to-run spread (0: one repeat, or an older document)
+  bool within_spread = false;  // |error| <= spread
   bool operator==(const ModelCheckPair&) const = default;
 };
 struct ModelCheckOp {
@@ -119,8 +121,8 @@ struct ModelCheckDoc {
   std::string machine;
   std::vector<ModelCheckPair> pairs;
   std::vector<ModelCheckOp> ops;
-  std::uint64_t summary_pairs = 0, summary_ops_ranked = 0;
-  double median_abs_error = 0, ranking_right = 0;
+  std::uint64_t summary_pairs = 0, summary_ops_ranked = 0, summary_within_spread = 0;
+  double median_abs_error = 0, ranking_right = 0, median_spread = 0;
   io::Json provenance;  // written last, only when set
   bool operator==(const ModelCheckDoc&) const = default;
 };

@@ -138,6 +138,7 @@ TEST(MpiValidateModel, MeasuredAgainstPredicted) {
     EXPECT_EQ(p["trace"], "two");
     EXPECT_GT(p["measured_us"].get<double>(), 0);
     EXPECT_GT(p["predicted_us"].get<double>(), 0);
+    EXPECT_GE(p["spread"].get<double>(), 0);  // 3 interleaved repeats, the default
     EXPECT_NEAR(p["error"].get<double>(),
                 (p["predicted_us"].get<double>() - p["measured_us"].get<double>()) / p["measured_us"].get<double>(), 1e-12);
   }
@@ -155,6 +156,7 @@ TEST(MpiValidateModel, MeasuredAgainstPredicted) {
       {2, trace.string(), "machine"},
       {2, trace.string() + " --machine generic --backend bogus", "bogus"},
       {2, trace.string() + " --machine generic --iters 0", "--iters"},
+      {2, trace.string() + " --machine generic --repeats 0", "--repeats"},
       {2, trace.string() + " --machine generic --json /nonexistent-dir/x.json", "/nonexistent-dir"},
   };
   for (const auto& c : bad) {

@@ -38,3 +38,32 @@ TEST(SimModelCheck, ErrorsRankingsAndSummary) {
   EXPECT_EQ(j["ops"][1]["right"], false);
   EXPECT_DOUBLE_EQ(j["summary"]["ranking_right"].get<double>(), 0.5);
 }
+
+// The measurement of a pair from its interleaved repeats: the lowest median, and the spread
+// (highest - lowest) / lowest; an error no larger than the spread is said to be within it.
+TEST(SimModelCheck, RepeatsGiveTheLowestMedianAndTheSpread) {
+  ModelPair a{"t", 0, "bcast", "basic", 0, 11.0};
+  sfr::sim::set_measured(a, {12.0, 10.0, 12.5});
+  EXPECT_DOUBLE_EQ(a.measured_us, 10.0);
+  EXPECT_DOUBLE_EQ(a.spread, 0.25);
+  EXPECT_NEAR(a.error(), 0.10, 1e-12);
+  EXPECT_TRUE(a.within_spread());  // +10 % against a 25 % spread
+  ModelPair b{"t", 0, "bcast", "window", 0, 7.0};
+  sfr::sim::set_measured(b, {10.0, 10.4});
+  EXPECT_NEAR(b.spread, 0.04, 1e-12);
+  EXPECT_FALSE(b.within_spread());  // -30 % against 4 %
+  ModelPair one{"t", 1, "reduce", "basic", 0, 5.0};
+  sfr::sim::set_measured(one, {5.0});
+  EXPECT_EQ(one.spread, 0.0);
+  EXPECT_FALSE(one.within_spread());  // one repeat: no spread to be within, even for a perfect prediction
+  const auto c = sfr::sim::check_model({a, b, one});
+  EXPECT_EQ(c.within_spread, 1u);
+  EXPECT_NEAR(c.median_spread, 0.04, 1e-12);
+  const auto text = sfr::sim::render_model_check(c, "m.json");
+  EXPECT_NE(text.find("1 of 3 errors within their spread"), std::string::npos) << text;
+  EXPECT_NE(text.find("median 4.0%"), std::string::npos) << text;
+  const auto j = sfr::sim::model_check_json(c, "m.json");
+  EXPECT_DOUBLE_EQ(j["pairs"][0]["spread"].get<double>(), 0.25);
+  EXPECT_EQ(j["pairs"][0]["within_spread"], true);
+  EXPECT_EQ(j["summary"]["within_spread"], 1u);
+}
