@@ -18,7 +18,7 @@ echo "calibrate at 2 ranks: $(echo "$t1 - $t0" | bc) s"
 traces=()
 for m in ../shared/matrices/*.mtx; do
   out="$dir/spmv-$(basename "$m" .mtx)-p2.json"
-  $cli generate spmv --matrix "$m" --ranks 2 --partition rows -o "$out" >/dev/null && traces+=("$out")
+  $cli generate spmv --matrix "$m" --ranks 2 --ranks-per-node 2 --partition rows -o "$out" >/dev/null && traces+=("$out")
 done
 echo "== validate-model, ${#traces[@]} SpMV traces at 2 ranks"
 mpiexec -n 2 $cli validate-model "${traces[@]}" --machine "$dir/machine.json" --backend basic,neighbor,window,alltoallv --iters 50 --json "$dir/validate.json" | tail -1
@@ -29,7 +29,7 @@ for t in "${traces[@]}"; do
   rows=$(mpiexec -n 2 $cli run "$t" --backend basic,neighbor,window,alltoallv,shm,auto --machine "$dir/machine.json" --iters 50 |
          awk '$1 ~ /^[0-9]+$/ {print $1, $4, $10}')
   while read -r op best bus autob aus; do
-    ratio=$(echo "scale=3; $aus / $bus" | bc)
+    ratio=$(printf %.3f "$(echo "scale=3; $aus / $bus" | bc)")
     printf '%-34s %3s %-10s %10.2f %-10s %10.2f %8.3f\n' "$(basename "$t" .json)" "$op" "$best" "$bus" "$autob" "$aus" "$ratio"
     json+="{\"trace\": \"$(basename "$t" .json)\", \"op\": $op, \"best\": \"$best\", \"best_us\": $bus, \"auto\": \"$autob\", \"auto_us\": $aus, \"auto_over_best\": $ratio},"
   done < <(echo "$rows" | awk '{ if ($2 ~ /^auto:/) { a[$1] = $2; au[$1] = $3 } else if (!($1 in b) || $3 < bu[$1]) { b[$1] = $2; bu[$1] = $3 } }

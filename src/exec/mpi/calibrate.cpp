@@ -24,6 +24,16 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// The statistic of calibrate and validate-model alike (sim/README.md, "Calibration"): a
+// measurement is repeated in kRepeats blocks, interleaved with the other measurements of its kind
+// (every size of a ping-pong, every backend), and the least of the blocks' medians is kept: load
+// on a shared machine only ever adds time, so the least loaded block is the closest to the
+// machine's own cost.
+constexpr int kRepeats = 3;
+double least(const std::vector<double>& block_medians) {
+  return block_medians.empty() ? 0 : *std::min_element(block_medians.begin(), block_medians.end());
+}
+
 // Ranks that take no part in a measurement wait here without spinning (an oversubscribed
 // machine's cores stay with the ranks being measured).
 void idle_barrier(MPI_Comm comm) {
@@ -38,30 +48,37 @@ void idle_barrier(MPI_Comm comm) {
 
 constexpr int kTag = 7, kToken = 8;
 
-// Half round trips of a blocking ping-pong between rank 0 and `p`, median over repetitions.
+// Half round trips of a blocking ping-pong between rank 0 and `p`: kRepeats sweeps over the sizes,
+// per size the least of the sweeps' medians.
 std::vector<core::TimedSample> pingpong(MPI_Comm comm, int rank, int p) {
   // Four sizes per octave from 512 B to 8 KiB (where transports switch protocols), two above.
   static const int sizes[] = {8,     64,    256,   512,    640,    768,    896,    1024,   1280,   1536,   1792,  2048,
                               2560,  3072,  3584,  4096,   5120,   6144,   7168,   8192,   12288,  16384,  24576, 32768,
                               49152, 65536, 98304, 131072, 196608, 262144, 393216, 524288, 786432, 1048576};
-  std::vector<core::TimedSample> out;
+  constexpr std::size_t nsizes = std::size(sizes);
+  std::vector<std::vector<double>> medians(nsizes);
   std::vector<char> buf(1 << 20);
-  for (const int n : sizes) {
-    const int reps = n <= 65536 ? 60 : 15, warm = 3;
-    std::vector<double> t;
-    for (int i = 0; i < warm + reps; ++i) {
-      if (rank == 0) {
-        const double t0 = MPI_Wtime();
-        MPI_Send(buf.data(), n, MPI_BYTE, p, kTag, comm);
-        MPI_Recv(buf.data(), n, MPI_BYTE, p, kTag, comm, MPI_STATUS_IGNORE);
-        if (i >= warm) t.push_back((MPI_Wtime() - t0) / 2);
-      } else if (rank == p) {
-        MPI_Recv(buf.data(), n, MPI_BYTE, 0, kTag, comm, MPI_STATUS_IGNORE);
-        MPI_Send(buf.data(), n, MPI_BYTE, 0, kTag, comm);
+  for (int sweep = 0; sweep < kRepeats; ++sweep)
+    for (std::size_t k = 0; k < nsizes; ++k) {
+      const int n = sizes[k];
+      const int reps = n <= 65536 ? 20 : 5, warm = 2;
+      std::vector<double> t;
+      for (int i = 0; i < warm + reps; ++i) {
+        if (rank == 0) {
+          const double t0 = MPI_Wtime();
+          MPI_Send(buf.data(), n, MPI_BYTE, p, kTag, comm);
+          MPI_Recv(buf.data(), n, MPI_BYTE, p, kTag, comm, MPI_STATUS_IGNORE);
+          if (i >= warm) t.push_back((MPI_Wtime() - t0) / 2);
+        } else if (rank == p) {
+          MPI_Recv(buf.data(), n, MPI_BYTE, 0, kTag, comm, MPI_STATUS_IGNORE);
+          MPI_Send(buf.data(), n, MPI_BYTE, 0, kTag, comm);
+        }
       }
+      medians[k].push_back(median(t));
     }
-    if (rank == 0) out.push_back({static_cast<double>(n), median(t)});
-  }
+  std::vector<core::TimedSample> out;
+  if (rank == 0)
+    for (std::size_t k = 0; k < nsizes; ++k) out.push_back({static_cast<double>(sizes[k]), least(medians[k])});
   return out;
 }
 
@@ -142,16 +159,21 @@ double injection(MPI_Comm comm, int rank, const std::vector<int>& from, const st
   return worst / (static_cast<double>(bytes) * static_cast<double>(senders));
 }
 
-// The slowest rank's median time per call of `f` (all ranks call it).
+// The slowest rank's time per call of `f` (all ranks call it): per rank the least of kRepeats
+// blocks' medians.
 template <class F>
 double per_call(MPI_Comm comm, F&& f) {
-  std::vector<double> t;
-  for (int r = 0; r < 5 + 50; ++r) {
-    const double t0 = MPI_Wtime();
-    f();
-    if (r >= 5) t.push_back(MPI_Wtime() - t0);
+  std::vector<double> blocks;
+  for (int b = 0; b < kRepeats; ++b) {
+    std::vector<double> t;
+    for (int r = 0; r < 3 + 20; ++r) {
+      const double t0 = MPI_Wtime();
+      f();
+      if (r >= 3) t.push_back(MPI_Wtime() - t0);
+    }
+    blocks.push_back(median(t));
   }
-  double mine = median(t), worst = 0;
+  double mine = least(blocks), worst = 0;
   MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
   return worst;
 }
@@ -287,8 +309,13 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   say("the executor's own cost per op");
   {
     const trace::BuiltTrace bt(trace::calibration_ring_trace(size));
-    for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k)
-      d.sf_op_backend[k] = time_ops(comm, bt, core::kCalibratedBackends[k], 20, 200).at(0).median_us * 1e-6;
+    // Rounds over the backends (each round times every backend once), then per backend the least
+    // of its rounds' medians: the rounds spread the machine's load over all of them alike.
+    constexpr std::size_t nb = std::size(core::kCalibratedBackends);
+    std::vector<std::vector<double>> rounds(nb);
+    for (int round = 0; round < 2 * kRepeats; ++round)
+      for (std::size_t k = 0; k < nb; ++k) rounds[k].push_back(time_ops(comm, bt, core::kCalibratedBackends[k], 5, 60).at(0).median_us);
+    for (std::size_t k = 0; k < nb; ++k) d.sf_op_backend[k] = least(rounds[k]) * 1e-6;
   }
   // 6. Pack costs (rank 0; the others wait).
   say("pack costs");
