@@ -258,11 +258,27 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     MachineModel bare = m;
     bare.op_overhead = 0;
     bare.op_overhead_by_backend.clear();
+    bare.block_cost_by_backend.clear();
+    const trace::BuiltTrace in_order(
+        trace::calibration_ring_trace(d.ranks, trace::Machine{std::max(1, d.ranks_per_node), std::max(1, d.ranks_per_socket), 0}, false));
     for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
       if (d.sf_op_backend[k] < 0) continue;
       const char* name = core::kCalibratedBackends[k];
       const double model = simulate(bt, bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
-      const double over = std::max(0.0, d.sf_op_backend[k] - model);
+      double over = std::max(0.0, d.sf_op_backend[k] - model);
+      if (d.sf_op_backend_contiguous[k] >= 0) {
+        // The ring in order reads one run of roots per rank, the permuted one a run per value: what
+        // the backend spends beyond the model on the difference, per run, is its cost per run (a
+        // one-sided datatype's block); the rest of the in-order ring is its cost per op.
+        const double model_in_order = simulate(in_order, bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
+        const double beyond = d.sf_op_backend[k] - model, beyond_in_order = d.sf_op_backend_contiguous[k] - model_in_order;
+        const double block = std::max(0.0, (beyond - beyond_in_order) / (core::kCalibrationSfOpValues - 1));
+        m.block_cost_by_backend[name] = block;
+        over = std::max(0.0, beyond_in_order - block);
+        c.lines.push_back(std::string("executor   ") + pad(name, 10) +
+                          fmt("%.2f ns per run of roots a rank reads (the ring in order: %.3f us measured, %.3f us modelled)", block * 1e9,
+                              d.sf_op_backend_contiguous[k] * 1e6, model_in_order * 1e6));
+      }
       if (k == 0)
         m.op_overhead = over;
       else

@@ -165,7 +165,8 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   if (j.is_object()) io::check_format(j, source, "sf-machine", false);  // first: another kind of file is named as such
   r.object(j, "",
            {"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta", "copy", "pack", "loggp",
-            "collective_overhead", "fence_overhead", "op_overhead", "op_overhead_by_backend", "split", "calibration"});
+            "collective_overhead", "fence_overhead", "op_overhead", "op_overhead_by_backend", "block_cost_by_backend", "split",
+            "calibration"});
   std::string base = "generic";
   if (j.contains("base")) {
     if (!j["base"].is_string() || !preset(j["base"].get<std::string>()))
@@ -242,6 +243,15 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
     static_assert(core::kCalibratedBackends.size() == 4, "op_overhead_by_backend's keys are core::kCalibratedBackends");
     r.object(o, "/op_overhead_by_backend", {"basic", "neighbor", "window", "alltoallv"});
     for (const auto& [k, v] : o.items()) m.op_overhead_by_backend[k] = r.number(v, "/op_overhead_by_backend/" + k);
+  }
+  if (j.contains("block_cost_by_backend")) {  // additive: machine files before it have none
+    const auto& o = j["block_cost_by_backend"];
+    r.object(o, "/block_cost_by_backend", {"basic", "neighbor", "window", "alltoallv"});
+    for (const auto& [k, v] : o.items()) {
+      const double x = r.number(v, "/block_cost_by_backend/" + k);
+      if (x > 1e-6) r.fail("/block_cost_by_backend/" + k, "expected seconds per run of roots, at most 1e-6 (1 us), got " + v.dump());
+      m.block_cost_by_backend[k] = x;
+    }
   }
   if (j.contains("calibration") && !j["calibration"].is_object()) r.fail("/calibration", "expected an object (what calibrate measured)");
   if (j.contains("split")) {
@@ -342,6 +352,10 @@ Json machine_to_json(const MachineModel& m) {
   j["op_overhead"] = m.op_overhead;
   j["op_overhead_by_backend"] = Json::object();
   for (const auto& [k, v] : m.op_overhead_by_backend) j["op_overhead_by_backend"][k] = v;
+  if (!m.block_cost_by_backend.empty()) {
+    j["block_cost_by_backend"] = Json::object();
+    for (const auto& [k, v] : m.block_cost_by_backend) j["block_cost_by_backend"][k] = v;
+  }
   j["split"] = {{"procs_per_node", m.procs_per_node}, {"message_cap", m.message_cap}};
   return j;
 }

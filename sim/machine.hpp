@@ -71,6 +71,15 @@ struct MachineModel {
     const auto it = op_overhead_by_backend.find(backend);
     return it == op_overhead_by_backend.end() ? op_overhead : it->second;
   }
+  // A backend's cost per run of consecutive roots that a rank's leaves read on one peer (seconds):
+  // one-sided transfers name their targets as an indexed datatype of one block per run, which
+  // MPI walks block by block. calibrate fits it from its ring permuted and in order; the simulator
+  // adds it times the rank's runs to the op overhead of every call.
+  std::map<std::string, double> block_cost_by_backend;
+  double block_cost_for(const std::string& backend) const {
+    const auto it = block_cost_by_backend.find(backend);
+    return it == block_cost_by_backend.end() ? 0 : it->second;
+  }
   int procs_per_node = 40;          // host processes a node can use for the split strategies
   std::int64_t message_cap = 8192;  // split strategies: inter-node message cap (bytes)
 

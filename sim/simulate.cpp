@@ -45,6 +45,21 @@ std::vector<Backend> select_backends(const std::vector<std::string>& names, bool
 
 namespace {
 
+// Per rank, the runs of consecutive roots its leaves read on each peer (a one-sided transfer's
+// datatype has a block per run).
+std::vector<std::int64_t> root_runs(const std::vector<core::RankPlan>& plans) {
+  std::vector<std::int64_t> runs(plans.size(), 0);
+  for (std::size_t r = 0; r < plans.size(); ++r) {
+    const core::RankPlan& pl = plans[r];
+    for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p)
+      for (auto k = pl.leaf_side.offsets[p]; k < pl.leaf_side.offsets[p + 1]; ++k) {
+        const auto kk = static_cast<std::size_t>(k);
+        if (k == pl.leaf_side.offsets[p] || pl.leaf_remote[kk] != pl.leaf_remote[kk - 1] + 1) ++runs[r];
+      }
+  }
+  return runs;
+}
+
 std::string op_label(const core::OpSpec& o) {
   std::string s = std::string(core::op_kind_name(o.op)) + " " + o.sf;
   if (core::op_traits(o.op).has_unit) s += " " + std::string(core::unit_name(o.unit)) + "x" + std::to_string(o.bs);
@@ -166,11 +181,19 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       const Time overlap = to_ps(op.overlap_us * 1e-6);
       if (timeline) timeline->backend = static_cast<std::int32_t>(bi), timeline->op = static_cast<std::int32_t>(oi);
       std::vector<Time> start;
-      const Time op_cpu = to_ps(m.op_overhead_for(backend_kind_name(b.kind)));
+      // The executor's own work per call (begin/end) on every rank: the backend's cost per op, and
+      // per run of roots the rank's leaves read (one-sided datatypes walk a block per run).
+      const std::string bname = backend_kind_name(b.kind);
+      std::vector<Time> op_cpu(ready.size(), to_ps(m.op_overhead_for(bname)));
+      if (const double per_run = m.block_cost_for(bname); per_run > 0) {
+        const auto runs = root_runs(it->second);
+        for (std::size_t r = 0; r < ready.size() && r < runs.size(); ++r)
+          op_cpu[r] = to_ps(m.op_overhead_for(bname) + per_run * static_cast<double>(runs[r]));
+      }
       for (core::Index rep = 0; rep < op.repeat; ++rep) {
         start.assign(rd.begin(), rd.begin() + lay.nranks);
-        if (op_cpu > 0)  // the executor's own work per call (begin/end), on every rank
-          for (std::size_t r = 0; r < ready.size(); ++r) rd[r] += op_cpu, a.overhead[r] += op_cpu;
+        for (std::size_t r = 0; r < ready.size(); ++r)
+          if (op_cpu[r] > 0) rd[r] += op_cpu[r], a.overhead[r] += op_cpu[r];
         for (const auto& st : sc.steps) eng.run(st, rd, a, timeline);
         for (std::size_t r = 0; r < ready.size(); ++r) rd[r] = std::max(rd[r], start[r] + overlap);
       }

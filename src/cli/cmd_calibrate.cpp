@@ -51,8 +51,10 @@ io::Json measured_json(const core::CalibrationData& d) {
   j["alltoallv_s"] = d.alltoallv;
   j["pack_bytes_seconds"] = samples(d.pack);
   j["sf_op_s"] = d.sf_op_backend[0];  // basic
-  for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k)
+  for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
     j["sf_op_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend[k];
+    j["sf_op_in_order_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_contiguous[k];
+  }
   return j;
 }
 #endif

@@ -19,12 +19,14 @@ constexpr int kCalibrationSfOpValues = 256;
 inline constexpr const char* kCalibratedMachinePrefix = "calibrated on ";
 
 // The ring of that measurement: rank r has kCalibrationSfOpValues leaves on the roots of rank
-// r+1, in a permuted order (so they are packed, as ghost values are).
-inline Graph calibration_ring(int nranks) {
+// r+1, in a permuted order (so they are packed, as ghost values are, and no two leaves read
+// neighbouring roots: kCalibrationSfOpValues runs of roots per rank); with `permuted` false, in
+// order (one run).
+inline Graph calibration_ring(int nranks, bool permuted = true) {
   Graph g(nranks);
   for (int r = 0; r < nranks; ++r) g[r].nroots = kCalibrationSfOpValues;
   for (int r = 0; r < nranks; ++r)
-    for (int i = 0; i < kCalibrationSfOpValues; ++i) g[r].add_leaf(i, (r + 1) % nranks, (37 * i) % kCalibrationSfOpValues);
+    for (int i = 0; i < kCalibrationSfOpValues; ++i) g[r].add_leaf(i, (r + 1) % nranks, permuted ? (37 * i) % kCalibrationSfOpValues : i);
   return g;
 }
 
@@ -57,6 +59,13 @@ struct CalibrationData {
   // rank packs, sends one message, receives one, unpacks), the slowest rank's median per call.
   // -1: not measured.
   std::array<double, kCalibratedBackends.size()> sf_op_backend = [] {
+    std::array<double, kCalibratedBackends.size()> v{};
+    v.fill(-1);
+    return v;
+  }();
+  // The same bcast on the ring in order (its roots one run, calibration_ring(n, false)): against
+  // the permuted ring, the backend's cost per run of roots (-1: not measured).
+  std::array<double, kCalibratedBackends.size()> sf_op_backend_contiguous = [] {
     std::array<double, kCalibratedBackends.size()> v{};
     v.fill(-1);
     return v;

@@ -11,12 +11,13 @@
 
 namespace sfr::trace {
 
-inline Trace calibration_ring_trace(int nranks, std::optional<Machine> machine = std::nullopt) {
+// `permuted` false: the ring in order (core::calibration_ring).
+inline Trace calibration_ring_trace(int nranks, std::optional<Machine> machine = std::nullopt, bool permuted = true) {
   Trace t;
   t.name = "calibrate-ring";
   t.nranks = nranks;
   t.machine = machine;
-  t.sfs.push_back({"R", ExplicitSF{std::make_shared<const core::Graph>(core::calibration_ring(nranks))}});
+  t.sfs.push_back({"R", ExplicitSF{std::make_shared<const core::Graph>(core::calibration_ring(nranks, permuted))}});
   OpSpec op;
   op.op = OpKind::bcast;
   op.sf = "R";

@@ -128,6 +128,65 @@ TEST(SimCalibration, MachineFromOneNode) {
   EXPECT_EQ(back.ab(false, sim::Tier::socket, sim::Proto::eager).beta, m.ab(false, sim::Tier::socket, sim::Proto::eager).beta);
 }
 
+// The executor's ring in order too (one run of roots per rank, against 256 permuted): the cost per
+// op and per run are the two unknowns the two rings give, so the model reproduces both exactly,
+// for each backend measured both ways; a backend whose rings differ by less than the model's
+// prediction of the difference gets no cost per run. The file keeps them.
+TEST(SimCalibration, CostPerRunOfRootsFromTheRingInOrder) {
+  core::CalibrationData d;
+  d.host = "h";
+  d.ranks = 2, d.ranks_per_node = 2, d.ranks_per_socket = 2, d.nodes = 1;
+  d.pingpong[0] = three_protocols(1, 0);
+  d.partner[0] = 1;
+  d.o_send = 0.1e-6, d.o_recv = 0.2e-6;
+  for (int k : {1, 2, 4, 8, 16}) d.train.push_back({static_cast<double>(k), 2e-6 + 0.3e-6 * k});
+  d.fence = 1e-6, d.neighbor = 0.5e-6, d.alltoallv = 0.6e-6;
+  for (double b : {8.0, 80.0, 800.0, 8000.0}) d.pack.push_back({b, 50e-9 + 0.2e-9 * b});
+  d.sf_op_backend = {5e-6, -1, 9e-6, 7e-6};             // basic, neighbor (not measured), window, alltoallv: permuted
+  d.sf_op_backend_contiguous = {4.6e-6, -1, 6e-6, -1};  // in order (alltoallv: not measured)
+  const auto m = sim::calibrate_machine(d).machine;
+  const trace::BuiltTrace perm(trace::calibration_ring_trace(2, trace::Machine{2, 2, 0})),
+      in_order(trace::calibration_ring_trace(2, trace::Machine{2, 2, 0}, false));
+  auto t = [&](const trace::BuiltTrace& bt, const char* b) { return sim::simulate(bt, m, {sim::parse_backend(b, "test")}).backends[0].ops[0].total_s; };
+  EXPECT_NEAR(t(perm, "basic"), 5e-6, 1e-11);
+  EXPECT_NEAR(t(in_order, "basic"), 4.6e-6, 1e-11);
+  EXPECT_NEAR(t(perm, "window"), 9e-6, 1e-11);
+  EXPECT_NEAR(t(in_order, "window"), 6e-6, 1e-11);
+  EXPECT_NEAR(t(perm, "alltoallv"), 7e-6, 1e-11);
+  EXPECT_GT(m.block_cost_for("window"), 0);
+  EXPECT_EQ(m.block_cost_by_backend.count("alltoallv"), 0u);
+  const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
+  EXPECT_EQ(back.block_cost_by_backend, m.block_cost_by_backend);
+}
+
+// The cost per run in a simulation: both ranks of a 2-rank graph read 3 runs of roots (0-2, 5-6,
+// 9) of the other, so each starts every call 3 runs' cost later: the op takes 3 x that longer.
+TEST(SimCalibration, CostPerRunIsChargedPerRunOfRootsRead) {
+  core::Graph g(2);
+  for (int r = 0; r < 2; ++r) {
+    g[r].nroots = 10;
+    int j = 0;
+    for (core::Index root : {0, 1, 2, 5, 6, 9}) g[r].add_leaf(j++, 1 - r, root);
+  }
+  trace::Trace tr;
+  tr.name = "runs";
+  tr.nranks = 2;
+  tr.machine = trace::Machine{2, 2, 0};
+  tr.sfs.push_back({"S", trace::ExplicitSF{std::make_shared<const core::Graph>(g)}});
+  core::OpSpec op;
+  op.sf = "S";
+  tr.ops = {op};
+  const trace::BuiltTrace bt(tr);
+  auto m = *sim::preset("generic");
+  const double base = sim::simulate(bt, m, {sim::parse_backend("window", "test")}).backends[0].ops[0].total_s;
+  m.block_cost_by_backend["window"] = 40e-9;
+  const double with = sim::simulate(bt, m, {sim::parse_backend("window", "test")}).backends[0].ops[0].total_s;
+  EXPECT_NEAR(with - base, 3 * 40e-9, 1e-12);
+  // Another backend's cost per run is not window's.
+  EXPECT_EQ(sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s,
+            sim::simulate(bt, *sim::preset("generic"), {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s);
+}
+
 TEST(SimCalibration, MachineFromTwoNodes) {
   core::CalibrationData d;
   d.ranks = 4, d.ranks_per_node = 2, d.ranks_per_socket = 2, d.nodes = 2;

@@ -84,6 +84,9 @@ TEST(SimMachine, BadFilesGivePointedErrors) {
       {R"({"base": "summit"})", "m.json: /base: expected a preset name"},
       {R"([1, 2])", "m.json: (top level): expected an object"},
       {R"({"loggp": {"o_send": "fast"}})", "m.json: /loggp/o_send: expected a number"},
+      {R"({"block_cost_by_backend": {"window": -1e-9}})", "m.json: /block_cost_by_backend/window: expected a finite number >= 0"},
+      {R"({"block_cost_by_backend": {"window": 2e-6}})", "m.json: /block_cost_by_backend/window: expected seconds per run of roots, at most"},
+      {R"({"block_cost_by_backend": {"shm": 1e-9}})", "m.json: /block_cost_by_backend/shm: unknown key"},
   };
   for (const auto& c : cases) {
     const std::string e = error_of(c.text);

@@ -308,14 +308,22 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   // 5. The executor itself, per backend: a bcast on core::calibration_ring.
   say("the executor's own cost per op");
   {
-    const trace::BuiltTrace bt(trace::calibration_ring_trace(size));
+    // The ring permuted (a run of roots per value) and in order (one run): the backend's cost per
+    // op and per run of roots its transfers name (one-sided datatypes: a block per run).
+    const trace::BuiltTrace bt(trace::calibration_ring_trace(size)), in_order(trace::calibration_ring_trace(size, std::nullopt, false));
     // Rounds over the backends (each round times every backend once), then per backend the least
     // of its rounds' medians: the rounds spread the machine's load over all of them alike.
     constexpr std::size_t nb = std::size(core::kCalibratedBackends);
-    std::vector<std::vector<double>> rounds(nb);
+    std::vector<std::vector<double>> rounds(nb), rounds_in_order(nb);
     for (int round = 0; round < 2 * kRepeats; ++round)
-      for (std::size_t k = 0; k < nb; ++k) rounds[k].push_back(time_ops(comm, bt, core::kCalibratedBackends[k], 5, 60).at(0).median_us);
-    for (std::size_t k = 0; k < nb; ++k) d.sf_op_backend[k] = least(rounds[k]) * 1e-6;
+      for (std::size_t k = 0; k < nb; ++k) {
+        rounds[k].push_back(time_ops(comm, bt, core::kCalibratedBackends[k], 5, 60).at(0).median_us);
+        rounds_in_order[k].push_back(time_ops(comm, in_order, core::kCalibratedBackends[k], 5, 60).at(0).median_us);
+      }
+    for (std::size_t k = 0; k < nb; ++k) {
+      d.sf_op_backend[k] = least(rounds[k]) * 1e-6;
+      d.sf_op_backend_contiguous[k] = least(rounds_in_order[k]) * 1e-6;
+    }
   }
   // 6. Pack costs (rank 0; the others wait).
   say("pack costs");
