@@ -68,6 +68,7 @@ int run_mpi(const RunArgs& a) {
   // stands for it, and refused where it was named.
   std::vector<std::string> backends = a.backends.names;
   std::vector<std::pair<std::string, std::string>> skipped;  // backend, why
+  std::string device_note;
   const int local = ranks_on_node();
   if (!agreed("run", rank, size, [&] {
         if (backends.empty()) throw InputError("--backend", "no backend given");
@@ -89,6 +90,9 @@ int run_mpi(const RunArgs& a) {
           }
         }
         for (const auto& [b, why] : skipped) backends.erase(std::find(backends.begin(), backends.end(), b));
+        // Device memory the trace asks for and this process may not have (a malformed
+        // SFR_EMULATE_DEVICE is refused here, on whichever rank has it).
+        device_note = exec::mpi::device_memory_note(*t);
         // One op's buffers at a time; rank 0 also gathers every op's results for a dump.
         core::check_budget(exec::data_estimate(*t, rank, false, false), t->max_memory());
         if (rank == 0 && !a.dump.empty()) core::check_budget(exec::data_estimate(*t, -1, true, true), t->max_memory());
@@ -98,7 +102,7 @@ int run_mpi(const RunArgs& a) {
     say_skipped_backends("run", a.backends);  // none today: run takes every catalogue backend
     for (const auto& [b, why] : skipped) say_skipped_backend("run", b, why);
   }
-  if (const std::string w = exec::mpi::device_memory_note(*t); rank == 0 && !w.empty()) warn("run", w);
+  if (rank == 0 && !device_note.empty()) warn("run", device_note);
   // The cuda-* backends: which GPU each rank uses, and whether ranks share one without MPS (said once).
   std::optional<exec::mpi::GpuPlacement> gpu;
   if (std::any_of(backends.begin(), backends.end(), [](const std::string& b) {

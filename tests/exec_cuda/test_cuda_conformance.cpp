@@ -113,13 +113,25 @@ TEST(CudaBadInput, AwareProbeSeesTheRefusal) {
 
 // A malformed SFR_EMULATE_DEVICE is bad input: one line naming the variable, exit 2, no dump.
 TEST(CudaBadInput, MalformedEmulationSeedIsOneLine) {
-  const fs::path dump = tmp("refused-seed.json");
-  const auto r = sfr_test::run_command("env SFR_EMULATE_DEVICE=12x " + sfr_test::mpiexec(4) + SFR_CLI + " run " +
-                                       (fs::path(SFR_TRACES_DIR) / "handmade-4.json").string() + " --backend cuda-ipc --dump " + dump.string());
-  EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_EQ(sfr_test::occurrences(r.out, "sf-replay run: error: SFR_EMULATE_DEVICE: expected a seed (an unsigned integer), got \"12x\""), 1u)
-      << r.out;
-  EXPECT_FALSE(fs::exists(dump));
+  // cuda-ipc, and a host backend on a trace with an op in device memory (handmade-4); the seed
+  // malformed on every rank, and for the host backend on rank 2 alone (the others have no device
+  // and run that op in host memory; rank 0 says rank 2's error).
+  for (const char* backend : {"cuda-ipc", "basic"})
+    for (const bool one_rank : {false, true}) {
+      if (one_rank && std::string(backend) == "cuda-ipc") continue;  // the others refuse it too: no GPU
+      const fs::path dump = tmp("refused-seed.json");
+      const std::string trace = (fs::path(SFR_TRACES_DIR) / "handmade-4.json").string(), args = std::string(" run ") + trace + " --backend " + backend + " --dump " + dump.string();
+      const std::string cmd = one_rank ? sfr_test::mpiexec(2) + SFR_CLI + args + " : -n 1 env SFR_EMULATE_DEVICE=12x " + SFR_CLI + args +
+                                             " : -n 1 " + SFR_CLI + args
+                                       : "env SFR_EMULATE_DEVICE=12x " + sfr_test::mpiexec(4) + SFR_CLI + args;
+      const auto r = sfr_test::run_command(cmd, 120);
+      EXPECT_EQ(r.status, 2) << backend << ": " << r.out;
+      EXPECT_EQ(sfr_test::occurrences(r.out, std::string("sf-replay run: error: ") + (one_rank ? "rank 2: " : "") +
+                                                 "SFR_EMULATE_DEVICE: expected a seed (an unsigned integer), got \"12x\""),
+                1u)
+          << backend << ": " << r.out;
+      EXPECT_FALSE(fs::exists(dump));
+    }
 }
 
 class CudaSample : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
