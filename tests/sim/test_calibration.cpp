@@ -72,7 +72,9 @@ TEST(SimCalibration, FitProtocolsFindsTheSwitchPoints) {
   for (int k = 0; k < 3; ++k) EXPECT_LT(f.rms[k], 0.01) << k;
 }
 
-TEST(SimCalibration, MachineFromOneNode) {
+// One node of 2 ranks: three protocols, LogGP overheads, a message train, synchronisation and
+// pack costs, all on closed forms the tests below check the fits against.
+core::CalibrationData one_node_data() {
   core::CalibrationData d;
   d.host = "h";
   d.ranks = 2, d.ranks_per_node = 2, d.ranks_per_socket = 2, d.nodes = 1;
@@ -82,6 +84,11 @@ TEST(SimCalibration, MachineFromOneNode) {
   for (int k : {1, 2, 4, 8, 16}) d.train.push_back({static_cast<double>(k), 2e-6 + 0.3e-6 * k});
   d.fence = 1e-6, d.neighbor = 0.5e-6, d.alltoallv = 0.6e-6;
   for (double b : {8.0, 80.0, 800.0, 8000.0}) d.pack.push_back({b, 50e-9 + 0.2e-9 * b});
+  return d;
+}
+
+TEST(SimCalibration, MachineFromOneNode) {
+  core::CalibrationData d = one_node_data();
   d.sf_op_backend = {5e-6, -1, 9e-6, 7e-6};  // basic, neighbor (not measured), window, alltoallv
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
@@ -133,15 +140,7 @@ TEST(SimCalibration, MachineFromOneNode) {
 // for each backend measured both ways; a backend whose rings differ by less than the model's
 // prediction of the difference gets no cost per run. The file keeps them.
 TEST(SimCalibration, CostPerRunOfRootsFromTheRingInOrder) {
-  core::CalibrationData d;
-  d.host = "h";
-  d.ranks = 2, d.ranks_per_node = 2, d.ranks_per_socket = 2, d.nodes = 1;
-  d.pingpong[0] = three_protocols(1, 0);
-  d.partner[0] = 1;
-  d.o_send = 0.1e-6, d.o_recv = 0.2e-6;
-  for (int k : {1, 2, 4, 8, 16}) d.train.push_back({static_cast<double>(k), 2e-6 + 0.3e-6 * k});
-  d.fence = 1e-6, d.neighbor = 0.5e-6, d.alltoallv = 0.6e-6;
-  for (double b : {8.0, 80.0, 800.0, 8000.0}) d.pack.push_back({b, 50e-9 + 0.2e-9 * b});
+  core::CalibrationData d = one_node_data();
   d.sf_op_backend = {5e-6, -1, 9e-6, 7e-6};             // basic, neighbor (not measured), window, alltoallv: permuted
   d.sf_op_backend_contiguous = {4.6e-6, -1, 6e-6, -1};  // in order (alltoallv: not measured)
   const auto m = sim::calibrate_machine(d).machine;
