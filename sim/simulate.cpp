@@ -24,8 +24,7 @@ Layout layout_for(const trace::Trace& t, const MachineModel& m) {
 }
 
 bool uses_device(const trace::Trace& t) {
-  return std::any_of(t.ops.begin(), t.ops.end(),
-                     [](const core::OpSpec& o) { return o.root_mem == core::MemType::device || o.leaf_mem == core::MemType::device; });
+  return std::any_of(t.ops.begin(), t.ops.end(), core::op_uses_device);
 }
 
 std::vector<Backend> select_backends(const std::vector<std::string>& names, bool all, const trace::Trace& t) {
@@ -63,7 +62,7 @@ std::vector<std::int64_t> root_runs(const std::vector<core::RankPlan>& plans) {
 std::string op_label(const core::OpSpec& o) {
   std::string s = std::string(core::op_kind_name(o.op)) + " " + o.sf;
   if (core::op_traits(o.op).has_unit) s += " " + std::string(core::unit_name(o.unit)) + "x" + std::to_string(o.bs);
-  if (o.root_mem == core::MemType::device || o.leaf_mem == core::MemType::device)
+  if (core::op_uses_device(o))
     s += std::string(" [") + core::memtype_name(o.root_mem) + "->" + core::memtype_name(o.leaf_mem) + "]";
   return s;
 }
@@ -131,6 +130,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
   res.model = model_name(m.model);
   const Layout lay = layout_for(t, m);
   std::map<const core::Graph*, std::vector<core::RankPlan>> plans;
+  std::map<const core::Graph*, std::vector<std::int64_t>> runs_of;  // root_runs per graph, made when a backend charges runs
   if (timeline) {
     timeline->nranks = t.nranks;
     timeline->backend_names.clear();
@@ -186,7 +186,9 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       const std::string bname = backend_kind_name(b.kind);
       std::vector<Time> op_cpu(ready.size(), to_ps(m.op_overhead_for(bname)));
       if (const double per_run = m.block_cost_for(bname); per_run > 0) {
-        const auto runs = root_runs(it->second);
+        auto runs_it = runs_of.find(&g);
+        if (runs_it == runs_of.end()) runs_it = runs_of.emplace(&g, root_runs(it->second)).first;
+        const auto& runs = runs_it->second;
         for (std::size_t r = 0; r < ready.size() && r < runs.size(); ++r)
           op_cpu[r] = to_ps(m.op_overhead_for(bname) + per_run * static_cast<double>(runs[r]));
       }

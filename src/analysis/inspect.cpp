@@ -176,7 +176,7 @@ TraceStats compute_stats(const trace::BuiltTrace& t, const InspectPlan* want) {
     }
     if (op.repeat > 1) line << ", repeat " << op.repeat;
     if (op.overlap_us > 0) line << ", overlap " << op.overlap_us << " us";
-    if (op.root_mem == core::MemType::device || op.leaf_mem == core::MemType::device)
+    if (core::op_uses_device(op))
       line << ", memtype root=" << core::memtype_name(op.root_mem) << " leaf=" << core::memtype_name(op.leaf_mem);
     o.text = line.str();
     ts.ops.push_back(o);

@@ -88,6 +88,9 @@ struct OpSpec {
   bool operator==(const OpSpec&) const = default;
 };
 
+// Whether an op has data in device memory (its roots, its leaves, or both).
+inline bool op_uses_device(const OpSpec& o) { return o.root_mem == MemType::device || o.leaf_mem == MemType::device; }
+
 // What one vertex of an op carries on the wire: the op's unit and block size, except degree,
 // which reduces one int64 count per leaf.
 Unit op_wire_unit(const OpSpec& op);

@@ -96,6 +96,7 @@ struct InFlight {
   // host copies below, and the written ones go back at the end).
   enum class Route : std::uint8_t { host, staged, direct, mirror };
   Route route = Route::host;
+  bool packs_on_device() const { return route == Route::staged || route == Route::direct; }
   Data root, leaf, update;
   std::vector<std::byte> mroot, mleaf, mupdate;
 };

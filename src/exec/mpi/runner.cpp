@@ -67,8 +67,7 @@ public:
     std::unique_ptr<Sf> sf;
     cuda::Transport transport = cuda::Transport::staged;
     if (cuda::parse_transport(backend_, transport)) {
-      if (!gpu_selected_) cuda::select_node_device(comm_);  // first use: this rank's GPU
-      gpu_selected_ = true;
+      select_gpu();
       sf = std::make_unique<cuda::DeviceStarForest>(comm_, t_.graph(name), transport);
     } else {
       sf = std::make_unique<StarForest>(comm_, t_.graph(name), backend_of(name), rpn_, split_cap_);
@@ -80,13 +79,17 @@ public:
   bool device_memory() {
     if (device_ < 0) {
       device_ = cuda::no_gpu_reason().empty() ? 1 : 0;
-      if (device_ && !gpu_selected_) cuda::select_node_device(comm_);
-      gpu_selected_ = true;
+      if (device_) select_gpu();
     }
     return device_ == 1;
   }
 
 private:
+  // This rank's GPU (rank on its node % GPUs), chosen at the first use of a device. Collective.
+  void select_gpu() {
+    if (!gpu_selected_) cuda::select_node_device(comm_);
+    gpu_selected_ = true;
+  }
   MPI_Comm comm_;
   const trace::BuiltTrace& t_;
   std::string backend_;
@@ -161,7 +164,7 @@ public:
       std::fill(b.leaf.as<std::int64_t>(), b.leaf.as<std::int64_t>() + b.leaf.count, 1);
       std::fill(b.root.as<std::int64_t>(), b.root.as<std::int64_t>() + b.root.count, 0);
     }
-    const bool dev = (op.root_mem == core::MemType::device || op.leaf_mem == core::MemType::device) && cache.device_memory();
+    const bool dev = core::op_uses_device(op) && cache.device_memory();
     root_ = side(dev && op.root_mem == core::MemType::device, b.root, droot_);
     leaf_ = side(dev && op.leaf_mem == core::MemType::device, b.leaf, dleaf_);
     update_ = side(dev && op.leaf_mem == core::MemType::device, b.update, dupdate_);
@@ -408,11 +411,8 @@ std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>
 
 std::string device_memory_note(const trace::BuiltTrace& t) {
   std::size_t n = 0, first = 0;
-  for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
-    const auto& op = t.trace().ops[i];
-    if (op.root_mem != core::MemType::device && op.leaf_mem != core::MemType::device) continue;
-    if (n++ == 0) first = i;
-  }
+  for (std::size_t i = 0; i < t.trace().ops.size(); ++i)
+    if (core::op_uses_device(t.trace().ops[i]) && n++ == 0) first = i;
   if (n == 0) return "";
   const std::string why = cuda::no_gpu_reason();
   if (why.empty()) return "";

@@ -144,6 +144,13 @@ void blocks_down(Link& l, const cuda::Stream& s) {
                        static_cast<std::size_t>(l.send->count(p)) * l.vbytes, s);
   s.sync();
 }
+// Blocks just packed into l.dsend, handed to the transport by the op's route: down to host memory
+// (staged), or left on the device for MPI (direct).
+void hand_over_packed(const cuda::PlanKernels& K, InFlight::Route route, Link& l) {
+  if (route == InFlight::Route::staged) return blocks_down(l, K.stream());
+  K.sync();
+  l.dev_send = l.dsend.data();
+}
 void blocks_up(Link& l, const cuda::Stream& s) {
   if (l.recv_at.empty()) {
     if (!l.recvbuf.empty()) cuda::copy_async(l.drecv.data(), l.recvbuf.data(), l.recvbuf.size(), s);
@@ -187,7 +194,7 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
       f.route = s.device_direct() ? InFlight::Route::direct : InFlight::Route::staged;
     }
   }
-  const bool dev = f.route == InFlight::Route::staged || f.route == InFlight::Route::direct;
+  const bool dev = f.packs_on_device();
   f.link = &s.acquire(f.kind == Motion::bcast ? Direction::root_to_leaf : Direction::leaf_to_root, vb);
   if (fetch) f.back = &s.acquire(Direction::root_to_leaf, vb);
   Link& l = *f.link;
@@ -208,12 +215,7 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
     if (dev && src.on_device()) {
       const cuda::PlanKernels& K = s.kernels();
       K.pack(*l.send, f.unit, f.bs, src, l.dsend.data());
-      if (f.route == InFlight::Route::staged) {
-        blocks_down(l, K.stream());
-      } else {
-        K.sync();
-        l.dev_send = l.dsend.data();
-      }
+      hand_over_packed(K, f.route, l);
     } else {
       const std::byte* from = f.kind == Motion::bcast ? f.rootdata : f.leafdata;
       for (std::size_t p = 0; p < l.send->npeers(); ++p)
@@ -246,15 +248,13 @@ namespace {
 
 // Unpacks link l's received blocks into `dst` (the leaves for a root -> leaf link, else the roots):
 // on the device where dst is device memory (after the staged route brought them up), else per peer.
-void unpack_into(StarForest& s, const cuda::PlanKernels* K, InFlight& f, Link& l, core::MpiOp op, const Data& dst, std::byte* host_dst,
-                 bool skip_direct) {
+void unpack_into(const cuda::PlanKernels* K, InFlight& f, Link& l, core::MpiOp op, const Data& dst, std::byte* host_dst, bool skip_direct) {
   if (K && dst.on_device()) {
     if (f.route == InFlight::Route::staged) blocks_up(l, K->stream());
     K->unpack(*l.recv, f.unit, f.bs, op, l.drecv.data(), dst);
     K->sync();
     return;
   }
-  (void)s;
   for (std::size_t p = 0; p < l.recv->npeers(); ++p)
     if (!skip_direct || !f.recv_direct[p]) core::unpack(f.unit, f.bs, op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], host_dst);
 }
@@ -266,17 +266,16 @@ void StarForest::end(Handle h) {
   InFlight& f = *inflight_[h];
   StarForest& s = *f.sf;
   Link& l = *f.link;
-  const bool dev = f.route == InFlight::Route::staged || f.route == InFlight::Route::direct;
-  const cuda::PlanKernels* K = dev ? &s.kernels() : nullptr;
+  const cuda::PlanKernels* K = f.packs_on_device() ? &s.kernels() : nullptr;
   s.backend_->finish(s, f, l);
   if (!f.applied) {
     switch (f.kind) {
       case Motion::bcast:
-        unpack_into(s, K, f, l, f.op, f.leaf, f.leafdata, true);
+        unpack_into(K, f, l, f.op, f.leaf, f.leafdata, true);
         s.backend_->after_unpack(s, l);
         break;
       case Motion::reduce:
-        unpack_into(s, K, f, l, f.op, f.root, f.rootdata, false);
+        unpack_into(K, f, l, f.op, f.root, f.rootdata, false);
         s.backend_->after_unpack(s, l);
         break;
       case Motion::fetch_and_op: {
@@ -288,12 +287,7 @@ void StarForest::end(Handle h) {
           if (K && f.root.on_device()) {
             if (f.route == InFlight::Route::staged) blocks_up(l, K->stream());
             K->fetch(f.unit, f.bs, f.op, l.drecv.data(), f.root, b.dsend.data());
-            if (f.route == InFlight::Route::staged) {
-              blocks_down(b, K->stream());
-            } else {
-              K->sync();
-              b.dev_send = b.dsend.data();
-            }
+            hand_over_packed(*K, f.route, b);
           } else {
             for (std::size_t p = 0; p < l.recv->npeers(); ++p)
               core::fetch_and_op_unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.rootdata,
@@ -313,7 +307,7 @@ void StarForest::end(Handle h) {
           s.backend_->start(s, ret, b);
           s.backend_->finish(s, ret, b);
         }
-        unpack_into(s, K, f, b, core::MpiOp::replace, f.update, f.leafupdate, false);
+        unpack_into(K, f, b, core::MpiOp::replace, f.update, f.leafupdate, false);
         if (!f.fetched_in_back) s.backend_->after_unpack(s, b);
         break;
       }
