@@ -1,39 +1,49 @@
 #!/usr/bin/env bash
-# The calibrated model against this machine (a benchmark, not a test): calibrate at 2 ranks,
-# then on the SpMV ghost exchanges of every shared matrix at 2 ranks (one per core):
-# validate-model (median |error| over (op, backend) pairs, predicted best right), and run with
-# every backend and auto (auto's time against the measured best, per op). Prints tables; writes
-# out/bench/model/{machine,validate,auto}.json.
-# Usage: bash sim/bench_model.sh   (after a release build in build/release)
+# The calibrated model against this machine (a benchmark, not a test): calibrate at P ranks
+# (RANKS, default 2) placed RANKS_PER_NODE to a node (default: all on one), then on the SpMV ghost
+# exchanges of every matrix in MATRICES (default ../shared/matrices) on that placement:
+# validate-model over the calibrated backends (median |error| over (op, backend) pairs, predicted
+# best right), and run with every backend auto may choose there and with auto (auto's time against
+# the measured best, per op). Prints tables; writes OUT_DIR/{machine,validate,auto}.json (default
+# out/bench/model, out/bench/model-pP-nN off the default placement).
+# Usage: bash sim/bench_model.sh                          (after a release build in build/release)
+#        RANKS=4 RANKS_PER_NODE=2 bash sim/bench_model.sh  (4 ranks as 2 emulated nodes of 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cli=build/release/src/cli/sf-replay
-dir=out/bench/model
+cli=${SFR_CLI:-build/release/src/cli/sf-replay}
+np=${RANKS:-2}
+rpn=${RANKS_PER_NODE:-$np}
+matrices=${MATRICES:-../shared/matrices}
+if [ "$np" = 2 ] && [ "$rpn" = 2 ]; then dir=${OUT_DIR:-out/bench/model}; else dir=${OUT_DIR:-out/bench/model-p$np-n$rpn}; fi
 mkdir -p "$dir"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+[ "$np" -gt "$(nproc)" ] && export OMPI_MCA_rmaps_base_oversubscribe=1
+candidates=basic,neighbor,window,alltoallv,shm
+[ "$rpn" -lt "$np" ] && candidates+=,3step,2step,split-md
 t0=$(date +%s.%N)
-mpiexec -n 2 $cli calibrate -o "$dir/machine.json" --no-default | sed -n '1p'
+mpiexec -n "$np" $cli calibrate -o "$dir/machine.json" --no-default --ranks-per-node "$rpn" | sed -n '1p'
 t1=$(date +%s.%N)
-echo "calibrate at 2 ranks: $(echo "$t1 - $t0" | bc) s"
+echo "calibrate at $np ranks, $rpn per node: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
 traces=()
-for m in ../shared/matrices/*.mtx; do
-  out="$dir/spmv-$(basename "$m" .mtx)-p2.json"
-  $cli generate spmv --matrix "$m" --ranks 2 --ranks-per-node 2 --partition rows -o "$out" >/dev/null && traces+=("$out")
+for m in "$matrices"/*.mtx; do
+  out="$dir/spmv-$(basename "$m" .mtx)-p$np.json"
+  $cli generate spmv --matrix "$m" --ranks "$np" --ranks-per-node "$rpn" --partition rows -o "$out" >/dev/null && traces+=("$out")
 done
-echo "== validate-model, ${#traces[@]} SpMV traces at 2 ranks"
-mpiexec -n 2 $cli validate-model "${traces[@]}" --machine "$dir/machine.json" --backend basic,neighbor,window,alltoallv --iters 50 --json "$dir/validate.json" | tail -1
-echo "== --backend auto against the measured best backend, per op"
+echo "== validate-model, ${#traces[@]} SpMV traces at $np ranks, $rpn per node"
+mpiexec -n "$np" $cli validate-model "${traces[@]}" --machine "$dir/machine.json" --backend basic,neighbor,window,alltoallv --iters 50 --json "$dir/validate.json" | grep -E "^summary|spread:|^note"
+echo "== --backend auto against the measured best of $candidates, per op"
 printf '%-34s %3s %-10s %10s %-10s %10s %8s\n' trace op best "best(us)" auto "auto(us)" "auto/best"
 json="["
 for t in "${traces[@]}"; do
-  rows=$(mpiexec -n 2 $cli run "$t" --backend basic,neighbor,window,alltoallv,shm,auto --machine "$dir/machine.json" --iters 50 |
+  rows=$(mpiexec -n "$np" $cli run "$t" --backend "$candidates",auto --machine "$dir/machine.json" --iters 50 |
          awk '$1 ~ /^[0-9]+$/ {print $1, $4, $10}')
   while read -r op best bus autob aus; do
-    ratio=$(printf %.3f "$(echo "scale=3; $aus / $bus" | bc)")
+    ratio=$(awk -v a="$aus" -v b="$bus" 'BEGIN { printf "%.3f", a / b }')
     printf '%-34s %3s %-10s %10.2f %-10s %10.2f %8.3f\n' "$(basename "$t" .json)" "$op" "$best" "$bus" "$autob" "$aus" "$ratio"
     json+="{\"trace\": \"$(basename "$t" .json)\", \"op\": $op, \"best\": \"$best\", \"best_us\": $bus, \"auto\": \"$autob\", \"auto_us\": $aus, \"auto_over_best\": $ratio},"
   done < <(echo "$rows" | awk '{ if ($2 ~ /^auto:/) { a[$1] = $2; au[$1] = $3 } else if (!($1 in b) || $3 < bu[$1]) { b[$1] = $2; bu[$1] = $3 } }
                               END { for (o in b) print o, b[o], bu[o], a[o], au[o] }' | sort -n)
 done
 echo "${json%,}]" > "$dir/auto.json"
+grep -o '"auto_over_best": [0-9.]*' "$dir/auto.json" | awk '{ n++; if ($2 <= 1.10) k++ } END { printf "auto within 10 %% of the measured best in %d of %d ops\n", k, n }'
 echo "written: $dir/machine.json, $dir/validate.json, $dir/auto.json"

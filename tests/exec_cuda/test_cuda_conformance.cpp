@@ -317,16 +317,15 @@ INSTANTIATE_TEST_SUITE_P(Emulated, EmulatedSample, ::testing::Combine(::testing:
 // GPU-aware neighborhood-collectives paper), host copies of the arrays for the backends that read
 // them themselves (window). Each memtype variant, on the evidence's random forests at 3 and 6 ranks
 // (every op x unit x legal mpi_op x bs {1,3}) and the hot root, with 2 ranks per node for the
-// node-aware strategies and shm. (backend, memtype variant, MPI takes device pointers)
-class EmulatedHostBackend : public ::testing::TestWithParam<std::tuple<std::string, int, bool>> {};
-
-TEST_P(EmulatedHostBackend, RandomForestsAndHotRootConform) {
-  const auto& [backend, m, aware] = GetParam();
+// node-aware strategies and shm.
+// seed > 0: on the emulated device; 0: on the real GPU, whose MPI (Debian's Open MPI) takes no
+// device pointers, so there every backend stages or copies through host memory.
+void host_backend_conforms(const std::string& backend, int m, bool aware, unsigned forest_seed, unsigned hot_seed) {
   const std::string env = aware ? "" : "SFR_EMULATE_DEVICE_MPI=host";
   const std::string b = backend == "3step" || backend == "split-md" || backend == "shm" ? backend + " --ranks-per-node 2" : backend;
   for (int nranks : {3, 6}) {
     const fs::path p = random_forest_trace(nranks, 10u * static_cast<unsigned>(nranks) + 1, m);
-    conforms(p, b, 5, env);
+    conforms(p, b, forest_seed, forest_seed ? env : "");
     fs::remove(p);
   }
   // Not window: on the hot root, its fetch-and-op of complex128 PROD (bs 3) overflows to inf and
@@ -334,9 +333,33 @@ TEST_P(EmulatedHostBackend, RandomForestsAndHotRootConform) {
   // leafupdates chain to no exact serial order, in host memory as in device memory.
   if (backend == "window") return;
   const fs::path p = hot_root_trace(m);
-  conforms(p, b, 6, env);
+  conforms(p, b, hot_seed, hot_seed ? env : "");
   fs::remove(p);
 }
+
+// (backend, memtype variant, MPI takes device pointers)
+class EmulatedHostBackend : public ::testing::TestWithParam<std::tuple<std::string, int, bool>> {};
+
+TEST_P(EmulatedHostBackend, RandomForestsAndHotRootConform) {
+  const auto& [backend, m, aware] = GetParam();
+  host_backend_conforms(backend, m, aware, 5, 6);
+}
+
+// The same on a real GPU (skips without one): device kernels on CUDA streams, real copies.
+class CudaHostBackend : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(CudaHostBackend, RandomForestsAndHotRootConform) {
+  SKIP_WITHOUT_GPU();
+  const auto& [backend, m] = GetParam();
+  host_backend_conforms(backend, m, false, 0, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, CudaHostBackend,
+                         ::testing::Combine(::testing::Values("basic", "neighbor", "window", "alltoallv", "shm", "3step", "split-md"),
+                                            ::testing::Values(0, 1, 2)),
+                         [](const auto& info) {
+                           return name_of(std::get<0>(info.param)) + "_mem" + std::to_string(std::get<1>(info.param));
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Emulated, EmulatedHostBackend,
                          ::testing::Combine(::testing::Values("basic", "neighbor", "window", "alltoallv", "shm", "3step", "split-md"),
@@ -354,9 +377,11 @@ INSTANTIATE_TEST_SUITE_P(EmulatedStaged, EmulatedHostBackend,
 // The GPU-aware neighborhood-collectives paper's three VecScatter routines (sf-replay generate
 // scatter: par-to-par, seq-to-par, par-to-seq) on 8 ranks, their bcast in device memory and back
 // (a reduce of the same SF), on neighbor, device-direct and staged.
-TEST(EmulatedNeighbor, PaperScatterPatternsConform) {
+// seed > 0: on the emulated device, device-direct and staged; 0: on the real GPU (staged there).
+void scatter_patterns_conform(unsigned seed) {
   for (const char* pattern : {"par-to-par", "seq-to-par", "par-to-seq"})
     for (const bool aware : {true, false}) {
+      if (!seed && aware) continue;
       const fs::path gen = tmp(std::string("scatter-") + pattern + ".json");
       const auto r = sfr_test::run_command(std::string(SFR_CLI) + " generate scatter --pattern " + pattern + " --ranks 8 --per-rank 37 -o " +
                                            gen.string());
@@ -368,7 +393,14 @@ TEST(EmulatedNeighbor, PaperScatterPatternsConform) {
       j["ops"].push_back(back);
       for (auto& op : j["ops"]) op["memtype"] = "device";
       std::ofstream(gen) << j.dump();
-      conforms(gen, "neighbor", 4, aware ? "" : "SFR_EMULATE_DEVICE_MPI=host");
+      conforms(gen, "neighbor", seed, seed && !aware ? "SFR_EMULATE_DEVICE_MPI=host" : "");
       fs::remove(gen);
     }
+}
+
+TEST(EmulatedNeighbor, PaperScatterPatternsConform) { scatter_patterns_conform(4); }
+
+TEST(CudaNeighbor, PaperScatterPatternsConform) {
+  SKIP_WITHOUT_GPU();
+  scatter_patterns_conform(0);
 }
