@@ -34,6 +34,33 @@ SFR_HD inline double with_sign_of(double magnitude, double s) {  // magnitude >=
   return (b >> 63) ? -magnitude : magnitude;
 }
 
+// Each product and sum rounded on its own, as the host and the MPI library compute them. nvcc
+// contracts `a * c - b * d` into a fused multiply-add by default, which rounds once and overflows
+// elsewhere: an H100 ended the hot root's complex product of 12,000 factors in other infinities
+// and NaNs than the reference (tests/core/test_kernels.cpp shows the two differ). The _rn
+// intrinsics are never contracted.
+SFR_HD inline double mul_rn(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+SFR_HD inline double add_rn(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+SFR_HD inline double sub_rn(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+
 // complex128 inside kernels: std::complex's operators are host-only code. Same layout as
 // std::complex<double> (real, imaginary), so buffers are reinterpreted, never converted.
 struct Complex128 {
@@ -45,8 +72,8 @@ struct Complex128 {
   // so a product of many leaves that overflows ends the same whichever code computed it.
   SFR_HD friend Complex128 operator*(const Complex128& z, const Complex128& w) {
     double a = z.re, b = z.im, c = w.re, d = w.im;
-    const double ac = a * c, bd = b * d, ad = a * d, bc = b * c;
-    double x = ac - bd, y = ad + bc;
+    const double ac = mul_rn(a, c), bd = mul_rn(b, d), ad = mul_rn(a, d), bc = mul_rn(b, c);
+    double x = sub_rn(ac, bd), y = add_rn(ad, bc);
     if (is_nan(x) && is_nan(y)) {
       bool recalc = false;
       if (is_inf(a) || is_inf(b)) {
@@ -72,8 +99,8 @@ struct Complex128 {
       }
       if (recalc) {
         const double inf = 1e308 * 10.0;
-        x = inf * (a * c - b * d);
-        y = inf * (a * d + b * c);
+        x = inf * sub_rn(mul_rn(a, c), mul_rn(b, d));
+        y = inf * add_rn(mul_rn(a, d), mul_rn(b, c));
       }
     }
     return {x, y};

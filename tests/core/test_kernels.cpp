@@ -217,3 +217,39 @@ TEST(Kernels, ComplexProductFollowsAnnexG) {
         }
   EXPECT_EQ(checked, 6561);
 }
+
+// Why the product rounds each partial product on its own (mul_rn / sub_rn / add_rn, which nvcc
+// never contracts): the hot root's reduce with prod (component 1 of root 0 in the 4-rank hot-root
+// sweep, spec 3's data, leaves in reference order) ends in (inf, NaN) computed step by step, as
+// std::complex computes it, and in (inf, -inf) when a * c - b * d is one fused multiply-add, as
+// nvcc compiles it by default: an H100 failed the hot-root test on exactly this op.
+TEST(Kernels, HotRootProductNeedsUncontractedRounding) {
+  auto data = [](int r, int i, int c) {
+    const int g = ((r * 131 + i * 31 + c * 7) % 97) + 1, h = ((r * 17 + i * 13 + c * 5) % 89) + 1;
+    return std::pair{1.0 + g % 2, 1.0 + h % 2};
+  };
+  auto fused = [](Complex128 z, Complex128 w) {  // the textbook formula contracted (no overflow recovery is reached here)
+    return Complex128{std::fma(z.re, w.re, -(z.im * w.im)), std::fma(z.re, w.im, z.im * w.re)};
+  };
+  const int c = 1;
+  const auto [g0, h0] = data(0, 0, c);
+  Complex128 kernel{g0, h0}, contracted = kernel;
+  std::complex<double> want(g0, h0);
+  for (int r = 0; r < 4; ++r)
+    for (int i = 0; i < 3000; ++i) {
+      const auto [g, h] = data(r, i, c);
+      const Complex128 leaf{h, g};  // complex128 leaves are (h, g)
+      kernel = kernel * leaf;
+      contracted = fused(contracted, leaf);
+      want *= std::complex<double>(h, g);
+    }
+  for (int i = 3000; i < 3040; i += 3) {  // rank 3's leaves on root 0 of rank 0
+    const auto [g, h] = data(3, i, c);
+    kernel = kernel * Complex128{h, g};
+    contracted = fused(contracted, Complex128{h, g});
+    want *= std::complex<double>(h, g);
+  }
+  EXPECT_TRUE(std::isinf(want.real()) && std::isnan(want.imag())) << want;
+  EXPECT_TRUE(kernel.re == want.real() && std::isnan(kernel.im)) << kernel.re << ", " << kernel.im;
+  EXPECT_FALSE(std::isnan(contracted.im) && contracted.re == want.real()) << "a contracted product ends where the reference does";
+}

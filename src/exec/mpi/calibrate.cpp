@@ -285,9 +285,13 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   // 4. Synchronisation.
   say("synchronisation: fence, neighbourhood collective, alltoallv");
   {
-    double cell = 0;
+    // A window as the window backend makes it (MPI_Win_allocate: Open MPI's shared-memory osc on
+    // one node), so the fence timed is the one it pays. MPI_Win_create on user memory takes osc
+    // rdma or pt2pt instead, which also fails outright where the shared-memory transport offers no
+    // single-copy path (MPI_ERR_WIN on the GPU machine's virtual machine).
+    double* cell = nullptr;
     MPI_Win win;
-    MPI_Win_create(&cell, sizeof cell, sizeof cell, MPI_INFO_NULL, comm, &win);
+    MPI_Win_allocate(sizeof(double), sizeof(double), MPI_INFO_NULL, comm, &cell, &win);
     d.fence = per_call(comm, [&] { MPI_Win_fence(0, win); });
     MPI_Win_free(&win);
     std::vector<int> nb;

@@ -219,7 +219,8 @@ GpuPlacement gpu_placement(MPI_Comm comm) {
   MPI_Bcast(counts, 2, MPI_INT, 0, comm);
   p.ranks_per_gpu = counts[0];
   p.gpus = counts[1];
-  int mine = cuda::mps_running() ? 1 : 0, all = 0;
+  // MPS serves real GPUs: an emulated device's work never reaches it, whatever runs on the node.
+  int mine = !p.emulated && cuda::mps_running() ? 1 : 0, all = 0;
   MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
   p.mps = all == 1;
   int len0 = static_cast<int>(p.device.size());

@@ -52,7 +52,7 @@ struct GpuPlacement {
   std::string device;      // the GPU's name (rank 0's)
   int gpus = 0;            // distinct GPUs the run uses
   int ranks_per_gpu = 0;   // the most ranks sharing one GPU
-  bool mps = false;        // the CUDA MPS daemon runs on every node (each rank sees its control socket)
+  bool mps = false;        // the CUDA MPS daemon serves the GPUs (each rank sees its control socket; never for the emulated device)
   bool emulated = false;   // the emulated device (SFR_EMULATE_DEVICE)
   io::Json json() const;   // {"device", "gpus", "ranks_per_gpu", "mps", "emulated"}: timing provenance
 };
