@@ -254,38 +254,71 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
   if (ring && d.sf_op_backend[0] >= 0) {
     // The executor's own work per call: what the executor measured on the ring, less what the
     // model (everything else calibrated, no such work) predicts for it, per backend.
-    const trace::BuiltTrace& bt = *ring;
     MachineModel bare = m;
     bare.op_overhead = 0;
     bare.op_overhead_by_backend.clear();
     bare.block_cost_by_backend.clear();
-    const trace::BuiltTrace in_order(
-        trace::calibration_ring_trace(d.ranks, trace::Machine{std::max(1, d.ranks_per_node), std::max(1, d.ranks_per_socket), 0}, false));
+    bare.peer_cost_by_backend.clear();
+    bare.leaf_to_root_by_backend.clear();
+    const trace::Machine placement{std::max(1, d.ranks_per_node), std::max(1, d.ranks_per_socket), 0};
+    using trace::CalibrationShape;
+    auto modelled = [&](trace::CalibrationShape shape, core::OpKind kind, const char* name) {
+      const trace::BuiltTrace bt(trace::calibration_trace(d.ranks, placement, shape, kind));
+      return simulate(bt, bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
+    };
+    // One direction's costs from its rings: the ring in order reads one run of roots per rank,
+    // the permuted one a run per value, so what the backend spends beyond the model on the
+    // difference, per run, is its cost per run (a one-sided datatype's block); the rest of the
+    // in-order ring is its cost per op. Without the ring in order (-1), all of it is per op.
+    struct Fit {
+      MachineModel::ExecutorCost cost;
+      double beyond_in_order = 0;  // seconds beyond the model on the ring in order
+      bool in_order = false;
+    };
+    auto fit_direction = [&](const char* name, core::OpKind kind, double permuted, double contiguous) {
+      Fit f;
+      const double model = modelled(CalibrationShape::ring_permuted, kind, name);
+      f.cost.op = std::max(0.0, permuted - model);
+      const char* what = kind == core::OpKind::reduce ? "reduce" : "bcast";
+      if (contiguous >= 0) {
+        const double model_in_order = modelled(CalibrationShape::ring_in_order, kind, name);
+        const double beyond = permuted - model;
+        f.beyond_in_order = contiguous - model_in_order;
+        f.in_order = true;
+        f.cost.run = std::max(0.0, (beyond - f.beyond_in_order) / (core::kCalibrationSfOpValues - 1));
+        f.cost.op = std::max(0.0, f.beyond_in_order - f.cost.run);
+        c.lines.push_back(std::string("executor   ") + pad(name, 10) +
+                          fmt("%.2f ns per run of roots a rank reads, ", f.cost.run * 1e9) + what +
+                          fmt(" (the ring in order: %.3f us measured, %.3f us modelled)", contiguous * 1e6, model_in_order * 1e6));
+      }
+      c.lines.push_back(std::string("executor   ") + pad(name, 10) + fmt("%.3f us per op call beyond the model, ", f.cost.op * 1e6) + what +
+                        fmt(" (the ring of %.0f B per rank: %.3f us measured, %.3f us modelled)", 8.0 * core::kCalibrationSfOpValues,
+                            permuted * 1e6, model * 1e6));
+      return f;
+    };
     for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
       if (d.sf_op_backend[k] < 0) continue;
       const char* name = core::kCalibratedBackends[k];
-      const double model = simulate(bt, bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
-      double over = std::max(0.0, d.sf_op_backend[k] - model);
-      if (d.sf_op_backend_contiguous[k] >= 0) {
-        // The ring in order reads one run of roots per rank, the permuted one a run per value: what
-        // the backend spends beyond the model on the difference, per run, is its cost per run (a
-        // one-sided datatype's block); the rest of the in-order ring is its cost per op.
-        const double model_in_order = simulate(in_order, bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
-        const double beyond = d.sf_op_backend[k] - model, beyond_in_order = d.sf_op_backend_contiguous[k] - model_in_order;
-        const double block = std::max(0.0, (beyond - beyond_in_order) / (core::kCalibrationSfOpValues - 1));
-        m.block_cost_by_backend[name] = block;
-        over = std::max(0.0, beyond_in_order - block);
-        c.lines.push_back(std::string("executor   ") + pad(name, 10) +
-                          fmt("%.2f ns per run of roots a rank reads (the ring in order: %.3f us measured, %.3f us modelled)", block * 1e9,
-                              d.sf_op_backend_contiguous[k] * 1e6, model_in_order * 1e6));
-      }
+      const Fit down = fit_direction(name, core::OpKind::bcast, d.sf_op_backend[k], d.sf_op_backend_contiguous[k]);
+      if (down.in_order) m.block_cost_by_backend[name] = down.cost.run;
       if (k == 0)
-        m.op_overhead = over;
+        m.op_overhead = down.cost.op;
       else
-        m.op_overhead_by_backend[name] = over;
-      c.lines.push_back(std::string("executor   ") + pad(name, 10) +
-                        fmt("%.3f us per op call beyond the model (a ring bcast of %.0f B per rank: %.3f us measured, %.3f us modelled)",
-                            over * 1e6, 8.0 * core::kCalibrationSfOpValues, d.sf_op_backend[k] * 1e6, model * 1e6));
+        m.op_overhead_by_backend[name] = down.cost.op;
+      if (d.sf_reduce_backend[k] >= 0)
+        m.leaf_to_root_by_backend[name] = fit_direction(name, core::OpKind::reduce, d.sf_reduce_backend[k], d.sf_reduce_backend_contiguous[k]).cost;
+      // The fan against the ring in order: P - 1 peers each way and P - 1 runs, where the ring
+      // has one of each; what is beyond the model and the runs, per extra peer and direction.
+      if (d.sf_op_backend_fan[k] >= 0 && d.ranks >= 3 && down.in_order) {
+        const double model_fan = modelled(CalibrationShape::fan, core::OpKind::bcast, name);
+        const double extra = d.ranks - 2;
+        const double peer = (d.sf_op_backend_fan[k] - model_fan - down.beyond_in_order - down.cost.run * extra) / (2 * extra);
+        m.peer_cost_by_backend[name] = std::max(0.0, peer);
+        c.lines.push_back(std::string("executor   ") + pad(name, 10) +
+                          fmt("%.3f us per peer beyond one each way (the fan of %.0f peers: %.3f us measured, %.3f us modelled)",
+                              std::max(0.0, peer) * 1e6, static_cast<double>(d.ranks - 1), d.sf_op_backend_fan[k] * 1e6, model_fan * 1e6) +
+                          (peer < 0 ? fmt("; fitted %.3f us, kept at 0", peer * 1e6) : std::string()));
+      }
     }
   }
   return c;

@@ -165,7 +165,8 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   if (j.is_object()) io::check_format(j, source, "sf-machine", false);  // first: another kind of file is named as such
   r.object(j, "",
            {"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta", "copy", "pack", "loggp",
-            "collective_overhead", "fence_overhead", "op_overhead", "op_overhead_by_backend", "block_cost_by_backend", "split",
+            "collective_overhead", "fence_overhead", "op_overhead", "op_overhead_by_backend", "block_cost_by_backend",
+            "peer_cost_by_backend", "leaf_to_root_by_backend", "split",
             "calibration"});
   std::string base = "generic";
   if (j.contains("base")) {
@@ -251,6 +252,28 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
       const double x = r.number(v, "/block_cost_by_backend/" + k);
       if (x > 1e-6) r.fail("/block_cost_by_backend/" + k, "expected seconds per run of roots, at most 1e-6 (1 us), got " + v.dump());
       m.block_cost_by_backend[k] = x;
+    }
+  }
+  if (j.contains("peer_cost_by_backend")) {  // additive, as the two below
+    const auto& o = j["peer_cost_by_backend"];
+    r.object(o, "/peer_cost_by_backend", {"basic", "neighbor", "window", "alltoallv"});
+    for (const auto& [k, v] : o.items()) {
+      const double x = r.number(v, "/peer_cost_by_backend/" + k);
+      if (x > 1e-4) r.fail("/peer_cost_by_backend/" + k, "expected seconds per peer, at most 1e-4 (100 us), got " + v.dump());
+      m.peer_cost_by_backend[k] = x;
+    }
+  }
+  if (j.contains("leaf_to_root_by_backend")) {
+    const auto& o = j["leaf_to_root_by_backend"];
+    r.object(o, "/leaf_to_root_by_backend", {"basic", "neighbor", "window", "alltoallv"});
+    for (const auto& [k, v] : o.items()) {
+      const std::string at = "/leaf_to_root_by_backend/" + k;
+      r.object(v, at, {"op", "run"});
+      MachineModel::ExecutorCost c;
+      if (v.contains("op")) c.op = r.number(v["op"], at + "/op");
+      if (v.contains("run")) c.run = r.number(v["run"], at + "/run");
+      if (c.run > 1e-6) r.fail(at + "/run", "expected seconds per run of roots, at most 1e-6 (1 us), got " + v["run"].dump());
+      m.leaf_to_root_by_backend[k] = c;
     }
   }
   if (j.contains("calibration") && !j["calibration"].is_object()) r.fail("/calibration", "expected an object (what calibrate measured)");
@@ -355,6 +378,14 @@ Json machine_to_json(const MachineModel& m) {
   if (!m.block_cost_by_backend.empty()) {
     j["block_cost_by_backend"] = Json::object();
     for (const auto& [k, v] : m.block_cost_by_backend) j["block_cost_by_backend"][k] = v;
+  }
+  if (!m.peer_cost_by_backend.empty()) {
+    j["peer_cost_by_backend"] = Json::object();
+    for (const auto& [k, v] : m.peer_cost_by_backend) j["peer_cost_by_backend"][k] = v;
+  }
+  if (!m.leaf_to_root_by_backend.empty()) {
+    j["leaf_to_root_by_backend"] = Json::object();
+    for (const auto& [k, v] : m.leaf_to_root_by_backend) j["leaf_to_root_by_backend"][k] = {{"op", v.op}, {"run", v.run}};
   }
   j["split"] = {{"procs_per_node", m.procs_per_node}, {"message_cap", m.message_cap}};
   return j;

@@ -14,6 +14,7 @@
 // Machine files are JSON (see sim/README.md); errors name the JSON pointer.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -79,6 +80,31 @@ struct MachineModel {
   double block_cost_for(const std::string& backend) const {
     const auto it = block_cost_by_backend.find(backend);
     return it == block_cost_by_backend.end() ? 0 : it->second;
+  }
+  // A backend's cost per peer (seconds): per peer a rank sends to or receives from beyond the one
+  // of each that calibrate's ring has (a request to start and complete, a block to pack or
+  // unpack). calibrate fits it from its fan of peers (at least 3 ranks) against the ring in order.
+  std::map<std::string, double> peer_cost_by_backend;
+  double peer_cost_for(const std::string& backend) const {
+    const auto it = peer_cost_by_backend.find(backend);
+    return it == peer_cost_by_backend.end() ? 0 : it->second;
+  }
+  // The leaf-to-root direction's own costs (reduce, gather, fetch-and-op, degree), where calibrate
+  // measured them apart (its rings with a reduce): per op call and per run of roots, in place of
+  // op_overhead_for and block_cost_for.
+  struct ExecutorCost {
+    double op = 0, run = 0;
+    bool operator==(const ExecutorCost&) const = default;
+  };
+  std::map<std::string, ExecutorCost> leaf_to_root_by_backend;
+  // The executor's own work on one rank for one call of an op whose first direction is
+  // `leaf_to_root` or not, the rank reading `runs` runs of roots and exchanging with `peers` peers
+  // (those it sends to plus those it receives from).
+  double executor_cost(const std::string& backend, bool leaf_to_root, std::int64_t runs, std::int64_t peers) const {
+    double op = op_overhead_for(backend), run = block_cost_for(backend);
+    if (const auto it = leaf_to_root_by_backend.find(backend); leaf_to_root && it != leaf_to_root_by_backend.end())
+      op = it->second.op, run = it->second.run;
+    return op + run * static_cast<double>(runs) + peer_cost_for(backend) * static_cast<double>(std::max<std::int64_t>(0, peers - 2));
   }
   int procs_per_node = 40;          // host processes a node can use for the split strategies
   std::int64_t message_cap = 8192;  // split strategies: inter-node message cap (bytes)

@@ -44,19 +44,24 @@ std::vector<Backend> select_backends(const std::vector<std::string>& names, bool
 
 namespace {
 
-// Per rank, the runs of consecutive roots its leaves read on each peer (a one-sided transfer's
-// datatype has a block per run).
-std::vector<std::int64_t> root_runs(const std::vector<core::RankPlan>& plans) {
-  std::vector<std::int64_t> runs(plans.size(), 0);
+// Per rank, what the executor's own work depends on: the runs of consecutive roots its leaves
+// read on each peer (a one-sided transfer's datatype has a block per run), and its peers (those it
+// receives from plus those it sends to).
+struct RankShape {
+  std::int64_t runs = 0, peers = 0;
+};
+std::vector<RankShape> rank_shapes(const std::vector<core::RankPlan>& plans) {
+  std::vector<RankShape> v(plans.size());
   for (std::size_t r = 0; r < plans.size(); ++r) {
     const core::RankPlan& pl = plans[r];
+    v[r].peers = static_cast<std::int64_t>(pl.leaf_side.npeers() + pl.root_side.npeers());
     for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p)
       for (auto k = pl.leaf_side.offsets[p]; k < pl.leaf_side.offsets[p + 1]; ++k) {
         const auto kk = static_cast<std::size_t>(k);
-        if (k == pl.leaf_side.offsets[p] || pl.leaf_remote[kk] != pl.leaf_remote[kk - 1] + 1) ++runs[r];
+        if (k == pl.leaf_side.offsets[p] || pl.leaf_remote[kk] != pl.leaf_remote[kk - 1] + 1) ++v[r].runs;
       }
   }
-  return runs;
+  return v;
 }
 
 std::string op_label(const core::OpSpec& o) {
@@ -130,7 +135,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
   res.model = model_name(m.model);
   const Layout lay = layout_for(t, m);
   std::map<const core::Graph*, std::vector<core::RankPlan>> plans;
-  std::map<const core::Graph*, std::vector<std::int64_t>> runs_of;  // root_runs per graph, made when a backend charges runs
+  std::map<const core::Graph*, std::vector<RankShape>> shapes;  // rank_shapes per graph
   if (timeline) {
     timeline->nranks = t.nranks;
     timeline->backend_names.clear();
@@ -181,17 +186,16 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       const Time overlap = to_ps(op.overlap_us * 1e-6);
       if (timeline) timeline->backend = static_cast<std::int32_t>(bi), timeline->op = static_cast<std::int32_t>(oi);
       std::vector<Time> start;
-      // The executor's own work per call (begin/end) on every rank: the backend's cost per op, and
-      // per run of roots the rank's leaves read (one-sided datatypes walk a block per run).
+      // The executor's own work per call (begin/end) on every rank: the backend's cost per op (of
+      // the op's first direction), per run of roots the rank's leaves read (one-sided datatypes
+      // walk a block per run) and per peer beyond a ring's one of each.
       const std::string bname = backend_kind_name(b.kind);
-      std::vector<Time> op_cpu(ready.size(), to_ps(m.op_overhead_for(bname)));
-      if (const double per_run = m.block_cost_for(bname); per_run > 0) {
-        auto runs_it = runs_of.find(&g);
-        if (runs_it == runs_of.end()) runs_it = runs_of.emplace(&g, root_runs(it->second)).first;
-        const auto& runs = runs_it->second;
-        for (std::size_t r = 0; r < ready.size() && r < runs.size(); ++r)
-          op_cpu[r] = to_ps(m.op_overhead_for(bname) + per_run * static_cast<double>(runs[r]));
-      }
+      auto shape_it = shapes.find(&g);
+      if (shape_it == shapes.end()) shape_it = shapes.emplace(&g, rank_shapes(it->second)).first;
+      const bool l2r = core::op_traits(op.op).directions().front() == core::Direction::leaf_to_root;
+      std::vector<Time> op_cpu(ready.size(), 0);
+      for (std::size_t r = 0; r < ready.size() && r < shape_it->second.size(); ++r)
+        op_cpu[r] = to_ps(m.executor_cost(bname, l2r, shape_it->second[r].runs, shape_it->second[r].peers));
       for (core::Index rep = 0; rep < op.repeat; ++rep) {
         start.assign(rd.begin(), rd.begin() + lay.nranks);
         for (std::size_t r = 0; r < ready.size(); ++r)

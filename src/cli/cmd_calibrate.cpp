@@ -54,6 +54,9 @@ io::Json measured_json(const core::CalibrationData& d) {
   for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
     j["sf_op_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend[k];
     j["sf_op_in_order_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_contiguous[k];
+    j["sf_reduce_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend[k];
+    j["sf_reduce_in_order_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend_contiguous[k];
+    if (d.sf_op_backend_fan[k] >= 0) j["sf_fan_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_fan[k];
   }
   return j;
 }

@@ -2,6 +2,7 @@
 // simulator's calibration into a machine model). Plain data: times in seconds, sizes in bytes.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -27,6 +28,21 @@ inline Graph calibration_ring(int nranks, bool permuted = true) {
   for (int r = 0; r < nranks; ++r) g[r].nroots = kCalibrationSfOpValues;
   for (int r = 0; r < nranks; ++r)
     for (int i = 0; i < kCalibrationSfOpValues; ++i) g[r].add_leaf(i, (r + 1) % nranks, permuted ? (37 * i) % kCalibrationSfOpValues : i);
+  return g;
+}
+
+// The fan of that measurement (at least 3 ranks): rank r reads kCalibrationSfOpValues / (P - 1)
+// consecutive roots of every other rank, one run each: P - 1 peers in each direction where the
+// ring has one, about the same bytes. Against the ring in order: the backend's cost per peer.
+inline Graph calibration_fan(int nranks) {
+  Graph g(nranks);
+  const int per = std::max(1, kCalibrationSfOpValues / std::max(1, nranks - 1));
+  for (int r = 0; r < nranks; ++r) g[r].nroots = per;
+  for (int r = 0; r < nranks; ++r) {
+    Index j = 0;
+    for (int k = 1; k < nranks; ++k)
+      for (int i = 0; i < per; ++i) g[r].add_leaf(j++, (r + k) % nranks, i);
+  }
   return g;
 }
 
@@ -66,6 +82,24 @@ struct CalibrationData {
   // The same bcast on the ring in order (its roots one run, calibration_ring(n, false)): against
   // the permuted ring, the backend's cost per run of roots (-1: not measured).
   std::array<double, kCalibratedBackends.size()> sf_op_backend_contiguous = [] {
+    std::array<double, kCalibratedBackends.size()> v{};
+    v.fill(-1);
+    return v;
+  }();
+  // The same rings with a reduce (sum) instead of the bcast: the leaf-to-root direction's own
+  // cost per op and per run (a one-sided accumulate walks its datatype applying the op).
+  std::array<double, kCalibratedBackends.size()> sf_reduce_backend = [] {
+    std::array<double, kCalibratedBackends.size()> v{};
+    v.fill(-1);
+    return v;
+  }();
+  std::array<double, kCalibratedBackends.size()> sf_reduce_backend_contiguous = [] {
+    std::array<double, kCalibratedBackends.size()> v{};
+    v.fill(-1);
+    return v;
+  }();
+  // The bcast on calibration_fan (at least 3 ranks; -1: not measured): the cost per peer.
+  std::array<double, kCalibratedBackends.size()> sf_op_backend_fan = [] {
     std::array<double, kCalibratedBackends.size()> v{};
     v.fill(-1);
     return v;

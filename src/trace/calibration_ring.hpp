@@ -1,5 +1,5 @@
-// The trace of `calibrate`'s measurement of the executor's own cost per op: one bcast of one
-// float64 per leaf on core::calibration_ring. The executor runs it (exec/mpi/calibrate.cpp) and
+// The traces of `calibrate`'s measurement of the executor's own costs: one bcast (or reduce) of
+// one float64 per leaf on core::calibration_ring or core::calibration_fan. The executor runs it (exec/mpi/calibrate.cpp) and
 // the simulator predicts it (sim/calibration.cpp).
 #pragma once
 
@@ -11,19 +11,32 @@
 
 namespace sfr::trace {
 
-// `permuted` false: the ring in order (core::calibration_ring).
-inline Trace calibration_ring_trace(int nranks, std::optional<Machine> machine = std::nullopt, bool permuted = true) {
+// The measurement's patterns: the ring permuted (a run of roots per value), in order (one run),
+// and the fan (a run per peer, P - 1 peers).
+enum class CalibrationShape { ring_permuted, ring_in_order, fan };
+
+// One op of `kind` (bcast, or reduce with sum) on that pattern.
+inline Trace calibration_trace(int nranks, std::optional<Machine> machine, CalibrationShape shape,
+                               core::OpKind kind = core::OpKind::bcast) {
   Trace t;
-  t.name = "calibrate-ring";
+  t.name = shape == CalibrationShape::fan ? "calibrate-fan" : "calibrate-ring";
   t.nranks = nranks;
   t.machine = machine;
-  t.sfs.push_back({"R", ExplicitSF{std::make_shared<const core::Graph>(core::calibration_ring(nranks, permuted))}});
+  t.sfs.push_back({"R", ExplicitSF{std::make_shared<const core::Graph>(
+                            shape == CalibrationShape::fan ? core::calibration_fan(nranks)
+                                                           : core::calibration_ring(nranks, shape == CalibrationShape::ring_permuted))}});
   OpSpec op;
-  op.op = OpKind::bcast;
+  op.op = kind;
   op.sf = "R";
   op.unit = core::Unit::float64;
+  if (kind == core::OpKind::reduce) op.mpi_op = core::MpiOp::sum;
   t.ops = {op};
   return t;
+}
+
+// `permuted` false: the ring in order (core::calibration_ring).
+inline Trace calibration_ring_trace(int nranks, std::optional<Machine> machine = std::nullopt, bool permuted = true) {
+  return calibration_trace(nranks, std::move(machine), permuted ? CalibrationShape::ring_permuted : CalibrationShape::ring_in_order);
 }
 
 }  // namespace sfr::trace

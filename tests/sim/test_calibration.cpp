@@ -186,6 +186,108 @@ TEST(SimCalibration, CostPerRunIsChargedPerRunOfRootsRead) {
             sim::simulate(bt, *sim::preset("generic"), {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s);
 }
 
+// The reduce rings give the leaf-to-root direction costs of its own: the model reproduces the
+// four measured rings (bcast and reduce, permuted and in order) exactly, an op whose first
+// direction is leaf to root (gather) is charged the reduce's costs, and the file keeps them.
+TEST(SimCalibration, LeafToRootCostsFromTheReduceRings) {
+  core::CalibrationData d = one_node_data();
+  d.sf_op_backend = {5e-6, -1, 9e-6, -1};
+  d.sf_op_backend_contiguous = {4.6e-6, -1, 6e-6, -1};
+  d.sf_reduce_backend = {5.2e-6, -1, 14e-6, -1};  // window's accumulate: dearer per run
+  d.sf_reduce_backend_contiguous = {4.7e-6, -1, 6.5e-6, -1};
+  const auto m = sim::calibrate_machine(d).machine;
+  const trace::Machine at{2, 2, 0};
+  using trace::CalibrationShape;
+  auto t = [&](CalibrationShape s, core::OpKind k, const char* b) {
+    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, s, k)), m, {sim::parse_backend(b, "test")}).backends[0].ops[0].total_s;
+  };
+  for (const char* b : {"basic", "window"}) {
+    const auto k = std::string(b) == "basic" ? 0u : 2u;
+    EXPECT_NEAR(t(CalibrationShape::ring_permuted, core::OpKind::bcast, b), d.sf_op_backend[k], 1e-11) << b;
+    EXPECT_NEAR(t(CalibrationShape::ring_in_order, core::OpKind::bcast, b), d.sf_op_backend_contiguous[k], 1e-11) << b;
+    EXPECT_NEAR(t(CalibrationShape::ring_permuted, core::OpKind::reduce, b), d.sf_reduce_backend[k], 1e-11) << b;
+    EXPECT_NEAR(t(CalibrationShape::ring_in_order, core::OpKind::reduce, b), d.sf_reduce_backend_contiguous[k], 1e-11) << b;
+  }
+  // Window's reduce per run: (14 - 6.5 us, less the model's difference, which is none: the rings
+  // move the same bytes) over the 255 runs more of the permuted ring.
+  EXPECT_NEAR(m.leaf_to_root_by_backend.at("window").run, (14e-6 - 6.5e-6) / 255, 1e-15);
+  EXPECT_NEAR(m.block_cost_for("window"), (9e-6 - 6e-6) / 255, 1e-15);
+  // A gather on the permuted ring is charged the reduce's costs, a bcast the bcast's.
+  const double gather = t(CalibrationShape::ring_permuted, core::OpKind::gather, "window");
+  auto bare = m;
+  bare.leaf_to_root_by_backend.clear();
+  const double gather_as_bcast =
+      sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, CalibrationShape::ring_permuted, core::OpKind::gather)), bare,
+                    {sim::parse_backend("window", "test")})
+          .backends[0]
+          .ops[0]
+          .total_s;
+  const auto& l2r = m.leaf_to_root_by_backend.at("window");
+  EXPECT_NEAR(gather - gather_as_bcast,
+              (l2r.op + 256 * l2r.run) - (m.op_overhead_for("window") + 256 * m.block_cost_for("window")), 1e-12);
+  const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
+  EXPECT_EQ(back.leaf_to_root_by_backend, m.leaf_to_root_by_backend);
+}
+
+// The fan (4 ranks, 3 peers each way) against the ring in order gives the cost per peer: the model
+// reproduces the fan and the ring exactly, and a rank's 2 (P - 1) - 2 = 4 peers beyond the ring's
+// are what the fan pays more than the model without the cost. A fan cheaper than the model with no
+// such cost keeps it at 0 and says the fitted value.
+TEST(SimCalibration, CostPerPeerFromTheFan) {
+  core::CalibrationData d = one_node_data();
+  d.ranks = 4, d.ranks_per_node = 4, d.ranks_per_socket = 4;
+  d.sf_op_backend = {5e-6, -1, -1, 7e-6};
+  d.sf_op_backend_contiguous = {4.6e-6, -1, -1, 6.8e-6};
+  const trace::Machine at{4, 4, 0};
+  using trace::CalibrationShape;
+  const trace::BuiltTrace fan(trace::calibration_trace(4, at, CalibrationShape::fan)),
+      in_order(trace::calibration_trace(4, at, CalibrationShape::ring_in_order));
+  auto t = [&](const trace::BuiltTrace& bt, const sim::MachineModel& mm, const char* b) {
+    return sim::simulate(bt, mm, {sim::parse_backend(b, "test")}).backends[0].ops[0].total_s;
+  };
+  // What the model without a cost per peer predicts for the fan, plus 4 peers at 0.25 us.
+  auto no_peer = sim::calibrate_machine(d).machine;
+  const double fan_model = t(fan, no_peer, "basic");
+  d.sf_op_backend_fan = {fan_model + 4 * 0.25e-6, -1, -1, t(fan, no_peer, "alltoallv") - 0.4e-6};
+  const auto c = sim::calibrate_machine(d);
+  const auto& m = c.machine;
+  EXPECT_NEAR(m.peer_cost_for("basic"), 0.25e-6, 1e-12);
+  EXPECT_NEAR(t(fan, m, "basic"), d.sf_op_backend_fan[0], 1e-11);
+  EXPECT_NEAR(t(in_order, m, "basic"), d.sf_op_backend_contiguous[0], 1e-11);
+  EXPECT_EQ(m.peer_cost_for("alltoallv"), 0);
+  bool said = false;
+  for (const auto& l : c.lines) said = said || (l.find("alltoallv") != std::string::npos && l.find("kept at 0") != std::string::npos);
+  EXPECT_TRUE(said);
+  EXPECT_EQ(m.peer_cost_for("window"), 0);  // not measured
+  const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
+  EXPECT_EQ(back.peer_cost_by_backend, m.peer_cost_by_backend);
+}
+
+// The cost per peer in a simulation: on 5 ranks, rank 0 reads a root of each other rank and each
+// of them reads one of rank 0's: rank 0 has 8 peers (4 each way), 6 beyond the ring's two, the
+// others 2 (none beyond). The op takes 6 peers' cost longer.
+TEST(SimCalibration, CostPerPeerIsChargedPerPeerBeyondTwo) {
+  core::Graph g(5);
+  for (int r = 0; r < 5; ++r) g[r].nroots = 4;
+  for (int r = 1; r < 5; ++r) {
+    g[0].add_leaf(r - 1, r, 0);
+    g[r].add_leaf(0, 0, r - 1);
+  }
+  trace::Trace tr;
+  tr.name = "star";
+  tr.nranks = 5;
+  tr.machine = trace::Machine{5, 5, 0};
+  tr.sfs.push_back({"S", trace::ExplicitSF{std::make_shared<const core::Graph>(g)}});
+  core::OpSpec op;
+  op.sf = "S";
+  tr.ops = {op};
+  const trace::BuiltTrace bt(tr);
+  auto m = *sim::preset("generic");
+  const double base = sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
+  m.peer_cost_by_backend["basic"] = 70e-9;
+  EXPECT_NEAR(sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s - base, 6 * 70e-9, 1e-12);
+}
+
 TEST(SimCalibration, MachineFromTwoNodes) {
   core::CalibrationData d;
   d.ranks = 4, d.ranks_per_node = 2, d.ranks_per_socket = 2, d.nodes = 2;

@@ -87,6 +87,11 @@ TEST(SimMachine, BadFilesGivePointedErrors) {
       {R"({"block_cost_by_backend": {"window": -1e-9}})", "m.json: /block_cost_by_backend/window: expected a finite number >= 0"},
       {R"({"block_cost_by_backend": {"window": 2e-6}})", "m.json: /block_cost_by_backend/window: expected seconds per run of roots, at most"},
       {R"({"block_cost_by_backend": {"shm": 1e-9}})", "m.json: /block_cost_by_backend/shm: unknown key"},
+      {R"({"peer_cost_by_backend": {"basic": 2e-4}})", "m.json: /peer_cost_by_backend/basic: expected seconds per peer, at most"},
+      {R"({"peer_cost_by_backend": {"shm": 1e-9}})", "m.json: /peer_cost_by_backend/shm: unknown key"},
+      {R"({"leaf_to_root_by_backend": {"window": {"op": 1e-7, "runs": 1e-9}}})", "m.json: /leaf_to_root_by_backend/window/runs: unknown key"},
+      {R"({"leaf_to_root_by_backend": {"window": {"run": 2e-6}}})", "m.json: /leaf_to_root_by_backend/window/run: expected seconds per run"},
+      {R"({"leaf_to_root_by_backend": {"window": {"op": -1}}})", "m.json: /leaf_to_root_by_backend/window/op: expected a finite number >= 0"},
   };
   for (const auto& c : cases) {
     const std::string e = error_of(c.text);

@@ -29,7 +29,11 @@ double median(std::vector<double> v) {
 // (every size of a ping-pong, every backend), and the least of the blocks' medians is kept: load
 // on a shared machine only ever adds time, so the least loaded block is the closest to the
 // machine's own cost.
-constexpr int kRepeats = 3;
+constexpr int kRepeats = 15;
+// The executor's rounds over the backends (section 5): each times every pattern on every backend
+// once (a few milliseconds), so many rounds cost little and spread the measurement over time, past
+// bursts of load that would otherwise shift every backend's cost (sim/README.md).
+constexpr int kExecutorRounds = 60;
 double least(const std::vector<double>& block_medians) {
   return block_medians.empty() ? 0 : *std::min_element(block_medians.begin(), block_medians.end());
 }
@@ -309,24 +313,39 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     d.alltoallv =
         per_call(comm, [&] { MPI_Alltoallv(&dummy, za.data(), za.data(), MPI_BYTE, &dummy, za.data(), za.data(), MPI_BYTE, comm); });
   }
-  // 5. The executor itself, per backend: a bcast on core::calibration_ring.
-  say("the executor's own cost per op");
+  // 5. The executor itself, per backend: a bcast and a reduce on core::calibration_ring, permuted
+  // and in order, and a bcast on core::calibration_fan.
+  say("the executor's own cost per op, per run of roots and per peer");
   {
     // The ring permuted (a run of roots per value) and in order (one run): the backend's cost per
-    // op and per run of roots its transfers name (one-sided datatypes: a block per run).
-    const trace::BuiltTrace bt(trace::calibration_ring_trace(size)), in_order(trace::calibration_ring_trace(size, std::nullopt, false));
+    // op and per run of roots its transfers name (one-sided datatypes: a block per run), for each
+    // direction; the fan (a run per peer, P - 1 peers): its cost per peer.
+    using trace::CalibrationShape;
+    const std::optional<trace::Machine> none;
+    const trace::BuiltTrace bt(trace::calibration_trace(size, none, CalibrationShape::ring_permuted)),
+        in_order(trace::calibration_trace(size, none, CalibrationShape::ring_in_order)),
+        red(trace::calibration_trace(size, none, CalibrationShape::ring_permuted, core::OpKind::reduce)),
+        red_in_order(trace::calibration_trace(size, none, CalibrationShape::ring_in_order, core::OpKind::reduce)),
+        fan(trace::calibration_trace(size, none, CalibrationShape::fan));
     // Rounds over the backends (each round times every backend once), then per backend the least
     // of its rounds' medians: the rounds spread the machine's load over all of them alike.
     constexpr std::size_t nb = std::size(core::kCalibratedBackends);
-    std::vector<std::vector<double>> rounds(nb), rounds_in_order(nb);
-    for (int round = 0; round < 2 * kRepeats; ++round)
+    std::vector<std::vector<double>> rounds(nb), rounds_in_order(nb), rounds_red(nb), rounds_red_in_order(nb), rounds_fan(nb);
+    for (int round = 0; round < kExecutorRounds; ++round)
       for (std::size_t k = 0; k < nb; ++k) {
-        rounds[k].push_back(time_ops(comm, bt, core::kCalibratedBackends[k], 5, 60).at(0).median_us);
-        rounds_in_order[k].push_back(time_ops(comm, in_order, core::kCalibratedBackends[k], 5, 60).at(0).median_us);
+        const char* b = core::kCalibratedBackends[k];
+        rounds[k].push_back(time_ops(comm, bt, b, 5, 60).at(0).median_us);
+        rounds_in_order[k].push_back(time_ops(comm, in_order, b, 5, 60).at(0).median_us);
+        rounds_red[k].push_back(time_ops(comm, red, b, 5, 60).at(0).median_us);
+        rounds_red_in_order[k].push_back(time_ops(comm, red_in_order, b, 5, 60).at(0).median_us);
+        if (size >= 3) rounds_fan[k].push_back(time_ops(comm, fan, b, 5, 60).at(0).median_us);
       }
     for (std::size_t k = 0; k < nb; ++k) {
       d.sf_op_backend[k] = least(rounds[k]) * 1e-6;
       d.sf_op_backend_contiguous[k] = least(rounds_in_order[k]) * 1e-6;
+      d.sf_reduce_backend[k] = least(rounds_red[k]) * 1e-6;
+      d.sf_reduce_backend_contiguous[k] = least(rounds_red_in_order[k]) * 1e-6;
+      if (size >= 3) d.sf_op_backend_fan[k] = least(rounds_fan[k]) * 1e-6;
     }
   }
   // 6. Pack costs (rank 0; the others wait).
