@@ -245,24 +245,21 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
     r.object(o, "/op_overhead_by_backend", {"basic", "neighbor", "window", "alltoallv"});
     for (const auto& [k, v] : o.items()) m.op_overhead_by_backend[k] = r.number(v, "/op_overhead_by_backend/" + k);
   }
-  if (j.contains("block_cost_by_backend")) {  // additive: machine files before it have none
-    const auto& o = j["block_cost_by_backend"];
-    r.object(o, "/block_cost_by_backend", {"basic", "neighbor", "window", "alltoallv"});
+  // Seconds per unit of something, per calibrated backend, at most `most` (additive keys: machine
+  // files before them have none).
+  auto per_backend = [&](const char* key, double most, const char* what, std::map<std::string, double>& into) {
+    if (!j.contains(key)) return;
+    const std::string at = std::string("/") + key;
+    const auto& o = j[key];
+    r.object(o, at, {"basic", "neighbor", "window", "alltoallv"});
     for (const auto& [k, v] : o.items()) {
-      const double x = r.number(v, "/block_cost_by_backend/" + k);
-      if (x > 1e-6) r.fail("/block_cost_by_backend/" + k, "expected seconds per run of roots, at most 1e-6 (1 us), got " + v.dump());
-      m.block_cost_by_backend[k] = x;
+      const double x = r.number(v, at + "/" + k);
+      if (x > most) r.fail(at + "/" + k, std::string("expected seconds per ") + what + ", got " + v.dump());
+      into[k] = x;
     }
-  }
-  if (j.contains("peer_cost_by_backend")) {  // additive, as the two below
-    const auto& o = j["peer_cost_by_backend"];
-    r.object(o, "/peer_cost_by_backend", {"basic", "neighbor", "window", "alltoallv"});
-    for (const auto& [k, v] : o.items()) {
-      const double x = r.number(v, "/peer_cost_by_backend/" + k);
-      if (x > 1e-4) r.fail("/peer_cost_by_backend/" + k, "expected seconds per peer, at most 1e-4 (100 us), got " + v.dump());
-      m.peer_cost_by_backend[k] = x;
-    }
-  }
+  };
+  per_backend("block_cost_by_backend", 1e-6, "run of roots, at most 1e-6 (1 us)", m.block_cost_by_backend);
+  per_backend("peer_cost_by_backend", 1e-4, "peer, at most 1e-4 (100 us)", m.peer_cost_by_backend);
   if (j.contains("leaf_to_root_by_backend")) {
     const auto& o = j["leaf_to_root_by_backend"];
     r.object(o, "/leaf_to_root_by_backend", {"basic", "neighbor", "window", "alltoallv"});

@@ -51,6 +51,14 @@ struct TimedSample {
   double seconds = 0;  // median over repetitions
 };
 
+// One value per calibrated backend (core::kCalibratedBackends' order); -1: not measured.
+using PerBackend = std::array<double, kCalibratedBackends.size()>;
+inline PerBackend unmeasured() {
+  PerBackend v{};
+  v.fill(-1);
+  return v;
+}
+
 struct CalibrationData {
   std::string host;
   int ranks = 0, ranks_per_node = 0, ranks_per_socket = 0, nodes = 1;
@@ -74,36 +82,16 @@ struct CalibrationData {
   // The executor on each of kCalibratedBackends (in its order): a bcast on calibration_ring (each
   // rank packs, sends one message, receives one, unpacks), the slowest rank's median per call.
   // -1: not measured.
-  std::array<double, kCalibratedBackends.size()> sf_op_backend = [] {
-    std::array<double, kCalibratedBackends.size()> v{};
-    v.fill(-1);
-    return v;
-  }();
+  PerBackend sf_op_backend = unmeasured();
   // The same bcast on the ring in order (its roots one run, calibration_ring(n, false)): against
   // the permuted ring, the backend's cost per run of roots (-1: not measured).
-  std::array<double, kCalibratedBackends.size()> sf_op_backend_contiguous = [] {
-    std::array<double, kCalibratedBackends.size()> v{};
-    v.fill(-1);
-    return v;
-  }();
+  PerBackend sf_op_backend_contiguous = unmeasured();
   // The same rings with a reduce (sum) instead of the bcast: the leaf-to-root direction's own
   // cost per op and per run (a one-sided accumulate walks its datatype applying the op).
-  std::array<double, kCalibratedBackends.size()> sf_reduce_backend = [] {
-    std::array<double, kCalibratedBackends.size()> v{};
-    v.fill(-1);
-    return v;
-  }();
-  std::array<double, kCalibratedBackends.size()> sf_reduce_backend_contiguous = [] {
-    std::array<double, kCalibratedBackends.size()> v{};
-    v.fill(-1);
-    return v;
-  }();
+  PerBackend sf_reduce_backend = unmeasured();
+  PerBackend sf_reduce_backend_contiguous = unmeasured();
   // The bcast on calibration_fan (at least 3 ranks; -1: not measured): the cost per peer.
-  std::array<double, kCalibratedBackends.size()> sf_op_backend_fan = [] {
-    std::array<double, kCalibratedBackends.size()> v{};
-    v.fill(-1);
-    return v;
-  }();
+  PerBackend sf_op_backend_fan = unmeasured();
   // Packing n doubles through an index list (bytes, seconds).
   std::vector<TimedSample> pack;
 };

@@ -74,6 +74,19 @@ TEST(SimCalibration, FitProtocolsFindsTheSwitchPoints) {
 
 // One node of 2 ranks: three protocols, LogGP overheads, a message train, synchronisation and
 // pack costs, all on closed forms the tests below check the fits against.
+// One bcast on `g`, every rank on one node.
+trace::Trace bcast_trace(const core::Graph& g) {
+  trace::Trace tr;
+  tr.name = "bcast";
+  tr.nranks = g.nranks;
+  tr.machine = trace::Machine{g.nranks, g.nranks, 0};
+  tr.sfs.push_back({"S", trace::ExplicitSF{std::make_shared<const core::Graph>(g)}});
+  core::OpSpec op;
+  op.sf = "S";
+  tr.ops = {op};
+  return tr;
+}
+
 core::CalibrationData one_node_data() {
   core::CalibrationData d;
   d.host = "h";
@@ -167,15 +180,7 @@ TEST(SimCalibration, CostPerRunIsChargedPerRunOfRootsRead) {
     int j = 0;
     for (core::Index root : {0, 1, 2, 5, 6, 9}) g[r].add_leaf(j++, 1 - r, root);
   }
-  trace::Trace tr;
-  tr.name = "runs";
-  tr.nranks = 2;
-  tr.machine = trace::Machine{2, 2, 0};
-  tr.sfs.push_back({"S", trace::ExplicitSF{std::make_shared<const core::Graph>(g)}});
-  core::OpSpec op;
-  op.sf = "S";
-  tr.ops = {op};
-  const trace::BuiltTrace bt(tr);
+  const trace::BuiltTrace bt(bcast_trace(g));
   auto m = *sim::preset("generic");
   const double base = sim::simulate(bt, m, {sim::parse_backend("window", "test")}).backends[0].ops[0].total_s;
   m.block_cost_by_backend["window"] = 40e-9;
@@ -273,15 +278,7 @@ TEST(SimCalibration, CostPerPeerIsChargedPerPeerBeyondTwo) {
     g[0].add_leaf(r - 1, r, 0);
     g[r].add_leaf(0, 0, r - 1);
   }
-  trace::Trace tr;
-  tr.name = "star";
-  tr.nranks = 5;
-  tr.machine = trace::Machine{5, 5, 0};
-  tr.sfs.push_back({"S", trace::ExplicitSF{std::make_shared<const core::Graph>(g)}});
-  core::OpSpec op;
-  op.sf = "S";
-  tr.ops = {op};
-  const trace::BuiltTrace bt(tr);
+  const trace::BuiltTrace bt(bcast_trace(g));
   auto m = *sim::preset("generic");
   const double base = sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
   m.peer_cost_by_backend["basic"] = 70e-9;
