@@ -1,5 +1,6 @@
 #include "sim/calibration.hpp"
 
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -235,9 +236,9 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     c.lines.push_back(fmt("sync       MPI_Alltoallv of empty messages %.3f us per call", d.alltoallv * 1e6));
   // The ring calibrate ran on the executor, on the measured placement: its layout is that of every
   // measurement of all ranks.
+  const trace::Machine placement{std::max(1, d.ranks_per_node), std::max(1, d.ranks_per_socket), 0};
   std::optional<trace::BuiltTrace> ring;
-  if (d.ranks >= 2)
-    ring.emplace(trace::calibration_ring_trace(d.ranks, trace::Machine{std::max(1, d.ranks_per_node), std::max(1, d.ranks_per_socket), 0}));
+  if (d.ranks >= 2) ring.emplace(trace::calibration_ring_trace(d.ranks, placement));
   if (d.fence >= 0 && ring) {
     m.fence_overhead = 0;
     const double barrier = to_seconds(fence_cost(m, layout_for(ring->trace(), m), false));
@@ -260,11 +261,14 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     bare.block_cost_by_backend.clear();
     bare.peer_cost_by_backend.clear();
     bare.leaf_to_root_by_backend.clear();
-    const trace::Machine placement{std::max(1, d.ranks_per_node), std::max(1, d.ranks_per_socket), 0};
     using trace::CalibrationShape;
-    auto modelled = [&](trace::CalibrationShape shape, core::OpKind kind, const char* name) {
-      const trace::BuiltTrace bt(trace::calibration_trace(d.ranks, placement, shape, kind));
-      return simulate(bt, bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
+    // Each pattern's trace is built once, for every backend.
+    std::map<std::pair<CalibrationShape, core::OpKind>, trace::BuiltTrace> patterns;
+    auto modelled = [&](CalibrationShape shape, core::OpKind kind, const char* name) {
+      auto it = patterns.find({shape, kind});
+      if (it == patterns.end())
+        it = patterns.emplace(std::pair{shape, kind}, trace::calibration_trace(d.ranks, placement, shape, kind)).first;
+      return simulate(it->second, bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
     };
     // One direction's costs from its rings: the ring in order reads one run of roots per rank,
     // the permuted one a run per value, so what the backend spends beyond the model on the

@@ -372,14 +372,10 @@ Json machine_to_json(const MachineModel& m) {
   j["op_overhead"] = m.op_overhead;
   j["op_overhead_by_backend"] = Json::object();
   for (const auto& [k, v] : m.op_overhead_by_backend) j["op_overhead_by_backend"][k] = v;
-  if (!m.block_cost_by_backend.empty()) {
-    j["block_cost_by_backend"] = Json::object();
-    for (const auto& [k, v] : m.block_cost_by_backend) j["block_cost_by_backend"][k] = v;
-  }
-  if (!m.peer_cost_by_backend.empty()) {
-    j["peer_cost_by_backend"] = Json::object();
-    for (const auto& [k, v] : m.peer_cost_by_backend) j["peer_cost_by_backend"][k] = v;
-  }
+  // The additive per-backend keys, written only where calibrate fitted them.
+  for (const auto& [key, costs] :
+       {std::pair{"block_cost_by_backend", &m.block_cost_by_backend}, std::pair{"peer_cost_by_backend", &m.peer_cost_by_backend}})
+    if (!costs->empty()) j[key] = *costs;
   if (!m.leaf_to_root_by_backend.empty()) {
     j["leaf_to_root_by_backend"] = Json::object();
     for (const auto& [k, v] : m.leaf_to_root_by_backend) j["leaf_to_root_by_backend"][k] = {{"op", v.op}, {"run", v.run}};

@@ -97,14 +97,21 @@ struct MachineModel {
     bool operator==(const ExecutorCost&) const = default;
   };
   std::map<std::string, ExecutorCost> leaf_to_root_by_backend;
-  // The executor's own work on one rank for one call of an op whose first direction is
-  // `leaf_to_root` or not, the rank reading `runs` runs of roots and exchanging with `peers` peers
-  // (those it sends to plus those it receives from).
-  double executor_cost(const std::string& backend, bool leaf_to_root, std::int64_t runs, std::int64_t peers) const {
-    double op = op_overhead_for(backend), run = block_cost_for(backend);
+  // The executor's own costs on `backend` for an op whose first direction is `leaf_to_root` or
+  // not, looked up once (the simulator charges them to every rank of every call).
+  struct ExecutorCosts {
+    double op = 0, run = 0, peer = 0;
+    // One rank's work per call, the rank reading `runs` runs of roots and exchanging with `peers`
+    // peers (those it sends to plus those it receives from).
+    double per_call(std::int64_t runs, std::int64_t peers) const {
+      return op + run * static_cast<double>(runs) + peer * static_cast<double>(std::max<std::int64_t>(0, peers - 2));
+    }
+  };
+  ExecutorCosts executor_costs(const std::string& backend, bool leaf_to_root) const {
+    ExecutorCosts c{op_overhead_for(backend), block_cost_for(backend), peer_cost_for(backend)};
     if (const auto it = leaf_to_root_by_backend.find(backend); leaf_to_root && it != leaf_to_root_by_backend.end())
-      op = it->second.op, run = it->second.run;
-    return op + run * static_cast<double>(runs) + peer_cost_for(backend) * static_cast<double>(std::max<std::int64_t>(0, peers - 2));
+      c.op = it->second.op, c.run = it->second.run;
+    return c;
   }
   int procs_per_node = 40;          // host processes a node can use for the split strategies
   std::int64_t message_cap = 8192;  // split strategies: inter-node message cap (bytes)

@@ -1,6 +1,7 @@
 #include "sim/simulate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -148,6 +149,10 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
     const Backend b = backends[bi];
     BackendResult br;
     br.backend = b;
+    // The executor's own costs on this backend: [0] ops whose first direction is root to leaf,
+    // [1] leaf to root.
+    const std::string bname = backend_kind_name(b.kind);
+    const std::array<MachineModel::ExecutorCosts, 2> costs{m.executor_costs(bname, false), m.executor_costs(bname, true)};
     std::vector<Time> ready(static_cast<std::size_t>(lay.nranks), 0), helper_ready, busy;
     Accum acc;
     acc.resize(static_cast<std::size_t>(lay.nranks));
@@ -189,13 +194,12 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       // The executor's own work per call (begin/end) on every rank: the backend's cost per op (of
       // the op's first direction), per run of roots the rank's leaves read (one-sided datatypes
       // walk a block per run) and per peer beyond a ring's one of each.
-      const std::string bname = backend_kind_name(b.kind);
       auto shape_it = shapes.find(&g);
       if (shape_it == shapes.end()) shape_it = shapes.emplace(&g, rank_shapes(it->second)).first;
-      const bool l2r = core::op_traits(op.op).directions().front() == core::Direction::leaf_to_root;
+      const auto& cost = costs[core::op_traits(op.op).directions().front() == core::Direction::leaf_to_root ? 1 : 0];
       std::vector<Time> op_cpu(ready.size(), 0);
       for (std::size_t r = 0; r < ready.size() && r < shape_it->second.size(); ++r)
-        op_cpu[r] = to_ps(m.executor_cost(bname, l2r, shape_it->second[r].runs, shape_it->second[r].peers));
+        op_cpu[r] = to_ps(cost.per_call(shape_it->second[r].runs, shape_it->second[r].peers));
       for (core::Index rep = 0; rep < op.repeat; ++rep) {
         start.assign(rd.begin(), rd.begin() + lay.nranks);
         for (std::size_t r = 0; r < ready.size(); ++r)

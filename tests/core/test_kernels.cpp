@@ -228,7 +228,7 @@ TEST(Kernels, HotRootProductNeedsUncontractedRounding) {
     const int g = ((r * 131 + i * 31 + c * 7) % 97) + 1, h = ((r * 17 + i * 13 + c * 5) % 89) + 1;
     return std::pair{1.0 + g % 2, 1.0 + h % 2};
   };
-  auto fused = [](Complex128 z, Complex128 w) {  // the textbook formula contracted (no overflow recovery is reached here)
+  auto fused = [](Complex128 z, Complex128 w) {  // the textbook formula contracted, without Annex G's recovery
     return Complex128{std::fma(z.re, w.re, -(z.im * w.im)), std::fma(z.re, w.im, z.im * w.re)};
   };
   const int c = 1;

@@ -318,14 +318,14 @@ INSTANTIATE_TEST_SUITE_P(Emulated, EmulatedSample, ::testing::Combine(::testing:
 // them themselves (window). Each memtype variant, on the evidence's random forests at 3 and 6 ranks
 // (every op x unit x legal mpi_op x bs {1,3}) and the hot root, with 2 ranks per node for the
 // node-aware strategies and shm.
-// seed > 0: on the emulated device; 0: on the real GPU, whose MPI (Debian's Open MPI) takes no
-// device pointers, so there every backend stages or copies through host memory.
-void host_backend_conforms(const std::string& backend, int m, bool aware, unsigned forest_seed, unsigned hot_seed) {
-  const std::string env = aware ? "" : "SFR_EMULATE_DEVICE_MPI=host";
+// Seeds > 0: on the emulated device (`env`: more settings for it); 0: on the real GPU, whose MPI
+// (Debian's Open MPI) takes no device pointers, so there every backend stages or copies through
+// host memory.
+void host_backend_conforms(const std::string& backend, int m, unsigned forest_seed, unsigned hot_seed, const std::string& env = "") {
   const std::string b = backend == "3step" || backend == "split-md" || backend == "shm" ? backend + " --ranks-per-node 2" : backend;
   for (int nranks : {3, 6}) {
     const fs::path p = random_forest_trace(nranks, 10u * static_cast<unsigned>(nranks) + 1, m);
-    conforms(p, b, forest_seed, forest_seed ? env : "");
+    conforms(p, b, forest_seed, env);
     fs::remove(p);
   }
   // Not window: on the hot root, its fetch-and-op of complex128 PROD (bs 3) overflows to inf and
@@ -333,7 +333,7 @@ void host_backend_conforms(const std::string& backend, int m, bool aware, unsign
   // leafupdates chain to no exact serial order, in host memory as in device memory.
   if (backend == "window") return;
   const fs::path p = hot_root_trace(m);
-  conforms(p, b, hot_seed, hot_seed ? env : "");
+  conforms(p, b, hot_seed, env);
   fs::remove(p);
 }
 
@@ -342,7 +342,7 @@ class EmulatedHostBackend : public ::testing::TestWithParam<std::tuple<std::stri
 
 TEST_P(EmulatedHostBackend, RandomForestsAndHotRootConform) {
   const auto& [backend, m, aware] = GetParam();
-  host_backend_conforms(backend, m, aware, 5, 6);
+  host_backend_conforms(backend, m, 5, 6, aware ? "" : "SFR_EMULATE_DEVICE_MPI=host");
 }
 
 // The same on a real GPU (skips without one): device kernels on CUDA streams, real copies.
@@ -351,7 +351,7 @@ class CudaHostBackend : public ::testing::TestWithParam<std::tuple<std::string, 
 TEST_P(CudaHostBackend, RandomForestsAndHotRootConform) {
   SKIP_WITHOUT_GPU();
   const auto& [backend, m] = GetParam();
-  host_backend_conforms(backend, m, false, 0, 0);
+  host_backend_conforms(backend, m, 0, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cuda, CudaHostBackend,

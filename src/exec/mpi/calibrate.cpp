@@ -321,32 +321,30 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     // op and per run of roots its transfers name (one-sided datatypes: a block per run), for each
     // direction; the fan (a run per peer, P - 1 peers): its cost per peer.
     using trace::CalibrationShape;
-    const std::optional<trace::Machine> none;
-    const trace::BuiltTrace bt(trace::calibration_trace(size, none, CalibrationShape::ring_permuted)),
-        in_order(trace::calibration_trace(size, none, CalibrationShape::ring_in_order)),
-        red(trace::calibration_trace(size, none, CalibrationShape::ring_permuted, core::OpKind::reduce)),
-        red_in_order(trace::calibration_trace(size, none, CalibrationShape::ring_in_order, core::OpKind::reduce)),
-        fan(trace::calibration_trace(size, none, CalibrationShape::fan));
-    // Rounds over the backends (each round times every backend once), then per backend the least
-    // of its rounds' medians: the rounds spread the machine's load over all of them alike.
     constexpr std::size_t nb = std::size(core::kCalibratedBackends);
-    std::vector<std::vector<double>> rounds(nb), rounds_in_order(nb), rounds_red(nb), rounds_red_in_order(nb), rounds_fan(nb);
+    struct Pattern {
+      trace::BuiltTrace bt;
+      core::PerBackend* into;
+      std::vector<std::vector<double>> rounds;  // per backend, its rounds' medians
+    };
+    auto pattern = [&](CalibrationShape shape, core::OpKind kind, core::PerBackend& into) {
+      return Pattern{trace::BuiltTrace(trace::calibration_trace(size, std::nullopt, shape, kind)), &into,
+                     std::vector<std::vector<double>>(nb)};
+    };
+    std::vector<Pattern> patterns;
+    patterns.push_back(pattern(CalibrationShape::ring_permuted, core::OpKind::bcast, d.sf_op_backend));
+    patterns.push_back(pattern(CalibrationShape::ring_in_order, core::OpKind::bcast, d.sf_op_backend_contiguous));
+    patterns.push_back(pattern(CalibrationShape::ring_permuted, core::OpKind::reduce, d.sf_reduce_backend));
+    patterns.push_back(pattern(CalibrationShape::ring_in_order, core::OpKind::reduce, d.sf_reduce_backend_contiguous));
+    if (size >= 3) patterns.push_back(pattern(CalibrationShape::fan, core::OpKind::bcast, d.sf_op_backend_fan));
+    // Rounds over the backends (each round times every pattern on every backend once), then per
+    // backend the least of its rounds' medians: the rounds spread the machine's load over all of
+    // them alike.
     for (int round = 0; round < kExecutorRounds; ++round)
-      for (std::size_t k = 0; k < nb; ++k) {
-        const char* b = core::kCalibratedBackends[k];
-        rounds[k].push_back(time_ops(comm, bt, b, 5, 60).at(0).median_us);
-        rounds_in_order[k].push_back(time_ops(comm, in_order, b, 5, 60).at(0).median_us);
-        rounds_red[k].push_back(time_ops(comm, red, b, 5, 60).at(0).median_us);
-        rounds_red_in_order[k].push_back(time_ops(comm, red_in_order, b, 5, 60).at(0).median_us);
-        if (size >= 3) rounds_fan[k].push_back(time_ops(comm, fan, b, 5, 60).at(0).median_us);
-      }
-    for (std::size_t k = 0; k < nb; ++k) {
-      d.sf_op_backend[k] = least(rounds[k]) * 1e-6;
-      d.sf_op_backend_contiguous[k] = least(rounds_in_order[k]) * 1e-6;
-      d.sf_reduce_backend[k] = least(rounds_red[k]) * 1e-6;
-      d.sf_reduce_backend_contiguous[k] = least(rounds_red_in_order[k]) * 1e-6;
-      if (size >= 3) d.sf_op_backend_fan[k] = least(rounds_fan[k]) * 1e-6;
-    }
+      for (std::size_t k = 0; k < nb; ++k)
+        for (auto& p : patterns) p.rounds[k].push_back(time_ops(comm, p.bt, core::kCalibratedBackends[k], 5, 60).at(0).median_us);
+    for (auto& p : patterns)
+      for (std::size_t k = 0; k < nb; ++k) (*p.into)[k] = least(p.rounds[k]) * 1e-6;
   }
   // 6. Pack costs (rank 0; the others wait).
   say("pack costs");
