@@ -260,6 +260,8 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     bare.op_overhead_by_backend.clear();
     bare.block_cost_by_backend.clear();
     bare.peer_cost_by_backend.clear();
+    bare.byte_cost_by_backend.clear();
+    bare.large_message_cost_by_backend.clear();
     bare.leaf_to_root_by_backend.clear();
     using trace::CalibrationShape;
     // Each pattern's trace is built once, for every backend.
@@ -270,58 +272,104 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         it = patterns.emplace(std::pair{shape, kind}, trace::calibration_trace(d.ranks, placement, shape, kind)).first;
       return simulate(it->second, bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
     };
-    // One direction's costs from its rings: the ring in order reads one run of roots per rank,
-    // the permuted one a run per value, so what the backend spends beyond the model on the
-    // difference, per run, is its cost per run (a one-sided datatype's block); the rest of the
-    // in-order ring is its cost per op. Without the ring in order (-1), all of it is per op.
-    struct Fit {
-      MachineModel::ExecutorCost cost;
-      double beyond_in_order = 0;  // seconds beyond the model on the ring in order
+    // Bytes a rank sends plus those it receives in a pattern (the simulator's measure of the cost
+    // per byte), and its runs of roots.
+    auto bytes = [&](CalibrationShape shape) { return 2.0 * 8.0 * trace::calibration_values(shape, d.ranks); };
+    const std::int64_t fan_peers = d.ranks - 1, fan_runs = d.ranks - 1;
+    // What the simulator charges a rank of a pattern with the costs `e` (its per_call).
+    auto charged = [&](const MachineModel::ExecutorCosts& e, CalibrationShape shape) {
+      const bool ring = shape != CalibrationShape::fan && shape != CalibrationShape::fan_large;
+      const std::int64_t runs = shape == CalibrationShape::ring_permuted ? core::kCalibrationSfOpValues : ring ? 1 : fan_runs;
+      const double large = shape == CalibrationShape::fan_large ? 2.0 * static_cast<double>(fan_peers) : 0;
+      return e.per_call(runs, ring ? 2 : 2 * fan_peers, static_cast<std::int64_t>(bytes(shape)), large);
+    };
+    // One direction's rings: the ring in order reads one run of roots per rank, the permuted one
+    // a run per value, so what the backend spends beyond the model on the difference, per run, is
+    // its cost per run (a one-sided datatype's block). The cheaper of the two, less its runs, is
+    // its cost per op and per byte of the ring: `base`. Without the ring in order (-1), all of
+    // the permuted ring is per op.
+    struct Rings {
+      double run = 0, base = 0;
       bool in_order = false;
     };
-    auto fit_direction = [&](const char* name, core::OpKind kind, double permuted, double contiguous) {
-      Fit f;
-      const double model = modelled(CalibrationShape::ring_permuted, kind, name);
-      f.cost.op = std::max(0.0, permuted - model);
+    auto rings = [&](const char* name, core::OpKind kind, double permuted, double contiguous) {
+      Rings f;
+      const double beyond = permuted - modelled(CalibrationShape::ring_permuted, kind, name);
+      f.base = beyond;
       const char* what = kind == core::OpKind::reduce ? "reduce" : "bcast";
       if (contiguous >= 0) {
         const double model_in_order = modelled(CalibrationShape::ring_in_order, kind, name);
-        const double beyond = permuted - model;
-        f.beyond_in_order = contiguous - model_in_order;
+        const double beyond_in_order = contiguous - model_in_order;
         f.in_order = true;
-        f.cost.run = std::max(0.0, (beyond - f.beyond_in_order) / (core::kCalibrationSfOpValues - 1));
-        f.cost.op = std::max(0.0, f.beyond_in_order - f.cost.run);
-        c.lines.push_back(std::string("executor   ") + pad(name, 10) +
-                          fmt("%.2f ns per run of roots a rank reads, ", f.cost.run * 1e9) + what +
+        f.run = std::max(0.0, (beyond - beyond_in_order) / (core::kCalibrationSfOpValues - 1));
+        f.base = std::min(beyond_in_order - f.run, beyond - f.run * core::kCalibrationSfOpValues);
+        c.lines.push_back(std::string("executor   ") + pad(name, 10) + fmt("%.2f ns per run of roots a rank reads, ", f.run * 1e9) + what +
                           fmt(" (the ring in order: %.3f us measured, %.3f us modelled)", contiguous * 1e6, model_in_order * 1e6));
       }
-      c.lines.push_back(std::string("executor   ") + pad(name, 10) + fmt("%.3f us per op call beyond the model, ", f.cost.op * 1e6) + what +
-                        fmt(" (the ring of %.0f B per rank: %.3f us measured, %.3f us modelled)", 8.0 * core::kCalibrationSfOpValues,
-                            permuted * 1e6, model * 1e6));
       return f;
     };
+    auto op_line = [&](const char* name, core::OpKind kind, double op, double permuted) {
+      c.lines.push_back(std::string("executor   ") + pad(name, 10) + fmt("%.3f us per op call beyond the model, ", op * 1e6) +
+                        (kind == core::OpKind::reduce ? "reduce" : "bcast") +
+                        fmt(" (the ring of %.0f B per rank: %.3f us measured, ", 8.0 * core::kCalibrationSfOpValues, permuted * 1e6) +
+                        fmt("%.3f us modelled)", modelled(CalibrationShape::ring_permuted, kind, name) * 1e6));
+    };
+    // A term fitted from a pattern: what the pattern measured beyond the model and beyond what the
+    // costs fitted so far charge it, per `count`; kept at 0 where negative, and said.
+    auto term = [&](const char* name, CalibrationShape shape, double measured, const MachineModel::ExecutorCosts& so_far, double count,
+                    const std::string& unit, double scale, const char* format, const std::string& pattern) {
+      const double model = modelled(shape, core::OpKind::bcast, name);
+      const double fitted = (measured - model - charged(so_far, shape)) / count;
+      c.lines.push_back(std::string("executor   ") + pad(name, 10) + fmt(format, std::max(0.0, fitted) * scale) + " " + unit + " (" + pattern +
+                        fmt(": %.3f us measured, ", measured * 1e6) + fmt("%.3f us modelled)", model * 1e6) +
+                        (fitted < 0 ? "; fitted " + fmt(format, fitted * scale) + ", kept at 0" : std::string()));
+      return std::max(0.0, fitted);
+    };
+    const double extra = d.ranks - 2;  // the fans' peers beyond the ring's one, each way
     for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
       if (d.sf_op_backend[k] < 0) continue;
       const char* name = core::kCalibratedBackends[k];
-      const Fit down = fit_direction(name, core::OpKind::bcast, d.sf_op_backend[k], d.sf_op_backend_contiguous[k]);
-      if (down.in_order) m.block_cost_by_backend[name] = down.cost.run;
+      MachineModel::ExecutorCosts e;
+      const Rings down = rings(name, core::OpKind::bcast, d.sf_op_backend[k], d.sf_op_backend_contiguous[k]);
+      e.run = down.run;
+      // The large ring in order against the base: per byte beyond the ring's (then the ring's own
+      // bytes come off its cost per op).
+      if (d.sf_op_backend_large[k] >= 0) {
+        const MachineModel::ExecutorCosts ring_base{.op = down.base, .run = e.run};  // the ring's op and bytes as one
+        e.byte = term(name, CalibrationShape::ring_large, d.sf_op_backend_large[k], ring_base,
+                      bytes(CalibrationShape::ring_large) - bytes(CalibrationShape::ring_in_order), "ns per byte a rank sends or receives beyond the model",
+                      1e9, "%.4f", fmt("the ring of %.0f B per rank in order", 8.0 * core::kCalibrationLargeValues));
+        m.byte_cost_by_backend[name] = e.byte;
+      }
+      e.op = std::max(0.0, down.base - e.byte * bytes(CalibrationShape::ring_in_order));
+      op_line(name, core::OpKind::bcast, e.op, d.sf_op_backend[k]);
+      if (down.in_order) m.block_cost_by_backend[name] = e.run;
       if (k == 0)
-        m.op_overhead = down.cost.op;
+        m.op_overhead = e.op;
       else
-        m.op_overhead_by_backend[name] = down.cost.op;
-      if (d.sf_reduce_backend[k] >= 0)
-        m.leaf_to_root_by_backend[name] = fit_direction(name, core::OpKind::reduce, d.sf_reduce_backend[k], d.sf_reduce_backend_contiguous[k]).cost;
-      // The fan against the ring in order: P - 1 peers each way and P - 1 runs, where the ring
-      // has one of each; what is beyond the model and the runs, per extra peer and direction.
-      if (d.sf_op_backend_fan[k] >= 0 && d.ranks >= 3 && down.in_order) {
-        const double model_fan = modelled(CalibrationShape::fan, core::OpKind::bcast, name);
-        const double extra = d.ranks - 2;
-        const double peer = (d.sf_op_backend_fan[k] - model_fan - down.beyond_in_order - down.cost.run * extra) / (2 * extra);
-        m.peer_cost_by_backend[name] = std::max(0.0, peer);
-        c.lines.push_back(std::string("executor   ") + pad(name, 10) +
-                          fmt("%.3f us per peer beyond one each way (the fan of %.0f peers: %.3f us measured, %.3f us modelled)",
-                              std::max(0.0, peer) * 1e6, static_cast<double>(d.ranks - 1), d.sf_op_backend_fan[k] * 1e6, model_fan * 1e6) +
-                          (peer < 0 ? fmt("; fitted %.3f us, kept at 0", peer * 1e6) : std::string()));
+        m.op_overhead_by_backend[name] = e.op;
+      if (d.sf_reduce_backend[k] >= 0) {
+        const Rings up = rings(name, core::OpKind::reduce, d.sf_reduce_backend[k], d.sf_reduce_backend_contiguous[k]);
+        const double op = std::max(0.0, up.base - e.byte * bytes(CalibrationShape::ring_in_order));
+        op_line(name, core::OpKind::reduce, op, d.sf_reduce_backend[k]);
+        m.leaf_to_root_by_backend[name] = {op, up.run};
+      }
+      // The fan against the ring's costs: P - 1 peers each way and P - 1 runs where the ring has
+      // one of each; what is beyond, per extra peer and direction. Then the large fan, the same
+      // peers with large messages, per extra large message and direction.
+      if (d.sf_op_backend_fan[k] >= 0 && d.ranks >= 3) {
+        e.peer = term(name, CalibrationShape::fan, d.sf_op_backend_fan[k], e, 2 * extra, "us per peer beyond one each way", 1e6, "%.3f",
+                      fmt("the fan of %.0f peers", static_cast<double>(fan_peers)));
+        m.peer_cost_by_backend[name] = e.peer;
+        if (d.sf_op_backend_fan_large[k] >= 0) {
+          const double per_msg = 8.0 * trace::calibration_values(CalibrationShape::fan_large, d.ranks) / static_cast<double>(fan_peers);
+          m.large_message_bytes = {
+              static_cast<std::int64_t>(8.0 * trace::calibration_values(CalibrationShape::fan, d.ranks) / static_cast<double>(fan_peers)),
+              static_cast<std::int64_t>(per_msg)};
+          e.large = term(name, CalibrationShape::fan_large, d.sf_op_backend_fan_large[k], e, 2 * extra, "us per large message beyond one each way",
+                         1e6, "%.3f", fmt("the fan of %.0f B per peer", per_msg));
+          m.large_message_cost_by_backend[name] = e.large;
+        }
       }
     }
   }

@@ -1,7 +1,10 @@
 #include "sim/machine.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
+#include <span>
 
 #include "core/backends.hpp"
 #include "core/error.hpp"
@@ -114,6 +117,9 @@ struct Reader : io::StrictReader {
   void object(const Json& j, const std::string& ptr, std::initializer_list<std::string_view> keys) const {
     io::StrictReader::object(j, ptr, "an object", keys);
   }
+  void object(const Json& j, const std::string& ptr, std::span<const std::string_view> keys) const {
+    io::StrictReader::object(j, ptr, "an object", keys);
+  }
   double number(const Json& j, const std::string& ptr, bool positive_only = false) const {
     if (!j.is_number()) fail(ptr, "expected a number");
     const double v = j.get<double>();
@@ -162,11 +168,17 @@ std::optional<MachineModel> preset(const std::string& name) {
 
 MachineModel parse_machine(const Json& j, const std::string& source) {
   const Reader r{source};
+  // The per-backend keys: the backends calibrate measures (core::kCalibratedBackends).
+  static const auto calibrated_keys = [] {
+    std::array<std::string_view, core::kCalibratedBackends.size()> v{};
+    std::copy(core::kCalibratedBackends.begin(), core::kCalibratedBackends.end(), v.begin());
+    return v;
+  }();
   if (j.is_object()) io::check_format(j, source, "sf-machine", false);  // first: another kind of file is named as such
   r.object(j, "",
            {"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta", "copy", "pack", "loggp",
             "collective_overhead", "fence_overhead", "op_overhead", "op_overhead_by_backend", "block_cost_by_backend",
-            "peer_cost_by_backend", "leaf_to_root_by_backend", "split",
+            "peer_cost_by_backend", "byte_cost_by_backend", "large_message_cost_by_backend", "large_message_bytes", "leaf_to_root_by_backend", "split",
             "calibration"});
   std::string base = "generic";
   if (j.contains("base")) {
@@ -240,9 +252,7 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   if (j.contains("op_overhead")) m.op_overhead = r.number(j["op_overhead"], "/op_overhead");
   if (j.contains("op_overhead_by_backend")) {
     const auto& o = j["op_overhead_by_backend"];
-    // The file format's keys: the backends calibrate measures (core::kCalibratedBackends).
-    static_assert(core::kCalibratedBackends.size() == 4, "op_overhead_by_backend's keys are core::kCalibratedBackends");
-    r.object(o, "/op_overhead_by_backend", {"basic", "neighbor", "window", "alltoallv"});
+    r.object(o, "/op_overhead_by_backend", std::span<const std::string_view>(calibrated_keys));
     for (const auto& [k, v] : o.items()) m.op_overhead_by_backend[k] = r.number(v, "/op_overhead_by_backend/" + k);
   }
   // Seconds per unit of something, per calibrated backend, at most `most` (additive keys: machine
@@ -251,7 +261,7 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
     if (!j.contains(key)) return;
     const std::string at = std::string("/") + key;
     const auto& o = j[key];
-    r.object(o, at, {"basic", "neighbor", "window", "alltoallv"});
+    r.object(o, at, std::span<const std::string_view>(calibrated_keys));
     for (const auto& [k, v] : o.items()) {
       const double x = r.number(v, at + "/" + k);
       if (x > most) r.fail(at + "/" + k, std::string("expected seconds per ") + what + ", got " + v.dump());
@@ -260,9 +270,18 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   };
   per_backend("block_cost_by_backend", 1e-6, "run of roots, at most 1e-6 (1 us)", m.block_cost_by_backend);
   per_backend("peer_cost_by_backend", 1e-4, "peer, at most 1e-4 (100 us)", m.peer_cost_by_backend);
+  per_backend("byte_cost_by_backend", 1e-8, "byte, at most 1e-8 (10 ns)", m.byte_cost_by_backend);
+  per_backend("large_message_cost_by_backend", 1e-4, "large message, at most 1e-4 (100 us)", m.large_message_cost_by_backend);
+  if (j.contains("large_message_bytes")) {
+    const auto& b = j["large_message_bytes"];
+    if (!b.is_array() || b.size() != 2) r.fail("/large_message_bytes", "expected [from, to]: two sizes in bytes, from < to");
+    m.large_message_bytes = {r.integer(b[0], "/large_message_bytes/0", 0), r.integer(b[1], "/large_message_bytes/1", 1)};
+    if (m.large_message_bytes[0] >= m.large_message_bytes[1])
+      r.fail("/large_message_bytes", "expected from < to, got " + b.dump());
+  }
   if (j.contains("leaf_to_root_by_backend")) {
     const auto& o = j["leaf_to_root_by_backend"];
-    r.object(o, "/leaf_to_root_by_backend", {"basic", "neighbor", "window", "alltoallv"});
+    r.object(o, "/leaf_to_root_by_backend", std::span<const std::string_view>(calibrated_keys));
     for (const auto& [k, v] : o.items()) {
       const std::string at = "/leaf_to_root_by_backend/" + k;
       r.object(v, at, {"op", "run"});
@@ -374,8 +393,10 @@ Json machine_to_json(const MachineModel& m) {
   for (const auto& [k, v] : m.op_overhead_by_backend) j["op_overhead_by_backend"][k] = v;
   // The additive per-backend keys, written only where calibrate fitted them.
   for (const auto& [key, costs] :
-       {std::pair{"block_cost_by_backend", &m.block_cost_by_backend}, std::pair{"peer_cost_by_backend", &m.peer_cost_by_backend}})
+       {std::pair{"block_cost_by_backend", &m.block_cost_by_backend}, std::pair{"peer_cost_by_backend", &m.peer_cost_by_backend},
+        std::pair{"byte_cost_by_backend", &m.byte_cost_by_backend}, std::pair{"large_message_cost_by_backend", &m.large_message_cost_by_backend}})
     if (!costs->empty()) j[key] = *costs;
+  if (!m.large_message_cost_by_backend.empty()) j["large_message_bytes"] = m.large_message_bytes;
   if (!m.leaf_to_root_by_backend.empty()) {
     j["leaf_to_root_by_backend"] = Json::object();
     for (const auto& [k, v] : m.leaf_to_root_by_backend) j["leaf_to_root_by_backend"][k] = {{"op", v.op}, {"run", v.run}};

@@ -89,6 +89,32 @@ struct MachineModel {
     const auto it = peer_cost_by_backend.find(backend);
     return it == peer_cost_by_backend.end() ? 0 : it->second;
   }
+  // A backend's cost per byte a rank sends or receives beyond the wire's (seconds per byte): the
+  // copies of ranks that share a core, a protocol's extra copy. calibrate fits it from its large
+  // ring against the ring in order.
+  std::map<std::string, double> byte_cost_by_backend;
+  double byte_cost_for(const std::string& backend) const {
+    const auto it = byte_cost_by_backend.find(backend);
+    return it == byte_cost_by_backend.end() ? 0 : it->second;
+  }
+  // A backend's cost per large message a rank sends or receives beyond the one of each that
+  // calibrate's large ring has (seconds; past the MPI's eager limit each one's handshake waits for
+  // the peer to answer). calibrate fits it from its large fan against its fan. A message of at
+  // most large_message_bytes[0] (the fan's) counts for nothing, one of at least [1] (the large
+  // fan's) for a whole one, one in between for the fraction of the way.
+  std::map<std::string, double> large_message_cost_by_backend;
+  std::array<std::int64_t, 2> large_message_bytes{0, 0};
+  double large_message_cost_for(const std::string& backend) const {
+    const auto it = large_message_cost_by_backend.find(backend);
+    return it == large_message_cost_by_backend.end() ? 0 : it->second;
+  }
+  // How much of a large message one of `bytes` is (above).
+  double large_share(std::int64_t bytes) const {
+    const auto [from, to] = large_message_bytes;
+    if (bytes <= from) return 0;
+    if (bytes >= to || to <= from) return 1;
+    return static_cast<double>(bytes - from) / static_cast<double>(to - from);
+  }
   // The leaf-to-root direction's own costs (reduce, gather, fetch-and-op, degree), where calibrate
   // measured them apart (its rings with a reduce): per op call and per run of roots, in place of
   // op_overhead_for and block_cost_for.
@@ -100,15 +126,18 @@ struct MachineModel {
   // The executor's own costs on `backend` for an op whose first direction is `leaf_to_root` or
   // not, looked up once (the simulator charges them to every rank of every call).
   struct ExecutorCosts {
-    double op = 0, run = 0, peer = 0;
-    // One rank's work per call, the rank reading `runs` runs of roots and exchanging with `peers`
-    // peers (those it sends to plus those it receives from).
-    double per_call(std::int64_t runs, std::int64_t peers) const {
-      return op + run * static_cast<double>(runs) + peer * static_cast<double>(std::max<std::int64_t>(0, peers - 2));
+    double op = 0, run = 0, peer = 0, byte = 0, large = 0;
+    // One rank's work per call, the rank reading `runs` runs of roots, exchanging with `peers`
+    // peers (those it sends to plus those it receives from), `bytes` bytes (sent plus received),
+    // and `large` large messages (sent plus received, each counted by large_share).
+    double per_call(std::int64_t runs, std::int64_t peers, std::int64_t bytes, double large_msgs) const {
+      return op + run * static_cast<double>(runs) + peer * static_cast<double>(std::max<std::int64_t>(0, peers - 2)) +
+             byte * static_cast<double>(bytes) + large * std::max(0.0, large_msgs - 2);
     }
   };
   ExecutorCosts executor_costs(const std::string& backend, bool leaf_to_root) const {
-    ExecutorCosts c{op_overhead_for(backend), block_cost_for(backend), peer_cost_for(backend)};
+    ExecutorCosts c{op_overhead_for(backend), block_cost_for(backend), peer_cost_for(backend), byte_cost_for(backend),
+                    large_message_cost_for(backend)};
     if (const auto it = leaf_to_root_by_backend.find(backend); leaf_to_root && it != leaf_to_root_by_backend.end())
       c.op = it->second.op, c.run = it->second.run;
     return c;

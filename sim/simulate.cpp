@@ -46,16 +46,27 @@ std::vector<Backend> select_backends(const std::vector<std::string>& names, bool
 namespace {
 
 // Per rank, what the executor's own work depends on: the runs of consecutive roots its leaves
-// read on each peer (a one-sided transfer's datatype has a block per run), and its peers (those it
-// receives from plus those it sends to).
+// read on each peer (a one-sided transfer's datatype has a block per run), its peers (those it
+// receives from plus those it sends to), the values it exchanges with them (received plus sent)
+// and the values of each of its messages (received, then sent).
 struct RankShape {
-  std::int64_t runs = 0, peers = 0;
+  std::int64_t runs = 0, peers = 0, values = 0;
+  std::vector<core::Index> message_values;
+  // Its large messages (MachineModel::large_share), at `vb` bytes per value.
+  double large(const MachineModel& m, std::int64_t vb) const {
+    double n = 0;
+    for (const core::Index v : message_values) n += m.large_share(v * vb);
+    return n;
+  }
 };
 std::vector<RankShape> rank_shapes(const std::vector<core::RankPlan>& plans) {
   std::vector<RankShape> v(plans.size());
   for (std::size_t r = 0; r < plans.size(); ++r) {
     const core::RankPlan& pl = plans[r];
     v[r].peers = static_cast<std::int64_t>(pl.leaf_side.npeers() + pl.root_side.npeers());
+    v[r].values = static_cast<std::int64_t>(pl.leaf_side.indices.size() + pl.root_side.indices.size());
+    for (const core::PeerLists* side : {&pl.leaf_side, &pl.root_side})
+      for (std::size_t p = 0; p < side->npeers(); ++p) v[r].message_values.push_back(side->count(p));
     for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p)
       for (auto k = pl.leaf_side.offsets[p]; k < pl.leaf_side.offsets[p + 1]; ++k) {
         const auto kk = static_cast<std::size_t>(k);
@@ -198,8 +209,10 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       if (shape_it == shapes.end()) shape_it = shapes.emplace(&g, rank_shapes(it->second)).first;
       const auto& cost = costs[core::op_traits(op.op).directions().front() == core::Direction::leaf_to_root ? 1 : 0];
       std::vector<Time> op_cpu(ready.size(), 0);
-      for (std::size_t r = 0; r < ready.size() && r < shape_it->second.size(); ++r)
-        op_cpu[r] = to_ps(cost.per_call(shape_it->second[r].runs, shape_it->second[r].peers));
+      for (std::size_t r = 0; r < ready.size() && r < shape_it->second.size(); ++r) {
+        const RankShape& rs = shape_it->second[r];
+        op_cpu[r] = to_ps(cost.per_call(rs.runs, rs.peers, rs.values * vb, cost.large > 0 ? rs.large(m, vb) : 0));
+      }
       for (core::Index rep = 0; rep < op.repeat; ++rep) {
         start.assign(rd.begin(), rd.begin() + lay.nranks);
         for (std::size_t r = 0; r < ready.size(); ++r)

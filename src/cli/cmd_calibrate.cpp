@@ -57,6 +57,8 @@ io::Json measured_json(const core::CalibrationData& d) {
     j["sf_reduce_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend[k];
     j["sf_reduce_in_order_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend_contiguous[k];
     if (d.sf_op_backend_fan[k] >= 0) j["sf_fan_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_fan[k];
+    j["sf_large_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_large[k];
+    if (d.sf_op_backend_fan_large[k] >= 0) j["sf_fan_large_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_fan_large[k];
   }
   return j;
 }
@@ -138,7 +140,11 @@ int cmd_calibrate(const Args& args) {
           warn("calibrate", w);
         if (const std::string over = oversubscription(local); !over.empty())
           warn("calibrate", over + ": the measured times include waits for a core; the machine file describes an oversubscribed run, "
-                                  "not this machine");
+                                  "not this machine" +
+                                  std::string(bound_to_cores() ? ""
+                                                               : " (and the ranks are not bound to cores, so how they share them changes from "
+                                                                 "run to run: bind them, e.g. Open MPI's --bind-to core:overload-allowed --map-by "
+                                                                 "core, for numbers that repeat)"));
         std::cout << "machine written to " << out << " (sf-replay simulate TRACE --machine " << out << ")\n";
       }))
     return 2;

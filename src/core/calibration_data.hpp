@@ -15,6 +15,10 @@ namespace sfr::core {
 // Values per rank of the ring bcast that measures the executor's own cost per op (2 KiB of
 // doubles: a typical ghost exchange message, below the usual shared-memory protocol switch).
 constexpr int kCalibrationSfOpValues = 256;
+// Values per rank of the large ring (16 KiB of doubles, past the usual switch to rendezvous):
+// against the ring of kCalibrationSfOpValues in order, what each byte costs the backend beyond the
+// ping-pong's wire (copies of ranks that share cores, a protocol's extra copy).
+constexpr int kCalibrationLargeValues = 2048;
 // How the name of a machine calibrate wrote begins ("calibrated on HOST"): a report knows from it
 // that a prediction is for the machine measured.
 inline constexpr const char* kCalibratedMachinePrefix = "calibrated on ";
@@ -22,21 +26,22 @@ inline constexpr const char* kCalibratedMachinePrefix = "calibrated on ";
 // The ring of that measurement: rank r has kCalibrationSfOpValues leaves on the roots of rank
 // r+1, in a permuted order (so they are packed, as ghost values are, and no two leaves read
 // neighbouring roots: kCalibrationSfOpValues runs of roots per rank); with `permuted` false, in
-// order (one run).
-inline Graph calibration_ring(int nranks, bool permuted = true) {
+// order (one run). `values`: the leaves (and roots) per rank.
+inline Graph calibration_ring(int nranks, bool permuted = true, int values = kCalibrationSfOpValues) {
   Graph g(nranks);
-  for (int r = 0; r < nranks; ++r) g[r].nroots = kCalibrationSfOpValues;
+  for (int r = 0; r < nranks; ++r) g[r].nroots = values;
   for (int r = 0; r < nranks; ++r)
-    for (int i = 0; i < kCalibrationSfOpValues; ++i) g[r].add_leaf(i, (r + 1) % nranks, permuted ? (37 * i) % kCalibrationSfOpValues : i);
+    for (int i = 0; i < values; ++i) g[r].add_leaf(i, (r + 1) % nranks, permuted ? (37 * i) % values : i);
   return g;
 }
 
 // The fan of that measurement (at least 3 ranks): rank r reads kCalibrationSfOpValues / (P - 1)
 // consecutive roots of every other rank, one run each: P - 1 peers in each direction where the
 // ring has one, about the same bytes. Against the ring in order: the backend's cost per peer.
-inline Graph calibration_fan(int nranks) {
+// `per`: the values read from each peer instead (the large fan).
+inline Graph calibration_fan(int nranks, int per = 0) {
   Graph g(nranks);
-  const int per = std::max(1, kCalibrationSfOpValues / std::max(1, nranks - 1));
+  if (per <= 0) per = std::max(1, kCalibrationSfOpValues / std::max(1, nranks - 1));
   for (int r = 0; r < nranks; ++r) g[r].nroots = per;
   for (int r = 0; r < nranks; ++r) {
     Index j = 0;
@@ -92,6 +97,12 @@ struct CalibrationData {
   PerBackend sf_reduce_backend_contiguous = unmeasured();
   // The bcast on calibration_fan (at least 3 ranks; -1: not measured): the cost per peer.
   PerBackend sf_op_backend_fan = unmeasured();
+  // The bcast on the large ring in order (calibration_ring(n, false, kCalibrationLargeValues)):
+  // against the ring in order, the backend's cost per byte (-1: not measured).
+  PerBackend sf_op_backend_large = unmeasured();
+  // The bcast on the large fan (calibration_fan(n, kCalibrationLargeValues / (n - 1)): at least 3
+  // ranks): against the fan, the backend's cost per rendezvous message (-1: not measured).
+  PerBackend sf_op_backend_fan_large = unmeasured();
   // Packing n doubles through an index list (bytes, seconds).
   std::vector<TimedSample> pack;
 };

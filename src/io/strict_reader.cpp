@@ -36,7 +36,7 @@ void StrictReader::fail(const std::string& ptr, const std::string& msg) const {
   throw InputError(source_, pointer_display(ptr) + ": " + msg);
 }
 
-void StrictReader::check_keys(const Json& obj, const std::string& ptr, std::initializer_list<std::string_view> allowed) const {
+void StrictReader::check_keys(const Json& obj, const std::string& ptr, std::span<const std::string_view> allowed) const {
   for (const auto& [k, _] : obj.items()) {
     if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
     std::string list;
@@ -45,8 +45,7 @@ void StrictReader::check_keys(const Json& obj, const std::string& ptr, std::init
   }
 }
 
-void StrictReader::object(const Json& obj, const std::string& ptr, const char* what,
-                          std::initializer_list<std::string_view> allowed) const {
+void StrictReader::object(const Json& obj, const std::string& ptr, const char* what, std::span<const std::string_view> allowed) const {
   expect_object(obj, ptr, what);
   check_keys(obj, ptr, allowed);
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,9 +23,15 @@ public:
   // InputError(source, "POINTER: msg") ("(top level)" for the empty pointer).
   [[noreturn]] void fail(const std::string& ptr, const std::string& msg) const;
   // Every key of object `obj` (at `ptr`) must be one of `allowed`.
-  void check_keys(const Json& obj, const std::string& ptr, std::initializer_list<std::string_view> allowed) const;
+  void check_keys(const Json& obj, const std::string& ptr, std::initializer_list<std::string_view> allowed) const {
+    check_keys(obj, ptr, std::span<const std::string_view>(allowed.begin(), allowed.size()));
+  }
+  void check_keys(const Json& obj, const std::string& ptr, std::span<const std::string_view> allowed) const;
   // `obj` must be an object (naming `what` it should be), then check_keys.
-  void object(const Json& obj, const std::string& ptr, const char* what, std::initializer_list<std::string_view> allowed) const;
+  void object(const Json& obj, const std::string& ptr, const char* what, std::initializer_list<std::string_view> allowed) const {
+    object(obj, ptr, what, std::span<const std::string_view>(allowed.begin(), allowed.size()));
+  }
+  void object(const Json& obj, const std::string& ptr, const char* what, std::span<const std::string_view> allowed) const;
   const Json& need(const Json& obj, const std::string& ptr, const char* key) const;
   static const Json* opt(const Json& obj, const char* key);
   void expect_object(const Json& j, const std::string& ptr, const char* what) const;

@@ -3,6 +3,7 @@
 // (exec/mpi/calibrate.cpp) and the simulator predicts them (sim/calibration.cpp).
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -12,19 +13,30 @@
 namespace sfr::trace {
 
 // The measurement's patterns: the ring permuted (a run of roots per value), in order (one run),
-// and the fan (a run per peer, P - 1 peers).
-enum class CalibrationShape { ring_permuted, ring_in_order, fan };
+// the fan (a run per peer, P - 1 peers), and the large ring in order and the large fan
+// (kCalibrationLargeValues per rank: messages past the usual rendezvous switch).
+enum class CalibrationShape { ring_permuted, ring_in_order, fan, ring_large, fan_large };
+
+// The values each rank sends (and receives) in that pattern at `nranks` ranks.
+inline int calibration_values(CalibrationShape shape, int nranks) {
+  const bool large = shape == CalibrationShape::ring_large || shape == CalibrationShape::fan_large;
+  const int values = large ? core::kCalibrationLargeValues : core::kCalibrationSfOpValues;
+  if (shape == CalibrationShape::fan || shape == CalibrationShape::fan_large)
+    return std::max(1, values / std::max(1, nranks - 1)) * std::max(1, nranks - 1);
+  return values;
+}
 
 // One op of `kind` (bcast, or reduce with sum) on that pattern.
 inline Trace calibration_trace(int nranks, std::optional<Machine> machine, CalibrationShape shape,
                                core::OpKind kind = core::OpKind::bcast) {
   Trace t;
-  t.name = shape == CalibrationShape::fan ? "calibrate-fan" : "calibrate-ring";
+  const bool fan = shape == CalibrationShape::fan || shape == CalibrationShape::fan_large;
+  t.name = fan ? "calibrate-fan" : "calibrate-ring";
   t.nranks = nranks;
   t.machine = machine;
   t.sfs.push_back({"R", ExplicitSF{std::make_shared<const core::Graph>(
-                            shape == CalibrationShape::fan ? core::calibration_fan(nranks)
-                                                           : core::calibration_ring(nranks, shape == CalibrationShape::ring_permuted))}});
+                            fan ? core::calibration_fan(nranks, calibration_values(shape, nranks) / std::max(1, nranks - 1))
+                                : core::calibration_ring(nranks, shape == CalibrationShape::ring_permuted, calibration_values(shape, nranks)))}});
   OpSpec op;
   op.op = kind;
   op.sf = "R";

@@ -2,6 +2,7 @@
 // parameters (a closed form), with noise, must give those parameters back.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <memory>
 
@@ -14,6 +15,14 @@ using namespace sfr;
 using core::TimedSample;
 
 namespace {
+
+// Per calibrated backend in catalogue order (basic, neighbor, window, alltoallv, ...); those not
+// given are not measured (-1).
+core::PerBackend by_backend(std::initializer_list<double> v) {
+  core::PerBackend p = core::unmeasured();
+  std::copy(v.begin(), v.end(), p.begin());
+  return p;
+}
 // +-`noise` relative, alternating, deterministic.
 double jitter(std::size_t i, double noise) { return 1.0 + (i % 2 == 0 ? noise : -noise) * (i % 3 == 0 ? 0.5 : 1.0); }
 
@@ -102,7 +111,7 @@ core::CalibrationData one_node_data() {
 
 TEST(SimCalibration, MachineFromOneNode) {
   core::CalibrationData d = one_node_data();
-  d.sf_op_backend = {5e-6, -1, 9e-6, 7e-6};  // basic, neighbor (not measured), window, alltoallv
+  d.sf_op_backend = by_backend({5e-6, -1, 9e-6, 7e-6});  // basic, neighbor (not measured), window, alltoallv
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
   EXPECT_EQ(m.model, sim::ModelKind::loggp);
@@ -154,8 +163,8 @@ TEST(SimCalibration, MachineFromOneNode) {
 // prediction of the difference gets no cost per run. The file keeps them.
 TEST(SimCalibration, CostPerRunOfRootsFromTheRingInOrder) {
   core::CalibrationData d = one_node_data();
-  d.sf_op_backend = {5e-6, -1, 9e-6, 7e-6};             // basic, neighbor (not measured), window, alltoallv: permuted
-  d.sf_op_backend_contiguous = {4.6e-6, -1, 6e-6, -1};  // in order (alltoallv: not measured)
+  d.sf_op_backend = by_backend({5e-6, -1, 9e-6, 7e-6});             // basic, neighbor (not measured), window, alltoallv: permuted
+  d.sf_op_backend_contiguous = by_backend({4.6e-6, -1, 6e-6, -1});  // in order (alltoallv: not measured)
   const auto m = sim::calibrate_machine(d).machine;
   const trace::BuiltTrace perm(trace::calibration_ring_trace(2, trace::Machine{2, 2, 0})),
       in_order(trace::calibration_ring_trace(2, trace::Machine{2, 2, 0}, false));
@@ -196,10 +205,10 @@ TEST(SimCalibration, CostPerRunIsChargedPerRunOfRootsRead) {
 // direction is leaf to root (gather) is charged the reduce's costs, and the file keeps them.
 TEST(SimCalibration, LeafToRootCostsFromTheReduceRings) {
   core::CalibrationData d = one_node_data();
-  d.sf_op_backend = {5e-6, -1, 9e-6, -1};
-  d.sf_op_backend_contiguous = {4.6e-6, -1, 6e-6, -1};
-  d.sf_reduce_backend = {5.2e-6, -1, 14e-6, -1};  // window's accumulate: dearer per run
-  d.sf_reduce_backend_contiguous = {4.7e-6, -1, 6.5e-6, -1};
+  d.sf_op_backend = by_backend({5e-6, -1, 9e-6, -1});
+  d.sf_op_backend_contiguous = by_backend({4.6e-6, -1, 6e-6, -1});
+  d.sf_reduce_backend = by_backend({5.2e-6, -1, 14e-6, -1});  // window's accumulate: dearer per run
+  d.sf_reduce_backend_contiguous = by_backend({4.7e-6, -1, 6.5e-6, -1});
   const auto m = sim::calibrate_machine(d).machine;
   const trace::Machine at{2, 2, 0};
   using trace::CalibrationShape;
@@ -241,8 +250,8 @@ TEST(SimCalibration, LeafToRootCostsFromTheReduceRings) {
 TEST(SimCalibration, CostPerPeerFromTheFan) {
   core::CalibrationData d = one_node_data();
   d.ranks = 4, d.ranks_per_node = 4, d.ranks_per_socket = 4;
-  d.sf_op_backend = {5e-6, -1, -1, 7e-6};
-  d.sf_op_backend_contiguous = {4.6e-6, -1, -1, 6.8e-6};
+  d.sf_op_backend = by_backend({5e-6, -1, -1, 7e-6});
+  d.sf_op_backend_contiguous = by_backend({4.6e-6, -1, -1, 6.8e-6});
   const trace::Machine at{4, 4, 0};
   using trace::CalibrationShape;
   const trace::BuiltTrace fan(trace::calibration_trace(4, at, CalibrationShape::fan)),
@@ -253,7 +262,7 @@ TEST(SimCalibration, CostPerPeerFromTheFan) {
   // What the model without a cost per peer predicts for the fan, plus 4 peers at 0.25 us.
   auto no_peer = sim::calibrate_machine(d).machine;
   const double fan_model = t(fan, no_peer, "basic");
-  d.sf_op_backend_fan = {fan_model + 4 * 0.25e-6, -1, -1, t(fan, no_peer, "alltoallv") - 0.4e-6};
+  d.sf_op_backend_fan = by_backend({fan_model + 4 * 0.25e-6, -1, -1, t(fan, no_peer, "alltoallv") - 0.4e-6});
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
   EXPECT_NEAR(m.peer_cost_for("basic"), 0.25e-6, 1e-12);
@@ -283,6 +292,136 @@ TEST(SimCalibration, CostPerPeerIsChargedPerPeerBeyondTwo) {
   const double base = sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
   m.peer_cost_by_backend["basic"] = 70e-9;
   EXPECT_NEAR(sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s - base, 6 * 70e-9, 1e-12);
+}
+
+// The large ring (16 KiB per rank, in order) against the ring in order gives the cost per byte: a
+// backend that pays 0.1 ns per byte sent or received beyond the model has it fitted, both rings
+// are reproduced exactly, and its cost per op is the ring's less the ring's own bytes. A large ring
+// cheaper than the model with no such cost keeps it at 0 and says the fitted value.
+TEST(SimCalibration, CostPerByteFromTheLargeRing) {
+  core::CalibrationData d = one_node_data();
+  d.sf_op_backend = by_backend({5e-6, 6e-6});
+  d.sf_op_backend_contiguous = by_backend({4.6e-6, 5.5e-6});
+  const trace::Machine at{2, 2, 0};
+  using trace::CalibrationShape;
+  auto t = [&](CalibrationShape shape, const sim::MachineModel& mm, const char* b) {
+    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, shape)), mm, {sim::parse_backend(b, "test")}).backends[0].ops[0].total_s;
+  };
+  const auto no_byte = sim::calibrate_machine(d).machine;
+  // Basic: the large ring as the model without a cost per byte has it, plus 0.1 ns per byte of
+  // the 16 KiB - 2 KiB more that a rank sends and receives; neighbor: 1 us below that model.
+  const double more = 2.0 * 8 * (core::kCalibrationLargeValues - core::kCalibrationSfOpValues);
+  d.sf_op_backend_large = by_backend({t(CalibrationShape::ring_large, no_byte, "basic") + 0.1e-9 * more,
+                                      t(CalibrationShape::ring_large, no_byte, "neighbor") - 1e-6});
+  const auto c = sim::calibrate_machine(d);
+  const auto& m = c.machine;
+  EXPECT_NEAR(m.byte_cost_for("basic"), 0.1e-9, 1e-16);
+  EXPECT_NEAR(t(CalibrationShape::ring_large, m, "basic"), d.sf_op_backend_large[0], 1e-11);
+  EXPECT_NEAR(t(CalibrationShape::ring_in_order, m, "basic"), d.sf_op_backend_contiguous[0], 1e-11);
+  EXPECT_NEAR(t(CalibrationShape::ring_permuted, m, "basic"), d.sf_op_backend[0], 1e-11);
+  // The ring's 2 x 2 KiB come off the cost per op that the model without them fitted.
+  EXPECT_NEAR(m.op_overhead, no_byte.op_overhead - 0.1e-9 * 2 * 8 * core::kCalibrationSfOpValues, 1e-12);
+  EXPECT_EQ(m.byte_cost_for("neighbor"), 0);
+  bool said = false;
+  for (const auto& l : c.lines) said = said || (l.find("neighbor  ") != std::string::npos && l.find("per byte") != std::string::npos &&
+                                                l.find("kept at 0") != std::string::npos);
+  EXPECT_TRUE(said);
+  const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
+  EXPECT_EQ(back.byte_cost_by_backend, m.byte_cost_by_backend);
+}
+
+// Where the permuted ring is the cheaper one (shm at 2 ranks: the ring in order takes another
+// path), the cost per run is 0 and the cost per op is the permuted ring's: it, not the ring in
+// order, is reproduced.
+TEST(SimCalibration, TheCheaperRingGivesTheCostPerOp) {
+  core::CalibrationData d = one_node_data();
+  d.sf_op_backend = by_backend({5e-6});
+  d.sf_op_backend_contiguous = by_backend({5.4e-6});
+  const auto m = sim::calibrate_machine(d).machine;
+  const trace::Machine at{2, 2, 0};
+  using trace::CalibrationShape;
+  auto t = [&](CalibrationShape shape) {
+    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, shape)), m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
+  };
+  EXPECT_EQ(m.block_cost_for("basic"), 0);
+  EXPECT_NEAR(t(CalibrationShape::ring_permuted), 5e-6, 1e-11);
+  EXPECT_LT(t(CalibrationShape::ring_in_order), 5.4e-6 - 0.3e-6);
+}
+
+// The large fan (4 ranks, 3 peers each way, 5456 B each) against the fan's costs gives the cost
+// per large message: with every other term fitted too, the model reproduces all six patterns
+// exactly, and the sizes between which a message becomes large are the two fans'.
+TEST(SimCalibration, CostPerLargeMessageFromTheLargeFan) {
+  core::CalibrationData d = one_node_data();
+  d.ranks = 4, d.ranks_per_node = 4, d.ranks_per_socket = 4;
+  d.sf_op_backend = by_backend({5e-6});
+  d.sf_op_backend_contiguous = by_backend({4.6e-6});
+  const trace::Machine at{4, 4, 0};
+  using trace::CalibrationShape;
+  auto t = [&](CalibrationShape shape, const sim::MachineModel& mm) {
+    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(4, at, shape)), mm, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
+  };
+  auto m0 = sim::calibrate_machine(d).machine;
+  const double more = 2.0 * 8 * (core::kCalibrationLargeValues - core::kCalibrationSfOpValues);
+  d.sf_op_backend_large = by_backend({t(CalibrationShape::ring_large, m0) + 0.05e-9 * more});
+  m0 = sim::calibrate_machine(d).machine;
+  d.sf_op_backend_fan = by_backend({t(CalibrationShape::fan, m0) + 4 * 0.2e-6});
+  m0 = sim::calibrate_machine(d).machine;
+  ASSERT_NEAR(m0.peer_cost_for("basic"), 0.2e-6, 1e-12);
+  d.sf_op_backend_fan_large = by_backend({t(CalibrationShape::fan_large, m0) + 4 * 1.5e-6});
+  const auto m = sim::calibrate_machine(d).machine;
+  EXPECT_NEAR(m.large_message_cost_for("basic"), 1.5e-6, 1e-12);
+  EXPECT_NEAR(m.byte_cost_for("basic"), 0.05e-9, 1e-16);
+  EXPECT_NEAR(m.peer_cost_for("basic"), 0.2e-6, 1e-12);
+  EXPECT_EQ(m.large_message_bytes, (std::array<std::int64_t, 2>{8 * 85, 8 * 682}));
+  EXPECT_NEAR(t(CalibrationShape::ring_permuted, m), d.sf_op_backend[0], 1e-11);
+  EXPECT_NEAR(t(CalibrationShape::ring_in_order, m), d.sf_op_backend_contiguous[0], 1e-11);
+  EXPECT_NEAR(t(CalibrationShape::ring_large, m), d.sf_op_backend_large[0], 1e-11);
+  EXPECT_NEAR(t(CalibrationShape::fan, m), d.sf_op_backend_fan[0], 1e-11);
+  EXPECT_NEAR(t(CalibrationShape::fan_large, m), d.sf_op_backend_fan_large[0], 1e-11);
+  const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
+  EXPECT_EQ(back.large_message_cost_by_backend, m.large_message_cost_by_backend);
+  EXPECT_EQ(back.large_message_bytes, m.large_message_bytes);
+}
+
+// The cost per large message in a simulation: on 5 ranks, rank 0 reads 300 values (2400 B) of
+// each other rank and each of them reads 300 of rank 0's: rank 0 has 8 messages of 2400 B, which
+// between 800 B (nothing) and 4000 B (a whole one) are half a large message each: 4 in all, 2
+// beyond the ring's two. The others have 2 (nothing beyond). The op takes 2 such costs longer.
+TEST(SimCalibration, LargeMessagesAreChargedByHowLargeTheyAre) {
+  core::Graph g(5);
+  for (int r = 0; r < 5; ++r) g[r].nroots = 1200;
+  for (int r = 1; r < 5; ++r)
+    for (int i = 0; i < 300; ++i) {
+      g[0].add_leaf((r - 1) * 300 + i, r, i);
+      g[r].add_leaf(i, 0, (r - 1) * 300 + i);
+    }
+  const trace::BuiltTrace bt(bcast_trace(g));
+  auto m = *sim::preset("generic");
+  m.large_message_bytes = {800, 4000};
+  EXPECT_DOUBLE_EQ(m.large_share(2400), 0.5);
+  EXPECT_EQ(m.large_share(800), 0);
+  EXPECT_EQ(m.large_share(1 << 20), 1);
+  const double base = sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
+  m.large_message_cost_by_backend["basic"] = 1e-6;
+  EXPECT_NEAR(sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s - base, 2 * 1e-6, 1e-12);
+}
+
+// The cost per byte in a simulation: rank 0 of that 5-rank graph sends and receives 4 x 2400 B,
+// the most of any rank, and is the last to finish: the op takes 19200 bytes' cost longer.
+TEST(SimCalibration, CostPerByteIsChargedPerByteSentAndReceived) {
+  core::Graph g(5);
+  for (int r = 0; r < 5; ++r) g[r].nroots = 1200;
+  for (int r = 1; r < 5; ++r)
+    for (int i = 0; i < 300; ++i) {
+      g[0].add_leaf((r - 1) * 300 + i, r, i);
+      g[r].add_leaf(i, 0, (r - 1) * 300 + i);
+    }
+  const trace::BuiltTrace bt(bcast_trace(g));
+  auto m = *sim::preset("generic");
+  const double base = sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
+  m.byte_cost_by_backend["basic"] = 0.1e-9;
+  EXPECT_NEAR(sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s - base, 19200 * 0.1e-9, 1e-12);
 }
 
 TEST(SimCalibration, MachineFromTwoNodes) {
