@@ -5,7 +5,10 @@
 # validate-model over the calibrated backends (median |error| over (op, backend) pairs, predicted
 # best right), and run with every backend auto may choose there and with auto (auto's time against
 # the measured best, per op). Prints tables; writes OUT_DIR/{machine,validate,auto}.json (default
-# out/bench/model, out/bench/model-pP-nN off the default placement).
+# out/bench/model, out/bench/model-pP-nN off the default placement). With more ranks than cores,
+# every mpiexec binds the ranks to cores round robin (BIND, default Open MPI's
+# --bind-to core:overload-allowed --map-by core): unbound, the scheduler shares the cores
+# differently in every launch, and calibrate's launch and the measured ones disagree by up to 2x.
 # Usage: bash sim/bench_model.sh                          (after a release build in build/release)
 #        RANKS=4 RANKS_PER_NODE=2 bash sim/bench_model.sh  (4 ranks as 2 emulated nodes of 2)
 set -euo pipefail
@@ -17,11 +20,15 @@ matrices=${MATRICES:-../shared/matrices}
 if [ "$np" = 2 ] && [ "$rpn" = 2 ]; then dir=${OUT_DIR:-out/bench/model}; else dir=${OUT_DIR:-out/bench/model-p$np-n$rpn}; fi
 mkdir -p "$dir"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-[ "$np" -gt "$(nproc)" ] && export OMPI_MCA_rmaps_base_oversubscribe=1
+launch=(mpiexec -n "$np")
+if [ "$np" -gt "$(nproc)" ]; then
+  export OMPI_MCA_rmaps_base_oversubscribe=1
+  launch+=(${BIND:---bind-to core:overload-allowed --map-by core})
+fi
 candidates=basic,neighbor,window,alltoallv,shm
 [ "$rpn" -lt "$np" ] && candidates+=,3step,2step,split-md
 t0=$(date +%s.%N)
-mpiexec -n "$np" $cli calibrate -o "$dir/machine.json" --no-default --ranks-per-node "$rpn" | sed -n '1p'
+"${launch[@]}" $cli calibrate -o "$dir/machine.json" --no-default --ranks-per-node "$rpn" | sed -n '1p'
 t1=$(date +%s.%N)
 echo "calibrate at $np ranks, $rpn per node: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
 traces=()
@@ -30,12 +37,12 @@ for m in "$matrices"/*.mtx; do
   $cli generate spmv --matrix "$m" --ranks "$np" --ranks-per-node "$rpn" --partition rows -o "$out" >/dev/null && traces+=("$out")
 done
 echo "== validate-model, ${#traces[@]} SpMV traces at $np ranks, $rpn per node"
-mpiexec -n "$np" $cli validate-model "${traces[@]}" --machine "$dir/machine.json" --backend basic,neighbor,window,alltoallv --iters 50 --json "$dir/validate.json" | grep -E "^summary|spread:|^note"
+"${launch[@]}" $cli validate-model "${traces[@]}" --machine "$dir/machine.json" --backend basic,neighbor,window,alltoallv --iters 50 --json "$dir/validate.json" | grep -E "^summary|spread:|^note"
 echo "== --backend auto against the measured best of $candidates, per op"
 printf '%-34s %3s %-10s %10s %-10s %10s %8s\n' trace op best "best(us)" auto "auto(us)" "auto/best"
 json="["
 for t in "${traces[@]}"; do
-  rows=$(mpiexec -n "$np" $cli run "$t" --backend "$candidates",auto --machine "$dir/machine.json" --iters 50 |
+  rows=$("${launch[@]}" $cli run "$t" --backend "$candidates",auto --machine "$dir/machine.json" --iters 50 |
          awk '$1 ~ /^[0-9]+$/ {print $1, $4, $10}')
   while read -r op best bus autob aus; do
     ratio=$(awk -v a="$aus" -v b="$bus" 'BEGIN { printf "%.3f", a / b }')

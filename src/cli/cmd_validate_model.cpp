@@ -140,7 +140,8 @@ int cmd_validate_model(const Args& args) {
     const auto c = sim::check_model(std::move(pairs));
     std::cout << sim::render_model_check(c, m.name);
     if (const std::string over = oversubscription(local); !over.empty())
-      std::cout << "note: " << over << "; the model does not include that sharing, so its predictions do not hold for this run\n";
+      std::cout << "note: " << over << ": the predictions hold only as far as the machine file was calibrated the same way (these ranks, "
+                   "placement and binding to cores" << (bound_to_cores() ? "" : "; these ranks are not bound") << ")\n";
     if (!agreed("validate-model", rank, size, [&] {
           if (json.empty() && store.empty()) return;
           auto doc = sim::model_check_doc(c, m.name);

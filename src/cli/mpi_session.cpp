@@ -1,6 +1,7 @@
 #include "cli/mpi_session.hpp"
 
 #ifdef HAVE_SFREPLAY_MPI
+#include <sched.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -59,6 +60,13 @@ int ranks_on_node() { return exec::mpi::ranks_sharing_memory(MPI_COMM_WORLD); }
 int cores_on_node() {
   const long c = sysconf(_SC_NPROCESSORS_ONLN);
   return c > 0 ? static_cast<int>(c) : 1;
+}
+
+bool bound_to_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return false;
+  return CPU_COUNT(&set) < cores_on_node();
 }
 
 std::string oversubscription(int local) {
