@@ -316,9 +316,9 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     };
     // A term fitted from a pattern: what the pattern measured beyond the model and beyond what the
     // costs fitted so far charge it, per `count`; kept at 0 where negative, and said.
-    auto term = [&](const char* name, CalibrationShape shape, double measured, const MachineModel::ExecutorCosts& so_far, double count,
-                    const std::string& unit, double scale, const char* format, const std::string& pattern) {
-      const double model = modelled(shape, core::OpKind::bcast, name);
+    auto term = [&](const char* name, CalibrationShape shape, core::OpKind kind, double measured, const MachineModel::ExecutorCosts& so_far,
+                    double count, const std::string& unit, double scale, const char* format, const std::string& pattern) {
+      const double model = modelled(shape, kind, name);
       const double fitted = (measured - model - charged(so_far, shape)) / count;
       c.lines.push_back(std::string("executor   ") + pad(name, 10) + fmt(format, std::max(0.0, fitted) * scale) + " " + unit + " (" + pattern +
                         fmt(": %.3f us measured, ", measured * 1e6) + fmt("%.3f us modelled)", model * 1e6) +
@@ -336,7 +336,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       // bytes come off its cost per op).
       if (d.sf_op_backend_large[k] >= 0) {
         const MachineModel::ExecutorCosts ring_base{.op = down.base, .run = e.run};  // the ring's op and bytes as one
-        e.byte = term(name, CalibrationShape::ring_large, d.sf_op_backend_large[k], ring_base,
+        e.byte = term(name, CalibrationShape::ring_large, core::OpKind::bcast, d.sf_op_backend_large[k], ring_base,
                       bytes(CalibrationShape::ring_large) - bytes(CalibrationShape::ring_in_order), "ns per byte a rank sends or receives beyond the model",
                       1e9, "%.4f", fmt("the ring of %.0f B per rank in order", 8.0 * core::kCalibrationLargeValues));
         m.byte_cost_by_backend[name] = e.byte;
@@ -350,15 +350,24 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         m.op_overhead_by_backend[name] = e.op;
       if (d.sf_reduce_backend[k] >= 0) {
         const Rings up = rings(name, core::OpKind::reduce, d.sf_reduce_backend[k], d.sf_reduce_backend_contiguous[k]);
-        const double op = std::max(0.0, up.base - e.byte * bytes(CalibrationShape::ring_in_order));
-        op_line(name, core::OpKind::reduce, op, d.sf_reduce_backend[k]);
-        m.leaf_to_root_by_backend[name] = {op, up.run};
+        MachineModel::ExecutorCost l2r{.run = up.run};
+        double byte = e.byte;  // the bcast's, unless the large ring was reduced too
+        if (d.sf_reduce_backend_large[k] >= 0) {
+          l2r.byte = byte = term(name, CalibrationShape::ring_large, core::OpKind::reduce, d.sf_reduce_backend_large[k],
+                                 MachineModel::ExecutorCosts{.op = up.base, .run = up.run},
+                                 bytes(CalibrationShape::ring_large) - bytes(CalibrationShape::ring_in_order),
+                                 "ns per byte a rank sends or receives beyond the model, reduce", 1e9, "%.4f",
+                                 fmt("the ring of %.0f B per rank in order", 8.0 * core::kCalibrationLargeValues));
+        }
+        l2r.op = std::max(0.0, up.base - byte * bytes(CalibrationShape::ring_in_order));
+        op_line(name, core::OpKind::reduce, l2r.op, d.sf_reduce_backend[k]);
+        m.leaf_to_root_by_backend[name] = l2r;
       }
       // The fan against the ring's costs: P - 1 peers each way and P - 1 runs where the ring has
       // one of each; what is beyond, per extra peer and direction. Then the large fan, the same
       // peers with large messages, per extra large message and direction.
       if (d.sf_op_backend_fan[k] >= 0 && d.ranks >= 3) {
-        e.peer = term(name, CalibrationShape::fan, d.sf_op_backend_fan[k], e, 2 * extra, "us per peer beyond one each way", 1e6, "%.3f",
+        e.peer = term(name, CalibrationShape::fan, core::OpKind::bcast, d.sf_op_backend_fan[k], e, 2 * extra, "us per peer beyond one each way", 1e6, "%.3f",
                       fmt("the fan of %.0f peers", static_cast<double>(fan_peers)));
         m.peer_cost_by_backend[name] = e.peer;
         if (d.sf_op_backend_fan_large[k] >= 0) {
@@ -366,7 +375,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
           m.large_message_bytes = {
               static_cast<std::int64_t>(8.0 * trace::calibration_values(CalibrationShape::fan, d.ranks) / static_cast<double>(fan_peers)),
               static_cast<std::int64_t>(per_msg)};
-          e.large = term(name, CalibrationShape::fan_large, d.sf_op_backend_fan_large[k], e, 2 * extra, "us per large message beyond one each way",
+          e.large = term(name, CalibrationShape::fan_large, core::OpKind::bcast, d.sf_op_backend_fan_large[k], e, 2 * extra, "us per large message beyond one each way",
                          1e6, "%.3f", fmt("the fan of %.0f B per peer", per_msg));
           m.large_message_cost_by_backend[name] = e.large;
         }

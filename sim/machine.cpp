@@ -284,11 +284,13 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
     r.object(o, "/leaf_to_root_by_backend", std::span<const std::string_view>(calibrated_keys));
     for (const auto& [k, v] : o.items()) {
       const std::string at = "/leaf_to_root_by_backend/" + k;
-      r.object(v, at, {"op", "run"});
+      r.object(v, at, {"op", "run", "byte"});
       MachineModel::ExecutorCost c;
       if (v.contains("op")) c.op = r.number(v["op"], at + "/op");
       if (v.contains("run")) c.run = r.number(v["run"], at + "/run");
       if (c.run > 1e-6) r.fail(at + "/run", "expected seconds per run of roots, at most 1e-6 (1 us), got " + v["run"].dump());
+      if (v.contains("byte")) c.byte = r.number(v["byte"], at + "/byte");
+      if (c.byte > 1e-8) r.fail(at + "/byte", "expected seconds per byte, at most 1e-8 (10 ns), got " + v["byte"].dump());
       m.leaf_to_root_by_backend[k] = c;
     }
   }
@@ -399,7 +401,10 @@ Json machine_to_json(const MachineModel& m) {
   if (!m.large_message_cost_by_backend.empty()) j["large_message_bytes"] = m.large_message_bytes;
   if (!m.leaf_to_root_by_backend.empty()) {
     j["leaf_to_root_by_backend"] = Json::object();
-    for (const auto& [k, v] : m.leaf_to_root_by_backend) j["leaf_to_root_by_backend"][k] = {{"op", v.op}, {"run", v.run}};
+    for (const auto& [k, v] : m.leaf_to_root_by_backend) {
+      j["leaf_to_root_by_backend"][k] = {{"op", v.op}, {"run", v.run}};
+      if (v.byte >= 0) j["leaf_to_root_by_backend"][k]["byte"] = v.byte;
+    }
   }
   j["split"] = {{"procs_per_node", m.procs_per_node}, {"message_cap", m.message_cap}};
   return j;

@@ -116,10 +116,11 @@ struct MachineModel {
     return static_cast<double>(bytes - from) / static_cast<double>(to - from);
   }
   // The leaf-to-root direction's own costs (reduce, gather, fetch-and-op, degree), where calibrate
-  // measured them apart (its rings with a reduce): per op call and per run of roots, in place of
-  // op_overhead_for and block_cost_for.
+  // measured them apart (its rings with a reduce): per op call, per run of roots and per byte, in
+  // place of op_overhead_for, block_cost_for and byte_cost_for.
   struct ExecutorCost {
     double op = 0, run = 0;
+    double byte = -1;  // per byte; -1: not fitted apart (the bcast's, byte_cost_for)
     bool operator==(const ExecutorCost&) const = default;
   };
   std::map<std::string, ExecutorCost> leaf_to_root_by_backend;
@@ -139,7 +140,7 @@ struct MachineModel {
     ExecutorCosts c{op_overhead_for(backend), block_cost_for(backend), peer_cost_for(backend), byte_cost_for(backend),
                     large_message_cost_for(backend)};
     if (const auto it = leaf_to_root_by_backend.find(backend); leaf_to_root && it != leaf_to_root_by_backend.end())
-      c.op = it->second.op, c.run = it->second.run;
+      c.op = it->second.op, c.run = it->second.run, c.byte = it->second.byte >= 0 ? it->second.byte : c.byte;
     return c;
   }
   int procs_per_node = 40;          // host processes a node can use for the split strategies

@@ -58,6 +58,7 @@ io::Json measured_json(const core::CalibrationData& d) {
     j["sf_reduce_in_order_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend_contiguous[k];
     if (d.sf_op_backend_fan[k] >= 0) j["sf_fan_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_fan[k];
     j["sf_large_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_large[k];
+    j["sf_reduce_large_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend_large[k];
     if (d.sf_op_backend_fan_large[k] >= 0) j["sf_fan_large_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_fan_large[k];
   }
   return j;

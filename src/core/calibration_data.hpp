@@ -100,6 +100,8 @@ struct CalibrationData {
   // The bcast on the large ring in order (calibration_ring(n, false, kCalibrationLargeValues)):
   // against the ring in order, the backend's cost per byte (-1: not measured).
   PerBackend sf_op_backend_large = unmeasured();
+  // The same with a reduce (sum): the leaf-to-root direction's own cost per byte.
+  PerBackend sf_reduce_backend_large = unmeasured();
   // The bcast on the large fan (calibration_fan(n, kCalibrationLargeValues / (n - 1)): at least 3
   // ranks): against the fan, the backend's cost per rendezvous message (-1: not measured).
   PerBackend sf_op_backend_fan_large = unmeasured();

@@ -330,6 +330,43 @@ TEST(SimCalibration, CostPerByteFromTheLargeRing) {
   EXPECT_EQ(back.byte_cost_by_backend, m.byte_cost_by_backend);
 }
 
+// The large ring with a reduce gives the leaf-to-root direction a cost per byte of its own: a
+// backend whose reduce pays 0.3 ns per byte where its bcast pays 0.1 has both fitted, the four
+// rings in order (small and large, bcast and reduce) are reproduced exactly, and the file keeps
+// it; a file without it (older) charges reduces the bcast's.
+TEST(SimCalibration, LeafToRootCostPerByteFromTheLargeReduceRing) {
+  core::CalibrationData d = one_node_data();
+  d.sf_op_backend = by_backend({5e-6});
+  d.sf_op_backend_contiguous = by_backend({4.6e-6});
+  d.sf_reduce_backend = by_backend({5.2e-6});
+  d.sf_reduce_backend_contiguous = by_backend({4.7e-6});
+  const trace::Machine at{2, 2, 0};
+  using trace::CalibrationShape;
+  auto t = [&](CalibrationShape shape, core::OpKind kind, const sim::MachineModel& mm) {
+    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, shape, kind)), mm, {sim::parse_backend("basic", "test")})
+        .backends[0]
+        .ops[0]
+        .total_s;
+  };
+  const auto m0 = sim::calibrate_machine(d).machine;
+  const double more = 2.0 * 8 * (core::kCalibrationLargeValues - core::kCalibrationSfOpValues);
+  d.sf_op_backend_large = by_backend({t(CalibrationShape::ring_large, core::OpKind::bcast, m0) + 0.1e-9 * more});
+  d.sf_reduce_backend_large = by_backend({t(CalibrationShape::ring_large, core::OpKind::reduce, m0) + 0.3e-9 * more});
+  const auto m = sim::calibrate_machine(d).machine;
+  EXPECT_NEAR(m.byte_cost_for("basic"), 0.1e-9, 1e-16);
+  EXPECT_NEAR(m.leaf_to_root_by_backend.at("basic").byte, 0.3e-9, 1e-16);
+  EXPECT_NEAR(m.executor_costs("basic", true).byte, 0.3e-9, 1e-16);
+  EXPECT_NEAR(t(CalibrationShape::ring_large, core::OpKind::bcast, m), d.sf_op_backend_large[0], 1e-11);
+  EXPECT_NEAR(t(CalibrationShape::ring_in_order, core::OpKind::bcast, m), d.sf_op_backend_contiguous[0], 1e-11);
+  EXPECT_NEAR(t(CalibrationShape::ring_large, core::OpKind::reduce, m), d.sf_reduce_backend_large[0], 1e-11);
+  EXPECT_NEAR(t(CalibrationShape::ring_in_order, core::OpKind::reduce, m), d.sf_reduce_backend_contiguous[0], 1e-11);
+  const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
+  EXPECT_EQ(back.leaf_to_root_by_backend, m.leaf_to_root_by_backend);
+  auto older = sim::machine_to_json(m);
+  older["leaf_to_root_by_backend"]["basic"].erase("byte");
+  EXPECT_NEAR(sim::parse_machine(older, "older.json").executor_costs("basic", true).byte, 0.1e-9, 1e-16);
+}
+
 // Where the permuted ring is the cheaper one (shm at 2 ranks: the ring in order takes another
 // path), the cost per run is 0 and the cost per op is the permuted ring's: it, not the ring in
 // order, is reproduced.

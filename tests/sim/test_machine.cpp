@@ -97,6 +97,7 @@ TEST(SimMachine, BadFilesGivePointedErrors) {
       {R"({"leaf_to_root_by_backend": {"window": {"op": 1e-7, "runs": 1e-9}}})", "m.json: /leaf_to_root_by_backend/window/runs: unknown key"},
       {R"({"leaf_to_root_by_backend": {"window": {"run": 2e-6}}})", "m.json: /leaf_to_root_by_backend/window/run: expected seconds per run"},
       {R"({"leaf_to_root_by_backend": {"window": {"op": -1}}})", "m.json: /leaf_to_root_by_backend/window/op: expected a finite number >= 0"},
+      {R"({"leaf_to_root_by_backend": {"shm": {"byte": 1e-7}}})", "m.json: /leaf_to_root_by_backend/shm/byte: expected seconds per byte"},
   };
   for (const auto& c : cases) {
     const std::string e = error_of(c.text);

@@ -339,6 +339,7 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     patterns.push_back(pattern(CalibrationShape::ring_in_order, core::OpKind::reduce, d.sf_reduce_backend_contiguous));
     if (size >= 3) patterns.push_back(pattern(CalibrationShape::fan, core::OpKind::bcast, d.sf_op_backend_fan));
     patterns.push_back(pattern(CalibrationShape::ring_large, core::OpKind::bcast, d.sf_op_backend_large));
+    patterns.push_back(pattern(CalibrationShape::ring_large, core::OpKind::reduce, d.sf_reduce_backend_large));
     if (size >= 3) patterns.push_back(pattern(CalibrationShape::fan_large, core::OpKind::bcast, d.sf_op_backend_fan_large));
     // Rounds over the backends (each round times every pattern on every backend once), then per
     // backend the least of its rounds' medians: the rounds spread the machine's load over all of
