@@ -273,15 +273,25 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       return simulate(it->second, bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
     };
     // Bytes a rank sends plus those it receives in a pattern (the simulator's measure of the cost
-    // per byte), and its runs of roots.
+    // per byte).
     auto bytes = [&](CalibrationShape shape) { return 2.0 * 8.0 * trace::calibration_values(shape, d.ranks); };
-    const std::int64_t fan_peers = d.ranks - 1, fan_runs = d.ranks - 1;
-    // What the simulator charges a rank of a pattern with the costs `e` (its per_call).
-    auto charged = [&](const MachineModel::ExecutorCosts& e, CalibrationShape shape) {
-      const bool ring = shape != CalibrationShape::fan && shape != CalibrationShape::fan_large;
-      const std::int64_t runs = shape == CalibrationShape::ring_permuted ? core::kCalibrationSfOpValues : ring ? 1 : fan_runs;
-      const double large = shape == CalibrationShape::fan_large ? 2.0 * static_cast<double>(fan_peers) : 0;
-      return e.per_call(runs, ring ? 2 : 2 * fan_peers, static_cast<std::int64_t>(bytes(shape)), large);
+    const std::int64_t fan_peers = d.ranks - 1;
+    // The simulator's prediction of a pattern with the executor costs `e` for `name` (for a
+    // reduce: its leaf-to-root costs).
+    auto predicted = [&](CalibrationShape shape, core::OpKind kind, const char* name, const MachineModel::ExecutorCosts& e) {
+      MachineModel mm = bare;
+      mm.large_message_bytes = m.large_message_bytes;
+      if (kind == core::OpKind::reduce) {
+        mm.leaf_to_root_by_backend[name] = {e.op, e.run, e.byte};
+      } else {
+        mm.op_overhead_by_backend[name] = e.op;
+        mm.block_cost_by_backend[name] = e.run;
+        mm.byte_cost_by_backend[name] = e.byte;
+      }
+      mm.peer_cost_by_backend[name] = e.peer;
+      mm.large_message_cost_by_backend[name] = e.large;
+      modelled(shape, kind, name);  // builds the pattern's trace
+      return simulate(patterns.at({shape, kind}), mm, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
     };
     // One direction's rings: the ring in order reads one run of roots per rank, the permuted one
     // a run per value, so what the backend spends beyond the model on the difference, per run, is
@@ -314,18 +324,26 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
                         fmt(" (the ring of %.0f B per rank: %.3f us measured, ", 8.0 * core::kCalibrationSfOpValues, permuted * 1e6) +
                         fmt("%.3f us modelled)", modelled(CalibrationShape::ring_permuted, kind, name) * 1e6));
     };
-    // A term fitted from a pattern: what the pattern measured beyond the model and beyond what the
-    // costs fitted so far charge it, per `count`; kept at 0 where negative, and said.
+    // A term fitted from a pattern: what the pattern measured beyond the simulator's prediction
+    // with the costs fitted so far, over what one unit of the term adds to that prediction (the
+    // units the simulator charges there: a shm rank's on-node peers are copies, not messages), less
+    // `tied` units the cost per op gives back for each (the ring's own bytes come off it); kept
+    // at 0 where negative, and said.
     auto term = [&](const char* name, CalibrationShape shape, core::OpKind kind, double measured, const MachineModel::ExecutorCosts& so_far,
-                    double count, const std::string& unit, double scale, const char* format, const std::string& pattern) {
+                    double MachineModel::ExecutorCosts::*field, const std::string& unit, double scale, const char* format,
+                    const std::string& pattern, double tied = 0) {
       const double model = modelled(shape, kind, name);
-      const double fitted = (measured - model - charged(so_far, shape)) / count;
+      const double base = predicted(shape, kind, name, so_far);
+      const double step = field == &MachineModel::ExecutorCosts::byte ? 1e-12 : 1e-8;
+      MachineModel::ExecutorCosts more = so_far;
+      more.*field += step;
+      const double per_unit = (predicted(shape, kind, name, more) - base) / step - tied;
+      const double fitted = per_unit > 0 ? (measured - base) / per_unit : 0;
       c.lines.push_back(std::string("executor   ") + pad(name, 10) + fmt(format, std::max(0.0, fitted) * scale) + " " + unit + " (" + pattern +
                         fmt(": %.3f us measured, ", measured * 1e6) + fmt("%.3f us modelled)", model * 1e6) +
                         (fitted < 0 ? "; fitted " + fmt(format, fitted * scale) + ", kept at 0" : std::string()));
       return std::max(0.0, fitted);
     };
-    const double extra = d.ranks - 2;  // the fans' peers beyond the ring's one, each way
     for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
       if (d.sf_op_backend[k] < 0) continue;
       const char* name = core::kCalibratedBackends[k];
@@ -337,8 +355,9 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       if (d.sf_op_backend_large[k] >= 0) {
         const MachineModel::ExecutorCosts ring_base{.op = down.base, .run = e.run};  // the ring's op and bytes as one
         e.byte = term(name, CalibrationShape::ring_large, core::OpKind::bcast, d.sf_op_backend_large[k], ring_base,
-                      bytes(CalibrationShape::ring_large) - bytes(CalibrationShape::ring_in_order), "ns per byte a rank sends or receives beyond the model",
-                      1e9, "%.4f", fmt("the ring of %.0f B per rank in order", 8.0 * core::kCalibrationLargeValues));
+                      &MachineModel::ExecutorCosts::byte, "ns per byte a rank sends or receives beyond the model",
+                      1e9, "%.4f", fmt("the ring of %.0f B per rank in order", 8.0 * core::kCalibrationLargeValues),
+                      bytes(CalibrationShape::ring_in_order));
         m.byte_cost_by_backend[name] = e.byte;
       }
       e.op = std::max(0.0, down.base - e.byte * bytes(CalibrationShape::ring_in_order));
@@ -354,10 +373,9 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         double byte = e.byte;  // the bcast's, unless the large ring was reduced too
         if (d.sf_reduce_backend_large[k] >= 0) {
           l2r.byte = byte = term(name, CalibrationShape::ring_large, core::OpKind::reduce, d.sf_reduce_backend_large[k],
-                                 MachineModel::ExecutorCosts{.op = up.base, .run = up.run},
-                                 bytes(CalibrationShape::ring_large) - bytes(CalibrationShape::ring_in_order),
+                                 MachineModel::ExecutorCosts{.op = up.base, .run = up.run}, &MachineModel::ExecutorCosts::byte,
                                  "ns per byte a rank sends or receives beyond the model, reduce", 1e9, "%.4f",
-                                 fmt("the ring of %.0f B per rank in order", 8.0 * core::kCalibrationLargeValues));
+                                 fmt("the ring of %.0f B per rank in order", 8.0 * core::kCalibrationLargeValues), bytes(CalibrationShape::ring_in_order));
         }
         l2r.op = std::max(0.0, up.base - byte * bytes(CalibrationShape::ring_in_order));
         op_line(name, core::OpKind::reduce, l2r.op, d.sf_reduce_backend[k]);
@@ -367,7 +385,8 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       // one of each; what is beyond, per extra peer and direction. Then the large fan, the same
       // peers with large messages, per extra large message and direction.
       if (d.sf_op_backend_fan[k] >= 0 && d.ranks >= 3) {
-        e.peer = term(name, CalibrationShape::fan, core::OpKind::bcast, d.sf_op_backend_fan[k], e, 2 * extra, "us per peer beyond one each way", 1e6, "%.3f",
+        e.peer = term(name, CalibrationShape::fan, core::OpKind::bcast, d.sf_op_backend_fan[k], e, &MachineModel::ExecutorCosts::peer,
+                      "us per peer beyond one each way", 1e6, "%.3f",
                       fmt("the fan of %.0f peers", static_cast<double>(fan_peers)));
         m.peer_cost_by_backend[name] = e.peer;
         if (d.sf_op_backend_fan_large[k] >= 0) {
@@ -375,7 +394,8 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
           m.large_message_bytes = {
               static_cast<std::int64_t>(8.0 * trace::calibration_values(CalibrationShape::fan, d.ranks) / static_cast<double>(fan_peers)),
               static_cast<std::int64_t>(per_msg)};
-          e.large = term(name, CalibrationShape::fan_large, core::OpKind::bcast, d.sf_op_backend_fan_large[k], e, 2 * extra, "us per large message beyond one each way",
+          e.large = term(name, CalibrationShape::fan_large, core::OpKind::bcast, d.sf_op_backend_fan_large[k], e,
+                         &MachineModel::ExecutorCosts::large, "us per large message beyond one each way",
                          1e6, "%.3f", fmt("the fan of %.0f B per peer", per_msg));
           m.large_message_cost_by_backend[name] = e.large;
         }

@@ -59,14 +59,19 @@ struct RankShape {
     return n;
   }
 };
-std::vector<RankShape> rank_shapes(const std::vector<core::RankPlan>& plans) {
+// `messages_off_node`: the backend's on-node peers are copies through shared memory, not MPI
+// messages (shm): they count as values, not as peers or messages.
+std::vector<RankShape> rank_shapes(const std::vector<core::RankPlan>& plans, const Layout* messages_off_node) {
   std::vector<RankShape> v(plans.size());
   for (std::size_t r = 0; r < plans.size(); ++r) {
     const core::RankPlan& pl = plans[r];
-    v[r].peers = static_cast<std::int64_t>(pl.leaf_side.npeers() + pl.root_side.npeers());
     v[r].values = static_cast<std::int64_t>(pl.leaf_side.indices.size() + pl.root_side.indices.size());
     for (const core::PeerLists* side : {&pl.leaf_side, &pl.root_side})
-      for (std::size_t p = 0; p < side->npeers(); ++p) v[r].message_values.push_back(side->count(p));
+      for (std::size_t p = 0; p < side->npeers(); ++p)
+        if (!messages_off_node || messages_off_node->node(side->peers[p]) != messages_off_node->node(static_cast<int>(r))) {
+          ++v[r].peers;
+          v[r].message_values.push_back(side->count(p));
+        }
     for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p)
       for (auto k = pl.leaf_side.offsets[p]; k < pl.leaf_side.offsets[p + 1]; ++k) {
         const auto kk = static_cast<std::size_t>(k);
@@ -147,7 +152,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
   res.model = model_name(m.model);
   const Layout lay = layout_for(t, m);
   std::map<const core::Graph*, std::vector<core::RankPlan>> plans;
-  std::map<const core::Graph*, std::vector<RankShape>> shapes;  // rank_shapes per graph
+  std::map<std::pair<const core::Graph*, bool>, std::vector<RankShape>> shapes;  // rank_shapes per graph, all messages or off-node
   if (timeline) {
     timeline->nranks = t.nranks;
     timeline->backend_names.clear();
@@ -205,8 +210,9 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       // The executor's own work per call (begin/end) on every rank: the backend's cost per op (of
       // the op's first direction), per run of roots the rank's leaves read (one-sided datatypes
       // walk a block per run) and per peer beyond a ring's one of each.
-      auto shape_it = shapes.find(&g);
-      if (shape_it == shapes.end()) shape_it = shapes.emplace(&g, rank_shapes(it->second)).first;
+      const bool off_node = b.kind == BackendKind::shm;
+      auto shape_it = shapes.find({&g, off_node});
+      if (shape_it == shapes.end()) shape_it = shapes.emplace(std::pair{&g, off_node}, rank_shapes(it->second, off_node ? &lay : nullptr)).first;
       const auto& cost = costs[core::op_traits(op.op).directions().front() == core::Direction::leaf_to_root ? 1 : 0];
       std::vector<Time> op_cpu(ready.size(), 0);
       for (std::size_t r = 0; r < ready.size() && r < shape_it->second.size(); ++r) {

@@ -461,6 +461,29 @@ TEST(SimCalibration, CostPerByteIsChargedPerByteSentAndReceived) {
   EXPECT_NEAR(sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s - base, 19200 * 0.1e-9, 1e-12);
 }
 
+// shm's on-node peers are copies through shared memory, not MPI messages: they count for no peer
+// and no message. On 4 ranks as 2 nodes of 2, rank 0 reads a root of each other rank and each of
+// them one of rank 0's: 6 peers (4 beyond two) on basic, 4 off-node (2 beyond two) on shm.
+TEST(SimCalibration, ShmOnNodePeersAreNotMessages) {
+  core::Graph g(4);
+  for (int r = 0; r < 4; ++r) g[r].nroots = 3;
+  for (int r = 1; r < 4; ++r) {
+    g[0].add_leaf(r - 1, r, 0);
+    g[r].add_leaf(0, 0, r - 1);
+  }
+  auto tr = bcast_trace(g);
+  tr.machine = trace::Machine{2, 2, 0};
+  const trace::BuiltTrace bt(std::move(tr));
+  auto m = *sim::preset("generic");
+  for (const auto& [b, beyond] : {std::pair{"basic", 4}, std::pair{"shm", 2}}) {
+    auto with = m;
+    with.peer_cost_by_backend[b] = 0.5e-6;
+    const double base = sim::simulate(bt, m, {sim::parse_backend(b, "test")}).backends[0].ops[0].total_s;
+    // (shm's rank 0 waits a little less on its copies: within 10 ns.)
+    EXPECT_NEAR(sim::simulate(bt, with, {sim::parse_backend(b, "test")}).backends[0].ops[0].total_s - base, beyond * 0.5e-6, 1e-8) << b;
+  }
+}
+
 TEST(SimCalibration, MachineFromTwoNodes) {
   core::CalibrationData d;
   d.ranks = 4, d.ranks_per_node = 2, d.ranks_per_socket = 2, d.nodes = 2;
