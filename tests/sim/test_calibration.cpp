@@ -96,6 +96,24 @@ trace::Trace bcast_trace(const core::Graph& g) {
   return tr;
 }
 
+// Rank 0 reads `per` roots of each other rank, and each of them `per` of rank 0's.
+core::Graph star(int nranks, int per) {
+  core::Graph g(nranks);
+  for (int r = 0; r < nranks; ++r) g[r].nroots = per * (nranks - 1);
+  for (int r = 1; r < nranks; ++r)
+    for (int i = 0; i < per; ++i) {
+      g[0].add_leaf((r - 1) * per + i, r, i);
+      g[r].add_leaf(i, 0, (r - 1) * per + i);
+    }
+  return g;
+}
+
+// How much longer the one op of `bt` takes on backend `b` with `with` than with `base`.
+double slower(const trace::BuiltTrace& bt, const sim::MachineModel& base, const sim::MachineModel& with, const char* b) {
+  auto t = [&](const sim::MachineModel& m) { return sim::simulate(bt, m, {sim::parse_backend(b, "test")}).backends[0].ops[0].total_s; };
+  return t(with) - t(base);
+}
+
 core::CalibrationData one_node_data() {
   core::CalibrationData d;
   d.host = "h";
@@ -281,17 +299,11 @@ TEST(SimCalibration, CostPerPeerFromTheFan) {
 // of them reads one of rank 0's: rank 0 has 8 peers (4 each way), 6 beyond the ring's two, the
 // others 2 (none beyond). The op takes 6 peers' cost longer.
 TEST(SimCalibration, CostPerPeerIsChargedPerPeerBeyondTwo) {
-  core::Graph g(5);
-  for (int r = 0; r < 5; ++r) g[r].nroots = 4;
-  for (int r = 1; r < 5; ++r) {
-    g[0].add_leaf(r - 1, r, 0);
-    g[r].add_leaf(0, 0, r - 1);
-  }
-  const trace::BuiltTrace bt(bcast_trace(g));
-  auto m = *sim::preset("generic");
-  const double base = sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
-  m.peer_cost_by_backend["basic"] = 70e-9;
-  EXPECT_NEAR(sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s - base, 6 * 70e-9, 1e-12);
+  const trace::BuiltTrace bt(bcast_trace(star(5, 1)));
+  const auto m = *sim::preset("generic");
+  auto with = m;
+  with.peer_cost_by_backend["basic"] = 70e-9;
+  EXPECT_NEAR(slower(bt, m, with, "basic"), 6 * 70e-9, 1e-12);
 }
 
 // The large ring (16 KiB per rank, in order) against the ring in order gives the cost per byte: a
@@ -426,61 +438,40 @@ TEST(SimCalibration, CostPerLargeMessageFromTheLargeFan) {
 // between 800 B (nothing) and 4000 B (a whole one) are half a large message each: 4 in all, 2
 // beyond the ring's two. The others have 2 (nothing beyond). The op takes 2 such costs longer.
 TEST(SimCalibration, LargeMessagesAreChargedByHowLargeTheyAre) {
-  core::Graph g(5);
-  for (int r = 0; r < 5; ++r) g[r].nroots = 1200;
-  for (int r = 1; r < 5; ++r)
-    for (int i = 0; i < 300; ++i) {
-      g[0].add_leaf((r - 1) * 300 + i, r, i);
-      g[r].add_leaf(i, 0, (r - 1) * 300 + i);
-    }
-  const trace::BuiltTrace bt(bcast_trace(g));
+  const trace::BuiltTrace bt(bcast_trace(star(5, 300)));
   auto m = *sim::preset("generic");
   m.large_message_bytes = {800, 4000};
   EXPECT_DOUBLE_EQ(m.large_share(2400), 0.5);
   EXPECT_EQ(m.large_share(800), 0);
   EXPECT_EQ(m.large_share(1 << 20), 1);
-  const double base = sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
-  m.large_message_cost_by_backend["basic"] = 1e-6;
-  EXPECT_NEAR(sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s - base, 2 * 1e-6, 1e-12);
+  auto with = m;
+  with.large_message_cost_by_backend["basic"] = 1e-6;
+  EXPECT_NEAR(slower(bt, m, with, "basic"), 2 * 1e-6, 1e-12);
 }
 
 // The cost per byte in a simulation: rank 0 of that 5-rank graph sends and receives 4 x 2400 B,
 // the most of any rank, and is the last to finish: the op takes 19200 bytes' cost longer.
 TEST(SimCalibration, CostPerByteIsChargedPerByteSentAndReceived) {
-  core::Graph g(5);
-  for (int r = 0; r < 5; ++r) g[r].nroots = 1200;
-  for (int r = 1; r < 5; ++r)
-    for (int i = 0; i < 300; ++i) {
-      g[0].add_leaf((r - 1) * 300 + i, r, i);
-      g[r].add_leaf(i, 0, (r - 1) * 300 + i);
-    }
-  const trace::BuiltTrace bt(bcast_trace(g));
-  auto m = *sim::preset("generic");
-  const double base = sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
-  m.byte_cost_by_backend["basic"] = 0.1e-9;
-  EXPECT_NEAR(sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s - base, 19200 * 0.1e-9, 1e-12);
+  const trace::BuiltTrace bt(bcast_trace(star(5, 300)));
+  const auto m = *sim::preset("generic");
+  auto with = m;
+  with.byte_cost_by_backend["basic"] = 0.1e-9;
+  EXPECT_NEAR(slower(bt, m, with, "basic"), 19200 * 0.1e-9, 1e-12);
 }
 
 // shm's on-node peers are copies through shared memory, not MPI messages: they count for no peer
 // and no message. On 4 ranks as 2 nodes of 2, rank 0 reads a root of each other rank and each of
 // them one of rank 0's: 6 peers (4 beyond two) on basic, 4 off-node (2 beyond two) on shm.
 TEST(SimCalibration, ShmOnNodePeersAreNotMessages) {
-  core::Graph g(4);
-  for (int r = 0; r < 4; ++r) g[r].nroots = 3;
-  for (int r = 1; r < 4; ++r) {
-    g[0].add_leaf(r - 1, r, 0);
-    g[r].add_leaf(0, 0, r - 1);
-  }
-  auto tr = bcast_trace(g);
+  auto tr = bcast_trace(star(4, 1));
   tr.machine = trace::Machine{2, 2, 0};
   const trace::BuiltTrace bt(std::move(tr));
-  auto m = *sim::preset("generic");
+  const auto m = *sim::preset("generic");
   for (const auto& [b, beyond] : {std::pair{"basic", 4}, std::pair{"shm", 2}}) {
     auto with = m;
     with.peer_cost_by_backend[b] = 0.5e-6;
-    const double base = sim::simulate(bt, m, {sim::parse_backend(b, "test")}).backends[0].ops[0].total_s;
     // (shm's rank 0 waits a little less on its copies: within 10 ns.)
-    EXPECT_NEAR(sim::simulate(bt, with, {sim::parse_backend(b, "test")}).backends[0].ops[0].total_s - base, beyond * 0.5e-6, 1e-8) << b;
+    EXPECT_NEAR(slower(bt, m, with, b), beyond * 0.5e-6, 1e-8) << b;
   }
 }
 
