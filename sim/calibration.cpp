@@ -266,11 +266,14 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     using trace::CalibrationShape;
     // Each pattern's trace is built once, for every backend.
     std::map<std::pair<CalibrationShape, core::OpKind>, trace::BuiltTrace> patterns;
-    auto modelled = [&](CalibrationShape shape, core::OpKind kind, const char* name) {
+    auto pattern = [&](CalibrationShape shape, core::OpKind kind) -> const trace::BuiltTrace& {
       auto it = patterns.find({shape, kind});
       if (it == patterns.end())
         it = patterns.emplace(std::pair{shape, kind}, trace::calibration_trace(d.ranks, placement, shape, kind)).first;
-      return simulate(it->second, bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
+      return it->second;
+    };
+    auto modelled = [&](CalibrationShape shape, core::OpKind kind, const char* name) {
+      return simulate(pattern(shape, kind), bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
     };
     // Bytes a rank sends plus those it receives in a pattern (the simulator's measure of the cost
     // per byte).
@@ -290,8 +293,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       }
       mm.peer_cost_by_backend[name] = e.peer;
       mm.large_message_cost_by_backend[name] = e.large;
-      modelled(shape, kind, name);  // builds the pattern's trace
-      return simulate(patterns.at({shape, kind}), mm, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
+      return simulate(pattern(shape, kind), mm, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
     };
     // One direction's rings: the ring in order reads one run of roots per rank, the permuted one
     // a run per value, so what the backend spends beyond the model on the difference, per run, is
