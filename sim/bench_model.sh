@@ -7,7 +7,7 @@
 # the measured best, per op). Prints tables; writes OUT_DIR/{machine,validate,auto}.json (default
 # out/bench/model, out/bench/model-pP-nN off the default placement). With more ranks than cores,
 # every mpiexec binds the ranks to cores round robin (BIND, default Open MPI's
-# --bind-to core:overload-allowed --map-by core): unbound, the scheduler shares the cores
+# --bind-to core:overload-allowed --map-by core; BIND= binds nothing): unbound, the scheduler shares the cores
 # differently in every launch, and calibrate's launch and the measured ones disagree by up to 2x.
 # Usage: bash sim/bench_model.sh                          (after a release build in build/release)
 #        RANKS=4 RANKS_PER_NODE=2 bash sim/bench_model.sh  (4 ranks as 2 emulated nodes of 2)
@@ -23,7 +23,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 launch=(mpiexec -n "$np")
 if [ "$np" -gt "$(nproc)" ]; then
   export OMPI_MCA_rmaps_base_oversubscribe=1
-  launch+=(${BIND:---bind-to core:overload-allowed --map-by core})
+  launch+=(${BIND---bind-to core:overload-allowed --map-by core})
 fi
 candidates=basic,neighbor,window,alltoallv,shm
 [ "$rpn" -lt "$np" ] && candidates+=,3step,2step,split-md

@@ -313,7 +313,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         const double model_in_order = modelled(CalibrationShape::ring_in_order, kind, name);
         const double beyond_in_order = contiguous - model_in_order;
         f.in_order = true;
-        f.run = std::max(0.0, (beyond - beyond_in_order) / (core::kCalibrationSfOpValues - 1));
+        f.run = std::clamp((beyond - beyond_in_order) / (core::kCalibrationSfOpValues - 1), 0.0, 1e-6);  // the file's bound
         f.base = std::min(beyond_in_order - f.run, beyond - f.run * core::kCalibrationSfOpValues);
         c.lines.push_back(std::string("executor   ") + pad(name, 10) + fmt("%.2f ns per run of roots a rank reads, ", f.run * 1e9) + what +
                           fmt(" (the ring in order: %.3f us measured, %.3f us modelled)", contiguous * 1e6, model_in_order * 1e6));
@@ -329,23 +329,42 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     // A term fitted from a pattern: what the pattern measured beyond the simulator's prediction
     // with the costs fitted so far, over what one unit of the term adds to that prediction (the
     // units the simulator charges there: a shm rank's on-node peers are copies, not messages), less
-    // `tied` units the cost per op gives back for each (the ring's own bytes come off it); kept
-    // at 0 where negative, and said.
+    // `tied` units the cost per op gives back for each (the ring's own bytes come off it). Kept
+    // within [0, `most`] (the machine file's bounds), and said; nullopt, and said, where the
+    // pattern has no such unit. The patterns are symmetric, so a cost per op shifts every rank
+    // alike: the predictions are made with the cost per op raised past 0 (the simulator charges
+    // no negative work) and taken back.
     auto term = [&](const char* name, CalibrationShape shape, core::OpKind kind, double measured, const MachineModel::ExecutorCosts& so_far,
-                    double MachineModel::ExecutorCosts::*field, const std::string& unit, double scale, const char* format,
-                    const std::string& pattern, double tied = 0) {
+                    double MachineModel::ExecutorCosts::*field, double most, const std::string& unit, double scale, const char* format,
+                    const std::string& pattern, double tied = 0) -> std::optional<double> {
       const double model = modelled(shape, kind, name);
-      const double base = predicted(shape, kind, name, so_far);
+      const std::string what = std::string("executor   ") + pad(name, 10);
+      const std::string where = " (" + pattern + fmt(": %.3f us measured, ", measured * 1e6) + fmt("%.3f us modelled)", model * 1e6);
+      MachineModel::ExecutorCosts at = so_far;
+      const double shift = std::max(0.0, -at.op) + 1e-6;
+      at.op += shift;
+      const double base = predicted(shape, kind, name, at) - shift;
       const double step = field == &MachineModel::ExecutorCosts::byte ? 1e-12 : 1e-8;
-      MachineModel::ExecutorCosts more = so_far;
+      MachineModel::ExecutorCosts more = at;
       more.*field += step;
-      const double per_unit = (predicted(shape, kind, name, more) - base) / step - tied;
-      const double fitted = per_unit > 0 ? (measured - base) / per_unit : 0;
-      c.lines.push_back(std::string("executor   ") + pad(name, 10) + fmt(format, std::max(0.0, fitted) * scale) + " " + unit + " (" + pattern +
-                        fmt(": %.3f us measured, ", measured * 1e6) + fmt("%.3f us modelled)", model * 1e6) +
-                        (fitted < 0 ? "; fitted " + fmt(format, fitted * scale) + ", kept at 0" : std::string()));
-      return std::max(0.0, fitted);
+      const double per_unit = (predicted(shape, kind, name, more) - shift - base) / step - tied;
+      if (per_unit <= 0) {
+        c.lines.push_back(what + "not fitted: no " + unit.substr(unit.find("per ") + 4) + where);
+        return std::nullopt;
+      }
+      const double fitted = (measured - base) / per_unit, kept = std::clamp(fitted, 0.0, most);
+      c.lines.push_back(what + fmt(format, kept * scale) + " " + unit + where +
+                        (kept != fitted ? "; fitted " + fmt(format, fitted * scale) + ", kept at " + fmt(format, kept * scale) : std::string()));
+      return kept;
     };
+    // A cost per op: the ring's base less the ring's bytes, kept at 0 (and said) where negative.
+    auto op_cost = [&](const char* name, core::OpKind kind, double base, double byte, double permuted) {
+      const double op = base - byte * bytes(CalibrationShape::ring_in_order);
+      op_line(name, kind, std::max(0.0, op), permuted);
+      if (op < 0) c.lines.back() += fmt("; fitted %.3f us, kept at 0", op * 1e6);
+      return std::max(0.0, op);
+    };
+    const std::string large_ring = fmt("the ring of %.0f B per rank in order", 8.0 * core::kCalibrationLargeValues);
     for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
       if (d.sf_op_backend[k] < 0) continue;
       const char* name = core::kCalibratedBackends[k];
@@ -356,14 +375,12 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       // bytes come off its cost per op).
       if (d.sf_op_backend_large[k] >= 0) {
         const MachineModel::ExecutorCosts ring_base{.op = down.base, .run = e.run};  // the ring's op and bytes as one
-        e.byte = term(name, CalibrationShape::ring_large, core::OpKind::bcast, d.sf_op_backend_large[k], ring_base,
-                      &MachineModel::ExecutorCosts::byte, "ns per byte a rank sends or receives beyond the model",
-                      1e9, "%.4f", fmt("the ring of %.0f B per rank in order", 8.0 * core::kCalibrationLargeValues),
-                      bytes(CalibrationShape::ring_in_order));
-        m.byte_cost_by_backend[name] = e.byte;
+        if (const auto byte = term(name, CalibrationShape::ring_large, core::OpKind::bcast, d.sf_op_backend_large[k], ring_base,
+                                   &MachineModel::ExecutorCosts::byte, 1e-8, "ns per byte a rank sends or receives beyond the model", 1e9,
+                                   "%.4f", large_ring, bytes(CalibrationShape::ring_in_order)))
+          m.byte_cost_by_backend[name] = e.byte = *byte;
       }
-      e.op = std::max(0.0, down.base - e.byte * bytes(CalibrationShape::ring_in_order));
-      op_line(name, core::OpKind::bcast, e.op, d.sf_op_backend[k]);
+      e.op = op_cost(name, core::OpKind::bcast, down.base, e.byte, d.sf_op_backend[k]);
       if (down.in_order) m.block_cost_by_backend[name] = e.run;
       if (k == 0)
         m.op_overhead = e.op;
@@ -373,33 +390,32 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         const Rings up = rings(name, core::OpKind::reduce, d.sf_reduce_backend[k], d.sf_reduce_backend_contiguous[k]);
         MachineModel::ExecutorCost l2r{.run = up.run};
         double byte = e.byte;  // the bcast's, unless the large ring was reduced too
-        if (d.sf_reduce_backend_large[k] >= 0) {
-          l2r.byte = byte = term(name, CalibrationShape::ring_large, core::OpKind::reduce, d.sf_reduce_backend_large[k],
-                                 MachineModel::ExecutorCosts{.op = up.base, .run = up.run}, &MachineModel::ExecutorCosts::byte,
-                                 "ns per byte a rank sends or receives beyond the model, reduce", 1e9, "%.4f",
-                                 fmt("the ring of %.0f B per rank in order", 8.0 * core::kCalibrationLargeValues), bytes(CalibrationShape::ring_in_order));
-        }
-        l2r.op = std::max(0.0, up.base - byte * bytes(CalibrationShape::ring_in_order));
-        op_line(name, core::OpKind::reduce, l2r.op, d.sf_reduce_backend[k]);
+        if (d.sf_reduce_backend_large[k] >= 0)
+          if (const auto b = term(name, CalibrationShape::ring_large, core::OpKind::reduce, d.sf_reduce_backend_large[k],
+                                  MachineModel::ExecutorCosts{.op = up.base, .run = up.run}, &MachineModel::ExecutorCosts::byte, 1e-8,
+                                  "ns per byte a rank sends or receives beyond the model, reduce", 1e9, "%.4f", large_ring,
+                                  bytes(CalibrationShape::ring_in_order)))
+            l2r.byte = byte = *b;
+        l2r.op = op_cost(name, core::OpKind::reduce, up.base, byte, d.sf_reduce_backend[k]);
         m.leaf_to_root_by_backend[name] = l2r;
       }
       // The fan against the ring's costs: P - 1 peers each way and P - 1 runs where the ring has
       // one of each; what is beyond, per extra peer and direction. Then the large fan, the same
       // peers with large messages, per extra large message and direction.
       if (d.sf_op_backend_fan[k] >= 0 && d.ranks >= 3) {
-        e.peer = term(name, CalibrationShape::fan, core::OpKind::bcast, d.sf_op_backend_fan[k], e, &MachineModel::ExecutorCosts::peer,
-                      "us per peer beyond one each way", 1e6, "%.3f",
-                      fmt("the fan of %.0f peers", static_cast<double>(fan_peers)));
-        m.peer_cost_by_backend[name] = e.peer;
-        if (d.sf_op_backend_fan_large[k] >= 0) {
-          const double per_msg = 8.0 * trace::calibration_values(CalibrationShape::fan_large, d.ranks) / static_cast<double>(fan_peers);
-          m.large_message_bytes = {
-              static_cast<std::int64_t>(8.0 * trace::calibration_values(CalibrationShape::fan, d.ranks) / static_cast<double>(fan_peers)),
-              static_cast<std::int64_t>(per_msg)};
-          e.large = term(name, CalibrationShape::fan_large, core::OpKind::bcast, d.sf_op_backend_fan_large[k], e,
-                         &MachineModel::ExecutorCosts::large, "us per large message beyond one each way",
-                         1e6, "%.3f", fmt("the fan of %.0f B per peer", per_msg));
-          m.large_message_cost_by_backend[name] = e.large;
+        if (const auto peer = term(name, CalibrationShape::fan, core::OpKind::bcast, d.sf_op_backend_fan[k], e, &MachineModel::ExecutorCosts::peer,
+                                   1e-4, "us per peer beyond one each way", 1e6, "%.3f",
+                                   fmt("the fan of %.0f peers", static_cast<double>(fan_peers))))
+          m.peer_cost_by_backend[name] = e.peer = *peer;
+        const std::array<std::int64_t, 2> sizes{
+            static_cast<std::int64_t>(8.0 * trace::calibration_values(CalibrationShape::fan, d.ranks) / static_cast<double>(fan_peers)),
+            static_cast<std::int64_t>(8.0 * core::kCalibrationLargeFanValues)};
+        if (d.sf_op_backend_fan_large[k] >= 0 && sizes[0] < sizes[1]) {
+          m.large_message_bytes = sizes;
+          if (const auto large = term(name, CalibrationShape::fan_large, core::OpKind::bcast, d.sf_op_backend_fan_large[k], e,
+                                      &MachineModel::ExecutorCosts::large, 1e-4, "us per large message beyond one each way", 1e6, "%.3f",
+                                      fmt("the fan of %.0f B per peer", static_cast<double>(sizes[1]))))
+            m.large_message_cost_by_backend[name] = e.large = *large;
         }
       }
     }

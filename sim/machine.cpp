@@ -272,6 +272,8 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   per_backend("peer_cost_by_backend", 1e-4, "peer, at most 1e-4 (100 us)", m.peer_cost_by_backend);
   per_backend("byte_cost_by_backend", 1e-8, "byte, at most 1e-8 (10 ns)", m.byte_cost_by_backend);
   per_backend("large_message_cost_by_backend", 1e-4, "large message, at most 1e-4 (100 us)", m.large_message_cost_by_backend);
+  if (j.contains("large_message_cost_by_backend") && !j.contains("large_message_bytes"))
+    r.fail("/large_message_cost_by_backend", "needs large_message_bytes ([from, to]: which messages are large)");
   if (j.contains("large_message_bytes")) {
     const auto& b = j["large_message_bytes"];
     if (!b.is_array() || b.size() != 2) r.fail("/large_message_bytes", "expected [from, to]: two sizes in bytes, from < to");

@@ -167,7 +167,8 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
     br.backend = b;
     // The executor's own costs on this backend: [0] ops whose first direction is root to leaf,
     // [1] leaf to root.
-    const std::string bname = backend_kind_name(b.kind);
+    // split-dd is split-md's transport on host buffers: it has split-md's costs.
+    const std::string bname = backend_kind_name(b.kind == BackendKind::split_dd ? BackendKind::split_md : b.kind);
     const std::array<MachineModel::ExecutorCosts, 2> costs{m.executor_costs(bname, false), m.executor_costs(bname, true)};
     std::vector<Time> ready(static_cast<std::size_t>(lay.nranks), 0), helper_ready, busy;
     Accum acc;
@@ -209,7 +210,8 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       std::vector<Time> start;
       // The executor's own work per call (begin/end) on every rank: the backend's cost per op (of
       // the op's first direction), per run of roots the rank's leaves read (one-sided datatypes
-      // walk a block per run) and per peer beyond a ring's one of each.
+      // walk a block per run), per byte it sends and receives, and per peer and per large message
+      // beyond a ring's one of each (MachineModel::ExecutorCosts::per_call).
       const bool off_node = b.kind == BackendKind::shm;
       auto shape_it = shapes.find({&g, off_node});
       if (shape_it == shapes.end()) shape_it = shapes.emplace(std::pair{&g, off_node}, rank_shapes(it->second, off_node ? &lay : nullptr)).first;

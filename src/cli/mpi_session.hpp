@@ -32,7 +32,8 @@ int cores_on_node();
 // "" unless the `local` ranks of this node outnumber its cores; else "N ranks share C cores on this
 // node" (the timings of such a run include the ranks' waits for a core).
 std::string oversubscription(int local);
-// Whether this process may run on only some of the node's cores (mpirun bound it).
+// Whether this process may run on only some of the node's cores (mpirun bound it; so does a
+// smaller cpuset of a batch system or a container, which this does not tell apart).
 bool bound_to_cores();
 
 }  // namespace sfr::cli

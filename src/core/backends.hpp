@@ -112,10 +112,10 @@ inline constexpr std::size_t count_calibrated() {
 }
 }  // namespace detail
 
-// The backends calibrate times the executor on (a ring bcast each), in catalogue order: the
-// `calibrated` rows. A named subset because the machine file keeps one number per backend
-// (sf_op_by_backend_s) and CalibrationData an array of that size; the simulator charges the
-// other backends basic's per-call cost.
+// The backends calibrate times the executor on (its rings and fans), in catalogue order: the
+// `calibrated` rows. A named subset because the machine file keeps its executor costs per backend
+// and CalibrationData an array of that size; the simulator charges split-dd split-md's costs
+// (the same transport on host buffers) and no other backend is simulated.
 inline constexpr auto kCalibratedBackends = [] {
   std::array<const char*, detail::count_calibrated()> v{};
   std::size_t k = 0;

@@ -19,6 +19,9 @@ constexpr int kCalibrationSfOpValues = 256;
 // against the ring of kCalibrationSfOpValues in order, what each byte costs the backend beyond the
 // ping-pong's wire (copies of ranks that share cores, a protocol's extra copy).
 constexpr int kCalibrationLargeValues = 2048;
+// Values per peer of the large fan (5456 B: past the usual 4 KiB eager limit at any rank count;
+// at 4 ranks the large ring's bytes).
+constexpr int kCalibrationLargeFanValues = 682;
 // How the name of a machine calibrate wrote begins ("calibrated on HOST"): a report knows from it
 // that a prediction is for the machine measured.
 inline constexpr const char* kCalibratedMachinePrefix = "calibrated on ";
@@ -102,8 +105,8 @@ struct CalibrationData {
   PerBackend sf_op_backend_large = unmeasured();
   // The same with a reduce (sum): the leaf-to-root direction's own cost per byte.
   PerBackend sf_reduce_backend_large = unmeasured();
-  // The bcast on the large fan (calibration_fan(n, kCalibrationLargeValues / (n - 1)): at least 3
-  // ranks): against the fan, the backend's cost per rendezvous message (-1: not measured).
+  // The bcast on the large fan (calibration_fan(n, kCalibrationLargeFanValues): at least 3 ranks):
+  // against the fan, the backend's cost per large message (-1: not measured).
   PerBackend sf_op_backend_fan_large = unmeasured();
   // Packing n doubles through an index list (bytes, seconds).
   std::vector<TimedSample> pack;

@@ -13,17 +13,17 @@
 namespace sfr::trace {
 
 // The measurement's patterns: the ring permuted (a run of roots per value), in order (one run),
-// the fan (a run per peer, P - 1 peers), and the large ring in order and the large fan
-// (kCalibrationLargeValues per rank: messages past the usual rendezvous switch).
+// the fan (a run per peer, P - 1 peers), the large ring in order (kCalibrationLargeValues per
+// rank) and the large fan (kCalibrationLargeFanValues per peer): messages past the usual
+// rendezvous switch.
 enum class CalibrationShape { ring_permuted, ring_in_order, fan, ring_large, fan_large };
 
 // The values each rank sends (and receives) in that pattern at `nranks` ranks.
 inline int calibration_values(CalibrationShape shape, int nranks) {
-  const bool large = shape == CalibrationShape::ring_large || shape == CalibrationShape::fan_large;
-  const int values = large ? core::kCalibrationLargeValues : core::kCalibrationSfOpValues;
-  if (shape == CalibrationShape::fan || shape == CalibrationShape::fan_large)
-    return std::max(1, values / std::max(1, nranks - 1)) * std::max(1, nranks - 1);
-  return values;
+  if (shape == CalibrationShape::fan_large) return core::kCalibrationLargeFanValues * std::max(1, nranks - 1);
+  if (shape == CalibrationShape::fan)
+    return std::max(1, core::kCalibrationSfOpValues / std::max(1, nranks - 1)) * std::max(1, nranks - 1);
+  return shape == CalibrationShape::ring_large ? core::kCalibrationLargeValues : core::kCalibrationSfOpValues;
 }
 
 // One op of `kind` (bcast, or reduce with sum) on that pattern.

@@ -379,6 +379,47 @@ TEST(SimCalibration, LeafToRootCostPerByteFromTheLargeReduceRing) {
   EXPECT_NEAR(sim::parse_machine(older, "older.json").executor_costs("basic", true).byte, 0.1e-9, 1e-16);
 }
 
+// A ring measured below the model (a negative base): the cost per byte is still the large ring's
+// excess over the bytes beyond the ring's (the simulator charges no negative work, so the fit must
+// not predict with one), and the cost per op is kept at 0, which its line says.
+TEST(SimCalibration, CostPerByteWhenTheRingIsBelowTheModel) {
+  core::CalibrationData d = one_node_data();
+  const trace::Machine at{2, 2, 0};
+  using trace::CalibrationShape;
+  auto m0 = sim::calibrate_machine(d).machine;  // no executor measured: the model alone
+  m0.op_overhead = 0;
+  auto bare = [&](CalibrationShape shape) {
+    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, shape)), m0, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
+  };
+  const double in_order = bare(CalibrationShape::ring_in_order), large = bare(CalibrationShape::ring_large);
+  const double more = 2.0 * 8 * (core::kCalibrationLargeValues - core::kCalibrationSfOpValues);
+  d.sf_op_backend = by_backend({in_order - 0.2e-6});
+  d.sf_op_backend_contiguous = by_backend({in_order - 0.2e-6});
+  d.sf_op_backend_large = by_backend({large - 0.2e-6 + 0.1e-9 * more});
+  const auto c = sim::calibrate_machine(d);
+  EXPECT_NEAR(c.machine.byte_cost_for("basic"), 0.1e-9, 1e-16);
+  EXPECT_EQ(c.machine.op_overhead, 0);
+  bool said = false;
+  for (const auto& l : c.lines) said = said || (l.find("per op call") != std::string::npos && l.find("kept at 0") != std::string::npos);
+  EXPECT_TRUE(said);
+}
+
+// A term the pattern has no unit of is not fitted, and said: on one node of 4 ranks shm's fan has
+// no message (every peer is a copy through shared memory), so shm gets no cost per peer.
+TEST(SimCalibration, ATermWithoutUnitsIsNotFitted) {
+  core::CalibrationData d = one_node_data();
+  d.ranks = 4, d.ranks_per_node = 4, d.ranks_per_socket = 4;
+  d.sf_op_backend = by_backend({5e-6, -1, -1, -1, 3e-6});  // basic, ..., shm
+  d.sf_op_backend_contiguous = by_backend({4.6e-6, -1, -1, -1, 2.8e-6});
+  d.sf_op_backend_fan = by_backend({6e-6, -1, -1, -1, 4e-6});
+  const auto c = sim::calibrate_machine(d);
+  EXPECT_EQ(c.machine.peer_cost_by_backend.count("shm"), 0u);
+  EXPECT_EQ(c.machine.peer_cost_by_backend.count("basic"), 1u);
+  bool said = false;
+  for (const auto& l : c.lines) said = said || (l.find("shm") != std::string::npos && l.find("not fitted: no peer") != std::string::npos);
+  EXPECT_TRUE(said);
+}
+
 // Where the permuted ring is the cheaper one (shm at 2 ranks: the ring in order takes another
 // path), the cost per run is 0 and the cost per op is the permuted ring's: it, not the ring in
 // order, is reproduced.
@@ -398,7 +439,7 @@ TEST(SimCalibration, TheCheaperRingGivesTheCostPerOp) {
 }
 
 // The large fan (4 ranks, 3 peers each way, 5456 B each) against the fan's costs gives the cost
-// per large message: with every other term fitted too, the model reproduces all six patterns
+// per large message: with every other term fitted too, the model reproduces all five patterns
 // exactly, and the sizes between which a message becomes large are the two fans'.
 TEST(SimCalibration, CostPerLargeMessageFromTheLargeFan) {
   core::CalibrationData d = one_node_data();
