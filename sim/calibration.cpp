@@ -302,11 +302,13 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     // the permuted ring is per op.
     struct Rings {
       double run = 0, base = 0;
+      double model = 0;  // the model's prediction of the permuted ring
       bool in_order = false;
     };
     auto rings = [&](const char* name, core::OpKind kind, double permuted, double contiguous) {
       Rings f;
-      const double beyond = permuted - modelled(CalibrationShape::ring_permuted, kind, name);
+      f.model = modelled(CalibrationShape::ring_permuted, kind, name);
+      const double beyond = permuted - f.model;
       f.base = beyond;
       const char* what = kind == core::OpKind::reduce ? "reduce" : "bcast";
       if (contiguous >= 0) {
@@ -320,11 +322,11 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       }
       return f;
     };
-    auto op_line = [&](const char* name, core::OpKind kind, double op, double permuted) {
+    auto op_line = [&](const char* name, core::OpKind kind, double op, double permuted, double model) {
       c.lines.push_back(std::string("executor   ") + pad(name, 10) + fmt("%.3f us per op call beyond the model, ", op * 1e6) +
                         (kind == core::OpKind::reduce ? "reduce" : "bcast") +
                         fmt(" (the ring of %.0f B per rank: %.3f us measured, ", 8.0 * core::kCalibrationSfOpValues, permuted * 1e6) +
-                        fmt("%.3f us modelled)", modelled(CalibrationShape::ring_permuted, kind, name) * 1e6));
+                        fmt("%.3f us modelled)", model * 1e6));
     };
     // A term fitted from a pattern: what the pattern measured beyond the simulator's prediction
     // with the costs fitted so far, over what one unit of the term adds to that prediction (the
@@ -358,9 +360,9 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       return kept;
     };
     // A cost per op: the ring's base less the ring's bytes, kept at 0 (and said) where negative.
-    auto op_cost = [&](const char* name, core::OpKind kind, double base, double byte, double permuted) {
-      const double op = base - byte * bytes(CalibrationShape::ring_in_order);
-      op_line(name, kind, std::max(0.0, op), permuted);
+    auto op_cost = [&](const char* name, core::OpKind kind, const Rings& r, double byte, double permuted) {
+      const double op = r.base - byte * bytes(CalibrationShape::ring_in_order);
+      op_line(name, kind, std::max(0.0, op), permuted, r.model);
       if (op < 0) c.lines.back() += fmt("; fitted %.3f us, kept at 0", op * 1e6);
       return std::max(0.0, op);
     };
@@ -380,7 +382,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
                                    "%.4f", large_ring, bytes(CalibrationShape::ring_in_order)))
           m.byte_cost_by_backend[name] = e.byte = *byte;
       }
-      e.op = op_cost(name, core::OpKind::bcast, down.base, e.byte, d.sf_op_backend[k]);
+      e.op = op_cost(name, core::OpKind::bcast, down, e.byte, d.sf_op_backend[k]);
       if (down.in_order) m.block_cost_by_backend[name] = e.run;
       if (k == 0)
         m.op_overhead = e.op;
@@ -396,7 +398,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
                                   "ns per byte a rank sends or receives beyond the model, reduce", 1e9, "%.4f", large_ring,
                                   bytes(CalibrationShape::ring_in_order)))
             l2r.byte = byte = *b;
-        l2r.op = op_cost(name, core::OpKind::reduce, up.base, byte, d.sf_reduce_backend[k]);
+        l2r.op = op_cost(name, core::OpKind::reduce, up, byte, d.sf_reduce_backend[k]);
         m.leaf_to_root_by_backend[name] = l2r;
       }
       // The fan against the ring's costs: P - 1 peers each way and P - 1 runs where the ring has

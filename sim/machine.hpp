@@ -112,7 +112,7 @@ struct MachineModel {
   double large_share(std::int64_t bytes) const {
     const auto [from, to] = large_message_bytes;
     if (bytes <= from) return 0;
-    if (bytes >= to || to <= from) return 1;
+    if (bytes >= to) return 1;
     return static_cast<double>(bytes - from) / static_cast<double>(to - from);
   }
   // The leaf-to-root direction's own costs (reduce, gather, fetch-and-op, degree), where calibrate

@@ -41,10 +41,11 @@ inline Graph calibration_ring(int nranks, bool permuted = true, int values = kCa
 // The fan of that measurement (at least 3 ranks): rank r reads kCalibrationSfOpValues / (P - 1)
 // consecutive roots of every other rank, one run each: P - 1 peers in each direction where the
 // ring has one, about the same bytes. Against the ring in order: the backend's cost per peer.
-// `per`: the values read from each peer instead (the large fan).
-inline Graph calibration_fan(int nranks, int per = 0) {
+inline int calibration_fan_per_peer(int nranks) { return std::max(1, kCalibrationSfOpValues / std::max(1, nranks - 1)); }
+// That fan with `per` values read from each peer (calibration_fan_per_peer, or the large fan's
+// kCalibrationLargeFanValues).
+inline Graph calibration_fan(int nranks, int per) {
   Graph g(nranks);
-  if (per <= 0) per = std::max(1, kCalibrationSfOpValues / std::max(1, nranks - 1));
   for (int r = 0; r < nranks; ++r) g[r].nroots = per;
   for (int r = 0; r < nranks; ++r) {
     Index j = 0;

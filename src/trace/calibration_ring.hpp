@@ -21,8 +21,7 @@ enum class CalibrationShape { ring_permuted, ring_in_order, fan, ring_large, fan
 // The values each rank sends (and receives) in that pattern at `nranks` ranks.
 inline int calibration_values(CalibrationShape shape, int nranks) {
   if (shape == CalibrationShape::fan_large) return core::kCalibrationLargeFanValues * std::max(1, nranks - 1);
-  if (shape == CalibrationShape::fan)
-    return std::max(1, core::kCalibrationSfOpValues / std::max(1, nranks - 1)) * std::max(1, nranks - 1);
+  if (shape == CalibrationShape::fan) return core::calibration_fan_per_peer(nranks) * std::max(1, nranks - 1);
   return shape == CalibrationShape::ring_large ? core::kCalibrationLargeValues : core::kCalibrationSfOpValues;
 }
 

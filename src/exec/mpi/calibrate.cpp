@@ -313,14 +313,14 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     d.alltoallv =
         per_call(comm, [&] { MPI_Alltoallv(&dummy, za.data(), za.data(), MPI_BYTE, &dummy, za.data(), za.data(), MPI_BYTE, comm); });
   }
-  // 5. The executor itself, per backend: a bcast and a reduce on core::calibration_ring, permuted
-  // and in order, a bcast on core::calibration_fan and one on the large ring in order.
+  // 5. The executor itself, per backend: a bcast and a reduce on core::calibration_ring, permuted,
+  // in order and large (in order), and a bcast on core::calibration_fan and on the large fan.
   say("the executor's own cost per op, per run of roots, per peer and per byte");
   {
     // The ring permuted (a run of roots per value) and in order (one run): the backend's cost per
     // op and per run of roots its transfers name (one-sided datatypes: a block per run), for each
     // direction; the fan (a run per peer, P - 1 peers): its cost per peer; the large ring in
-    // order (8 times the values): its cost per byte; the large fan: its cost per rendezvous message.
+    // order (8 times the values): its cost per byte; the large fan: its cost per large message.
     using trace::CalibrationShape;
     constexpr std::size_t nb = std::size(core::kCalibratedBackends);
     struct Pattern {
@@ -341,14 +341,14 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     patterns.push_back(pattern(CalibrationShape::ring_large, core::OpKind::bcast, d.sf_op_backend_large));
     patterns.push_back(pattern(CalibrationShape::ring_large, core::OpKind::reduce, d.sf_reduce_backend_large));
     if (size >= 3) patterns.push_back(pattern(CalibrationShape::fan_large, core::OpKind::bcast, d.sf_op_backend_fan_large));
-    // Rounds over the backends (each round times every pattern on every backend once), then per
-    // backend the least of its rounds' medians: the rounds spread the machine's load over all of
-    // them alike.
     // The backends that use nodes run on the measured placement; the node-aware ones only where
     // there is more than one node (on one they have nothing to route, and auto never picks them).
     std::vector<std::size_t> timed;
     for (std::size_t k = 0; k < nb; ++k)
       if (d.nodes > 1 || !core::find_backend(core::kCalibratedBackends[k])->node_aware) timed.push_back(k);
+    // Rounds over the backends (each round times every pattern on every backend once), then per
+    // backend the least of its rounds' medians: the rounds spread the machine's load over all of
+    // them alike.
     for (int round = 0; round < kExecutorRounds; ++round)
       for (const std::size_t k : timed)
         for (auto& p : patterns)
