@@ -261,6 +261,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     bare.block_cost_by_backend.clear();
     bare.peer_cost_by_backend.clear();
     bare.byte_cost_by_backend.clear();
+    bare.small_byte_cost_by_backend.clear();
     bare.large_message_cost_by_backend.clear();
     bare.leaf_to_root_by_backend.clear();
     using trace::CalibrationShape;
@@ -284,12 +285,14 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     auto predicted = [&](CalibrationShape shape, core::OpKind kind, const char* name, const MachineModel::ExecutorCosts& e) {
       MachineModel mm = bare;
       mm.large_message_bytes = m.large_message_bytes;
+      mm.small_byte_until = e.small_until;
       if (kind == core::OpKind::reduce) {
-        mm.leaf_to_root_by_backend[name] = {e.op, e.run, e.byte};
+        mm.leaf_to_root_by_backend[name] = {e.op, e.run, e.byte, e.small_byte};
       } else {
         mm.op_overhead_by_backend[name] = e.op;
         mm.block_cost_by_backend[name] = e.run;
         mm.byte_cost_by_backend[name] = e.byte;
+        if (e.small_byte >= 0) mm.small_byte_cost_by_backend[name] = e.small_byte;
       }
       mm.peer_cost_by_backend[name] = e.peer;
       mm.large_message_cost_by_backend[name] = e.large;
@@ -366,6 +369,32 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       if (op < 0) c.lines.back() += fmt("; fitted %.3f us, kept at 0", op * 1e6);
       return std::max(0.0, op);
     };
+    // The small ring in order against the ring in order: the cost per byte up to the ring's bytes
+    // (what the ring's own bytes cost moves from the cost per op to them, so the rings in order
+    // and large are predicted as before, and the small ring as measured). Kept within [0, the
+    // file's bound] and the cost per op at least 0 (and said).
+    auto small_bytes = [&](const char* name, core::OpKind kind, double measured, MachineModel::ExecutorCosts& e) {
+      const double until = bytes(CalibrationShape::ring_in_order), at = bytes(CalibrationShape::ring_small);
+      MachineModel::ExecutorCosts now = e;
+      now.small_byte = -1;
+      const double shift = std::max(0.0, -now.op) + 1e-6;
+      now.op += shift;
+      const double before = predicted(CalibrationShape::ring_small, kind, name, now) - shift;  // `byte` on every byte
+      const double fitted = e.byte + (before - measured) / (until - at);
+      double small = std::clamp(fitted, 0.0, 1e-8);
+      double op = e.op + (e.byte - small) * until;
+      const bool op_held = op < 0;  // the cost per op would go below 0: as steep as that leaves it
+      if (op_held) small = std::clamp(e.byte + e.op / until, 0.0, 1e-8), op = std::max(0.0, e.op + (e.byte - small) * until);
+      c.lines.push_back(std::string("executor   ") + pad(name, 10) +
+                        fmt("%.4f ns per byte a rank sends or receives up to %.0f B, ", small * 1e9, until) +
+                        (kind == core::OpKind::reduce ? "reduce" : "bcast") +
+                        fmt(" (the ring of %.0f B per rank in order: %.3f us measured, ", at / 2, measured * 1e6) +
+                        fmt("%.3f us modelled with the cost per byte above); per op %.3f us", before * 1e6, op * 1e6) +
+                        (small != fitted ? fmt("; fitted %.4f, kept at %.4f", fitted * 1e9, small * 1e9) : std::string()) +
+                        (op_held ? " (the cost per op at 0)" : ""));
+      e.small_byte = small, e.small_until = static_cast<std::int64_t>(until), e.op = op;
+      m.small_byte_until = e.small_until;
+    };
     const std::string large_ring = fmt("the ring of %.0f B per rank in order", 8.0 * core::kCalibrationLargeValues);
     for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
       if (d.sf_op_backend[k] < 0) continue;
@@ -383,6 +412,10 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
           m.byte_cost_by_backend[name] = e.byte = *byte;
       }
       e.op = op_cost(name, core::OpKind::bcast, down, e.byte, d.sf_op_backend[k]);
+      if (d.sf_op_backend_small[k] >= 0 && down.in_order) {
+        small_bytes(name, core::OpKind::bcast, d.sf_op_backend_small[k], e);
+        m.small_byte_cost_by_backend[name] = e.small_byte;
+      }
       if (down.in_order) m.block_cost_by_backend[name] = e.run;
       if (k == 0)
         m.op_overhead = e.op;
@@ -399,6 +432,11 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
                                   bytes(CalibrationShape::ring_in_order)))
             l2r.byte = byte = *b;
         l2r.op = op_cost(name, core::OpKind::reduce, up, byte, d.sf_reduce_backend[k]);
+        if (d.sf_reduce_backend_small[k] >= 0 && up.in_order) {
+          MachineModel::ExecutorCosts r{.op = l2r.op, .run = l2r.run, .byte = byte};
+          small_bytes(name, core::OpKind::reduce, d.sf_reduce_backend_small[k], r);
+          l2r.op = r.op, l2r.small_byte = r.small_byte;
+        }
         m.leaf_to_root_by_backend[name] = l2r;
       }
       // The fan against the ring's costs: P - 1 peers each way and P - 1 runs where the ring has

@@ -178,7 +178,7 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   r.object(j, "",
            {"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta", "copy", "pack", "loggp",
             "collective_overhead", "fence_overhead", "op_overhead", "op_overhead_by_backend", "block_cost_by_backend",
-            "peer_cost_by_backend", "byte_cost_by_backend", "large_message_cost_by_backend", "large_message_bytes", "leaf_to_root_by_backend", "split",
+            "peer_cost_by_backend", "byte_cost_by_backend", "small_byte_cost_by_backend", "small_byte_until", "large_message_cost_by_backend", "large_message_bytes", "leaf_to_root_by_backend", "split",
             "calibration"});
   std::string base = "generic";
   if (j.contains("base")) {
@@ -271,6 +271,10 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   per_backend("block_cost_by_backend", 1e-6, "run of roots, at most 1e-6 (1 us)", m.block_cost_by_backend);
   per_backend("peer_cost_by_backend", 1e-4, "peer, at most 1e-4 (100 us)", m.peer_cost_by_backend);
   per_backend("byte_cost_by_backend", 1e-8, "byte, at most 1e-8 (10 ns)", m.byte_cost_by_backend);
+  per_backend("small_byte_cost_by_backend", 1e-8, "byte, at most 1e-8 (10 ns)", m.small_byte_cost_by_backend);
+  if (j.contains("small_byte_cost_by_backend") && !j.contains("small_byte_until"))
+    r.fail("/small_byte_cost_by_backend", "needs small_byte_until (the bytes a rank sends plus receives up to which it applies)");
+  if (j.contains("small_byte_until")) m.small_byte_until = r.integer(j["small_byte_until"], "/small_byte_until", 1);
   per_backend("large_message_cost_by_backend", 1e-4, "large message, at most 1e-4 (100 us)", m.large_message_cost_by_backend);
   if (j.contains("large_message_cost_by_backend") && !j.contains("large_message_bytes"))
     r.fail("/large_message_cost_by_backend", "needs large_message_bytes ([from, to]: which messages are large)");
@@ -286,15 +290,26 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
     r.object(o, "/leaf_to_root_by_backend", std::span<const std::string_view>(calibrated_keys));
     for (const auto& [k, v] : o.items()) {
       const std::string at = "/leaf_to_root_by_backend/" + k;
-      r.object(v, at, {"op", "run", "byte"});
+      r.object(v, at, {"op", "run", "byte", "small_byte"});
       MachineModel::ExecutorCost c;
       if (v.contains("op")) c.op = r.number(v["op"], at + "/op");
       if (v.contains("run")) c.run = r.number(v["run"], at + "/run");
       if (c.run > 1e-6) r.fail(at + "/run", "expected seconds per run of roots, at most 1e-6 (1 us), got " + v["run"].dump());
       if (v.contains("byte")) c.byte = r.number(v["byte"], at + "/byte");
       if (c.byte > 1e-8) r.fail(at + "/byte", "expected seconds per byte, at most 1e-8 (10 ns), got " + v["byte"].dump());
+      if (v.contains("small_byte")) {
+        c.small_byte = r.number(v["small_byte"], at + "/small_byte");
+        if (c.small_byte > 1e-8)
+          r.fail(at + "/small_byte", "expected seconds per byte, at most 1e-8 (10 ns), got " + v["small_byte"].dump());
+        if (!j.contains("small_byte_until")) r.fail(at + "/small_byte", "needs small_byte_until (up to which bytes it applies)");
+      }
       m.leaf_to_root_by_backend[k] = c;
     }
+  }
+  if (j.contains("small_byte_until")) {
+    bool used = !m.small_byte_cost_by_backend.empty();
+    for (const auto& [k, c] : m.leaf_to_root_by_backend) used = used || c.small_byte >= 0;
+    if (!used) r.fail("/small_byte_until", "no backend has a small_byte cost: it would do nothing");
   }
   if (j.contains("calibration") && !j["calibration"].is_object()) r.fail("/calibration", "expected an object (what calibrate measured)");
   if (j.contains("split")) {
@@ -398,14 +413,19 @@ Json machine_to_json(const MachineModel& m) {
   // The additive per-backend keys, written only where calibrate fitted them.
   for (const auto& [key, costs] :
        {std::pair{"block_cost_by_backend", &m.block_cost_by_backend}, std::pair{"peer_cost_by_backend", &m.peer_cost_by_backend},
-        std::pair{"byte_cost_by_backend", &m.byte_cost_by_backend}, std::pair{"large_message_cost_by_backend", &m.large_message_cost_by_backend}})
+        std::pair{"byte_cost_by_backend", &m.byte_cost_by_backend}, std::pair{"small_byte_cost_by_backend", &m.small_byte_cost_by_backend},
+        std::pair{"large_message_cost_by_backend", &m.large_message_cost_by_backend}})
     if (!costs->empty()) j[key] = *costs;
+  bool small = !m.small_byte_cost_by_backend.empty();
+  for (const auto& [k, v] : m.leaf_to_root_by_backend) small = small || v.small_byte >= 0;
+  if (small) j["small_byte_until"] = m.small_byte_until;
   if (!m.large_message_cost_by_backend.empty()) j["large_message_bytes"] = m.large_message_bytes;
   if (!m.leaf_to_root_by_backend.empty()) {
     j["leaf_to_root_by_backend"] = Json::object();
     for (const auto& [k, v] : m.leaf_to_root_by_backend) {
       j["leaf_to_root_by_backend"][k] = {{"op", v.op}, {"run", v.run}};
       if (v.byte >= 0) j["leaf_to_root_by_backend"][k]["byte"] = v.byte;
+      if (v.small_byte >= 0) j["leaf_to_root_by_backend"][k]["small_byte"] = v.small_byte;
     }
   }
   j["split"] = {{"procs_per_node", m.procs_per_node}, {"message_cap", m.message_cap}};

@@ -102,6 +102,16 @@ struct MachineModel {
   // the peer to answer). calibrate fits it from its large fan against its fan. A message of at
   // most large_message_bytes[0] (the fan's) counts for nothing, one of at least [1] (the large
   // fan's) for a whole one, one in between for the fraction of the way.
+  // A backend's cost per byte a rank sends or receives up to small_byte_until bytes (sent plus
+  // received; byte_cost_for's beyond): below the ring's size, where copies and protocols cost
+  // more or less per byte than above it. calibrate fits it from its small ring against the ring in
+  // order. A backend without one pays byte_cost_for on every byte.
+  std::map<std::string, double> small_byte_cost_by_backend;
+  std::int64_t small_byte_until = 0;
+  double small_byte_cost_for(const std::string& backend) const {
+    const auto it = small_byte_cost_by_backend.find(backend);
+    return it == small_byte_cost_by_backend.end() ? -1 : it->second;
+  }
   std::map<std::string, double> large_message_cost_by_backend;
   std::array<std::int64_t, 2> large_message_bytes{0, 0};
   double large_message_cost_for(const std::string& backend) const {
@@ -116,11 +126,13 @@ struct MachineModel {
     return static_cast<double>(bytes - from) / static_cast<double>(to - from);
   }
   // The leaf-to-root direction's own costs (reduce, gather, fetch-and-op, degree), where calibrate
-  // measured them apart (its rings with a reduce): per op call, per run of roots and per byte, in
-  // place of op_overhead_for, block_cost_for and byte_cost_for.
+  // measured them apart (its rings with a reduce): per op call, per run of roots, per byte and per
+  // byte up to small_byte_until, in place of op_overhead_for, block_cost_for, byte_cost_for and
+  // small_byte_cost_for.
   struct ExecutorCost {
     double op = 0, run = 0;
-    double byte = -1;  // per byte; -1: not fitted apart (the bcast's, byte_cost_for)
+    double byte = -1;        // per byte; -1: not fitted apart (the bcast's, byte_cost_for)
+    double small_byte = -1;  // per byte up to small_byte_until; -1: not fitted apart (as `byte`)
     bool operator==(const ExecutorCost&) const = default;
   };
   std::map<std::string, ExecutorCost> leaf_to_root_by_backend;
@@ -128,19 +140,26 @@ struct MachineModel {
   // not, looked up once (the simulator charges them to every rank of every call).
   struct ExecutorCosts {
     double op = 0, run = 0, peer = 0, byte = 0, large = 0;
+    double small_byte = -1;        // per byte up to small_until; -1: as `byte`
+    std::int64_t small_until = 0;  // bytes (sent plus received)
     // One rank's work per call, the rank reading `runs` runs of roots, exchanging with `peers`
     // peers (those it sends to plus those it receives from), `bytes` bytes (sent plus received),
     // and `large` large messages (sent plus received, each counted by large_share).
     double per_call(std::int64_t runs, std::int64_t peers, std::int64_t bytes, double large_msgs) const {
+      const std::int64_t below = small_byte >= 0 ? std::min(bytes, small_until) : 0;
       return op + run * static_cast<double>(runs) + peer * static_cast<double>(std::max<std::int64_t>(0, peers - 2)) +
-             byte * static_cast<double>(bytes) + large * std::max(0.0, large_msgs - 2);
+             (small_byte >= 0 ? small_byte : byte) * static_cast<double>(below) + byte * static_cast<double>(bytes - below) +
+             large * std::max(0.0, large_msgs - 2);
     }
   };
   ExecutorCosts executor_costs(const std::string& backend, bool leaf_to_root) const {
     ExecutorCosts c{op_overhead_for(backend), block_cost_for(backend), peer_cost_for(backend), byte_cost_for(backend),
-                    large_message_cost_for(backend)};
-    if (const auto it = leaf_to_root_by_backend.find(backend); leaf_to_root && it != leaf_to_root_by_backend.end())
-      c.op = it->second.op, c.run = it->second.run, c.byte = it->second.byte >= 0 ? it->second.byte : c.byte;
+                    large_message_cost_for(backend), small_byte_cost_for(backend), small_byte_until};
+    if (const auto it = leaf_to_root_by_backend.find(backend); leaf_to_root && it != leaf_to_root_by_backend.end()) {
+      const ExecutorCost& l = it->second;
+      c.op = l.op, c.run = l.run, c.byte = l.byte >= 0 ? l.byte : c.byte;
+      if (l.small_byte >= 0) c.small_byte = l.small_byte;
+    }
     return c;
   }
   int procs_per_node = 40;          // host processes a node can use for the split strategies

@@ -19,6 +19,10 @@ constexpr int kCalibrationSfOpValues = 256;
 // against the ring of kCalibrationSfOpValues in order, what each byte costs the backend beyond the
 // ping-pong's wire (copies of ranks that share cores, a protocol's extra copy).
 constexpr int kCalibrationLargeValues = 2048;
+// Values per rank of the small ring (512 B of doubles, in order: the small end of ghost messages,
+// past the usual inline-send sizes): against the ring in order, what each byte below the ring's
+// bytes costs the backend (copies between cores and protocols are not linear in size).
+constexpr int kCalibrationSmallValues = 64;
 // Values per peer of the large fan (5456 B: past the usual 4 KiB eager limit at any rank count;
 // at 4 ranks the large ring's bytes).
 constexpr int kCalibrationLargeFanValues = 682;
@@ -106,6 +110,11 @@ struct CalibrationData {
   PerBackend sf_op_backend_large = unmeasured();
   // The same with a reduce (sum): the leaf-to-root direction's own cost per byte.
   PerBackend sf_reduce_backend_large = unmeasured();
+  // The bcast and the reduce on the small ring in order (calibration_ring(n, false,
+  // kCalibrationSmallValues)): against the ring in order, the backend's cost per byte below the
+  // ring's bytes (-1: not measured).
+  PerBackend sf_op_backend_small = unmeasured();
+  PerBackend sf_reduce_backend_small = unmeasured();
   // The bcast on the large fan (calibration_fan(n, kCalibrationLargeFanValues): at least 3 ranks):
   // against the fan, the backend's cost per large message (-1: not measured).
   PerBackend sf_op_backend_fan_large = unmeasured();

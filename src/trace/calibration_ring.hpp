@@ -15,13 +15,14 @@ namespace sfr::trace {
 // The measurement's patterns: the ring permuted (a run of roots per value), in order (one run),
 // the fan (a run per peer, P - 1 peers), the large ring in order (kCalibrationLargeValues per
 // rank) and the large fan (kCalibrationLargeFanValues per peer): messages past the usual
-// rendezvous switch.
-enum class CalibrationShape { ring_permuted, ring_in_order, fan, ring_large, fan_large };
+// rendezvous switch, and the small ring in order (kCalibrationSmallValues per rank).
+enum class CalibrationShape { ring_permuted, ring_in_order, fan, ring_large, fan_large, ring_small };
 
 // The values each rank sends (and receives) in that pattern at `nranks` ranks.
 inline int calibration_values(CalibrationShape shape, int nranks) {
   if (shape == CalibrationShape::fan_large) return core::kCalibrationLargeFanValues * std::max(1, nranks - 1);
   if (shape == CalibrationShape::fan) return core::calibration_fan_per_peer(nranks) * std::max(1, nranks - 1);
+  if (shape == CalibrationShape::ring_small) return core::kCalibrationSmallValues;
   return shape == CalibrationShape::ring_large ? core::kCalibrationLargeValues : core::kCalibrationSfOpValues;
 }
 

@@ -342,6 +342,63 @@ TEST(SimCalibration, CostPerByteFromTheLargeRing) {
   EXPECT_EQ(back.byte_cost_by_backend, m.byte_cost_by_backend);
 }
 
+// The small ring in order gives the bytes below the ring's a cost per byte of their own, for each
+// direction: synthetic measurements made as the model without it has them, plus a known excess
+// that is steeper per byte below the ring's bytes (0.3 ns/B) than above (0.1 ns/B, the bcast), or
+// flatter (0.05 ns/B, the reduce), give both slopes back, and the small, in-order, permuted and
+// large rings are all reproduced exactly; the file keeps them, and the cost per op is the small
+// ring's excess less its bytes.
+TEST(SimCalibration, CostPerByteBelowTheRingFromTheSmallRing) {
+  core::CalibrationData d = one_node_data();
+  d.sf_op_backend = by_backend({5e-6});
+  d.sf_op_backend_contiguous = by_backend({4.6e-6});
+  d.sf_reduce_backend = by_backend({5.2e-6});
+  d.sf_reduce_backend_contiguous = by_backend({4.7e-6});
+  const trace::Machine at{2, 2, 0};
+  using trace::CalibrationShape;
+  auto t = [&](CalibrationShape shape, core::OpKind kind, const sim::MachineModel& mm) {
+    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, shape, kind)), mm, {sim::parse_backend("basic", "test")})
+        .backends[0]
+        .ops[0]
+        .total_s;
+  };
+  const auto m0 = sim::calibrate_machine(d).machine;  // the cost per op covers the ring's bytes
+  const double ring = 2.0 * 8 * core::kCalibrationSfOpValues, small = 2.0 * 8 * core::kCalibrationSmallValues;
+  const double more = 2.0 * 8 * core::kCalibrationLargeValues - ring;
+  d.sf_op_backend_large = by_backend({t(CalibrationShape::ring_large, core::OpKind::bcast, m0) + 0.1e-9 * more});
+  d.sf_reduce_backend_large = by_backend({t(CalibrationShape::ring_large, core::OpKind::reduce, m0) + 0.1e-9 * more});
+  d.sf_op_backend_small = by_backend({t(CalibrationShape::ring_small, core::OpKind::bcast, m0) - 0.3e-9 * (ring - small)});
+  d.sf_reduce_backend_small = by_backend({t(CalibrationShape::ring_small, core::OpKind::reduce, m0) - 0.05e-9 * (ring - small)});
+  const auto m = sim::calibrate_machine(d).machine;
+  EXPECT_NEAR(m.byte_cost_for("basic"), 0.1e-9, 1e-16);
+  EXPECT_NEAR(m.small_byte_cost_for("basic"), 0.3e-9, 1e-16);
+  EXPECT_NEAR(m.leaf_to_root_by_backend.at("basic").small_byte, 0.05e-9, 1e-16);
+  EXPECT_EQ(m.small_byte_until, static_cast<std::int64_t>(ring));
+  for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
+    const bool up = kind == core::OpKind::reduce;
+    EXPECT_NEAR(t(CalibrationShape::ring_small, kind, m), (up ? d.sf_reduce_backend_small : d.sf_op_backend_small)[0], 1e-11);
+    EXPECT_NEAR(t(CalibrationShape::ring_in_order, kind, m), (up ? d.sf_reduce_backend_contiguous : d.sf_op_backend_contiguous)[0], 1e-11);
+    EXPECT_NEAR(t(CalibrationShape::ring_permuted, kind, m), (up ? d.sf_reduce_backend : d.sf_op_backend)[0], 1e-11);
+    EXPECT_NEAR(t(CalibrationShape::ring_large, kind, m), (up ? d.sf_reduce_backend_large : d.sf_op_backend_large)[0], 1e-11);
+  }
+  // The ring's bytes now cost 0.3 ns each, and the cost per op gives back what that adds.
+  EXPECT_NEAR(m.op_overhead, m0.op_overhead - 0.3e-9 * ring, 1e-12);
+  const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
+  EXPECT_EQ(back.small_byte_cost_by_backend, m.small_byte_cost_by_backend);
+  EXPECT_EQ(back.small_byte_until, m.small_byte_until);
+  EXPECT_EQ(back.leaf_to_root_by_backend, m.leaf_to_root_by_backend);
+}
+
+// Per byte up to small_byte_until at the small cost, beyond it at the cost per byte: a rank of 1000
+// bytes pays 1000 small ones, one of 6000 pays 4096 small ones and 1904 others.
+TEST(SimCalibration, SmallBytesAreChargedUpToTheirLimit) {
+  sim::MachineModel::ExecutorCosts c{.op = 1e-6, .byte = 0.1e-9, .small_byte = 0.3e-9, .small_until = 4096};
+  EXPECT_NEAR(c.per_call(0, 2, 1000, 0), 1e-6 + 0.3e-9 * 1000, 1e-15);
+  EXPECT_NEAR(c.per_call(0, 2, 6000, 0), 1e-6 + 0.3e-9 * 4096 + 0.1e-9 * 1904, 1e-15);
+  c.small_byte = -1;  // not fitted: every byte at the cost per byte
+  EXPECT_NEAR(c.per_call(0, 2, 6000, 0), 1e-6 + 0.1e-9 * 6000, 1e-15);
+}
+
 // The large ring with a reduce gives the leaf-to-root direction a cost per byte of its own: a
 // backend whose reduce pays 0.3 ns per byte where its bcast pays 0.1 has both fitted, the four
 // rings in order (small and large, bcast and reduce) are reproduced exactly, and the file keeps

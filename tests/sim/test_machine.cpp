@@ -100,6 +100,12 @@ TEST(SimMachine, BadFilesGivePointedErrors) {
       {R"({"leaf_to_root_by_backend": {"window": {"run": 2e-6}}})", "m.json: /leaf_to_root_by_backend/window/run: expected seconds per run"},
       {R"({"leaf_to_root_by_backend": {"window": {"op": -1}}})", "m.json: /leaf_to_root_by_backend/window/op: expected a finite number >= 0"},
       {R"({"leaf_to_root_by_backend": {"shm": {"byte": 1e-7}}})", "m.json: /leaf_to_root_by_backend/shm/byte: expected seconds per byte"},
+      {R"({"small_byte_cost_by_backend": {"shm": 1e-10}})", "m.json: /small_byte_cost_by_backend: needs small_byte_until"},
+      {R"({"small_byte_cost_by_backend": {"shm": 2e-8}, "small_byte_until": 4096})", "m.json: /small_byte_cost_by_backend/shm: expected seconds per byte, at most"},
+      {R"({"small_byte_cost_by_backend": {"shm": 1e-10}, "small_byte_until": 0})", "m.json: /small_byte_until: expected an integer from 1"},
+      {R"({"small_byte_until": 4096})", "m.json: /small_byte_until: no backend has a small_byte cost: it would do nothing"},
+      {R"({"leaf_to_root_by_backend": {"shm": {"small_byte": 1e-10}}})", "m.json: /leaf_to_root_by_backend/shm/small_byte: needs small_byte_until"},
+      {R"({"leaf_to_root_by_backend": {"shm": {"small_byte": 1e-7}}, "small_byte_until": 4096})", "m.json: /leaf_to_root_by_backend/shm/small_byte: expected seconds per byte"},
   };
   for (const auto& c : cases) {
     const std::string e = error_of(c.text);

@@ -314,13 +314,14 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
         per_call(comm, [&] { MPI_Alltoallv(&dummy, za.data(), za.data(), MPI_BYTE, &dummy, za.data(), za.data(), MPI_BYTE, comm); });
   }
   // 5. The executor itself, per backend: a bcast and a reduce on core::calibration_ring, permuted,
-  // in order and large (in order), and a bcast on core::calibration_fan and on the large fan.
+  // in order, large and small (in order), and a bcast on core::calibration_fan and on the large fan.
   say("the executor's own cost per op, per run of roots, per peer and per byte");
   {
     // The ring permuted (a run of roots per value) and in order (one run): the backend's cost per
     // op and per run of roots its transfers name (one-sided datatypes: a block per run), for each
     // direction; the fan (a run per peer, P - 1 peers): its cost per peer; the large ring in
-    // order (8 times the values): its cost per byte; the large fan: its cost per large message.
+    // order (8 times the values): its cost per byte; the small ring in order (a quarter of the
+    // values): its cost per byte below the ring's; the large fan: its cost per large message.
     using trace::CalibrationShape;
     constexpr std::size_t nb = std::size(core::kCalibratedBackends);
     struct Pattern {
@@ -341,6 +342,8 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     patterns.push_back(pattern(CalibrationShape::ring_large, core::OpKind::bcast, d.sf_op_backend_large));
     patterns.push_back(pattern(CalibrationShape::ring_large, core::OpKind::reduce, d.sf_reduce_backend_large));
     if (size >= 3) patterns.push_back(pattern(CalibrationShape::fan_large, core::OpKind::bcast, d.sf_op_backend_fan_large));
+    patterns.push_back(pattern(CalibrationShape::ring_small, core::OpKind::bcast, d.sf_op_backend_small));
+    patterns.push_back(pattern(CalibrationShape::ring_small, core::OpKind::reduce, d.sf_reduce_backend_small));
     // The backends that use nodes run on the measured placement; the node-aware ones only where
     // there is more than one node (on one they have nothing to route, and auto never picks them).
     std::vector<std::size_t> timed;
