@@ -333,15 +333,14 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     };
     // A term fitted from a pattern: what the pattern measured beyond the simulator's prediction
     // with the costs fitted so far, over what one unit of the term adds to that prediction (the
-    // units the simulator charges there: a shm rank's on-node peers are copies, not messages), less
-    // `tied` units the cost per op gives back for each (the ring's own bytes come off it). Kept
+    // units the simulator charges there: a shm rank's on-node peers are copies, not messages). Kept
     // within [0, `most`] (the machine file's bounds), and said; nullopt, and said, where the
     // pattern has no such unit. The patterns are symmetric, so a cost per op shifts every rank
     // alike: the predictions are made with the cost per op raised past 0 (the simulator charges
     // no negative work) and taken back.
     auto term = [&](const char* name, CalibrationShape shape, core::OpKind kind, double measured, const MachineModel::ExecutorCosts& so_far,
                     double MachineModel::ExecutorCosts::*field, double most, const std::string& unit, double scale, const char* format,
-                    const std::string& pattern, double tied = 0) -> std::optional<double> {
+                    const std::string& pattern) -> std::optional<double> {
       const double model = modelled(shape, kind, name);
       const std::string what = std::string("executor   ") + pad(name, 10);
       const std::string where = " (" + pattern + fmt(": %.3f us measured, ", measured * 1e6) + fmt("%.3f us modelled)", model * 1e6);
@@ -352,7 +351,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       const double step = field == &MachineModel::ExecutorCosts::byte ? 1e-12 : 1e-8;
       MachineModel::ExecutorCosts more = at;
       more.*field += step;
-      const double per_unit = (predicted(shape, kind, name, more) - shift - base) / step - tied;
+      const double per_unit = (predicted(shape, kind, name, more) - shift - base) / step;
       if (per_unit <= 0) {
         c.lines.push_back(what + "not fitted: no " + unit.substr(unit.find("per ") + 4) + where);
         return std::nullopt;
@@ -362,101 +361,141 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
                         (kept != fitted ? "; fitted " + fmt(format, fitted * scale) + ", kept at " + fmt(format, kept * scale) : std::string()));
       return kept;
     };
-    // A cost per op: the ring's base less the ring's bytes, kept at 0 (and said) where negative.
-    auto op_cost = [&](const char* name, core::OpKind kind, const Rings& r, double byte, double permuted) {
-      const double op = r.base - byte * bytes(CalibrationShape::ring_in_order);
-      op_line(name, kind, std::max(0.0, op), permuted, r.model);
+    // Bytes up to the ring's (sent plus received) are charged at their own cost per byte (the small
+    // ring's), those beyond at the cost per byte (the large ring's).
+    const double until = bytes(CalibrationShape::ring_in_order);
+    m.small_byte_until = static_cast<std::int64_t>(until);
+    // The cost per op and per byte up to the ring's bytes: through the ring's base (`e.op` on
+    // entry) and the small ring in order (`measured`; < 0: not measured, the base is all per op).
+    // Kept within [0, the file's bound] and the cost per op at least 0 (and said).
+    auto small_bytes = [&](const char* name, core::OpKind kind, double measured, double permuted, double model,
+                           MachineModel::ExecutorCosts& e) {
+      const double at = bytes(CalibrationShape::ring_small);
+      const char* what = kind == core::OpKind::reduce ? "reduce" : "bcast";
+      e.small_byte = 0, e.small_until = static_cast<std::int64_t>(until);
+      double op = e.op, small = 0, fitted = 0, before = 0;
+      if (measured >= 0) {
+        MachineModel::ExecutorCosts now = e;
+        const double shift = std::max(0.0, -now.op) + 1e-6;
+        now.op += shift;
+        before = predicted(CalibrationShape::ring_small, kind, name, now) - shift;  // the base alone
+        fitted = (before - measured) / (until - at);
+        small = std::clamp(fitted, 0.0, 1e-8);
+        op = e.op - small * until;
+      }
+      // The cost per op would go below 0 by the small bytes: as steep as that leaves it.
+      const bool op_held = op < 0 && e.op >= 0;
+      if (op_held) small = std::clamp(e.op / until, 0.0, 1e-8), op = std::max(0.0, e.op - small * until);
+      // A ring below the model (a negative cost per op): the machine file gets 0 (and says so),
+      // the fits that follow keep the negative one, so that what they fit is the patterns' excess
+      // over the ring's.
+      op_line(name, kind, std::max(0.0, op), permuted, model);
       if (op < 0) c.lines.back() += fmt("; fitted %.3f us, kept at 0", op * 1e6);
-      return std::max(0.0, op);
+      if (measured >= 0)
+        c.lines.push_back(std::string("executor   ") + pad(name, 10) + fmt("%.4f ns per byte a rank sends or receives up to %.0f B, ", small * 1e9, until) +
+                          what + fmt(" (the ring of %.0f B per rank in order: %.3f us measured, ", at / 2, measured * 1e6) +
+                          fmt("%.3f us modelled with the cost per op alone)", before * 1e6) +
+                          (small != fitted ? fmt("; fitted %.4f, kept at %.4f", fitted * 1e9, small * 1e9) : std::string()) +
+                          (op_held ? " (the cost per op at 0)" : ""));
+      e.small_byte = small, e.op = op;
     };
-    // The small ring in order against the ring in order: the cost per byte up to the ring's bytes
-    // (what the ring's own bytes cost moves from the cost per op to them, so the rings in order
-    // and large are predicted as before, and the small ring as measured). Kept within [0, the
-    // file's bound] and the cost per op at least 0 (and said).
-    auto small_bytes = [&](const char* name, core::OpKind kind, double measured, MachineModel::ExecutorCosts& e) {
-      const double until = bytes(CalibrationShape::ring_in_order), at = bytes(CalibrationShape::ring_small);
-      MachineModel::ExecutorCosts now = e;
-      now.small_byte = -1;
-      const double shift = std::max(0.0, -now.op) + 1e-6;
-      now.op += shift;
-      const double before = predicted(CalibrationShape::ring_small, kind, name, now) - shift;  // `byte` on every byte
-      const double fitted = e.byte + (before - measured) / (until - at);
-      double small = std::clamp(fitted, 0.0, 1e-8);
-      double op = e.op + (e.byte - small) * until;
-      const bool op_held = op < 0;  // the cost per op would go below 0: as steep as that leaves it
-      if (op_held) small = std::clamp(e.byte + e.op / until, 0.0, 1e-8), op = std::max(0.0, e.op + (e.byte - small) * until);
-      c.lines.push_back(std::string("executor   ") + pad(name, 10) +
-                        fmt("%.4f ns per byte a rank sends or receives up to %.0f B, ", small * 1e9, until) +
-                        (kind == core::OpKind::reduce ? "reduce" : "bcast") +
-                        fmt(" (the ring of %.0f B per rank in order: %.3f us measured, ", at / 2, measured * 1e6) +
-                        fmt("%.3f us modelled with the cost per byte above); per op %.3f us", before * 1e6, op * 1e6) +
-                        (small != fitted ? fmt("; fitted %.4f, kept at %.4f", fitted * 1e9, small * 1e9) : std::string()) +
-                        (op_held ? " (the cost per op at 0)" : ""));
-      e.small_byte = small, e.small_until = static_cast<std::int64_t>(until), e.op = op;
-      m.small_byte_until = e.small_until;
+    const std::string large_ring = fmt("the ring of %.0f B per rank in order, both ways", 8.0 * core::kCalibrationLargeValues);
+    const std::string beyond = fmt("ns per byte a rank sends or receives beyond %.0f B", until);
+    // The cost per byte and per large message together, from the large ring and the large fan:
+    // each pattern's excess over the prediction without them, over what one unit of each adds to
+    // it (the large ring's messages are large too), solved as two equations in two unknowns; one
+    // kept within its bounds, the other is fitted again with it. nullopt: not fitted (no unit).
+    auto byte_and_large = [&](const char* name, double ring_measured, double fan_measured, const std::string& fan_pattern,
+                              MachineModel::ExecutorCosts& e) {
+      MachineModel::ExecutorCosts at = e;
+      at.byte = at.large = 0;
+      const double shift = std::max(0.0, -at.op) + 1e-6;
+      at.op += shift;
+      auto pred = [&](CalibrationShape shape, double byte, double large) {
+        MachineModel::ExecutorCosts x = at;
+        x.byte = byte, x.large = large;
+        return predicted(shape, core::OpKind::bcast, name, x) - shift;
+      };
+      const double rl = pred(CalibrationShape::ring_large, 0, 0), fl = pred(CalibrationShape::fan_large, 0, 0);
+      const double db = 1e-12, dl = 1e-8;
+      const double lb = (pred(CalibrationShape::ring_large, db, 0) - rl) / db, ll = (pred(CalibrationShape::ring_large, 0, dl) - rl) / dl;
+      const double fb = (pred(CalibrationShape::fan_large, db, 0) - fl) / db, flu = (pred(CalibrationShape::fan_large, 0, dl) - fl) / dl;
+      const double ry = ring_measured - rl, fy = fan_measured - fl, det = lb * flu - ll * fb;
+      double byte = det > 0 ? (ry * flu - ll * fy) / det : (lb > 0 ? ry / lb : 0);
+      double large = det > 0 ? (lb * fy - fb * ry) / det : 0;
+      const double byte_fitted = byte, large_fitted = large;
+      if (byte < 0 || byte > 1e-8) byte = std::clamp(byte, 0.0, 1e-8), large = flu > 0 ? (fy - fb * byte) / flu : 0;
+      if (large < 0 || large > 1e-4) large = std::clamp(large, 0.0, 1e-4), byte = lb > 0 ? std::clamp((ry - ll * large) / lb, 0.0, 1e-8) : 0;
+      const std::string what = std::string("executor   ") + pad(name, 10);
+      c.lines.push_back(what + fmt("%.4f ", byte * 1e9) + beyond + " (" + large_ring + fmt(": %.3f us measured, ", ring_measured * 1e6) +
+                        fmt("%.3f us modelled without it)", rl * 1e6) +
+                        (byte != byte_fitted ? fmt("; fitted %.4f, kept at %.4f", byte_fitted * 1e9, byte * 1e9) : std::string()));
+      c.lines.push_back(what + fmt("%.3f us per large message beyond one each way (", large * 1e6) + fan_pattern +
+                        fmt(": %.3f us measured, %.3f us modelled without it)", fan_measured * 1e6, fl * 1e6) +
+                        (large != large_fitted ? fmt("; fitted %.3f, kept at %.3f", large_fitted * 1e6, large * 1e6) : std::string()));
+      e.byte = byte, e.large = large;
     };
-    const std::string large_ring = fmt("the ring of %.0f B per rank in order", 8.0 * core::kCalibrationLargeValues);
     for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
       if (d.sf_op_backend[k] < 0) continue;
       const char* name = core::kCalibratedBackends[k];
       MachineModel::ExecutorCosts e;
+      // 1. The rings (permuted, in order, small): per run of roots, per op and per byte up to the
+      // ring's bytes, each direction.
       const Rings down = rings(name, core::OpKind::bcast, d.sf_op_backend[k], d.sf_op_backend_contiguous[k]);
       e.run = down.run;
-      // The large ring in order against the base: per byte beyond the ring's (then the ring's own
-      // bytes come off its cost per op).
-      if (d.sf_op_backend_large[k] >= 0) {
-        const MachineModel::ExecutorCosts ring_base{.op = down.base, .run = e.run};  // the ring's op and bytes as one
-        if (const auto byte = term(name, CalibrationShape::ring_large, core::OpKind::bcast, d.sf_op_backend_large[k], ring_base,
-                                   &MachineModel::ExecutorCosts::byte, 1e-8, "ns per byte a rank sends or receives beyond the model", 1e9,
-                                   "%.4f", large_ring, bytes(CalibrationShape::ring_in_order)))
-          m.byte_cost_by_backend[name] = e.byte = *byte;
-      }
-      e.op = op_cost(name, core::OpKind::bcast, down, e.byte, d.sf_op_backend[k]);
-      if (d.sf_op_backend_small[k] >= 0 && down.in_order) {
-        small_bytes(name, core::OpKind::bcast, d.sf_op_backend_small[k], e);
-        m.small_byte_cost_by_backend[name] = e.small_byte;
-      }
+      e.op = down.base;
+      small_bytes(name, core::OpKind::bcast, down.in_order ? d.sf_op_backend_small[k] : -1, d.sf_op_backend[k], down.model, e);
+      m.small_byte_cost_by_backend[name] = e.small_byte;
       if (down.in_order) m.block_cost_by_backend[name] = e.run;
       if (k == 0)
-        m.op_overhead = e.op;
+        m.op_overhead = std::max(0.0, e.op);
       else
-        m.op_overhead_by_backend[name] = e.op;
+        m.op_overhead_by_backend[name] = std::max(0.0, e.op);
+      std::optional<MachineModel::ExecutorCosts> up_costs;
       if (d.sf_reduce_backend[k] >= 0) {
         const Rings up = rings(name, core::OpKind::reduce, d.sf_reduce_backend[k], d.sf_reduce_backend_contiguous[k]);
-        MachineModel::ExecutorCost l2r{.run = up.run};
-        double byte = e.byte;  // the bcast's, unless the large ring was reduced too
-        if (d.sf_reduce_backend_large[k] >= 0)
-          if (const auto b = term(name, CalibrationShape::ring_large, core::OpKind::reduce, d.sf_reduce_backend_large[k],
-                                  MachineModel::ExecutorCosts{.op = up.base, .run = up.run}, &MachineModel::ExecutorCosts::byte, 1e-8,
-                                  "ns per byte a rank sends or receives beyond the model, reduce", 1e9, "%.4f", large_ring,
-                                  bytes(CalibrationShape::ring_in_order)))
-            l2r.byte = byte = *b;
-        l2r.op = op_cost(name, core::OpKind::reduce, up, byte, d.sf_reduce_backend[k]);
-        if (d.sf_reduce_backend_small[k] >= 0 && up.in_order) {
-          MachineModel::ExecutorCosts r{.op = l2r.op, .run = l2r.run, .byte = byte};
-          small_bytes(name, core::OpKind::reduce, d.sf_reduce_backend_small[k], r);
-          l2r.op = r.op, l2r.small_byte = r.small_byte;
-        }
-        m.leaf_to_root_by_backend[name] = l2r;
+        MachineModel::ExecutorCosts u{.op = up.base, .run = up.run};
+        small_bytes(name, core::OpKind::reduce, up.in_order ? d.sf_reduce_backend_small[k] : -1, d.sf_reduce_backend[k], up.model, u);
+        up_costs = u;
+        m.leaf_to_root_by_backend[name] = {std::max(0.0, u.op), u.run, -1, u.small_byte};
       }
-      // The fan against the ring's costs: P - 1 peers each way and P - 1 runs where the ring has
-      // one of each; what is beyond, per extra peer and direction. Then the large fan, the same
-      // peers with large messages, per extra large message and direction.
-      if (d.sf_op_backend_fan[k] >= 0 && d.ranks >= 3) {
+      // 2. The fan against the rings' costs: P - 1 peers each way and P - 1 runs where the ring has
+      // one of each, about the ring's bytes; what is beyond, per extra peer and direction.
+      if (d.sf_op_backend_fan[k] >= 0 && d.ranks >= 3)
         if (const auto peer = term(name, CalibrationShape::fan, core::OpKind::bcast, d.sf_op_backend_fan[k], e, &MachineModel::ExecutorCosts::peer,
                                    1e-4, "us per peer beyond one each way", 1e6, "%.3f",
                                    fmt("the fan of %.0f peers", static_cast<double>(fan_peers))))
           m.peer_cost_by_backend[name] = e.peer = *peer;
-        const std::array<std::int64_t, 2> sizes{
-            static_cast<std::int64_t>(8.0 * trace::calibration_values(CalibrationShape::fan, d.ranks) / static_cast<double>(fan_peers)),
-            static_cast<std::int64_t>(8.0 * core::kCalibrationLargeFanValues)};
-        if (d.sf_op_backend_fan_large[k] >= 0 && sizes[0] < sizes[1]) {
-          m.large_message_bytes = sizes;
-          if (const auto large = term(name, CalibrationShape::fan_large, core::OpKind::bcast, d.sf_op_backend_fan_large[k], e,
-                                      &MachineModel::ExecutorCosts::large, 1e-4, "us per large message beyond one each way", 1e6, "%.3f",
-                                      fmt("the fan of %.0f B per peer", static_cast<double>(sizes[1]))))
-            m.large_message_cost_by_backend[name] = e.large = *large;
-        }
+      // 3. The large ring (both ways: from 3 ranks two peers each way, as a halo has) and the large
+      // fan (the fan's peers with large messages): per byte beyond the ring's and per large
+      // message beyond one each way, together where both were measured.
+      const std::array<std::int64_t, 2> sizes{
+          static_cast<std::int64_t>(8.0 * trace::calibration_values(CalibrationShape::fan, d.ranks) / static_cast<double>(fan_peers)),
+          static_cast<std::int64_t>(8.0 * core::kCalibrationLargeFanValues)};
+      const bool fan_large = d.ranks >= 3 && d.sf_op_backend_fan_large[k] >= 0 && sizes[0] < sizes[1];
+      if (fan_large) m.large_message_bytes = sizes;
+      if (d.sf_op_backend_large[k] >= 0 && fan_large) {
+        byte_and_large(name, d.sf_op_backend_large[k], d.sf_op_backend_fan_large[k],
+                       fmt("the fan of %.0f B per peer", static_cast<double>(sizes[1])), e);
+        m.byte_cost_by_backend[name] = e.byte;
+        m.large_message_cost_by_backend[name] = e.large;
+      } else if (d.sf_op_backend_large[k] >= 0) {
+        if (const auto byte = term(name, CalibrationShape::ring_large, core::OpKind::bcast, d.sf_op_backend_large[k], e,
+                                   &MachineModel::ExecutorCosts::byte, 1e-8, beyond, 1e9, "%.4f", large_ring))
+          m.byte_cost_by_backend[name] = e.byte = *byte;
+      } else if (fan_large) {
+        if (const auto large = term(name, CalibrationShape::fan_large, core::OpKind::bcast, d.sf_op_backend_fan_large[k], e,
+                                    &MachineModel::ExecutorCosts::large, 1e-4, "us per large message beyond one each way", 1e6, "%.3f",
+                                    fmt("the fan of %.0f B per peer", static_cast<double>(sizes[1]))))
+          m.large_message_cost_by_backend[name] = e.large = *large;
+      }
+      // 4. The large ring with a reduce: the leaf-to-root direction's own cost per byte.
+      if (up_costs && d.sf_reduce_backend_large[k] >= 0) {
+        MachineModel::ExecutorCosts u = *up_costs;
+        u.peer = e.peer, u.large = e.large;
+        if (const auto b = term(name, CalibrationShape::ring_large, core::OpKind::reduce, d.sf_reduce_backend_large[k], u,
+                                &MachineModel::ExecutorCosts::byte, 1e-8, beyond + ", reduce", 1e9, "%.4f", large_ring))
+          m.leaf_to_root_by_backend[name].byte = *b;
       }
     }
   }

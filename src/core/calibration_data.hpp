@@ -42,6 +42,19 @@ inline Graph calibration_ring(int nranks, bool permuted = true, int values = kCa
   return g;
 }
 
+// The large ring of that measurement, both ways: rank r reads the first half of its `values`
+// leaves on roots 0.. of rank r+1 and the rest on the following roots of rank r-1, each in order (a
+// halo's shape: from 3 ranks two peers each way, one on the rank's emulated node and one off it
+// where nodes hold 2 ranks; at 2 ranks both halves are the one peer's roots in order, the ring in
+// order).
+inline Graph calibration_ring_both_ways(int nranks, int values) {
+  Graph g(nranks);
+  for (int r = 0; r < nranks; ++r) g[r].nroots = values;
+  for (int r = 0; r < nranks; ++r)
+    for (int i = 0; i < values; ++i) g[r].add_leaf(i, i < values / 2 ? (r + 1) % nranks : (r + nranks - 1) % nranks, i);
+  return g;
+}
+
 // The fan of that measurement (at least 3 ranks): rank r reads kCalibrationSfOpValues / (P - 1)
 // consecutive roots of every other rank, one run each: P - 1 peers in each direction where the
 // ring has one, about the same bytes. Against the ring in order: the backend's cost per peer.
@@ -105,7 +118,7 @@ struct CalibrationData {
   PerBackend sf_reduce_backend_contiguous = unmeasured();
   // The bcast on calibration_fan (at least 3 ranks; -1: not measured): the cost per peer.
   PerBackend sf_op_backend_fan = unmeasured();
-  // The bcast on the large ring in order (calibration_ring(n, false, kCalibrationLargeValues)):
+  // The bcast on the large ring (calibration_ring_both_ways(n, kCalibrationLargeValues)):
   // against the ring in order, the backend's cost per byte (-1: not measured).
   PerBackend sf_op_backend_large = unmeasured();
   // The same with a reduce (sum): the leaf-to-root direction's own cost per byte.

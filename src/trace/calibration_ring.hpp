@@ -13,9 +13,10 @@
 namespace sfr::trace {
 
 // The measurement's patterns: the ring permuted (a run of roots per value), in order (one run),
-// the fan (a run per peer, P - 1 peers), the large ring in order (kCalibrationLargeValues per
-// rank) and the large fan (kCalibrationLargeFanValues per peer): messages past the usual
-// rendezvous switch, and the small ring in order (kCalibrationSmallValues per rank).
+// the fan (a run per peer, P - 1 peers), the large ring both ways (kCalibrationLargeValues per
+// rank, core::calibration_ring_both_ways) and the large fan (kCalibrationLargeFanValues per
+// peer): messages past the usual rendezvous switch, and the small ring in order
+// (kCalibrationSmallValues per rank).
 enum class CalibrationShape { ring_permuted, ring_in_order, fan, ring_large, fan_large, ring_small };
 
 // The values each rank sends (and receives) in that pattern at `nranks` ranks.
@@ -35,8 +36,9 @@ inline Trace calibration_trace(int nranks, std::optional<Machine> machine, Calib
   t.nranks = nranks;
   t.machine = machine;
   t.sfs.push_back({"R", ExplicitSF{std::make_shared<const core::Graph>(
-                            fan ? core::calibration_fan(nranks, calibration_values(shape, nranks) / std::max(1, nranks - 1))
-                                : core::calibration_ring(nranks, shape == CalibrationShape::ring_permuted, calibration_values(shape, nranks)))}});
+                            fan                                    ? core::calibration_fan(nranks, calibration_values(shape, nranks) / std::max(1, nranks - 1))
+                            : shape == CalibrationShape::ring_large ? core::calibration_ring_both_ways(nranks, calibration_values(shape, nranks))
+                                                                    : core::calibration_ring(nranks, shape == CalibrationShape::ring_permuted, calibration_values(shape, nranks)))}});
   OpSpec op;
   op.op = kind;
   op.sf = "R";
