@@ -344,6 +344,24 @@ TEST(SimCalibration, CostPerByteFromTheLargeRing) {
   EXPECT_EQ(back.byte_cost_by_backend, m.byte_cost_by_backend);
 }
 
+// One node of 2 ranks with basic's rings measured both ways round (permuted and in order, a bcast
+// and a reduce).
+core::CalibrationData rings_both_directions() {
+  core::CalibrationData d = one_node_data();
+  d.sf_op_backend = by_backend({5e-6});
+  d.sf_op_backend_contiguous = by_backend({4.6e-6});
+  d.sf_reduce_backend = by_backend({5.2e-6});
+  d.sf_reduce_backend_contiguous = by_backend({4.7e-6});
+  return d;
+}
+// The simulator's time of basic on a calibration pattern of `kind` there, on `mm`.
+double basic_time(trace::CalibrationShape shape, core::OpKind kind, const sim::MachineModel& mm) {
+  return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, trace::Machine{2, 2, 0}, shape, kind)), mm, {sim::parse_backend("basic", "test")})
+      .backends[0]
+      .ops[0]
+      .total_s;
+}
+
 // The small ring in order gives the bytes below the ring's a cost per byte of their own, for each
 // direction: synthetic measurements made as the model without it has them, plus a known excess
 // that is steeper per byte below the ring's bytes (0.3 ns/B) than above (0.1 ns/B, the bcast), or
@@ -351,19 +369,9 @@ TEST(SimCalibration, CostPerByteFromTheLargeRing) {
 // large rings are all reproduced exactly; the file keeps them, and the cost per op is the small
 // ring's excess less its bytes.
 TEST(SimCalibration, CostPerByteBelowTheRingFromTheSmallRing) {
-  core::CalibrationData d = one_node_data();
-  d.sf_op_backend = by_backend({5e-6});
-  d.sf_op_backend_contiguous = by_backend({4.6e-6});
-  d.sf_reduce_backend = by_backend({5.2e-6});
-  d.sf_reduce_backend_contiguous = by_backend({4.7e-6});
-  const trace::Machine at{2, 2, 0};
+  core::CalibrationData d = rings_both_directions();
   using trace::CalibrationShape;
-  auto t = [&](CalibrationShape shape, core::OpKind kind, const sim::MachineModel& mm) {
-    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, shape, kind)), mm, {sim::parse_backend("basic", "test")})
-        .backends[0]
-        .ops[0]
-        .total_s;
-  };
+  const auto t = basic_time;
   const auto m0 = sim::calibrate_machine(d).machine;  // the cost per op covers the ring's bytes
   const double ring = 2.0 * 8 * core::kCalibrationSfOpValues, small = 2.0 * 8 * core::kCalibrationSmallValues;
   const double more = 2.0 * 8 * core::kCalibrationLargeValues - ring;
@@ -406,19 +414,9 @@ TEST(SimCalibration, SmallBytesAreChargedUpToTheirLimit) {
 // rings in order (small and large, bcast and reduce) are reproduced exactly, and the file keeps
 // it; a file without it (older) charges reduces the bcast's.
 TEST(SimCalibration, LeafToRootCostPerByteFromTheLargeReduceRing) {
-  core::CalibrationData d = one_node_data();
-  d.sf_op_backend = by_backend({5e-6});
-  d.sf_op_backend_contiguous = by_backend({4.6e-6});
-  d.sf_reduce_backend = by_backend({5.2e-6});
-  d.sf_reduce_backend_contiguous = by_backend({4.7e-6});
-  const trace::Machine at{2, 2, 0};
+  core::CalibrationData d = rings_both_directions();
   using trace::CalibrationShape;
-  auto t = [&](CalibrationShape shape, core::OpKind kind, const sim::MachineModel& mm) {
-    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, shape, kind)), mm, {sim::parse_backend("basic", "test")})
-        .backends[0]
-        .ops[0]
-        .total_s;
-  };
+  const auto t = basic_time;
   const auto m0 = sim::calibrate_machine(d).machine;
   const double more = 2.0 * 8 * (core::kCalibrationLargeValues - core::kCalibrationSfOpValues);
   d.sf_op_backend_large = by_backend({t(CalibrationShape::ring_large, core::OpKind::bcast, m0) + 0.1e-9 * more});
