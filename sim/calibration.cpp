@@ -383,9 +383,14 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         small = std::clamp(fitted, 0.0, 1e-8);
         op = e.op - small * until;
       }
-      // The cost per op would go below 0 by the small bytes: as steep as that leaves it.
-      const bool op_held = op < 0 && e.op >= 0;
-      if (op_held) small = std::clamp(e.op / until, 0.0, 1e-8), op = std::max(0.0, e.op - small * until);
+      // The cost per op would go below 0 by the small bytes: as steep as that leaves it (none where
+      // the ring is below the model already: the file's cost per op is 0 then, and a cost per
+      // small byte would only add to rings it overcharges).
+      const bool op_held = op < 0 && small > 0;
+      if (op_held) {
+        small = std::clamp(std::max(0.0, e.op) / until, 0.0, 1e-8);
+        op = e.op >= 0 ? std::max(0.0, e.op - small * until) : e.op;
+      }
       // A ring below the model (a negative cost per op): the machine file gets 0 (and says so),
       // the fits that follow keep the negative one, so that what they fit is the patterns' excess
       // over the ring's.
@@ -404,9 +409,10 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     // The cost per byte and per large message together, from the large ring and the large fan:
     // each pattern's excess over the prediction without them, over what one unit of each adds to
     // it (the large ring's messages are large too), solved as two equations in two unknowns; one
-    // kept within its bounds, the other is fitted again with it. nullopt: not fitted (no unit).
+    // kept within its bounds, the other is fitted again with it. A term the patterns have no unit
+    // of is not fitted (nullopt), and said (shm's large fan on one node: every message a copy).
     auto byte_and_large = [&](const char* name, double ring_measured, double fan_measured, const std::string& fan_pattern,
-                              MachineModel::ExecutorCosts& e) {
+                              const MachineModel::ExecutorCosts& e) -> std::pair<std::optional<double>, std::optional<double>> {
       MachineModel::ExecutorCosts at = e;
       at.byte = at.large = 0;
       const double shift = std::max(0.0, -at.op) + 1e-6;
@@ -421,19 +427,39 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       const double lb = (pred(CalibrationShape::ring_large, db, 0) - rl) / db, ll = (pred(CalibrationShape::ring_large, 0, dl) - rl) / dl;
       const double fb = (pred(CalibrationShape::fan_large, db, 0) - fl) / db, flu = (pred(CalibrationShape::fan_large, 0, dl) - fl) / dl;
       const double ry = ring_measured - rl, fy = fan_measured - fl, det = lb * flu - ll * fb;
-      double byte = det > 0 ? (ry * flu - ll * fy) / det : (lb > 0 ? ry / lb : 0);
-      double large = det > 0 ? (lb * fy - fb * ry) / det : 0;
+      const bool has_byte = lb > 0, has_large = flu > 0;
+      double byte = 0, large = 0;
+      if (has_byte && has_large && det > 0)
+        byte = (ry * flu - ll * fy) / det, large = (lb * fy - fb * ry) / det;
+      else if (has_byte)
+        byte = ry / lb, large = has_large ? (fy - fb * byte) / flu : 0;
+      else if (has_large)
+        large = fy / flu;
       const double byte_fitted = byte, large_fitted = large;
-      if (byte < 0 || byte > 1e-8) byte = std::clamp(byte, 0.0, 1e-8), large = flu > 0 ? (fy - fb * byte) / flu : 0;
-      if (large < 0 || large > 1e-4) large = std::clamp(large, 0.0, 1e-4), byte = lb > 0 ? std::clamp((ry - ll * large) / lb, 0.0, 1e-8) : 0;
+      bool byte_kept = false, large_kept = false;
+      if (has_byte && (byte < 0 || byte > 1e-8)) {
+        byte = std::clamp(byte, 0.0, 1e-8), byte_kept = true;
+        if (has_large) large = (fy - fb * byte) / flu;
+      }
+      if (has_large && (large < 0 || large > 1e-4)) {
+        large = std::clamp(large, 0.0, 1e-4), large_kept = true;
+        if (has_byte && !byte_kept) byte = std::clamp((ry - ll * large) / lb, 0.0, 1e-8);
+      }
       const std::string what = std::string("executor   ") + pad(name, 10);
-      c.lines.push_back(what + fmt("%.4f ", byte * 1e9) + beyond + " (" + large_ring + fmt(": %.3f us measured, ", ring_measured * 1e6) +
-                        fmt("%.3f us modelled without it)", rl * 1e6) +
-                        (byte != byte_fitted ? fmt("; fitted %.4f, kept at %.4f", byte_fitted * 1e9, byte * 1e9) : std::string()));
-      c.lines.push_back(what + fmt("%.3f us per large message beyond one each way (", large * 1e6) + fan_pattern +
-                        fmt(": %.3f us measured, %.3f us modelled without it)", fan_measured * 1e6, fl * 1e6) +
-                        (large != large_fitted ? fmt("; fitted %.3f, kept at %.3f", large_fitted * 1e6, large * 1e6) : std::string()));
-      e.byte = byte, e.large = large;
+      auto said = [&](double value, double fitted, bool kept, const char* format, double scale, const char* other) {
+        if (value == fitted) return std::string();
+        return kept ? "; fitted " + fmt(format, fitted * scale) + ", kept at " + fmt(format, value * scale)
+                    : "; " + fmt(format, fitted * scale) + " with the " + other + " at its bound";
+      };
+      const std::string ring_where = " (" + large_ring + fmt(": %.3f us measured, %.3f us modelled without it)", ring_measured * 1e6, rl * 1e6);
+      const std::string fan_where = " (" + fan_pattern + fmt(": %.3f us measured, %.3f us modelled without it)", fan_measured * 1e6, fl * 1e6);
+      c.lines.push_back(what + (has_byte ? fmt("%.4f ", byte * 1e9) + beyond + ring_where +
+                                               said(byte, byte_fitted, byte_kept, "%.4f", 1e9, "cost per large message")
+                                         : "not fitted: no byte beyond " + fmt("%.0f B", until) + ring_where));
+      c.lines.push_back(what + (has_large ? fmt("%.3f us per large message beyond one each way", large * 1e6) + fan_where +
+                                                said(large, large_fitted, large_kept, "%.3f", 1e6, "cost per byte")
+                                          : "not fitted: no large message beyond one each way" + fan_where));
+      return {has_byte ? std::optional(byte) : std::nullopt, has_large ? std::optional(large) : std::nullopt};
     };
     for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
       if (d.sf_op_backend[k] < 0) continue;
@@ -475,10 +501,10 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       const bool fan_large = d.ranks >= 3 && d.sf_op_backend_fan_large[k] >= 0 && sizes[0] < sizes[1];
       if (fan_large) m.large_message_bytes = sizes;
       if (d.sf_op_backend_large[k] >= 0 && fan_large) {
-        byte_and_large(name, d.sf_op_backend_large[k], d.sf_op_backend_fan_large[k],
-                       fmt("the fan of %.0f B per peer", static_cast<double>(sizes[1])), e);
-        m.byte_cost_by_backend[name] = e.byte;
-        m.large_message_cost_by_backend[name] = e.large;
+        const auto [byte, large] = byte_and_large(name, d.sf_op_backend_large[k], d.sf_op_backend_fan_large[k],
+                                                  fmt("the fan of %.0f B per peer", static_cast<double>(sizes[1])), e);
+        if (byte) m.byte_cost_by_backend[name] = e.byte = *byte;
+        if (large) m.large_message_cost_by_backend[name] = e.large = *large;
       } else if (d.sf_op_backend_large[k] >= 0) {
         if (const auto byte = term(name, CalibrationShape::ring_large, core::OpKind::bcast, d.sf_op_backend_large[k], e,
                                    &MachineModel::ExecutorCosts::byte, 1e-8, beyond, 1e9, "%.4f", large_ring))

@@ -413,11 +413,14 @@ Json machine_to_json(const MachineModel& m) {
   // The additive per-backend keys, written only where calibrate fitted them.
   for (const auto& [key, costs] :
        {std::pair{"block_cost_by_backend", &m.block_cost_by_backend}, std::pair{"peer_cost_by_backend", &m.peer_cost_by_backend},
-        std::pair{"byte_cost_by_backend", &m.byte_cost_by_backend}, std::pair{"small_byte_cost_by_backend", &m.small_byte_cost_by_backend},
-        std::pair{"large_message_cost_by_backend", &m.large_message_cost_by_backend}})
+        std::pair{"byte_cost_by_backend", &m.byte_cost_by_backend}, std::pair{"large_message_cost_by_backend", &m.large_message_cost_by_backend}})
     if (!costs->empty()) j[key] = *costs;
-  bool small = !m.small_byte_cost_by_backend.empty();
-  for (const auto& [k, v] : m.leaf_to_root_by_backend) small = small || v.small_byte >= 0;
+  // Costs per small byte apply up to small_byte_until bytes: with none (a model made in code), they
+  // do nothing and are not written.
+  const bool small_applies = m.small_byte_until >= 1;
+  bool small = small_applies && !m.small_byte_cost_by_backend.empty();
+  if (small) j["small_byte_cost_by_backend"] = m.small_byte_cost_by_backend;
+  for (const auto& [k, v] : m.leaf_to_root_by_backend) small = small || (small_applies && v.small_byte >= 0);
   if (small) j["small_byte_until"] = m.small_byte_until;
   if (!m.large_message_cost_by_backend.empty()) j["large_message_bytes"] = m.large_message_bytes;
   if (!m.leaf_to_root_by_backend.empty()) {
@@ -425,7 +428,7 @@ Json machine_to_json(const MachineModel& m) {
     for (const auto& [k, v] : m.leaf_to_root_by_backend) {
       j["leaf_to_root_by_backend"][k] = {{"op", v.op}, {"run", v.run}};
       if (v.byte >= 0) j["leaf_to_root_by_backend"][k]["byte"] = v.byte;
-      if (v.small_byte >= 0) j["leaf_to_root_by_backend"][k]["small_byte"] = v.small_byte;
+      if (small_applies && v.small_byte >= 0) j["leaf_to_root_by_backend"][k]["small_byte"] = v.small_byte;
     }
   }
   j["split"] = {{"procs_per_node", m.procs_per_node}, {"message_cap", m.message_cap}};

@@ -89,19 +89,15 @@ struct MachineModel {
     const auto it = peer_cost_by_backend.find(backend);
     return it == peer_cost_by_backend.end() ? 0 : it->second;
   }
-  // A backend's cost per byte a rank sends or receives beyond the wire's (seconds per byte): the
-  // copies of ranks that share a core, a protocol's extra copy. calibrate fits it from its large
-  // ring against the ring in order.
+  // A backend's cost per byte a rank sends or receives beyond the wire's (seconds per byte; beyond
+  // small_byte_until bytes where the backend has a cost per small byte): the copies of ranks that
+  // share a core, a protocol's extra copy. calibrate fits it from its large ring (both ways),
+  // together with the cost per large message.
   std::map<std::string, double> byte_cost_by_backend;
   double byte_cost_for(const std::string& backend) const {
     const auto it = byte_cost_by_backend.find(backend);
     return it == byte_cost_by_backend.end() ? 0 : it->second;
   }
-  // A backend's cost per large message a rank sends or receives beyond the one of each that
-  // calibrate's large ring has (seconds; past the MPI's eager limit each one's handshake waits for
-  // the peer to answer). calibrate fits it from its large fan against its fan. A message of at
-  // most large_message_bytes[0] (the fan's) counts for nothing, one of at least [1] (the large
-  // fan's) for a whole one, one in between for the fraction of the way.
   // A backend's cost per byte a rank sends or receives up to small_byte_until bytes (sent plus
   // received; byte_cost_for's beyond): below the ring's size, where copies and protocols cost
   // more or less per byte than above it. calibrate fits it from its small ring against the ring in
@@ -112,6 +108,11 @@ struct MachineModel {
     const auto it = small_byte_cost_by_backend.find(backend);
     return it == small_byte_cost_by_backend.end() ? -1 : it->second;
   }
+  // A backend's cost per large message a rank sends or receives beyond two (seconds; past the
+  // MPI's eager limit each one's handshake waits for the peer to answer). calibrate fits it from
+  // its large fan, together with the cost per byte. A message of at most large_message_bytes[0]
+  // (the fan's) counts for nothing, one of at least [1] (the large fan's) for a whole one, one in
+  // between for the fraction of the way.
   std::map<std::string, double> large_message_cost_by_backend;
   std::array<std::int64_t, 2> large_message_bytes{0, 0};
   double large_message_cost_for(const std::string& backend) const {

@@ -399,6 +399,23 @@ TEST(SimCalibration, CostPerByteBelowTheRingFromTheSmallRing) {
   EXPECT_EQ(back.leaf_to_root_by_backend, m.leaf_to_root_by_backend);
 }
 
+// A model made in code with costs per small byte but no small_byte_until: they apply to no byte,
+// and the file written from it leaves them out (the reader would refuse them without the limit).
+TEST(SimCalibration, CostsPerSmallByteWithoutTheirLimitAreNotWritten) {
+  auto m = *sim::preset("generic");
+  m.small_byte_cost_by_backend["shm"] = 1e-10;
+  m.leaf_to_root_by_backend["shm"] = {1e-7, 0, -1, 2e-10};
+  const auto j = sim::machine_to_json(m);
+  EXPECT_FALSE(j.contains("small_byte_cost_by_backend"));
+  EXPECT_FALSE(j.contains("small_byte_until"));
+  EXPECT_FALSE(j["leaf_to_root_by_backend"]["shm"].contains("small_byte"));
+  EXPECT_NO_THROW(sim::parse_machine(j, "m.json"));
+  m.small_byte_until = 4096;
+  const auto back = sim::parse_machine(sim::machine_to_json(m), "m.json");
+  EXPECT_EQ(back.small_byte_cost_by_backend, m.small_byte_cost_by_backend);
+  EXPECT_EQ(back.leaf_to_root_by_backend, m.leaf_to_root_by_backend);
+}
+
 // Per byte up to small_byte_until at the small cost, beyond it at the cost per byte: a rank of 1000
 // bytes pays 1000 small ones, one of 6000 pays 4096 small ones and 1904 others.
 TEST(SimCalibration, SmallBytesAreChargedUpToTheirLimit) {
@@ -469,11 +486,42 @@ TEST(SimCalibration, ATermWithoutUnitsIsNotFitted) {
   d.sf_op_backend = by_backend({5e-6, -1, -1, -1, 3e-6});  // basic, ..., shm
   d.sf_op_backend_contiguous = by_backend({4.6e-6, -1, -1, -1, 2.8e-6});
   d.sf_op_backend_fan = by_backend({6e-6, -1, -1, -1, 4e-6});
+  d.sf_op_backend_large = by_backend({20e-6, -1, -1, -1, 12e-6});
+  d.sf_op_backend_fan_large = by_backend({30e-6, -1, -1, -1, 14e-6});
   const auto c = sim::calibrate_machine(d);
   EXPECT_EQ(c.machine.peer_cost_by_backend.count("shm"), 0u);
   EXPECT_EQ(c.machine.peer_cost_by_backend.count("basic"), 1u);
+  // Nor a large message: the large fan's are copies too (its bytes are still bytes).
+  EXPECT_EQ(c.machine.large_message_cost_by_backend.count("shm"), 0u);
+  EXPECT_EQ(c.machine.large_message_cost_by_backend.count("basic"), 1u);
+  EXPECT_EQ(c.machine.byte_cost_by_backend.count("shm"), 1u);
+  bool said = false, said_large = false;
+  for (const auto& l : c.lines) {
+    said = said || (l.find("shm") != std::string::npos && l.find("not fitted: no peer") != std::string::npos);
+    said_large = said_large || (l.find("shm") != std::string::npos && l.find("not fitted: no large message") != std::string::npos);
+  }
+  EXPECT_TRUE(said);
+  EXPECT_TRUE(said_large);
+}
+
+// A small ring below a ring that is below the model: the file's cost per op is 0, and a cost per
+// small byte would only add to rings it already overcharges, so there is none (and it is said).
+TEST(SimCalibration, NoCostPerSmallByteWhereTheRingIsBelowTheModel) {
+  core::CalibrationData d = one_node_data();
+  auto m0 = sim::calibrate_machine(d).machine;  // no executor measured: the model alone
+  m0.op_overhead = 0;
+  using trace::CalibrationShape;
+  const double in_order = basic_time(CalibrationShape::ring_in_order, core::OpKind::bcast, m0),
+               small = basic_time(CalibrationShape::ring_small, core::OpKind::bcast, m0);
+  d.sf_op_backend = by_backend({in_order - 0.2e-6});
+  d.sf_op_backend_contiguous = by_backend({in_order - 0.2e-6});
+  d.sf_op_backend_small = by_backend({small - 0.5e-6});  // steeper below: 0.3 us over the 3 KiB between
+  const auto c = sim::calibrate_machine(d);
+  EXPECT_EQ(c.machine.small_byte_cost_for("basic"), 0);
+  EXPECT_EQ(c.machine.op_overhead, 0);
+  EXPECT_NEAR(basic_time(CalibrationShape::ring_in_order, core::OpKind::bcast, c.machine), in_order, 1e-11);
   bool said = false;
-  for (const auto& l : c.lines) said = said || (l.find("shm") != std::string::npos && l.find("not fitted: no peer") != std::string::npos);
+  for (const auto& l : c.lines) said = said || (l.find("up to 4096 B") != std::string::npos && l.find("kept at 0.0000") != std::string::npos);
   EXPECT_TRUE(said);
 }
 
