@@ -281,8 +281,12 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     auto bytes = [&](CalibrationShape shape) { return 2.0 * 8.0 * trace::calibration_values(shape, d.ranks); };
     const std::int64_t fan_peers = d.ranks - 1;
     // The simulator's prediction of a pattern with the executor costs `e` for `name` (for a
-    // reduce: its leaf-to-root costs).
-    auto predicted = [&](CalibrationShape shape, core::OpKind kind, const char* name, const MachineModel::ExecutorCosts& e) {
+    // reduce: its leaf-to-root costs). The patterns are symmetric, so a cost per op shifts every
+    // rank alike: the prediction is made with it raised past 0 (the simulator charges no negative
+    // work; a ring measured below the model has a negative one) and taken back.
+    auto predicted = [&](CalibrationShape shape, core::OpKind kind, const char* name, MachineModel::ExecutorCosts e) {
+      const double shift = std::max(0.0, -e.op) + 1e-6;
+      e.op += shift;
       MachineModel mm = bare;
       mm.large_message_bytes = m.large_message_bytes;
       mm.small_byte_until = e.small_until;
@@ -296,8 +300,11 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       }
       mm.peer_cost_by_backend[name] = e.peer;
       mm.large_message_cost_by_backend[name] = e.large;
-      return simulate(pattern(shape, kind), mm, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
+      return simulate(pattern(shape, kind), mm, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s - shift;
     };
+    // One line of the fit for `name` begins so; a direction is named by its op.
+    auto head = [](const char* name) { return std::string("executor   ") + pad(name, 10); };
+    auto direction = [](core::OpKind kind) { return kind == core::OpKind::reduce ? "reduce" : "bcast"; };
     // One direction's rings: the ring in order reads one run of roots per rank, the permuted one
     // a run per value, so what the backend spends beyond the model on the difference, per run, is
     // its cost per run (a one-sided datatype's block). The cheaper of the two, less its runs, is
@@ -313,21 +320,19 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       f.model = modelled(CalibrationShape::ring_permuted, kind, name);
       const double beyond = permuted - f.model;
       f.base = beyond;
-      const char* what = kind == core::OpKind::reduce ? "reduce" : "bcast";
       if (contiguous >= 0) {
         const double model_in_order = modelled(CalibrationShape::ring_in_order, kind, name);
         const double beyond_in_order = contiguous - model_in_order;
         f.in_order = true;
         f.run = std::clamp((beyond - beyond_in_order) / (core::kCalibrationSfOpValues - 1), 0.0, 1e-6);  // the file's bound
         f.base = std::min(beyond_in_order - f.run, beyond - f.run * core::kCalibrationSfOpValues);
-        c.lines.push_back(std::string("executor   ") + pad(name, 10) + fmt("%.2f ns per run of roots a rank reads, ", f.run * 1e9) + what +
+        c.lines.push_back(head(name) + fmt("%.2f ns per run of roots a rank reads, ", f.run * 1e9) + direction(kind) +
                           fmt(" (the ring in order: %.3f us measured, %.3f us modelled)", contiguous * 1e6, model_in_order * 1e6));
       }
       return f;
     };
     auto op_line = [&](const char* name, core::OpKind kind, double op, double permuted, double model) {
-      c.lines.push_back(std::string("executor   ") + pad(name, 10) + fmt("%.3f us per op call beyond the model, ", op * 1e6) +
-                        (kind == core::OpKind::reduce ? "reduce" : "bcast") +
+      c.lines.push_back(head(name) + fmt("%.3f us per op call beyond the model, ", op * 1e6) + direction(kind) +
                         fmt(" (the ring of %.0f B per rank: %.3f us measured, ", 8.0 * core::kCalibrationSfOpValues, permuted * 1e6) +
                         fmt("%.3f us modelled)", model * 1e6));
     };
@@ -335,23 +340,18 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     // with the costs fitted so far, over what one unit of the term adds to that prediction (the
     // units the simulator charges there: a shm rank's on-node peers are copies, not messages). Kept
     // within [0, `most`] (the machine file's bounds), and said; nullopt, and said, where the
-    // pattern has no such unit. The patterns are symmetric, so a cost per op shifts every rank
-    // alike: the predictions are made with the cost per op raised past 0 (the simulator charges
-    // no negative work) and taken back.
+    // pattern has no such unit.
     auto term = [&](const char* name, CalibrationShape shape, core::OpKind kind, double measured, const MachineModel::ExecutorCosts& so_far,
                     double MachineModel::ExecutorCosts::*field, double most, const std::string& unit, double scale, const char* format,
                     const std::string& pattern) -> std::optional<double> {
       const double model = modelled(shape, kind, name);
-      const std::string what = std::string("executor   ") + pad(name, 10);
+      const std::string what = head(name);
       const std::string where = " (" + pattern + fmt(": %.3f us measured, ", measured * 1e6) + fmt("%.3f us modelled)", model * 1e6);
-      MachineModel::ExecutorCosts at = so_far;
-      const double shift = std::max(0.0, -at.op) + 1e-6;
-      at.op += shift;
-      const double base = predicted(shape, kind, name, at) - shift;
+      const double base = predicted(shape, kind, name, so_far);
       const double step = field == &MachineModel::ExecutorCosts::byte ? 1e-12 : 1e-8;
-      MachineModel::ExecutorCosts more = at;
+      MachineModel::ExecutorCosts more = so_far;
       more.*field += step;
-      const double per_unit = (predicted(shape, kind, name, more) - shift - base) / step;
+      const double per_unit = (predicted(shape, kind, name, more) - base) / step;
       if (per_unit <= 0) {
         c.lines.push_back(what + "not fitted: no " + unit.substr(unit.find("per ") + 4) + where);
         return std::nullopt;
@@ -371,14 +371,10 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     auto small_bytes = [&](const char* name, core::OpKind kind, double measured, double permuted, double model,
                            MachineModel::ExecutorCosts& e) {
       const double at = bytes(CalibrationShape::ring_small);
-      const char* what = kind == core::OpKind::reduce ? "reduce" : "bcast";
       e.small_byte = 0, e.small_until = static_cast<std::int64_t>(until);
       double op = e.op, small = 0, fitted = 0, before = 0;
       if (measured >= 0) {
-        MachineModel::ExecutorCosts now = e;
-        const double shift = std::max(0.0, -now.op) + 1e-6;
-        now.op += shift;
-        before = predicted(CalibrationShape::ring_small, kind, name, now) - shift;  // the base alone
+        before = predicted(CalibrationShape::ring_small, kind, name, e);  // the base alone
         fitted = (before - measured) / (until - at);
         small = std::clamp(fitted, 0.0, 1e-8);
         op = e.op - small * until;
@@ -397,8 +393,8 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       op_line(name, kind, std::max(0.0, op), permuted, model);
       if (op < 0) c.lines.back() += fmt("; fitted %.3f us, kept at 0", op * 1e6);
       if (measured >= 0)
-        c.lines.push_back(std::string("executor   ") + pad(name, 10) + fmt("%.4f ns per byte a rank sends or receives up to %.0f B, ", small * 1e9, until) +
-                          what + fmt(" (the ring of %.0f B per rank in order: %.3f us measured, ", at / 2, measured * 1e6) +
+        c.lines.push_back(head(name) + fmt("%.4f ns per byte a rank sends or receives up to %.0f B, ", small * 1e9, until) +
+                          direction(kind) + fmt(" (the ring of %.0f B per rank in order: %.3f us measured, ", at / 2, measured * 1e6) +
                           fmt("%.3f us modelled with the cost per op alone)", before * 1e6) +
                           (small != fitted ? fmt("; fitted %.4f, kept at %.4f", fitted * 1e9, small * 1e9) : std::string()) +
                           (op_held ? " (the cost per op at 0)" : ""));
@@ -413,14 +409,10 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     // of is not fitted (nullopt), and said (shm's large fan on one node: every message a copy).
     auto byte_and_large = [&](const char* name, double ring_measured, double fan_measured, const std::string& fan_pattern,
                               const MachineModel::ExecutorCosts& e) -> std::pair<std::optional<double>, std::optional<double>> {
-      MachineModel::ExecutorCosts at = e;
-      at.byte = at.large = 0;
-      const double shift = std::max(0.0, -at.op) + 1e-6;
-      at.op += shift;
       auto pred = [&](CalibrationShape shape, double byte, double large) {
-        MachineModel::ExecutorCosts x = at;
+        MachineModel::ExecutorCosts x = e;
         x.byte = byte, x.large = large;
-        return predicted(shape, core::OpKind::bcast, name, x) - shift;
+        return predicted(shape, core::OpKind::bcast, name, x);
       };
       const double rl = pred(CalibrationShape::ring_large, 0, 0), fl = pred(CalibrationShape::fan_large, 0, 0);
       const double db = 1e-12, dl = 1e-8;
@@ -445,7 +437,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         large = std::clamp(large, 0.0, 1e-4), large_kept = true;
         if (has_byte && !byte_kept) byte = std::clamp((ry - ll * large) / lb, 0.0, 1e-8);
       }
-      const std::string what = std::string("executor   ") + pad(name, 10);
+      const std::string what = head(name);
       auto said = [&](double value, double fitted, bool kept, const char* format, double scale, const char* other) {
         if (value == fitted) return std::string();
         return kept ? "; fitted " + fmt(format, fitted * scale) + ", kept at " + fmt(format, value * scale)
@@ -461,6 +453,8 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
                                           : "not fitted: no large message beyond one each way" + fan_where));
       return {has_byte ? std::optional(byte) : std::nullopt, has_large ? std::optional(large) : std::nullopt};
     };
+    // A message counts as large from the fan's size (nothing) to the large fan's (a whole one).
+    const std::array<std::int64_t, 2> sizes{8 * core::calibration_fan_per_peer(d.ranks), 8 * core::kCalibrationLargeFanValues};
     for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
       if (d.sf_op_backend[k] < 0) continue;
       const char* name = core::kCalibratedBackends[k];
@@ -495,9 +489,6 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       // 3. The large ring (both ways: from 3 ranks two peers each way, as a halo has) and the large
       // fan (the fan's peers with large messages): per byte beyond the ring's and per large
       // message beyond one each way, together where both were measured.
-      const std::array<std::int64_t, 2> sizes{
-          static_cast<std::int64_t>(8.0 * trace::calibration_values(CalibrationShape::fan, d.ranks) / static_cast<double>(fan_peers)),
-          static_cast<std::int64_t>(8.0 * core::kCalibrationLargeFanValues)};
       const bool fan_large = d.ranks >= 3 && d.sf_op_backend_fan_large[k] >= 0 && sizes[0] < sizes[1];
       if (fan_large) m.large_message_bytes = sizes;
       if (d.sf_op_backend_large[k] >= 0 && fan_large) {

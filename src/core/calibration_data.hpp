@@ -16,8 +16,8 @@ namespace sfr::core {
 // doubles: a typical ghost exchange message, below the usual shared-memory protocol switch).
 constexpr int kCalibrationSfOpValues = 256;
 // Values per rank of the large ring (16 KiB of doubles, past the usual switch to rendezvous):
-// against the ring of kCalibrationSfOpValues in order, what each byte costs the backend beyond the
-// ping-pong's wire (copies of ranks that share cores, a protocol's extra copy).
+// what each byte beyond the ring of kCalibrationSfOpValues costs the backend beyond the ping-pong's
+// wire (copies of ranks that share cores, a protocol's extra copy).
 constexpr int kCalibrationLargeValues = 2048;
 // Values per rank of the small ring (512 B of doubles, in order: the small end of ghost messages,
 // past the usual inline-send sizes): against the ring in order, what each byte below the ring's

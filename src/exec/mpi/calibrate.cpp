@@ -319,9 +319,9 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   {
     // The ring permuted (a run of roots per value) and in order (one run): the backend's cost per
     // op and per run of roots its transfers name (one-sided datatypes: a block per run), for each
-    // direction; the fan (a run per peer, P - 1 peers): its cost per peer; the large ring in
-    // order (8 times the values): its cost per byte; the small ring in order (a quarter of the
-    // values): its cost per byte below the ring's; the large fan: its cost per large message.
+    // direction; the fan (a run per peer, P - 1 peers): its cost per peer; the large ring both
+    // ways (8 times the values) and the large fan: its costs per byte and per large message; the
+    // small ring in order (a quarter of the values): its cost per byte below the ring's.
     using trace::CalibrationShape;
     constexpr std::size_t nb = std::size(core::kCalibratedBackends);
     struct Pattern {
