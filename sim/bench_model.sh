@@ -45,8 +45,13 @@ printf '%-34s %3s %-10s %10s %-10s %10s %8s\n' trace op best "best(us)" auto "au
 json="["
 for t in "${traces[@]}"; do
   # The least of `repeats` launches' medians per (op, backend), as validate-model's statistic.
+  # run times one backend after the other: auto runs first, in between and last in turn, so that
+  # no backend is always timed in the same place (a drift within a launch favours none).
   rows=$(for ((k = 0; k < repeats; ++k)); do
-           "${launch[@]}" $cli run "$t" --backend "$candidates",auto --machine "$dir/machine.json" --iters 50 |
+           IFS=, read -r -a list <<< "$candidates,auto"
+           n=${#list[@]}; at=$(( (n - 1) * (k % 3) / 2 ))
+           order=$(printf '%s\n' "${list[@]:0:n-1}" | awk -v at="$at" '{ if (NR - 1 == at) print "auto"; print } END { if (at >= NR) print "auto" }' | paste -sd,)
+           "${launch[@]}" $cli run "$t" --backend "$order" --machine "$dir/machine.json" --iters 50 |
              awk '$1 ~ /^[0-9]+$/ {print $1, $4, $10}'
          done | awk '{ k = $1 " " $2; if (!(k in t) || $3 < t[k]) t[k] = $3 } END { for (k in t) print k, t[k] }')
   while read -r op best bus autob aus; do
