@@ -280,12 +280,17 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     // per byte).
     auto bytes = [&](CalibrationShape shape) { return 2.0 * 8.0 * trace::calibration_values(shape, d.ranks); };
     const std::int64_t fan_peers = d.ranks - 1;
+    // A backend's wire factor applies to the bytes of a message beyond the ring's (its rings'
+    // fits keep).
+    const std::int64_t wire_beyond = 8 * core::kCalibrationSfOpValues;
     // The simulator's prediction of a pattern with the executor costs `e` for `name` (for a
     // reduce: its leaf-to-root costs). The patterns are symmetric, so a cost per op shifts every
     // rank alike: the prediction is made with it raised past 0 (the simulator charges no negative
-    // work; a ring measured below the model has a negative one) and taken back.
+    // work; a ring measured below the model has a negative one), and with the small bytes' cost
+    // too where it is negative, and taken back.
     auto predicted = [&](CalibrationShape shape, core::OpKind kind, const char* name, MachineModel::ExecutorCosts e) {
-      const double shift = std::max(0.0, -e.op) + 1e-6;
+      const double least = std::min(e.op, e.op + std::min(0.0, e.small_byte.value_or(0)) * static_cast<double>(e.small_until));
+      const double shift = std::max(0.0, -least) + 1e-6;
       e.op += shift;
       MachineModel mm = bare;
       mm.large_message_bytes = m.large_message_bytes;
@@ -296,10 +301,11 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         mm.op_overhead_by_backend[name] = e.op;
         mm.block_cost_by_backend[name] = e.run;
         mm.byte_cost_by_backend[name] = e.byte;
-        if (e.small_byte >= 0) mm.small_byte_cost_by_backend[name] = e.small_byte;
+        if (e.small_byte) mm.small_byte_cost_by_backend[name] = *e.small_byte;
       }
       mm.peer_cost_by_backend[name] = e.peer;
       mm.large_message_cost_by_backend[name] = e.large;
+      if (e.wire != 1) mm.wire_factor_by_backend[name] = e.wire, mm.wire_factor_beyond = wire_beyond;
       return simulate(pattern(shape, kind), mm, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s - shift;
     };
     // One line of the fit for `name` begins so; a direction is named by its op.
@@ -365,9 +371,15 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     // ring's), those beyond at the cost per byte (the large ring's).
     const double until = bytes(CalibrationShape::ring_in_order);
     m.small_byte_until = static_cast<std::int64_t>(until);
-    // The cost per op and per byte up to the ring's bytes: through the ring's base (`e.op` on
-    // entry) and the small ring in order (`measured`; < 0: not measured, the base is all per op).
-    // Kept within [0, the file's bound] and the cost per op at least 0 (and said).
+    // The cost per op and per byte up to the ring's bytes: the line through the ring's base (`e.op`
+    // on entry, at the ring's bytes) and the small ring in order (`measured`; < 0: not measured,
+    // the base is all per op), its cost per op where it meets no byte. The cost per small byte
+    // may be negative: the wire's model may charge the bytes below the ring more than the backend
+    // spends on them (an MPI's short protocol fitted on a ping-pong); the simulator then charges
+    // the line as far as it is above 0. Kept within the file's bounds, and the cost per op at least
+    // 0 (and said): a line below 0 at no byte that rises to a positive base runs from 0 to it; one
+    // below 0 at both ends is none (the file's cost per op is 0 then, and a cost per small byte
+    // would only add to rings it overcharges).
     auto small_bytes = [&](const char* name, core::OpKind kind, double measured, double permuted, double model,
                            MachineModel::ExecutorCosts& e) {
       const double at = bytes(CalibrationShape::ring_small);
@@ -376,17 +388,14 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       if (measured >= 0) {
         before = predicted(CalibrationShape::ring_small, kind, name, e);  // the base alone
         fitted = (before - measured) / (until - at);
-        small = std::clamp(fitted, 0.0, 1e-8);
+        small = std::clamp(fitted, -1e-8, 1e-8);
         op = e.op - small * until;
       }
-      // The cost per op would go below 0 by the small bytes: as steep as that leaves it (none where
-      // the ring is below the model already: the file's cost per op is 0 then, and a cost per
-      // small byte would only add to rings it overcharges).
-      const bool op_held = op < 0 && small > 0;
-      if (op_held) {
-        small = std::clamp(std::max(0.0, e.op) / until, 0.0, 1e-8);
-        op = e.op >= 0 ? std::max(0.0, e.op - small * until) : e.op;
-      }
+      const bool op_held = op < 0 && small > 0 && e.op > 0;
+      if (op_held)
+        small = std::min(e.op / until, 1e-8), op = 0;
+      else if (op < 0)
+        small = 0, op = e.op;
       // A ring below the model (a negative cost per op): the machine file gets 0 (and says so),
       // the fits that follow keep the negative one, so that what they fit is the patterns' excess
       // over the ring's.
@@ -397,7 +406,11 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
                           direction(kind) + fmt(" (the ring of %.0f B per rank in order: %.3f us measured, ", at / 2, measured * 1e6) +
                           fmt("%.3f us modelled with the cost per op alone)", before * 1e6) +
                           (small != fitted ? fmt("; fitted %.4f, kept at %.4f", fitted * 1e9, small * 1e9) : std::string()) +
-                          (op_held ? " (the cost per op at 0)" : ""));
+                          (op_held ? " (the cost per op at 0)" : "") +
+                          (small < 0 ? fmt("; a call costs %.3f us beyond the model at no byte, ", op * 1e6) +
+                                           fmt("%.3f us at the small ring's bytes, ", std::max(0.0, op + small * at) * 1e6) +
+                                           fmt("%.3f us at the ring's (never below 0)", std::max(0.0, op + small * until) * 1e6)
+                                     : std::string()));
       e.small_byte = small, e.op = op;
     };
     const std::string large_ring = fmt("the ring of %.0f B per rank in order, both ways", 8.0 * core::kCalibrationLargeValues);
@@ -453,6 +466,46 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
                                           : "not fitted: no large message beyond one each way" + fan_where));
       return {has_byte ? std::optional(byte) : std::nullopt, has_large ? std::optional(large) : std::nullopt};
     };
+    // The wire factor from the large ring (`ring_measured`), and where the large fan was measured
+    // (`fan_measured` >= 0) the cost per large message with it, in turns (each fitted with the
+    // other's last value): the factor within [0.05, 1] where the prediction meets the ring (the
+    // prediction rises with it), the cost per large message within [0, 1e-4]; said.
+    auto wire = [&](const char* name, double ring_measured, double fan_measured, MachineModel::ExecutorCosts& e) {
+      auto at = [&](CalibrationShape shape, double factor, double large) {
+        MachineModel::ExecutorCosts x = e;
+        x.wire = factor, x.large = large;
+        return predicted(shape, core::OpKind::bcast, name, x);
+      };
+      const double before = at(CalibrationShape::ring_large, 1, e.large), least = 0.05;
+      double factor = 1, large = e.large;
+      for (int turn = 0, turns = fan_measured >= 0 ? 60 : 1; turn < turns; ++turn) {
+        const double last = factor;
+        double lo = least, hi = 1;
+        if (at(CalibrationShape::ring_large, lo, large) >= ring_measured) {
+          hi = lo;
+        } else {
+          for (int i = 0; i < 40; ++i) {
+            const double mid = 0.5 * (lo + hi);
+            (at(CalibrationShape::ring_large, mid, large) > ring_measured ? hi : lo) = mid;
+          }
+        }
+        factor = hi;
+        if (fan_measured >= 0) {
+          const double base = at(CalibrationShape::fan_large, factor, 0), dl = 1e-8;
+          const double per = (at(CalibrationShape::fan_large, factor, dl) - base) / dl;
+          if (per > 0) large = std::clamp((fan_measured - base) / per, 0.0, 1e-4);
+        }
+        if (turn > 0 && std::abs(factor - last) < 1e-7) break;
+      }
+      c.lines.push_back(head(name) + fmt("x%.3f", factor) + fmt(" on what a message beyond %.0f B costs the wire more than one of that size", static_cast<double>(wire_beyond)) +
+                        " (" + large_ring + fmt(": %.3f us measured, %.3f us modelled with the wire's own)", ring_measured * 1e6, before * 1e6) +
+                        (factor <= least ? fmt("; kept at %.2f", least) : std::string()));
+      if (fan_measured >= 0)
+        c.lines.push_back(head(name) + fmt("%.3f us per large message beyond one each way, with the wire factor ", large * 1e6) +
+                          fmt("(the large fan: %.3f us measured, %.3f us modelled)", fan_measured * 1e6,
+                              at(CalibrationShape::fan_large, factor, large) * 1e6));
+      e.wire = factor, e.large = large;
+    };
     // A message counts as large from the fan's size (nothing) to the large fan's (a whole one).
     const std::array<std::int64_t, 2> sizes{8 * core::calibration_fan_per_peer(d.ranks), 8 * core::kCalibrationLargeFanValues};
     for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
@@ -461,11 +514,23 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       MachineModel::ExecutorCosts e;
       // 1. The rings (permuted, in order, small): per run of roots, per op and per byte up to the
       // ring's bytes, each direction.
-      const Rings down = rings(name, core::OpKind::bcast, d.sf_op_backend[k], d.sf_op_backend_contiguous[k]);
+      const std::size_t said = c.lines.size();
+      Rings down = rings(name, core::OpKind::bcast, d.sf_op_backend[k], d.sf_op_backend_contiguous[k]);
+      // The window backend's ring below the model: its two fences per op cost less in its epochs
+      // than the bare fence's measure (back to back, nothing between); as much less as the ring
+      // is below, down to the dissemination barrier alone, and its rings fitted again with that.
+      if (std::string_view(name) == "window" && down.base < 0 && m.fence_overhead > 0) {
+        const double was = m.fence_overhead;
+        m.fence_overhead = bare.fence_overhead = std::max(0.0, was + down.base / 2);
+        c.lines.resize(said);
+        c.lines.push_back(fmt("sync       MPI_Win_fence in the window backend's epochs %.3f us beyond the model's barrier, not %.3f", m.fence_overhead * 1e6, was * 1e6) +
+                          fmt(" (its ring %.3f us below the model with the bare fence's)", -down.base * 1e6));
+        down = rings(name, core::OpKind::bcast, d.sf_op_backend[k], d.sf_op_backend_contiguous[k]);
+      }
       e.run = down.run;
       e.op = down.base;
       small_bytes(name, core::OpKind::bcast, down.in_order ? d.sf_op_backend_small[k] : -1, d.sf_op_backend[k], down.model, e);
-      m.small_byte_cost_by_backend[name] = e.small_byte;
+      m.small_byte_cost_by_backend[name] = *e.small_byte;
       if (down.in_order) m.block_cost_by_backend[name] = e.run;
       if (k == 0)
         m.op_overhead = std::max(0.0, e.op);
@@ -506,10 +571,19 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
                                     fmt("the fan of %.0f B per peer", static_cast<double>(sizes[1]))))
           m.large_message_cost_by_backend[name] = e.large = *large;
       }
+      // 3b. The large ring below the model even without a cost per byte (which can only add):
+      // what a message beyond the ring's costs the wire more than the ring's is scaled instead, as
+      // far as reproduces it, the large fan's cost per large message fitted again alongside.
+      if (d.sf_op_backend_large[k] >= 0 && e.byte <= 0 &&
+          predicted(CalibrationShape::ring_large, core::OpKind::bcast, name, e) > d.sf_op_backend_large[k] * 1.001) {
+        wire(name, d.sf_op_backend_large[k], fan_large ? d.sf_op_backend_fan_large[k] : -1, e);
+        m.wire_factor_by_backend[name] = e.wire, m.wire_factor_beyond = wire_beyond;
+        if (fan_large) m.large_message_cost_by_backend[name] = e.large;
+      }
       // 4. The large ring with a reduce: the leaf-to-root direction's own cost per byte.
       if (up_costs && d.sf_reduce_backend_large[k] >= 0) {
         MachineModel::ExecutorCosts u = *up_costs;
-        u.peer = e.peer, u.large = e.large;
+        u.peer = e.peer, u.large = e.large, u.wire = e.wire;
         if (const auto b = term(name, CalibrationShape::ring_large, core::OpKind::reduce, d.sf_reduce_backend_large[k], u,
                                 &MachineModel::ExecutorCosts::byte, 1e-8, beyond + ", reduce", 1e9, "%.4f", large_ring))
           m.leaf_to_root_by_backend[name].byte = *b;

@@ -16,8 +16,8 @@ std::uint64_t next_engine_id() {
 
 Time to_ps(double seconds) { return static_cast<Time>(std::llround(seconds * 1e12)); }
 
-Engine::Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<Time>* busy)
-    : m_(m), id_(next_engine_id()), node_(std::move(node)), busy_(busy ? *busy : own_busy_) {
+Engine::Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<Time>* busy, double wire_factor, std::int64_t wire_beyond)
+    : m_(m), id_(next_engine_id()), node_(std::move(node)), wire_factor_(wire_factor), wire_beyond_(wire_beyond), busy_(busy ? *busy : own_busy_) {
   for (int d = 0; d < 2; ++d)
     for (int k = 0; k < 3; ++k)
       for (int p = 0; p < 3; ++p) {
@@ -79,12 +79,26 @@ void Engine::prepare(const Step& s) const {
     const auto bytes = static_cast<double>(msg.bytes);
     auto& c = s.cost[i];
     c.alpha = alpha_[d][k][p];
-    c.wire = static_cast<Time>(std::llround(beta_[d][k][p] * bytes));
+    double wire = beta_[d][k][p] * bytes;
+    // The backend's wire factor on a message beyond wire_beyond_ bytes: on what its bytes cost
+    // beyond one of wire_beyond_ (on its tier, each in its protocol), and where it is a rendezvous
+    // and that one is not, on its latency beyond the eager one's (the handshake, which an exchange
+    // both ways overlaps and a ping-pong waits for).
+    if (wire_factor_ != 1 && msg.bytes > wire_beyond_) {
+      const int p0 = static_cast<int>(m_.proto_of(wire_beyond_)), eager = static_cast<int>(Proto::eager);
+      const double w0 = beta_[d][k][p0] * static_cast<double>(wire_beyond_);
+      wire = std::max(0.0, w0 + wire_factor_ * (wire - w0));
+      if (p == static_cast<int>(Proto::rendezvous) && p0 != p) {
+        const auto a0 = static_cast<double>(alpha_[d][k][eager]);
+        c.alpha = static_cast<Time>(std::llround(std::max(0.0, a0 + wire_factor_ * (static_cast<double>(c.alpha) - a0))));
+      }
+    }
+    c.wire = static_cast<Time>(std::llround(wire));
     c.inject = nic_ && k == 2 && !msg.device ? static_cast<Time>(std::llround(inj_beta_ * bytes)) : -1;
     c.handshake = p == 2 && m_.handshake_legs > 0 ? alpha_[0][k][0] : 0;
     c.rendezvous = p == 2;
     c.waits = p == 2 || m_.eager_waits_for_receive;
-    c.work_link = beta_[d][k][p] * bytes;
+    c.work_link = wire;
     c.work_nic = c.inject >= 0 ? inj_beta_ * bytes : 0;
   }
   // Flow engine: a node's NIC can only limit its flows when its sending links together can exceed

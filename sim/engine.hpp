@@ -154,8 +154,11 @@ class Engine {
 public:
   // node of every endpoint (trace ranks first, then helper processes). `busy`, when
   // given, carries the links' and NICs' occupancy from one engine to the next (the ops of one
-  // replay); otherwise the engine keeps its own across the steps it runs.
-  Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<Time>* busy = nullptr);
+  // replay); otherwise the engine keeps its own across the steps it runs. `wire_factor` scales
+  // the wire's time per byte of a message beyond `wire_beyond` bytes (a backend's, MachineModel::
+  // wire_factor_for).
+  Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<Time>* busy = nullptr, double wire_factor = 1,
+         std::int64_t wire_beyond = 0);
   std::size_t endpoints() const { return node_.size(); }
   const std::vector<std::int32_t>& node() const { return node_; }
   // Computes the step's per-message costs and groupings (run does it when not yet done).
@@ -221,6 +224,8 @@ private:
   Time alpha_[2][3][3];
   double beta_[2][3][3];
   double inj_beta_;
+  double wire_factor_ = 1;
+  std::int64_t wire_beyond_ = 0;
   Time o_send_, o_recv_, gap_;
   bool serial_, nic_;
 

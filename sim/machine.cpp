@@ -120,6 +120,13 @@ struct Reader : io::StrictReader {
   void object(const Json& j, const std::string& ptr, std::span<const std::string_view> keys) const {
     io::StrictReader::object(j, ptr, "an object", keys);
   }
+  // A finite number of either sign.
+  double signed_number(const Json& j, const std::string& ptr) const {
+    if (!j.is_number()) fail(ptr, "expected a number");
+    const double v = j.get<double>();
+    if (!std::isfinite(v)) fail(ptr, "expected a finite number");
+    return v;
+  }
   double number(const Json& j, const std::string& ptr, bool positive_only = false) const {
     if (!j.is_number()) fail(ptr, "expected a number");
     const double v = j.get<double>();
@@ -178,7 +185,7 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   r.object(j, "",
            {"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta", "copy", "pack", "loggp",
             "collective_overhead", "fence_overhead", "op_overhead", "op_overhead_by_backend", "block_cost_by_backend",
-            "peer_cost_by_backend", "byte_cost_by_backend", "small_byte_cost_by_backend", "small_byte_until", "large_message_cost_by_backend", "large_message_bytes", "leaf_to_root_by_backend", "split",
+            "peer_cost_by_backend", "byte_cost_by_backend", "small_byte_cost_by_backend", "small_byte_until", "large_message_cost_by_backend", "large_message_bytes", "leaf_to_root_by_backend", "wire_factor_by_backend", "wire_factor_beyond", "split",
             "calibration"});
   std::string base = "generic";
   if (j.contains("base")) {
@@ -257,25 +264,33 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   }
   // Seconds per unit of something, per calibrated backend, at most `most` (additive keys: machine
   // files before them have none).
-  auto per_backend = [&](const char* key, double most, const char* what, std::map<std::string, double>& into) {
+  // One number per backend, from `least` to `most` (`what`: the error's expectation).
+  auto per_backend = [&](const char* key, double least, double most, const char* what, std::map<std::string, double>& into) {
     if (!j.contains(key)) return;
     const std::string at = std::string("/") + key;
     const auto& o = j[key];
     r.object(o, at, std::span<const std::string_view>(calibrated_keys));
     for (const auto& [k, v] : o.items()) {
-      const double x = r.number(v, at + "/" + k);
-      if (x > most) r.fail(at + "/" + k, std::string("expected seconds per ") + what + ", got " + v.dump());
+      const double x = least < 0 ? r.signed_number(v, at + "/" + k) : r.number(v, at + "/" + k);
+      if (x > most || x < least) r.fail(at + "/" + k, std::string("expected ") + what + ", got " + v.dump());
       into[k] = x;
     }
   };
-  per_backend("block_cost_by_backend", 1e-6, "run of roots, at most 1e-6 (1 us)", m.block_cost_by_backend);
-  per_backend("peer_cost_by_backend", 1e-4, "peer, at most 1e-4 (100 us)", m.peer_cost_by_backend);
-  per_backend("byte_cost_by_backend", 1e-8, "byte, at most 1e-8 (10 ns)", m.byte_cost_by_backend);
-  per_backend("small_byte_cost_by_backend", 1e-8, "byte, at most 1e-8 (10 ns)", m.small_byte_cost_by_backend);
+  per_backend("block_cost_by_backend", 0, 1e-6, "seconds per run of roots, at most 1e-6 (1 us)", m.block_cost_by_backend);
+  per_backend("peer_cost_by_backend", 0, 1e-4, "seconds per peer, at most 1e-4 (100 us)", m.peer_cost_by_backend);
+  per_backend("byte_cost_by_backend", 0, 1e-8, "seconds per byte, at most 1e-8 (10 ns)", m.byte_cost_by_backend);
+  per_backend("small_byte_cost_by_backend", -1e-8, 1e-8, "seconds per byte, from -1e-8 to 1e-8 (10 ns)", m.small_byte_cost_by_backend);
+  per_backend("wire_factor_by_backend", 0.05, 1, "a factor from 0.05 to 1", m.wire_factor_by_backend);
+  if (j.contains("wire_factor_by_backend") && !j.contains("wire_factor_beyond"))
+    r.fail("/wire_factor_by_backend", "needs wire_factor_beyond (the bytes of a message beyond which it applies)");
+  if (j.contains("wire_factor_beyond")) {
+    m.wire_factor_beyond = r.integer(j["wire_factor_beyond"], "/wire_factor_beyond", 0);
+    if (m.wire_factor_by_backend.empty()) r.fail("/wire_factor_beyond", "no backend has a wire factor: it would do nothing");
+  }
   if (j.contains("small_byte_cost_by_backend") && !j.contains("small_byte_until"))
     r.fail("/small_byte_cost_by_backend", "needs small_byte_until (the bytes a rank sends plus receives up to which it applies)");
   if (j.contains("small_byte_until")) m.small_byte_until = r.integer(j["small_byte_until"], "/small_byte_until", 1);
-  per_backend("large_message_cost_by_backend", 1e-4, "large message, at most 1e-4 (100 us)", m.large_message_cost_by_backend);
+  per_backend("large_message_cost_by_backend", 0, 1e-4, "seconds per large message, at most 1e-4 (100 us)", m.large_message_cost_by_backend);
   if (j.contains("large_message_cost_by_backend") && !j.contains("large_message_bytes"))
     r.fail("/large_message_cost_by_backend", "needs large_message_bytes ([from, to]: which messages are large)");
   if (j.contains("large_message_bytes")) {
@@ -298,9 +313,9 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
       if (v.contains("byte")) c.byte = r.number(v["byte"], at + "/byte");
       if (c.byte > 1e-8) r.fail(at + "/byte", "expected seconds per byte, at most 1e-8 (10 ns), got " + v["byte"].dump());
       if (v.contains("small_byte")) {
-        c.small_byte = r.number(v["small_byte"], at + "/small_byte");
-        if (c.small_byte > 1e-8)
-          r.fail(at + "/small_byte", "expected seconds per byte, at most 1e-8 (10 ns), got " + v["small_byte"].dump());
+        c.small_byte = r.signed_number(v["small_byte"], at + "/small_byte");
+        if (std::abs(*c.small_byte) > 1e-8)
+          r.fail(at + "/small_byte", "expected seconds per byte, from -1e-8 to 1e-8 (10 ns), got " + v["small_byte"].dump());
         if (!j.contains("small_byte_until")) r.fail(at + "/small_byte", "needs small_byte_until (up to which bytes it applies)");
       }
       m.leaf_to_root_by_backend[k] = c;
@@ -308,7 +323,7 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   }
   if (j.contains("small_byte_until")) {
     bool used = !m.small_byte_cost_by_backend.empty();
-    for (const auto& [k, c] : m.leaf_to_root_by_backend) used = used || c.small_byte >= 0;
+    for (const auto& [k, c] : m.leaf_to_root_by_backend) used = used || c.small_byte.has_value();
     if (!used) r.fail("/small_byte_until", "no backend has a small_byte cost: it would do nothing");
   }
   if (j.contains("calibration") && !j["calibration"].is_object()) r.fail("/calibration", "expected an object (what calibrate measured)");
@@ -420,15 +435,17 @@ Json machine_to_json(const MachineModel& m) {
   const bool small_applies = m.small_byte_until >= 1;
   bool small = small_applies && !m.small_byte_cost_by_backend.empty();
   if (small) j["small_byte_cost_by_backend"] = m.small_byte_cost_by_backend;
-  for (const auto& [k, v] : m.leaf_to_root_by_backend) small = small || (small_applies && v.small_byte >= 0);
+  for (const auto& [k, v] : m.leaf_to_root_by_backend) small = small || (small_applies && v.small_byte.has_value());
   if (small) j["small_byte_until"] = m.small_byte_until;
   if (!m.large_message_cost_by_backend.empty()) j["large_message_bytes"] = m.large_message_bytes;
+  if (!m.wire_factor_by_backend.empty())
+    j["wire_factor_by_backend"] = m.wire_factor_by_backend, j["wire_factor_beyond"] = m.wire_factor_beyond;
   if (!m.leaf_to_root_by_backend.empty()) {
     j["leaf_to_root_by_backend"] = Json::object();
     for (const auto& [k, v] : m.leaf_to_root_by_backend) {
       j["leaf_to_root_by_backend"][k] = {{"op", v.op}, {"run", v.run}};
       if (v.byte >= 0) j["leaf_to_root_by_backend"][k]["byte"] = v.byte;
-      if (small_applies && v.small_byte >= 0) j["leaf_to_root_by_backend"][k]["small_byte"] = v.small_byte;
+      if (small_applies && v.small_byte) j["leaf_to_root_by_backend"][k]["small_byte"] = *v.small_byte;
     }
   }
   j["split"] = {{"procs_per_node", m.procs_per_node}, {"message_cap", m.message_cap}};

@@ -101,12 +101,30 @@ struct MachineModel {
   // A backend's cost per byte a rank sends or receives up to small_byte_until bytes (sent plus
   // received; byte_cost_for's beyond): below the ring's size, where copies and protocols cost
   // more or less per byte than above it. calibrate fits it from its small ring against the ring in
-  // order. A backend without one pays byte_cost_for on every byte.
+  // order. It may be negative: where the wire's model charges the bytes below the ring more than
+  // the backend spends on them, the cost per call falls from the cost per op (at no byte) towards
+  // what is left at the ring's bytes, and never below 0 (ExecutorCosts::per_call). A backend
+  // without one pays byte_cost_for on every byte.
   std::map<std::string, double> small_byte_cost_by_backend;
   std::int64_t small_byte_until = 0;
-  double small_byte_cost_for(const std::string& backend) const {
+  std::optional<double> small_byte_cost_for(const std::string& backend) const {
     const auto it = small_byte_cost_by_backend.find(backend);
-    return it == small_byte_cost_by_backend.end() ? -1 : it->second;
+    if (it == small_byte_cost_by_backend.end()) return std::nullopt;
+    return it->second;
+  }
+  // A backend's factor on what the bytes of a message beyond wire_factor_beyond bytes cost on the
+  // wire more than one of that size, and on a rendezvous's latency beyond the eager one's (0.05
+  // to 1, 1 where it has none): where the backend moves large messages faster than the ping-pong
+  // the wire was fitted on (a one-sided get or put on one node is one memory copy, an eager
+  // message two through the MPI's buffers; an exchange both ways overlaps the rendezvous
+  // handshake a ping-pong waits for). calibrate fits it from its large ring where that ring is
+  // measured below the model (a cost per byte, which can only add, would be negative); beyond the
+  // ring's message size, so the rings' own fits keep.
+  std::map<std::string, double> wire_factor_by_backend;
+  std::int64_t wire_factor_beyond = 0;  // bytes of one message
+  double wire_factor_for(const std::string& backend) const {
+    const auto it = wire_factor_by_backend.find(backend);
+    return it == wire_factor_by_backend.end() ? 1 : it->second;
   }
   // A backend's cost per large message a rank sends or receives beyond two (seconds; past the
   // MPI's eager limit each one's handshake waits for the peer to answer). calibrate fits it from
@@ -132,8 +150,8 @@ struct MachineModel {
   // small_byte_cost_for.
   struct ExecutorCost {
     double op = 0, run = 0;
-    double byte = -1;        // per byte; -1: not fitted apart (the bcast's, byte_cost_for)
-    double small_byte = -1;  // per byte up to small_byte_until; -1: not fitted apart (as `byte`)
+    double byte = -1;                 // per byte; -1: not fitted apart (the bcast's, byte_cost_for)
+    std::optional<double> small_byte{};  // per byte up to small_byte_until (may be < 0); none: as `byte`
     bool operator==(const ExecutorCost&) const = default;
   };
   std::map<std::string, ExecutorCost> leaf_to_root_by_backend;
@@ -141,25 +159,28 @@ struct MachineModel {
   // not, looked up once (the simulator charges them to every rank of every call).
   struct ExecutorCosts {
     double op = 0, run = 0, peer = 0, byte = 0, large = 0;
-    double small_byte = -1;        // per byte up to small_until; -1: as `byte`
-    std::int64_t small_until = 0;  // bytes (sent plus received)
+    std::optional<double> small_byte{};  // per byte up to small_until (may be < 0); none: as `byte`
+    std::int64_t small_until = 0;      // bytes (sent plus received)
+    double wire = 1;                   // not per call: the engine's factor on the wire (wire_factor_for)
     // One rank's work per call, the rank reading `runs` runs of roots, exchanging with `peers`
     // peers (those it sends to plus those it receives from), `bytes` bytes (sent plus received),
-    // and `large` large messages (sent plus received, each counted by large_share).
+    // and `large` large messages (sent plus received, each counted by large_share). The cost per
+    // op and the small bytes' together are at least 0 (a negative cost per small byte lowers the
+    // cost per call no further: the simulator charges no negative work).
     double per_call(std::int64_t runs, std::int64_t peers, std::int64_t bytes, double large_msgs) const {
-      const std::int64_t below = small_byte >= 0 ? std::min(bytes, small_until) : 0;
-      return op + run * static_cast<double>(runs) + peer * static_cast<double>(std::max<std::int64_t>(0, peers - 2)) +
-             (small_byte >= 0 ? small_byte : byte) * static_cast<double>(below) + byte * static_cast<double>(bytes - below) +
+      const std::int64_t below = small_byte ? std::min(bytes, small_until) : 0;
+      return std::max(0.0, op + small_byte.value_or(0) * static_cast<double>(below)) + run * static_cast<double>(runs) +
+             peer * static_cast<double>(std::max<std::int64_t>(0, peers - 2)) + byte * static_cast<double>(bytes - below) +
              large * std::max(0.0, large_msgs - 2);
     }
   };
   ExecutorCosts executor_costs(const std::string& backend, bool leaf_to_root) const {
     ExecutorCosts c{op_overhead_for(backend), block_cost_for(backend), peer_cost_for(backend), byte_cost_for(backend),
-                    large_message_cost_for(backend), small_byte_cost_for(backend), small_byte_until};
+                    large_message_cost_for(backend), small_byte_cost_for(backend), small_byte_until, wire_factor_for(backend)};
     if (const auto it = leaf_to_root_by_backend.find(backend); leaf_to_root && it != leaf_to_root_by_backend.end()) {
       const ExecutorCost& l = it->second;
       c.op = l.op, c.run = l.run, c.byte = l.byte >= 0 ? l.byte : c.byte;
-      if (l.small_byte >= 0) c.small_byte = l.small_byte;
+      if (l.small_byte) c.small_byte = l.small_byte;
     }
     return c;
   }
