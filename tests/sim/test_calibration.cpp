@@ -2,9 +2,11 @@
 // parameters (a closed form), with noise, must give those parameters back.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <memory>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "sim/calibration.hpp"
@@ -114,6 +116,11 @@ double slower(const trace::BuiltTrace& bt, const sim::MachineModel& base, const 
   return t(with) - t(base);
 }
 
+// Whether one of calibrate's lines says `text`.
+bool says(const std::vector<std::string>& lines, std::string_view text) {
+  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(text) != std::string::npos; });
+}
+
 core::CalibrationData one_node_data() {
   core::CalibrationData d;
   d.host = "h";
@@ -141,9 +148,7 @@ TEST(SimCalibration, MachineFromOneNode) {
   EXPECT_NEAR(m.ab(false, sim::Tier::socket, sim::Proto::rendezvous).beta, 0.05e-9, 1e-13);
   // Tiers without a pair of ranks copy the measured one, and say so.
   EXPECT_EQ(m.ab(false, sim::Tier::network, sim::Proto::eager).alpha, m.ab(false, sim::Tier::socket, sim::Proto::eager).alpha);
-  bool said = false;
-  for (const auto& l : c.lines) said = said || l.find("network    not measured") != std::string::npos;
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(says(c.lines, "network    not measured"));
   EXPECT_NEAR(m.o_send, 0.1e-6, 1e-15);
   EXPECT_NEAR(m.o_recv, 0.2e-6, 1e-15);
   EXPECT_NEAR(m.gap, 0.3e-6, 1e-12);
@@ -461,9 +466,7 @@ TEST(SimCalibration, NegativeCostPerSmallByteWhereTheSmallRingIsAboveTheModel) {
     EXPECT_NEAR(t(CalibrationShape::ring_in_order, kind, m), (up ? d.sf_reduce_backend_contiguous : d.sf_op_backend_contiguous)[0], 1e-11);
     EXPECT_NEAR(t(CalibrationShape::ring_permuted, kind, m), (up ? d.sf_reduce_backend : d.sf_op_backend)[0], 1e-11);
   }
-  bool said = false;
-  for (const auto& l : c.lines) said = said || l.find("-0.0500 ns per byte a rank sends or receives up to") != std::string::npos;
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(says(c.lines, "-0.0500 ns per byte a rank sends or receives up to"));
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
   EXPECT_EQ(back.small_byte_cost_by_backend, m.small_byte_cost_by_backend);
   EXPECT_EQ(back.leaf_to_root_by_backend, m.leaf_to_root_by_backend);
@@ -611,21 +614,31 @@ TEST(SimCalibration, TheCheaperRingGivesTheCostPerOp) {
   EXPECT_LT(t(CalibrationShape::ring_in_order), 5.4e-6 - 0.3e-6);
 }
 
+// One node of 4 ranks with basic's rings (permuted and in order) measured.
+core::CalibrationData four_ranks_data() {
+  core::CalibrationData d = one_node_data();
+  d.ranks = 4, d.ranks_per_node = 4, d.ranks_per_socket = 4;
+  d.sf_op_backend = by_backend({5e-6});
+  d.sf_op_backend_contiguous = by_backend({4.6e-6});
+  return d;
+}
+// The simulator's time of basic's bcast on a calibration pattern there, on `mm`.
+double basic_time4(trace::CalibrationShape shape, const sim::MachineModel& mm) {
+  return sim::simulate(trace::BuiltTrace(trace::calibration_trace(4, trace::Machine{4, 4, 0}, shape)), mm, {sim::parse_backend("basic", "test")})
+      .backends[0]
+      .ops[0]
+      .total_s;
+}
+
 // The large fan (4 ranks, 3 peers each way, 5456 B each) and the large ring (both ways: 2 peers
 // each way, 8 KiB messages, so large too) give the cost per byte and per large message together:
 // measurements made by the simulator from known costs (0.2 us per peer, 0.05 ns per byte beyond
 // the ring's, 1.5 us per large message) give them back, the model reproduces all five patterns
 // exactly, and the sizes between which a message becomes large are the two fans'.
 TEST(SimCalibration, CostPerLargeMessageFromTheLargeFan) {
-  core::CalibrationData d = one_node_data();
-  d.ranks = 4, d.ranks_per_node = 4, d.ranks_per_socket = 4;
-  d.sf_op_backend = by_backend({5e-6});
-  d.sf_op_backend_contiguous = by_backend({4.6e-6});
-  const trace::Machine at{4, 4, 0};
+  core::CalibrationData d = four_ranks_data();
   using trace::CalibrationShape;
-  auto t = [&](CalibrationShape shape, const sim::MachineModel& mm) {
-    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(4, at, shape)), mm, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
-  };
+  const auto t = basic_time4;
   auto truth = sim::calibrate_machine(d).machine;  // the rings' costs
   truth.peer_cost_by_backend["basic"] = 0.2e-6;
   truth.byte_cost_by_backend["basic"] = 0.05e-9;
@@ -839,9 +852,7 @@ TEST(SimCalibration, WireFactorWhereTheLargeRingIsBelowTheModel) {
   EXPECT_NEAR(t(CalibrationShape::ring_large, core::OpKind::bcast, m), d.sf_op_backend_large[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, core::OpKind::bcast, m), d.sf_op_backend_contiguous[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_permuted, core::OpKind::bcast, m), d.sf_op_backend[0], 1e-11);
-  bool said = false;
-  for (const auto& l : c.lines) said = said || l.find("x0.400 on what a message beyond 2048 B costs the wire more") != std::string::npos;
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(says(c.lines, "x0.400 on what a message beyond 2048 B costs the wire more"));
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
   EXPECT_EQ(back.wire_factor_by_backend, m.wire_factor_by_backend);
   EXPECT_EQ(back.wire_factor_beyond, m.wire_factor_beyond);
@@ -856,15 +867,9 @@ TEST(SimCalibration, WireFactorWhereTheLargeRingIsBelowTheModel) {
 // ring and the large fan: measurements made with x0.5 and 1 us per large message on 4 ranks give
 // both back, and both patterns are reproduced.
 TEST(SimCalibration, WireFactorAndCostPerLargeMessageTogether) {
-  core::CalibrationData d = one_node_data();
-  d.ranks = 4, d.ranks_per_node = 4, d.ranks_per_socket = 4;
-  d.sf_op_backend = by_backend({5e-6});
-  d.sf_op_backend_contiguous = by_backend({4.6e-6});
-  const trace::Machine at{4, 4, 0};
+  core::CalibrationData d = four_ranks_data();
   using trace::CalibrationShape;
-  auto t = [&](CalibrationShape shape, const sim::MachineModel& mm) {
-    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(4, at, shape)), mm, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
-  };
+  const auto t = basic_time4;
   auto truth = sim::calibrate_machine(d).machine;
   truth.large_message_cost_by_backend["basic"] = 1e-6;
   truth.large_message_bytes = {8 * 85, 8 * 682};
@@ -904,9 +909,7 @@ TEST(SimCalibration, TheWindowsFencesFromItsOwnRing) {
   EXPECT_NEAR(m.op_overhead_by_backend.at("window"), 0, 1e-12);
   EXPECT_NEAR(t(CalibrationShape::ring_permuted, m), d.sf_op_backend[2], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, m), d.sf_op_backend_contiguous[2], 1e-11);
-  bool said = false;
-  for (const auto& l : c.lines) said = said || l.find("MPI_Win_fence in the window backend's epochs") != std::string::npos;
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(says(c.lines, "MPI_Win_fence in the window backend's epochs"));
   d.sf_op_backend[2] += 0.8e-6, d.sf_op_backend_contiguous[2] += 0.8e-6;
   EXPECT_NEAR(sim::calibrate_machine(d).machine.fence_overhead, bare.fence_overhead, 1e-15);
 }
