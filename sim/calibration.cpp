@@ -477,7 +477,15 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         return predicted(shape, core::OpKind::bcast, name, x);
       };
       const double before = at(CalibrationShape::ring_large, 1, e.large), least = 0.05;
+      // A ring whose prediction does not change with it has no message beyond the limit on the
+      // wire (shm's on one node: every one a copy): none, and said.
+      if (at(CalibrationShape::ring_large, least, e.large) >= before) {
+        c.lines.push_back(head(name) + fmt("no wire factor: no message beyond %.0f B on the wire", static_cast<double>(wire_beyond)) + " (" +
+                          large_ring + fmt(": %.3f us measured, %.3f us modelled)", ring_measured * 1e6, before * 1e6));
+        return false;
+      }
       double factor = 1, large = e.large;
+      bool refitted = false;
       for (int turn = 0, turns = fan_measured >= 0 ? 60 : 1; turn < turns; ++turn) {
         const double last = factor;
         double lo = least, hi = 1;
@@ -493,18 +501,19 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         if (fan_measured >= 0) {
           const double base = at(CalibrationShape::fan_large, factor, 0), dl = 1e-8;
           const double per = (at(CalibrationShape::fan_large, factor, dl) - base) / dl;
-          if (per > 0) large = std::clamp((fan_measured - base) / per, 0.0, 1e-4);
+          if (per > 0) large = std::clamp((fan_measured - base) / per, 0.0, 1e-4), refitted = true;
         }
         if (turn > 0 && std::abs(factor - last) < 1e-7) break;
       }
       c.lines.push_back(head(name) + fmt("x%.3f", factor) + fmt(" on what a message beyond %.0f B costs the wire more than one of that size", static_cast<double>(wire_beyond)) +
                         " (" + large_ring + fmt(": %.3f us measured, %.3f us modelled with the wire's own)", ring_measured * 1e6, before * 1e6) +
                         (factor <= least ? fmt("; kept at %.2f", least) : std::string()));
-      if (fan_measured >= 0)
+      if (refitted)
         c.lines.push_back(head(name) + fmt("%.3f us per large message beyond one each way, with the wire factor ", large * 1e6) +
                           fmt("(the large fan: %.3f us measured, %.3f us modelled)", fan_measured * 1e6,
                               at(CalibrationShape::fan_large, factor, large) * 1e6));
       e.wire = factor, e.large = large;
+      return refitted;
     };
     // A message counts as large from the fan's size (nothing) to the large fan's (a whole one).
     const std::array<std::int64_t, 2> sizes{8 * core::calibration_fan_per_peer(d.ranks), 8 * core::kCalibrationLargeFanValues};
@@ -532,10 +541,11 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       small_bytes(name, core::OpKind::bcast, down.in_order ? d.sf_op_backend_small[k] : -1, d.sf_op_backend[k], down.model, e);
       m.small_byte_cost_by_backend[name] = *e.small_byte;
       if (down.in_order) m.block_cost_by_backend[name] = e.run;
-      if (k == 0)
-        m.op_overhead = std::max(0.0, e.op);
-      else
-        m.op_overhead_by_backend[name] = std::max(0.0, e.op);
+      // Backends without costs of their own (the node-aware ones on one node) fall back to basic's
+      // cost per op: at the ring's bytes, where basic's line was fitted (with a cost per small byte,
+      // which they do not have, basic's own cost per op is the line's at no byte).
+      m.op_overhead_by_backend[name] = std::max(0.0, e.op);
+      if (k == 0) m.op_overhead = std::max(0.0, e.op + e.small_byte.value_or(0) * until);
       std::optional<MachineModel::ExecutorCosts> up_costs;
       if (d.sf_reduce_backend[k] >= 0) {
         const Rings up = rings(name, core::OpKind::reduce, d.sf_reduce_backend[k], d.sf_reduce_backend_contiguous[k]);
@@ -576,9 +586,9 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       // far as reproduces it, the large fan's cost per large message fitted again alongside.
       if (d.sf_op_backend_large[k] >= 0 && e.byte <= 0 &&
           predicted(CalibrationShape::ring_large, core::OpKind::bcast, name, e) > d.sf_op_backend_large[k] * 1.001) {
-        wire(name, d.sf_op_backend_large[k], fan_large ? d.sf_op_backend_fan_large[k] : -1, e);
-        m.wire_factor_by_backend[name] = e.wire, m.wire_factor_beyond = wire_beyond;
-        if (fan_large) m.large_message_cost_by_backend[name] = e.large;
+        const bool refitted = wire(name, d.sf_op_backend_large[k], fan_large ? d.sf_op_backend_fan_large[k] : -1, e);
+        if (e.wire != 1) m.wire_factor_by_backend[name] = e.wire, m.wire_factor_beyond = wire_beyond;
+        if (refitted) m.large_message_cost_by_backend[name] = e.large;
       }
       // 4. The large ring with a reduce: the leaf-to-root direction's own cost per byte.
       if (up_costs && d.sf_reduce_backend_large[k] >= 0) {

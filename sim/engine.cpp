@@ -80,18 +80,18 @@ void Engine::prepare(const Step& s) const {
     auto& c = s.cost[i];
     c.alpha = alpha_[d][k][p];
     double wire = beta_[d][k][p] * bytes;
-    // The backend's wire factor on a message beyond wire_beyond_ bytes: on what its bytes cost
-    // beyond one of wire_beyond_ (on its tier, each in its protocol), and where it is a rendezvous
-    // and that one is not, on its latency beyond the eager one's (the handshake, which an exchange
-    // both ways overlaps and a ping-pong waits for).
-    if (wire_factor_ != 1 && msg.bytes > wire_beyond_) {
+    // The backend's wire factor (fitted on host messages; device ones keep the wire's) on a host
+    // message beyond wire_beyond_ bytes: on what its bytes cost beyond one of wire_beyond_ (on its
+    // tier, each in its protocol), and where it is a rendezvous and that one is not, on its latency
+    // beyond the eager one's (with calibrate's handshake_legs 0, the handshake, which an exchange
+    // both ways overlaps and a ping-pong waits for). Only an excess is scaled: a message never
+    // costs more for it.
+    if (wire_factor_ != 1 && d == 0 && msg.bytes > wire_beyond_) {
       const int p0 = static_cast<int>(m_.proto_of(wire_beyond_)), eager = static_cast<int>(Proto::eager);
       const double w0 = beta_[d][k][p0] * static_cast<double>(wire_beyond_);
-      wire = std::max(0.0, w0 + wire_factor_ * (wire - w0));
-      if (p == static_cast<int>(Proto::rendezvous) && p0 != p) {
-        const auto a0 = static_cast<double>(alpha_[d][k][eager]);
-        c.alpha = static_cast<Time>(std::llround(std::max(0.0, a0 + wire_factor_ * (static_cast<double>(c.alpha) - a0))));
-      }
+      if (wire > w0) wire = w0 + wire_factor_ * (wire - w0);
+      const auto a0 = static_cast<double>(alpha_[d][k][eager]), a = static_cast<double>(c.alpha);
+      if (p == static_cast<int>(Proto::rendezvous) && p0 != p && a > a0) c.alpha = static_cast<Time>(std::llround(a0 + wire_factor_ * (a - a0)));
     }
     c.wire = static_cast<Time>(std::llround(wire));
     c.inject = nic_ && k == 2 && !msg.device ? static_cast<Time>(std::llround(inj_beta_ * bytes)) : -1;

@@ -155,7 +155,8 @@ public:
   // node of every endpoint (trace ranks first, then helper processes). `busy`, when
   // given, carries the links' and NICs' occupancy from one engine to the next (the ops of one
   // replay); otherwise the engine keeps its own across the steps it runs. `wire_factor` scales
-  // the wire's time per byte of a message beyond `wire_beyond` bytes (a backend's, MachineModel::
+  // what a host message beyond `wire_beyond` bytes costs the wire more than one of that size (its
+  // bytes, and a rendezvous's latency beyond the eager one's; a backend's, MachineModel::
   // wire_factor_for).
   Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<Time>* busy = nullptr, double wire_factor = 1,
          std::int64_t wire_beyond = 0);

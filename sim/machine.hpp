@@ -112,9 +112,9 @@ struct MachineModel {
     if (it == small_byte_cost_by_backend.end()) return std::nullopt;
     return it->second;
   }
-  // A backend's factor on what the bytes of a message beyond wire_factor_beyond bytes cost on the
-  // wire more than one of that size, and on a rendezvous's latency beyond the eager one's (0.05
-  // to 1, 1 where it has none): where the backend moves large messages faster than the ping-pong
+  // A backend's factor on what the bytes of a host message beyond wire_factor_beyond bytes cost on
+  // the wire more than one of that size, and on a rendezvous's latency beyond the eager one's
+  // (only an excess; 0.05 to 1, 1 where it has none): where the backend moves large messages faster than the ping-pong
   // the wire was fitted on (a one-sided get or put on one node is one memory copy, an eager
   // message two through the MPI's buffers; an exchange both ways overlaps the rendezvous
   // handshake a ping-pong waits for). calibrate fits it from its large ring where that ring is

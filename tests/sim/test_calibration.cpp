@@ -397,7 +397,8 @@ TEST(SimCalibration, CostPerByteBelowTheRingFromTheSmallRing) {
     EXPECT_NEAR(t(CalibrationShape::ring_large, kind, m), (up ? d.sf_reduce_backend_large : d.sf_op_backend_large)[0], 1e-11);
   }
   // The ring's bytes now cost 0.3 ns each, and the cost per op gives back what that adds.
-  EXPECT_NEAR(m.op_overhead, m0.op_overhead - 0.3e-9 * ring, 1e-12);
+  EXPECT_NEAR(m.op_overhead_for("basic"), m0.op_overhead_for("basic") - 0.3e-9 * ring, 1e-12);
+  EXPECT_NEAR(m.op_overhead, m0.op_overhead, 1e-12);  // others' fallback: basic's at the ring's bytes
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
   EXPECT_EQ(back.small_byte_cost_by_backend, m.small_byte_cost_by_backend);
   EXPECT_EQ(back.small_byte_until, m.small_byte_until);
@@ -459,7 +460,8 @@ TEST(SimCalibration, NegativeCostPerSmallByteWhereTheSmallRingIsAboveTheModel) {
   const auto& m = c.machine;
   EXPECT_NEAR(m.small_byte_cost_for("basic").value(), -0.05e-9, 1e-16);
   EXPECT_NEAR(m.leaf_to_root_by_backend.at("basic").small_byte.value(), -0.05e-9, 1e-16);
-  EXPECT_NEAR(m.op_overhead, m0.op_overhead + 0.05e-9 * ring, 1e-12);
+  EXPECT_NEAR(m.op_overhead_for("basic"), m0.op_overhead_for("basic") + 0.05e-9 * ring, 1e-12);
+  EXPECT_NEAR(m.op_overhead_for("3step"), m0.op_overhead, 1e-12);  // no cost of its own: basic's at the ring's bytes
   for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
     const bool up = kind == core::OpKind::reduce;
     EXPECT_NEAR(t(CalibrationShape::ring_small, kind, m), (up ? d.sf_reduce_backend_small : d.sf_op_backend_small)[0], 1e-11);
@@ -482,7 +484,7 @@ TEST(SimCalibration, ALineThroughARingBelowTheModelIsChargedAboveZero) {
   using trace::CalibrationShape;
   const auto t = basic_time;
   auto bare = sim::calibrate_machine(d).machine;
-  bare.op_overhead = 0;
+  bare.op_overhead = 0, bare.op_overhead_by_backend.clear();
   bare.leaf_to_root_by_backend.clear();
   d.sf_op_backend_contiguous = by_backend({t(CalibrationShape::ring_in_order, core::OpKind::bcast, bare) - 0.05e-6});
   d.sf_op_backend = by_backend({t(CalibrationShape::ring_permuted, core::OpKind::bcast, bare) - 0.05e-6});
@@ -491,7 +493,7 @@ TEST(SimCalibration, ALineThroughARingBelowTheModelIsChargedAboveZero) {
   // The line: -0.05 us at the ring's bytes, +0.1 us at the small ring's (a quarter of them), so
   // 0.15 us at no byte, and 0.15 us less per 3/4 of the ring's bytes.
   const double ring = 2.0 * 8 * core::kCalibrationSfOpValues, small = 2.0 * 8 * core::kCalibrationSmallValues;
-  EXPECT_NEAR(m.op_overhead, -0.05e-6 + 0.15e-6 * ring / (ring - small), 1e-12);
+  EXPECT_NEAR(m.op_overhead_for("basic"), -0.05e-6 + 0.15e-6 * ring / (ring - small), 1e-12);
   EXPECT_NEAR(m.small_byte_cost_for("basic").value(), -0.15e-6 / (ring - small), 1e-15);  // the simulator times in ps
   EXPECT_NEAR(t(CalibrationShape::ring_small, core::OpKind::bcast, m), d.sf_op_backend_small[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, core::OpKind::bcast, m), t(CalibrationShape::ring_in_order, core::OpKind::bcast, bare), 1e-11);
@@ -912,4 +914,40 @@ TEST(SimCalibration, TheWindowsFencesFromItsOwnRing) {
   EXPECT_TRUE(says(c.lines, "MPI_Win_fence in the window backend's epochs"));
   d.sf_op_backend[2] += 0.8e-6, d.sf_op_backend_contiguous[2] += 0.8e-6;
   EXPECT_NEAR(sim::calibrate_machine(d).machine.fence_overhead, bare.fence_overhead, 1e-15);
+}
+
+// The factor scales only an excess over a message of the limit's size: a rendezvous whose latency
+// is below the eager one's, and bytes whose time in their protocol is below what the limit's bytes
+// take in theirs (2400 B at 1 ns/B against 400 B at 10 ns/B), cost nothing more for it.
+TEST(SimCalibration, TheWireFactorNeverAddsToAMessage) {
+  const trace::BuiltTrace bt(bcast_trace(star(5, 300)));
+  auto m = sim::uniform_machine(1e-6, 1e9);
+  m.short_max = 512, m.eager_max = 1000;
+  for (auto& mem : m.p2p)
+    for (auto& tier : mem) {
+      tier[static_cast<int>(sim::Proto::short_)].beta = 10e-9;
+      tier[static_cast<int>(sim::Proto::eager)].alpha = 3e-6;
+    }
+  auto with = m;
+  with.wire_factor_by_backend["basic"] = 0.5, with.wire_factor_beyond = 400;
+  EXPECT_NEAR(slower(bt, m, with, "basic"), 0, 1e-15);
+}
+
+// shm's large ring on one node is all copies: no message of it is on the wire, so a ring below the
+// model gets no wire factor (it would change no prediction of it and apply to shm's off-node
+// messages elsewhere), and the line says so.
+TEST(SimCalibration, NoWireFactorWhereNoMessageIsOnTheWire) {
+  core::CalibrationData d = one_node_data();
+  d.sf_op_backend = by_backend({5e-6, -1, -1, -1, 3e-6});
+  d.sf_op_backend_contiguous = by_backend({4.6e-6, -1, -1, -1, 3.2e-6});
+  const auto m0 = sim::calibrate_machine(d).machine;
+  const double shm = sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, trace::Machine{2, 2, 0}, trace::CalibrationShape::ring_large)), m0,
+                                   {sim::parse_backend("shm", "test")})
+                         .backends[0]
+                         .ops[0]
+                         .total_s;
+  d.sf_op_backend_large = by_backend({-1, -1, -1, -1, shm - 0.5e-6});
+  const auto c = sim::calibrate_machine(d);
+  EXPECT_EQ(c.machine.wire_factor_by_backend.count("shm"), 0u);
+  EXPECT_TRUE(says(c.lines, "no wire factor: no message beyond 2048 B on the wire"));
 }
