@@ -48,9 +48,9 @@ for t in "${traces[@]}"; do
   # run times one backend after the other: auto runs first, in between and last in turn, so that
   # no backend is always timed in the same place (a drift within a launch favours none).
   rows=$(for ((k = 0; k < repeats; ++k)); do
-           IFS=, read -r -a list <<< "$candidates,auto"
-           n=${#list[@]}; at=$(( (n - 1) * (k % 3) / 2 ))
-           order=$(printf '%s\n' "${list[@]:0:n-1}" | awk -v at="$at" '{ if (NR - 1 == at) print "auto"; print } END { if (at >= NR) print "auto" }' | paste -sd,)
+           IFS=, read -r -a c <<< "$candidates"
+           at=$(( ${#c[@]} * (k % 3) / 2 )); o=("${c[@]:0:at}" auto "${c[@]:at}")
+           order=$(IFS=,; echo "${o[*]}")
            "${launch[@]}" $cli run "$t" --backend "$order" --machine "$dir/machine.json" --iters 50 |
              awk '$1 ~ /^[0-9]+$/ {print $1, $4, $10}'
          done | awk '{ k = $1 " " $2; if (!(k in t) || $3 < t[k]) t[k] = $3 } END { for (k in t) print k, t[k] }')

@@ -16,8 +16,8 @@ std::uint64_t next_engine_id() {
 
 Time to_ps(double seconds) { return static_cast<Time>(std::llround(seconds * 1e12)); }
 
-Engine::Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<Time>* busy, double wire_factor, std::int64_t wire_beyond)
-    : m_(m), id_(next_engine_id()), node_(std::move(node)), wire_factor_(wire_factor), wire_beyond_(wire_beyond), busy_(busy ? *busy : own_busy_) {
+Engine::Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<Time>* busy, double wire_factor)
+    : m_(m), id_(next_engine_id()), node_(std::move(node)), wire_factor_(wire_factor), busy_(busy ? *busy : own_busy_) {
   for (int d = 0; d < 2; ++d)
     for (int k = 0; k < 3; ++k)
       for (int p = 0; p < 3; ++p) {
@@ -81,14 +81,14 @@ void Engine::prepare(const Step& s) const {
     c.alpha = alpha_[d][k][p];
     double wire = beta_[d][k][p] * bytes;
     // The backend's wire factor (fitted on host messages; device ones keep the wire's) on a host
-    // message beyond wire_beyond_ bytes: on what its bytes cost beyond one of wire_beyond_ (on its
+    // message beyond `beyond` bytes: on what its bytes cost beyond one of `beyond` (on its
     // tier, each in its protocol), and where it is a rendezvous and that one is not, on its latency
     // beyond the eager one's (with calibrate's handshake_legs 0, the handshake, which an exchange
     // both ways overlaps and a ping-pong waits for). Only an excess is scaled: a message never
     // costs more for it.
-    if (wire_factor_ != 1 && d == 0 && msg.bytes > wire_beyond_) {
-      const int p0 = static_cast<int>(m_.proto_of(wire_beyond_)), eager = static_cast<int>(Proto::eager);
-      const double w0 = beta_[d][k][p0] * static_cast<double>(wire_beyond_);
+    if (const std::int64_t beyond = m_.wire_factor_beyond; wire_factor_ != 1 && d == 0 && msg.bytes > beyond) {
+      const int p0 = static_cast<int>(m_.proto_of(beyond)), eager = static_cast<int>(Proto::eager);
+      const double w0 = beta_[d][k][p0] * static_cast<double>(beyond);
       if (wire > w0) wire = w0 + wire_factor_ * (wire - w0);
       const auto a0 = static_cast<double>(alpha_[d][k][eager]), a = static_cast<double>(c.alpha);
       if (p == static_cast<int>(Proto::rendezvous) && p0 != p && a > a0) c.alpha = static_cast<Time>(std::llround(a0 + wire_factor_ * (a - a0)));

@@ -155,11 +155,10 @@ public:
   // node of every endpoint (trace ranks first, then helper processes). `busy`, when
   // given, carries the links' and NICs' occupancy from one engine to the next (the ops of one
   // replay); otherwise the engine keeps its own across the steps it runs. `wire_factor` scales
-  // what a host message beyond `wire_beyond` bytes costs the wire more than one of that size (its
-  // bytes, and a rendezvous's latency beyond the eager one's; a backend's, MachineModel::
-  // wire_factor_for).
-  Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<Time>* busy = nullptr, double wire_factor = 1,
-         std::int64_t wire_beyond = 0);
+  // what a host message beyond the model's wire_factor_beyond bytes costs the wire more than one
+  // of that size (its bytes, and a rendezvous's latency beyond the eager one's; a backend's,
+  // MachineModel::wire_factor_for).
+  Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<Time>* busy = nullptr, double wire_factor = 1);
   std::size_t endpoints() const { return node_.size(); }
   const std::vector<std::int32_t>& node() const { return node_; }
   // Computes the step's per-message costs and groupings (run does it when not yet done).
@@ -226,7 +225,6 @@ private:
   double beta_[2][3][3];
   double inj_beta_;
   double wire_factor_ = 1;
-  std::int64_t wire_beyond_ = 0;
   Time o_send_, o_recv_, gap_;
   bool serial_, nic_;
 

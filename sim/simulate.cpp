@@ -188,7 +188,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
                                               op.op != core::OpKind::fetch_and_op);
         add_round(sc, lay, m, b, tr);
       }
-      Engine eng(m, sc.node, &busy, costs[0].wire, m.wire_factor_beyond);
+      Engine eng(m, sc.node, &busy, costs[0].wire);
       const auto ne = static_cast<std::size_t>(sc.endpoints);
       if (helper_ready.size() < ne - ready.size()) helper_ready.resize(ne - ready.size(), 0);
       if (ops_apart && !ready.empty()) {  // everyone starts when the last finished (links are idle by then)
