@@ -106,7 +106,8 @@ struct CalibrationData {
   // alltoallv with empty messages on a ring, an MPI_Alltoallv with empty messages.
   double fence = -1, neighbor = -1, alltoallv = -1;
   // The executor on each of kCalibratedBackends (in its order): a bcast on calibration_ring (each
-  // rank packs, sends one message, receives one, unpacks), the slowest rank's median per call.
+  // rank packs, sends one message, receives one, unpacks), per call the 20th percentile of the
+  // iterations (each the slowest rank's time; exec::mpi::kLowShare).
   // -1: not measured.
   PerBackend sf_op_backend = unmeasured();
   // The same bcast on the ring in order (its roots one run, calibration_ring(n, false)): against

@@ -286,23 +286,42 @@ TEST(MpiCollective, PatternTraceRunsAndConforms) {
 TEST(MpiTiming, TimingJsonAndTable) {
   const fs::path timing = fs::temp_directory_path() / ("sfr_mpi_timing_" + std::to_string(::getpid()) + ".json");
   const std::string trace_file = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
-  const auto r = mpirun(4, "run " + trace_file + " --backend basic,neighbor --iters 5 --warmup 1 --timing " + timing.string());
+  const auto r = mpirun(4, "run " + trace_file + " --backend basic,neighbor --iters 11 --warmup 1 --timing " + timing.string());
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("median(us)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("p20(us)"), std::string::npos) << r.out;
+  // The table's rows in order: op#, op, sf, backend, unit, bs, bytes, msgs, min, median, max, p20.
+  std::vector<std::vector<std::string>> rows;
+  {
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream w(line);
+      std::vector<std::string> f;
+      for (std::string x; w >> x;) f.push_back(x);
+      if (f.size() == 12 && std::isdigit(static_cast<unsigned char>(f[0][0]))) rows.push_back(f);
+    }
+  }
   const auto j = nlohmann::json::parse(slurp(timing));
   const auto t = trace::read_trace_file(trace_file);
   EXPECT_EQ(j.at("format"), "sf-timing");
-  EXPECT_EQ(j.at("iters"), 5);
+  EXPECT_EQ(j.at("iters"), 11);
   ASSERT_EQ(j.at("results").size(), 2 * t.trace().ops.size());
+  ASSERT_EQ(rows.size(), j.at("results").size()) << r.out;
   std::map<std::string, std::size_t> per_backend;
+  std::size_t row = 0;
   for (const auto& res : j.at("results")) {
     ++per_backend[res.at("backend").get<std::string>()];
     auto s = res.at("samples_us").get<std::vector<double>>();
-    ASSERT_EQ(s.size(), 5u);
+    ASSERT_EQ(s.size(), 11u);
     std::sort(s.begin(), s.end());
     EXPECT_DOUBLE_EQ(res.at("min_us").get<double>(), s.front());
-    EXPECT_DOUBLE_EQ(res.at("median_us").get<double>(), s[2]);
+    EXPECT_DOUBLE_EQ(res.at("median_us").get<double>(), s[5]);
     EXPECT_DOUBLE_EQ(res.at("max_us").get<double>(), s.back());
+    // The 20th percentile of the 11 iterations: the third lowest (nearest rank below).
+    char p20[32];
+    std::snprintf(p20, sizeof p20, "%.2f", s[2]);
+    EXPECT_EQ(rows[row][3], res.at("backend").get<std::string>());
+    EXPECT_EQ(rows[row++][11], p20) << r.out;
   }
   EXPECT_EQ(per_backend["basic"], t.trace().ops.size());
   EXPECT_EQ(per_backend["neighbor"], t.trace().ops.size());

@@ -384,6 +384,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
       r.max_us = samples.back();
       const std::size_t n = samples.size();
       r.median_us = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+      r.low_us = samples[static_cast<std::size_t>(kLowShare * static_cast<double>(n - 1))];
     }
     out.push_back(r);
   }
@@ -396,15 +397,15 @@ std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>
   std::snprintf(buf, sizeof buf, "# sf-replay run: %s on %d ranks, %d timed iterations (max over ranks per iteration)\n",
                 t.trace().name.c_str(), t.trace().nranks, iters);
   o += buf;
-  std::snprintf(buf, sizeof buf, "# %-4s %-12s %-12s %-15s %-11s %3s %12s %8s %12s %12s %12s\n", "op#", "op", "sf", "backend", "unit", "bs",
-                "bytes", "msgs", "min(us)", "median(us)", "max(us)");
+  std::snprintf(buf, sizeof buf, "# %-4s %-12s %-12s %-15s %-11s %3s %12s %8s %12s %12s %12s %12s\n", "op#", "op", "sf", "backend", "unit",
+                "bs", "bytes", "msgs", "min(us)", "median(us)", "max(us)", "p20(us)");
   o += buf;
   for (const auto& r : res) {
     const auto& op = t.trace().ops[r.index];
-    std::snprintf(buf, sizeof buf, "  %-4zu %-12s %-12s %-15s %-11s %3d %12lld %8lld %12.2f %12.2f %12.2f\n", r.index,
+    std::snprintf(buf, sizeof buf, "  %-4zu %-12s %-12s %-15s %-11s %3d %12lld %8lld %12.2f %12.2f %12.2f %12.2f\n", r.index,
                   core::op_kind_name(op.op), op.sf.c_str(), r.backend.c_str(),
                   core::op_traits(op.op).has_unit ? core::unit_name(op.unit) : "-", op.bs, r.bytes, r.messages, r.min_us, r.median_us,
-                  r.max_us);
+                  r.max_us, r.low_us);
     o += buf;
   }
   return o;
