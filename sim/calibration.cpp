@@ -263,6 +263,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     bare.byte_cost_by_backend.clear();
     bare.small_byte_cost_by_backend.clear();
     bare.large_message_cost_by_backend.clear();
+    bare.scatter_cost_by_backend.clear();
     bare.leaf_to_root_by_backend.clear();
     using trace::CalibrationShape;
     // Each pattern's trace is built once, for every backend.
@@ -295,12 +296,14 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       MachineModel mm = bare;
       mm.large_message_bytes = m.large_message_bytes;
       mm.small_byte_until = e.small_until;
+      mm.scatter_beyond = wire_beyond;
       if (kind == core::OpKind::reduce) {
-        mm.leaf_to_root_by_backend[name] = {e.op, e.run, e.byte, e.small_byte};
+        mm.leaf_to_root_by_backend[name] = {e.op, e.run, e.byte, e.small_byte, e.scatter};
       } else {
         mm.op_overhead_by_backend[name] = e.op;
         mm.block_cost_by_backend[name] = e.run;
         mm.byte_cost_by_backend[name] = e.byte;
+        if (e.scatter) mm.scatter_cost_by_backend[name] = *e.scatter;
         if (e.small_byte) mm.small_byte_cost_by_backend[name] = *e.small_byte;
       }
       mm.peer_cost_by_backend[name] = e.peer;
@@ -515,6 +518,34 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       e.wire = factor, e.large = large;
       return refitted;
     };
+    // The cost per value packed or unpacked through an index list in a message past the ring's,
+    // in place of the cost per run there: the large ring permuted (`permuted`) against the large
+    // ring in order (`in_order`), each measured beyond the model with the costs `e` fitted so far
+    // and none per run past the ring's (so that anything it misses on both rings alike stays out),
+    // over what one unit adds to the permuted ring's prediction. Kept within [0, 1e-6], and said.
+    const std::string large_permuted = fmt("the ring of %.0f B per rank permuted, both ways", 8.0 * core::kCalibrationLargeValues);
+    auto scatter = [&](const char* name, core::OpKind kind, double permuted, double in_order, const MachineModel::ExecutorCosts& e) {
+      MachineModel::ExecutorCosts none = e;
+      none.scatter = 0.0;
+      const double base = predicted(CalibrationShape::ring_large_permuted, kind, name, none);
+      const double base_in_order = predicted(CalibrationShape::ring_large, kind, name, none);
+      MachineModel::ExecutorCosts more = none;
+      const double step = 1e-9;
+      more.scatter = step;
+      const double per = (predicted(CalibrationShape::ring_large_permuted, kind, name, more) - base) / step;
+      const std::string unit = fmt("ns per value packed or unpacked through an index list in a message beyond %.0f B, ", static_cast<double>(wire_beyond)) +
+                               direction(kind);
+      const std::string where = " (" + large_permuted + fmt(": %.3f us measured, %.3f us modelled without it; ", permuted * 1e6, base * 1e6) +
+                                fmt("in order %.3f us measured, %.3f us modelled)", in_order * 1e6, base_in_order * 1e6);
+      if (per <= 0) {
+        c.lines.push_back(head(name) + "not fitted: no value scattered in a message beyond " + fmt("%.0f B", static_cast<double>(wire_beyond)) + where);
+        return std::optional<double>();
+      }
+      const double fitted = ((permuted - base) - (in_order - base_in_order)) / per, kept = std::clamp(fitted, 0.0, 1e-6);
+      c.lines.push_back(head(name) + fmt("%.3f ", kept * 1e9) + unit + where +
+                        (kept != fitted ? fmt("; fitted %.3f, kept at ", fitted * 1e9) + fmt("%.3f", kept * 1e9) : std::string()));
+      return std::optional<double>(kept);
+    };
     // A message counts as large from the fan's size (nothing) to the large fan's (a whole one).
     const std::array<std::int64_t, 2> sizes{8 * core::calibration_fan_per_peer(d.ranks), 8 * core::kCalibrationLargeFanValues};
     for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
@@ -596,7 +627,19 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         u.peer = e.peer, u.large = e.large, u.wire = e.wire;
         if (const auto b = term(name, CalibrationShape::ring_large, core::OpKind::reduce, d.sf_reduce_backend_large[k], u,
                                 &MachineModel::ExecutorCosts::byte, 1e-8, beyond + ", reduce", 1e9, "%.4f", large_ring))
-          m.leaf_to_root_by_backend[name].byte = *b;
+          m.leaf_to_root_by_backend[name].byte = u.byte = *b;
+        up_costs = u;
+      }
+      // 5. The large rings permuted against the large rings in order: per value packed or unpacked
+      // through an index list in a message past the ring's, beyond the cost per run, each direction.
+      if (d.sf_op_backend_large_permuted[k] >= 0 && d.sf_op_backend_large[k] >= 0)
+        if (const auto s = scatter(name, core::OpKind::bcast, d.sf_op_backend_large_permuted[k], d.sf_op_backend_large[k], e))
+          e.scatter = *s, m.scatter_cost_by_backend[name] = *s, m.scatter_beyond = wire_beyond;
+      if (up_costs && d.sf_reduce_backend_large_permuted[k] >= 0 && d.sf_reduce_backend_large[k] >= 0) {
+        MachineModel::ExecutorCosts u = *up_costs;
+        u.peer = e.peer, u.large = e.large, u.wire = e.wire;
+        if (const auto s = scatter(name, core::OpKind::reduce, d.sf_reduce_backend_large_permuted[k], d.sf_reduce_backend_large[k], u))
+          m.leaf_to_root_by_backend[name].scatter = *s, m.scatter_beyond = wire_beyond;
       }
     }
   }

@@ -185,7 +185,7 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   r.object(j, "",
            {"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta", "copy", "pack", "loggp",
             "collective_overhead", "fence_overhead", "op_overhead", "op_overhead_by_backend", "block_cost_by_backend",
-            "peer_cost_by_backend", "byte_cost_by_backend", "small_byte_cost_by_backend", "small_byte_until", "large_message_cost_by_backend", "large_message_bytes", "leaf_to_root_by_backend", "wire_factor_by_backend", "wire_factor_beyond", "split",
+            "peer_cost_by_backend", "byte_cost_by_backend", "small_byte_cost_by_backend", "small_byte_until", "large_message_cost_by_backend", "large_message_bytes", "leaf_to_root_by_backend", "wire_factor_by_backend", "wire_factor_beyond", "scatter_cost_by_backend", "scatter_beyond", "split",
             "calibration"});
   std::string base = "generic";
   if (j.contains("base")) {
@@ -287,6 +287,7 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
     m.wire_factor_beyond = r.integer(j["wire_factor_beyond"], "/wire_factor_beyond", 0);
     if (m.wire_factor_by_backend.empty()) r.fail("/wire_factor_beyond", "no backend has a wire factor: it would do nothing");
   }
+  per_backend("scatter_cost_by_backend", 0, 1e-6, "seconds per value, at most 1e-6 (1 us)", m.scatter_cost_by_backend);
   if (j.contains("small_byte_cost_by_backend") && !j.contains("small_byte_until"))
     r.fail("/small_byte_cost_by_backend", "needs small_byte_until (the bytes a rank sends plus receives up to which it applies)");
   if (j.contains("small_byte_until")) m.small_byte_until = r.integer(j["small_byte_until"], "/small_byte_until", 1);
@@ -305,7 +306,7 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
     r.object(o, "/leaf_to_root_by_backend", std::span<const std::string_view>(calibrated_keys));
     for (const auto& [k, v] : o.items()) {
       const std::string at = "/leaf_to_root_by_backend/" + k;
-      r.object(v, at, {"op", "run", "byte", "small_byte"});
+      r.object(v, at, {"op", "run", "byte", "small_byte", "scatter"});
       MachineModel::ExecutorCost c;
       if (v.contains("op")) c.op = r.number(v["op"], at + "/op");
       if (v.contains("run")) c.run = r.number(v["run"], at + "/run");
@@ -318,8 +319,21 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
           r.fail(at + "/small_byte", "expected seconds per byte, from -1e-8 to 1e-8 (10 ns), got " + v["small_byte"].dump());
         if (!j.contains("small_byte_until")) r.fail(at + "/small_byte", "needs small_byte_until (up to which bytes it applies)");
       }
+      if (v.contains("scatter")) {
+        c.scatter = r.number(v["scatter"], at + "/scatter");
+        if (*c.scatter > 1e-6) r.fail(at + "/scatter", "expected seconds per value, at most 1e-6 (1 us), got " + v["scatter"].dump());
+        if (!j.contains("scatter_beyond")) r.fail(at + "/scatter", "needs scatter_beyond (the bytes of a message beyond which it applies)");
+      }
       m.leaf_to_root_by_backend[k] = c;
     }
+  }
+  if (j.contains("scatter_cost_by_backend") && !j.contains("scatter_beyond"))
+    r.fail("/scatter_cost_by_backend", "needs scatter_beyond (the bytes of a message beyond which it applies)");
+  if (j.contains("scatter_beyond")) {
+    m.scatter_beyond = r.integer(j["scatter_beyond"], "/scatter_beyond", 0);
+    bool used = !m.scatter_cost_by_backend.empty();
+    for (const auto& [k, c] : m.leaf_to_root_by_backend) used = used || c.scatter.has_value();
+    if (!used) r.fail("/scatter_beyond", "no backend has a scatter cost: it would do nothing");
   }
   if (j.contains("small_byte_until")) {
     bool used = !m.small_byte_cost_by_backend.empty();
@@ -440,12 +454,17 @@ Json machine_to_json(const MachineModel& m) {
   if (!m.large_message_cost_by_backend.empty()) j["large_message_bytes"] = m.large_message_bytes;
   if (!m.wire_factor_by_backend.empty())
     j["wire_factor_by_backend"] = m.wire_factor_by_backend, j["wire_factor_beyond"] = m.wire_factor_beyond;
+  bool scatter = !m.scatter_cost_by_backend.empty();
+  for (const auto& [k, v] : m.leaf_to_root_by_backend) scatter = scatter || v.scatter.has_value();
+  if (!m.scatter_cost_by_backend.empty()) j["scatter_cost_by_backend"] = m.scatter_cost_by_backend;
+  if (scatter) j["scatter_beyond"] = m.scatter_beyond;
   if (!m.leaf_to_root_by_backend.empty()) {
     j["leaf_to_root_by_backend"] = Json::object();
     for (const auto& [k, v] : m.leaf_to_root_by_backend) {
       j["leaf_to_root_by_backend"][k] = {{"op", v.op}, {"run", v.run}};
       if (v.byte >= 0) j["leaf_to_root_by_backend"][k]["byte"] = v.byte;
       if (small_applies && v.small_byte) j["leaf_to_root_by_backend"][k]["small_byte"] = *v.small_byte;
+      if (v.scatter) j["leaf_to_root_by_backend"][k]["scatter"] = *v.scatter;
     }
   }
   j["split"] = {{"procs_per_node", m.procs_per_node}, {"message_cap", m.message_cap}};

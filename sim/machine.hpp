@@ -75,7 +75,9 @@ struct MachineModel {
   // A backend's cost per run of consecutive roots that a rank's leaves read on one peer (seconds):
   // one-sided transfers name their targets as an indexed datatype of one block per run, which
   // MPI walks block by block. calibrate fits it from its ring permuted and in order; the simulator
-  // adds it times the rank's runs to the op overhead of every call.
+  // adds it times the rank's runs to the op overhead of every call (with a cost per scattered
+  // value, scatter_cost_by_backend: the runs of scattered lists in messages up to scatter_beyond
+  // bytes only).
   std::map<std::string, double> block_cost_by_backend;
   double block_cost_for(const std::string& backend) const {
     const auto it = block_cost_by_backend.find(backend);
@@ -126,6 +128,21 @@ struct MachineModel {
     const auto it = wire_factor_by_backend.find(backend);
     return it == wire_factor_by_backend.end() ? 1 : it->second;
   }
+  // A backend's cost per value a rank packs into or unpacks from a message of more than
+  // scatter_beyond bytes through an index list (a peer's list of roots or leaves that is not one
+  // contiguous block; seconds per value), in place of the cost per run for those lists: past the
+  // MPI's eager limit a contiguous block is handed to the MPI as it is, a packed one is written
+  // first and then read again by the MPI or the peer from the writer's cache, value by value and
+  // not run by run. calibrate fits it from its large ring permuted against the large ring in order
+  // (each direction); the simulator charges it to the rank whose lists they are (in a bcast the
+  // roots' rank packs them). A backend without one pays its cost per run on every list.
+  std::map<std::string, double> scatter_cost_by_backend;
+  std::int64_t scatter_beyond = 0;  // bytes of one message
+  std::optional<double> scatter_cost_for(const std::string& backend) const {
+    const auto it = scatter_cost_by_backend.find(backend);
+    if (it == scatter_cost_by_backend.end()) return std::nullopt;
+    return it->second;
+  }
   // A backend's cost per large message a rank sends or receives beyond two (seconds; past the
   // MPI's eager limit each one's handshake waits for the peer to answer). calibrate fits it from
   // its large fan, together with the cost per byte. A message of at most large_message_bytes[0]
@@ -145,13 +162,14 @@ struct MachineModel {
     return static_cast<double>(bytes - from) / static_cast<double>(to - from);
   }
   // The leaf-to-root direction's own costs (reduce, gather, fetch-and-op, degree), where calibrate
-  // measured them apart (its rings with a reduce): per op call, per run of roots, per byte and per
-  // byte up to small_byte_until, in place of op_overhead_for, block_cost_for, byte_cost_for and
-  // small_byte_cost_for.
+  // measured them apart (its rings with a reduce): per op call, per run of roots, per byte, per
+  // byte up to small_byte_until and per value scattered past scatter_beyond, in place of
+  // op_overhead_for, block_cost_for, byte_cost_for, small_byte_cost_for and scatter_cost_for.
   struct ExecutorCost {
     double op = 0, run = 0;
     double byte = -1;                 // per byte; -1: not fitted apart (the bcast's, byte_cost_for)
     std::optional<double> small_byte{};  // per byte up to small_byte_until (may be < 0); none: as `byte`
+    std::optional<double> scatter{};  // per value scattered past scatter_beyond; none: the bcast's
     bool operator==(const ExecutorCost&) const = default;
   };
   std::map<std::string, ExecutorCost> leaf_to_root_by_backend;
@@ -159,27 +177,31 @@ struct MachineModel {
   // not, looked up once (the simulator charges them to every rank of every call).
   struct ExecutorCosts {
     double op = 0, run = 0, peer = 0, byte = 0, large = 0;
+    std::optional<double> scatter{};  // per value scattered past scatter_beyond; none: runs everywhere
     std::optional<double> small_byte{};  // per byte up to small_until (may be < 0); none: as `byte`
     std::int64_t small_until = 0;      // bytes (sent plus received)
     double wire = 1;                   // not per call: the engine's factor on the wire (wire_factor_for)
     // One rank's work per call, the rank reading `runs` runs of roots, exchanging with `peers`
     // peers (those it sends to plus those it receives from), `bytes` bytes (sent plus received),
-    // and `large` large messages (sent plus received, each counted by large_share). The cost per
+    // `large` large messages (sent plus received, each counted by large_share) and `scattered`
+    // values packed or unpacked through index lists in messages past scatter_beyond. The cost per
     // op and the small bytes' together are at least 0 (a negative cost per small byte lowers the
     // cost per call no further: the simulator charges no negative work).
-    double per_call(std::int64_t runs, std::int64_t peers, std::int64_t bytes, double large_msgs) const {
+    double per_call(std::int64_t runs, std::int64_t peers, std::int64_t bytes, double large_msgs, std::int64_t scattered = 0) const {
       const std::int64_t below = small_byte ? std::min(bytes, small_until) : 0;
       return std::max(0.0, op + small_byte.value_or(0) * static_cast<double>(below)) + run * static_cast<double>(runs) +
              peer * static_cast<double>(std::max<std::int64_t>(0, peers - 2)) + byte * static_cast<double>(bytes - below) +
-             large * std::max(0.0, large_msgs - 2);
+             large * std::max(0.0, large_msgs - 2) + scatter.value_or(0) * static_cast<double>(scattered);
     }
   };
   ExecutorCosts executor_costs(const std::string& backend, bool leaf_to_root) const {
-    ExecutorCosts c{op_overhead_for(backend), block_cost_for(backend), peer_cost_for(backend), byte_cost_for(backend),
-                    large_message_cost_for(backend), small_byte_cost_for(backend), small_byte_until, wire_factor_for(backend)};
+    ExecutorCosts c{op_overhead_for(backend),        block_cost_for(backend), peer_cost_for(backend), byte_cost_for(backend),
+                    large_message_cost_for(backend), scatter_cost_for(backend), small_byte_cost_for(backend), small_byte_until,
+                    wire_factor_for(backend)};
     if (const auto it = leaf_to_root_by_backend.find(backend); leaf_to_root && it != leaf_to_root_by_backend.end()) {
       const ExecutorCost& l = it->second;
       c.op = l.op, c.run = l.run, c.byte = l.byte >= 0 ? l.byte : c.byte;
+      if (l.scatter) c.scatter = l.scatter;
       if (l.small_byte) c.small_byte = l.small_byte;
     }
     return c;

@@ -52,6 +52,24 @@ namespace {
 struct RankShape {
   std::int64_t runs = 0, peers = 0, values = 0;
   std::vector<core::Index> message_values;
+  // The values of each of its peer lists (roots it sends or receives for, leaves it receives or
+  // sends for) that is not one contiguous block: packed or unpacked through the list.
+  std::vector<core::Index> scattered_values;
+  // Per peer it reads roots of: the values, and the runs of roots they are.
+  std::vector<std::pair<core::Index, core::Index>> run_lists;
+  // The runs of roots it reads, less those of scattered lists (more than one run) in messages of
+  // more than `beyond` bytes (their values are counted by `scattered`).
+  std::int64_t runs_within(std::int64_t beyond, std::int64_t vb) const {
+    std::int64_t n = 0;
+    for (const auto& [values, r] : run_lists) n += r > 1 && values * vb > beyond ? 0 : r;
+    return n;
+  }
+  // Those in messages of more than `beyond` bytes, at `vb` bytes per value.
+  std::int64_t scattered(std::int64_t beyond, std::int64_t vb) const {
+    std::int64_t n = 0;
+    for (const core::Index v : scattered_values) n += v * vb > beyond ? v : 0;
+    return n;
+  }
   // Its large messages (MachineModel::large_share), at `vb` bytes per value.
   double large(const MachineModel& m, std::int64_t vb) const {
     double n = 0;
@@ -67,16 +85,22 @@ std::vector<RankShape> rank_shapes(const std::vector<core::RankPlan>& plans, con
     const core::RankPlan& pl = plans[r];
     v[r].values = static_cast<std::int64_t>(pl.leaf_side.indices.size() + pl.root_side.indices.size());
     for (const core::PeerLists* side : {&pl.leaf_side, &pl.root_side})
-      for (std::size_t p = 0; p < side->npeers(); ++p)
+      for (std::size_t p = 0; p < side->npeers(); ++p) {
         if (!messages_off_node || messages_off_node->node(side->peers[p]) != messages_off_node->node(static_cast<int>(r))) {
           ++v[r].peers;
           v[r].message_values.push_back(side->count(p));
         }
-    for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p)
+        if (side->shapes[p].kind != core::IndexShape::contiguous) v[r].scattered_values.push_back(side->count(p));
+      }
+    for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p) {
+      core::Index runs = 0;
       for (auto k = pl.leaf_side.offsets[p]; k < pl.leaf_side.offsets[p + 1]; ++k) {
         const auto kk = static_cast<std::size_t>(k);
-        if (k == pl.leaf_side.offsets[p] || pl.leaf_remote[kk] != pl.leaf_remote[kk - 1] + 1) ++v[r].runs;
+        if (k == pl.leaf_side.offsets[p] || pl.leaf_remote[kk] != pl.leaf_remote[kk - 1] + 1) ++runs;
       }
+      v[r].runs += runs;
+      v[r].run_lists.push_back({pl.leaf_side.count(p), runs});
+    }
   }
   return v;
 }
@@ -210,8 +234,10 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       std::vector<Time> start;
       // The executor's own work per call (begin/end) on every rank: the backend's cost per op (of
       // the op's first direction), per run of roots the rank's leaves read (one-sided datatypes
-      // walk a block per run), per byte it sends and receives, and per peer and per large message
-      // beyond a ring's one of each (MachineModel::ExecutorCosts::per_call).
+      // walk a block per run), per byte it sends and receives, per peer and per large message
+      // beyond a ring's one of each, and where the backend has one, per value of its scattered
+      // lists in messages past MachineModel::scatter_beyond in place of their runs
+      // (MachineModel::ExecutorCosts::per_call).
       const bool off_node = b.kind == BackendKind::shm;
       auto shape_it = shapes.find({&g, off_node});
       if (shape_it == shapes.end()) shape_it = shapes.emplace(std::pair{&g, off_node}, rank_shapes(it->second, off_node ? &lay : nullptr)).first;
@@ -219,7 +245,11 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       std::vector<Time> op_cpu(ready.size(), 0);
       for (std::size_t r = 0; r < ready.size() && r < shape_it->second.size(); ++r) {
         const RankShape& rs = shape_it->second[r];
-        op_cpu[r] = to_ps(cost.per_call(rs.runs, rs.peers, rs.values * vb, cost.large > 0 ? rs.large(m, vb) : 0));
+        // A backend with a cost per scattered value pays it for the lists in messages past the
+        // limit, and its cost per run for the others' runs only.
+        const bool split = cost.scatter.has_value();
+        op_cpu[r] = to_ps(cost.per_call(split ? rs.runs_within(m.scatter_beyond, vb) : rs.runs, rs.peers, rs.values * vb,
+                                        cost.large > 0 ? rs.large(m, vb) : 0, split ? rs.scattered(m.scatter_beyond, vb) : 0));
       }
       for (core::Index rep = 0; rep < op.repeat; ++rep) {
         start.assign(rd.begin(), rd.begin() + lay.nranks);

@@ -59,6 +59,8 @@ io::Json measured_json(const core::CalibrationData& d) {
     if (d.sf_op_backend_fan[k] >= 0) j["sf_fan_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_fan[k];
     j["sf_large_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_large[k];
     j["sf_reduce_large_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend_large[k];
+    j["sf_large_permuted_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_large_permuted[k];
+    j["sf_reduce_large_permuted_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend_large_permuted[k];
     j["sf_small_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_small[k];
     j["sf_reduce_small_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend_small[k];
     if (d.sf_op_backend_fan_large[k] >= 0) j["sf_fan_large_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_fan_large[k];

@@ -47,11 +47,17 @@ inline Graph calibration_ring(int nranks, bool permuted = true, int values = kCa
 // halo's shape: from 3 ranks two peers each way, one on the rank's emulated node and one off it
 // where nodes hold 2 ranks; at 2 ranks both halves are the one peer's roots in order, the ring in
 // order).
-inline Graph calibration_ring_both_ways(int nranks, int values) {
+// With `permuted`, each half reads its roots in a permuted order (a run per value, as
+// calibration_ring's): packed (and unpacked) through an index list as scattered ghost values
+// are, in messages past the ring's.
+inline Graph calibration_ring_both_ways(int nranks, int values, bool permuted = false) {
   Graph g(nranks);
   for (int r = 0; r < nranks; ++r) g[r].nroots = values;
+  const int half = values / 2;
+  // 37 is prime to any power of two: i -> 37 i mod n is a permutation with no neighbours adjacent.
+  auto root = [&](int i) { return !permuted ? i : i < half ? (37 * i) % half : half + (37 * (i - half)) % (values - half); };
   for (int r = 0; r < nranks; ++r)
-    for (int i = 0; i < values; ++i) g[r].add_leaf(i, i < values / 2 ? (r + 1) % nranks : (r + nranks - 1) % nranks, i);
+    for (int i = 0; i < values; ++i) g[r].add_leaf(i, i < half ? (r + 1) % nranks : (r + nranks - 1) % nranks, root(i));
   return g;
 }
 
@@ -124,6 +130,11 @@ struct CalibrationData {
   PerBackend sf_op_backend_large = unmeasured();
   // The same with a reduce (sum): the leaf-to-root direction's own cost per byte.
   PerBackend sf_reduce_backend_large = unmeasured();
+  // The bcast and the reduce on the large ring permuted (calibration_ring_both_ways(n,
+  // kCalibrationLargeValues, true)): against the large ring in order, the backend's cost per value
+  // packed or unpacked through an index list in messages past the ring's (-1: not measured).
+  PerBackend sf_op_backend_large_permuted = unmeasured();
+  PerBackend sf_reduce_backend_large_permuted = unmeasured();
   // The bcast and the reduce on the small ring in order (calibration_ring(n, false,
   // kCalibrationSmallValues)): against the ring in order, the backend's cost per byte below the
   // ring's bytes (-1: not measured).

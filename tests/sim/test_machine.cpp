@@ -115,6 +115,14 @@ TEST(SimMachine, BadFilesGivePointedErrors) {
       {R"({"wire_factor_beyond": 2048})", "m.json: /wire_factor_beyond: no backend has a wire factor: it would do nothing"},
       {R"({"leaf_to_root_by_backend": {"shm": {"small_byte": 1e-10}}})", "m.json: /leaf_to_root_by_backend/shm/small_byte: needs small_byte_until"},
       {R"({"leaf_to_root_by_backend": {"shm": {"small_byte": 1e-7}}, "small_byte_until": 4096})", "m.json: /leaf_to_root_by_backend/shm/small_byte: expected seconds per byte"},
+      {R"({"scatter_cost_by_backend": {"basic": 1e-9}})", "m.json: /scatter_cost_by_backend: needs scatter_beyond"},
+      {R"({"scatter_cost_by_backend": {"basic": 2e-6}, "scatter_beyond": 2048})", "m.json: /scatter_cost_by_backend/basic: expected seconds per value, at most 1e-6"},
+      {R"({"scatter_cost_by_backend": {"basic": -1e-9}, "scatter_beyond": 2048})", "m.json: /scatter_cost_by_backend/basic: expected a finite number >= 0"},
+      {R"({"scatter_cost_by_backend": {"cuda-ipc": 1e-9}, "scatter_beyond": 2048})", "m.json: /scatter_cost_by_backend/cuda-ipc: unknown key"},
+      {R"({"scatter_cost_by_backend": {"basic": 1e-9}, "scatter_beyond": -1})", "m.json: /scatter_beyond: expected an integer from 0"},
+      {R"({"scatter_beyond": 2048})", "m.json: /scatter_beyond: no backend has a scatter cost: it would do nothing"},
+      {R"({"leaf_to_root_by_backend": {"shm": {"scatter": 1e-9}}})", "m.json: /leaf_to_root_by_backend/shm/scatter: needs scatter_beyond"},
+      {R"({"leaf_to_root_by_backend": {"shm": {"scatter": 2e-6}}, "scatter_beyond": 2048})", "m.json: /leaf_to_root_by_backend/shm/scatter: expected seconds per value, at most 1e-6"},
   };
   for (const auto& c : cases) {
     const std::string e = error_of(c.text);

@@ -322,7 +322,8 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     // op and per run of roots its transfers name (one-sided datatypes: a block per run), for each
     // direction; the fan (a run per peer, P - 1 peers): its cost per peer; the large ring both
     // ways (8 times the values) and the large fan: its costs per byte and per large message; the
-    // small ring in order (a quarter of the values): its cost per byte below the ring's.
+    // small ring in order (a quarter of the values): its cost per byte below the ring's; the large
+    // ring permuted: its cost per value packed or unpacked in messages past the ring's.
     using trace::CalibrationShape;
     constexpr std::size_t nb = std::size(core::kCalibratedBackends);
     struct Pattern {
@@ -342,6 +343,8 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     if (size >= 3) patterns.push_back(pattern(CalibrationShape::fan, core::OpKind::bcast, d.sf_op_backend_fan));
     patterns.push_back(pattern(CalibrationShape::ring_large, core::OpKind::bcast, d.sf_op_backend_large));
     patterns.push_back(pattern(CalibrationShape::ring_large, core::OpKind::reduce, d.sf_reduce_backend_large));
+    patterns.push_back(pattern(CalibrationShape::ring_large_permuted, core::OpKind::bcast, d.sf_op_backend_large_permuted));
+    patterns.push_back(pattern(CalibrationShape::ring_large_permuted, core::OpKind::reduce, d.sf_reduce_backend_large_permuted));
     if (size >= 3) patterns.push_back(pattern(CalibrationShape::fan_large, core::OpKind::bcast, d.sf_op_backend_fan_large));
     patterns.push_back(pattern(CalibrationShape::ring_small, core::OpKind::bcast, d.sf_op_backend_small));
     patterns.push_back(pattern(CalibrationShape::ring_small, core::OpKind::reduce, d.sf_reduce_backend_small));
