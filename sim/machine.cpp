@@ -185,7 +185,7 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   r.object(j, "",
            {"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta", "copy", "pack", "loggp",
             "collective_overhead", "fence_overhead", "op_overhead", "op_overhead_by_backend", "block_cost_by_backend",
-            "peer_cost_by_backend", "byte_cost_by_backend", "small_byte_cost_by_backend", "small_byte_until", "large_message_cost_by_backend", "large_message_bytes", "leaf_to_root_by_backend", "wire_factor_by_backend", "wire_factor_beyond", "scatter_cost_by_backend", "scatter_beyond", "split",
+            "peer_cost_by_backend", "byte_cost_by_backend", "small_byte_cost_by_backend", "small_byte_until", "large_message_cost_by_backend", "large_message_bytes", "leaf_to_root_by_backend", "wire_factor_by_backend", "wire_factor_beyond", "scatter_cost_by_backend", "scatter_beyond", "core_sharing", "split",
             "calibration"});
   std::string base = "generic";
   if (j.contains("base")) {
@@ -341,6 +341,16 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
     if (!used) r.fail("/small_byte_until", "no backend has a small_byte cost: it would do nothing");
   }
   if (j.contains("calibration") && !j["calibration"].is_object()) r.fail("/calibration", "expected an object (what calibrate measured)");
+  if (j.contains("core_sharing")) {
+    const auto& s = j["core_sharing"];
+    r.object(s, "/core_sharing", {"cores", "fitted_ranks_per_core"});
+    if (!s.contains("cores") || !s.contains("fitted_ranks_per_core"))
+      r.fail("/core_sharing", "expected {\"cores\": N, \"fitted_ranks_per_core\": K}: both");
+    m.core_sharing.cores = static_cast<int>(r.integer(s["cores"], "/core_sharing/cores", 1, 1 << 24));
+    m.core_sharing.fitted_ranks_per_core = r.number(s["fitted_ranks_per_core"], "/core_sharing/fitted_ranks_per_core");
+    if (m.core_sharing.fitted_ranks_per_core < 1 || m.core_sharing.fitted_ranks_per_core > 1024)
+      r.fail("/core_sharing/fitted_ranks_per_core", "expected ranks per core from 1 to 1024, got " + s["fitted_ranks_per_core"].dump());
+  }
   if (j.contains("split")) {
     const auto& s = j["split"];
     r.object(s, "/split", {"procs_per_node", "message_cap"});
@@ -467,6 +477,8 @@ Json machine_to_json(const MachineModel& m) {
       if (v.scatter) j["leaf_to_root_by_backend"][k]["scatter"] = *v.scatter;
     }
   }
+  if (m.core_sharing.cores > 0)
+    j["core_sharing"] = {{"cores", m.core_sharing.cores}, {"fitted_ranks_per_core", m.core_sharing.fitted_ranks_per_core}};
   j["split"] = {{"procs_per_node", m.procs_per_node}, {"message_cap", m.message_cap}};
   return j;
 }

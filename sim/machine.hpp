@@ -206,6 +206,23 @@ struct MachineModel {
     }
     return c;
   }
+  // Ranks that share cores (a host with more ranks than cores, as calibrate measured it): the
+  // simulated ranks are placed round robin on `cores` cores of one host (Open MPI's --map-by core),
+  // and the executor's own work per call of the ranks on one core is shared between them
+  // (processor sharing: one with work c finishes when every rank on its core has had min(c, its
+  // own)). The costs per call were fitted with `fitted_ranks_per_core` ranks on each core, every
+  // one with the same work, so each rank's own is its fitted cost over that many; a pattern that
+  // loads every rank alike is predicted as before. cores 0: a core per rank (nothing shared).
+  struct CoreSharing {
+    int cores = 0;
+    double fitted_ranks_per_core = 1;
+    bool operator==(const CoreSharing&) const = default;
+  };
+  CoreSharing core_sharing{};
+  // Where the ranks of a host outnumber its cores: what calibrate records of it (nothing else).
+  void share_cores(int ranks_on_host, int cores) {
+    if (cores > 0 && ranks_on_host > cores) core_sharing = {cores, static_cast<double>(ranks_on_host) / cores};
+  }
   int procs_per_node = 40;          // host processes a node can use for the split strategies
   std::int64_t message_cap = 8192;  // split strategies: inter-node message cap (bytes)
 

@@ -105,6 +105,21 @@ std::vector<RankShape> rank_shapes(const std::vector<core::RankPlan>& plans, con
   return v;
 }
 
+// Ranks on one core share its time (MachineModel::CoreSharing): each rank's own work per call is
+// its fitted cost over the ranks per core it was fitted with, and it finishes when every rank on
+// its core (round robin) has had as much as it, or all of its own if less.
+void share_cores(const MachineModel::CoreSharing& s, std::vector<Time>& work) {
+  if (s.cores <= 0 || work.size() <= static_cast<std::size_t>(s.cores)) return;
+  const auto cores = static_cast<std::size_t>(s.cores);
+  std::vector<Time> own(work.size());
+  for (std::size_t r = 0; r < work.size(); ++r) own[r] = static_cast<Time>(std::llround(static_cast<double>(work[r]) / s.fitted_ranks_per_core));
+  for (std::size_t r = 0; r < work.size(); ++r) {
+    Time done = 0;
+    for (std::size_t j = r % cores; j < work.size(); j += cores) done += std::min(own[j], own[r]);
+    work[r] = done;
+  }
+}
+
 std::string op_label(const core::OpSpec& o) {
   std::string s = std::string(core::op_kind_name(o.op)) + " " + o.sf;
   if (core::op_traits(o.op).has_unit) s += " " + std::string(core::unit_name(o.unit)) + "x" + std::to_string(o.bs);
@@ -251,6 +266,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
         op_cpu[r] = to_ps(cost.per_call(split ? rs.runs_within(m.scatter_beyond, vb) : rs.runs, rs.peers, rs.values * vb,
                                         cost.large > 0 ? rs.large(m, vb) : 0, split ? rs.scattered(m.scatter_beyond, vb) : 0));
       }
+      share_cores(m.core_sharing, op_cpu);
       for (core::Index rep = 0; rep < op.repeat; ++rep) {
         start.assign(rd.begin(), rd.begin() + lay.nranks);
         for (std::size_t r = 0; r < ready.size(); ++r)

@@ -112,7 +112,13 @@ int cmd_calibrate(const Args& args) {
   progress.done();
   if (!agreed("calibrate", mpi.rank, mpi.size, [&] {
         if (mpi.rank != 0) return;
-        const auto cal = sim::calibrate_machine(data);
+        auto cal = sim::calibrate_machine(data);
+        // Ranks that outnumber the host's cores share them: the simulator shares the executor's
+        // work per call between the ranks of one core (MachineModel::CoreSharing).
+        cal.machine.share_cores(local, cores_on_node());
+        if (cal.machine.core_sharing.cores > 0)
+          cal.lines.push_back("cores      " + std::to_string(local) + " ranks share " + std::to_string(cal.machine.core_sharing.cores) +
+                              " cores round robin: each rank's work per call is shared with those on its core");
         io::Json j = sim::machine_to_json(cal.machine);
         j["calibration"] = {{"host", data.host},
                             {"date", trace::iso8601_utc_now()},

@@ -499,18 +499,25 @@ TEST(SimCalibration, ALineThroughARingBelowTheModelIsChargedAboveZero) {
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, core::OpKind::bcast, m), t(CalibrationShape::ring_in_order, core::OpKind::bcast, bare), 1e-11);
 }
 
+// rings_both_directions() with the large rings in order measured as the model without a cost per
+// byte has them, plus 0.1 ns (the bcast) and 0.3 ns (the reduce) per byte beyond the ring's.
+core::CalibrationData large_rings_both_directions() {
+  core::CalibrationData d = rings_both_directions();
+  const auto m0 = sim::calibrate_machine(d).machine;
+  const double more = 2.0 * 8 * (core::kCalibrationLargeValues - core::kCalibrationSfOpValues);
+  d.sf_op_backend_large = by_backend({basic_time(trace::CalibrationShape::ring_large, core::OpKind::bcast, m0) + 0.1e-9 * more});
+  d.sf_reduce_backend_large = by_backend({basic_time(trace::CalibrationShape::ring_large, core::OpKind::reduce, m0) + 0.3e-9 * more});
+  return d;
+}
+
 // The large ring with a reduce gives the leaf-to-root direction a cost per byte of its own: a
 // backend whose reduce pays 0.3 ns per byte where its bcast pays 0.1 has both fitted, the four
 // rings in order (small and large, bcast and reduce) are reproduced exactly, and the file keeps
 // it; a file without it (older) charges reduces the bcast's.
 TEST(SimCalibration, LeafToRootCostPerByteFromTheLargeReduceRing) {
-  core::CalibrationData d = rings_both_directions();
+  const core::CalibrationData d = large_rings_both_directions();
   using trace::CalibrationShape;
   const auto t = basic_time;
-  const auto m0 = sim::calibrate_machine(d).machine;
-  const double more = 2.0 * 8 * (core::kCalibrationLargeValues - core::kCalibrationSfOpValues);
-  d.sf_op_backend_large = by_backend({t(CalibrationShape::ring_large, core::OpKind::bcast, m0) + 0.1e-9 * more});
-  d.sf_reduce_backend_large = by_backend({t(CalibrationShape::ring_large, core::OpKind::reduce, m0) + 0.3e-9 * more});
   const auto m = sim::calibrate_machine(d).machine;
   EXPECT_NEAR(m.byte_cost_for("basic"), 0.1e-9, 1e-16);
   EXPECT_NEAR(m.leaf_to_root_by_backend.at("basic").byte, 0.3e-9, 1e-16);
@@ -959,15 +966,10 @@ TEST(SimCalibration, NoWireFactorWhereNoMessageIsOnTheWire) {
 // rings and the rings of 2 KiB are all reproduced, and the file keeps them. A permuted ring
 // measured below the in-order one fits none (kept at 0, and said).
 TEST(SimCalibration, CostPerScatteredValueFromTheLargeRingsPermuted) {
-  core::CalibrationData d = rings_both_directions();
+  core::CalibrationData d = large_rings_both_directions();
   using trace::CalibrationShape;
   const auto t = basic_time;
-  const auto m0 = sim::calibrate_machine(d).machine;
-  const double more = 2.0 * 8 * (core::kCalibrationLargeValues - core::kCalibrationSfOpValues);
-  d.sf_op_backend_large = by_backend({t(CalibrationShape::ring_large, core::OpKind::bcast, m0) + 0.1e-9 * more});
-  d.sf_reduce_backend_large = by_backend({t(CalibrationShape::ring_large, core::OpKind::reduce, m0) + 0.3e-9 * more});
-  const auto m1 = sim::calibrate_machine(d).machine;
-  EXPECT_TRUE(m1.scatter_cost_by_backend.empty());
+  EXPECT_TRUE(sim::calibrate_machine(d).machine.scatter_cost_by_backend.empty());
   const double values = core::kCalibrationLargeValues;  // each rank packs (bcast) or unpacks (reduce) them all
   d.sf_op_backend_large_permuted = by_backend({d.sf_op_backend_large[0] + 0.8e-9 * values});
   d.sf_reduce_backend_large_permuted = by_backend({d.sf_reduce_backend_large[0] + 0.2e-9 * values});
@@ -1033,4 +1035,39 @@ TEST(SimCalibration, CostPerScatteredValueIsChargedPerValueOfListsPastTheLimit) 
   EXPECT_NEAR(time(graph(300, 2), with, core::OpKind::reduce) - time(graph(300, 2), base_up, core::OpKind::reduce), 300 * (3e-9 - run), 1e-12);
   EXPECT_NEAR(time(graph(200, 2), with), time(graph(200, 2), m), 1e-15);
   EXPECT_NEAR(time(graph(300, 1), with), time(graph(300, 1), m), 1e-15);
+}
+
+// Ranks that share cores (MachineModel::CoreSharing, 4 ranks on 2 cores round robin, costs fitted
+// with 2 per core): ranks 0 and 1 exchange 100 doubles each way, ranks 2 and 3 (on their cores)
+// nothing. Alone, rank 0's work per call is the cost per op plus 1600 B at the cost per byte; its
+// own is half that (fitted with 2 per core), and it shares its core with rank 2, whose own is half
+// the cost per op: it finishes at the cost per op plus half its bytes' cost (processor sharing),
+// 800 B' cost earlier. A ring, every rank alike, is predicted as before; the file keeps it.
+TEST(SimCalibration, RanksSharingACoreShareItsWorkPerCall) {
+  core::Graph pair(4), ring(4);
+  for (int r = 0; r < 4; ++r) pair[r].nroots = ring[r].nroots = 100;
+  for (int r = 0; r < 2; ++r)
+    for (int i = 0; i < 100; ++i) pair[r].add_leaf(i, 1 - r, i);
+  for (int r = 0; r < 4; ++r)
+    for (int i = 0; i < 100; ++i) ring[r].add_leaf(i, (r + 1) % 4, i);
+  auto m = *sim::preset("generic");
+  m.op_overhead_by_backend["basic"] = 2e-6;
+  m.byte_cost_by_backend["basic"] = 1e-9;
+  auto shared = m;
+  shared.share_cores(4, 2);
+  EXPECT_EQ(shared.core_sharing.cores, 2);
+  EXPECT_EQ(shared.core_sharing.fitted_ranks_per_core, 2);
+  auto time = [](const core::Graph& g, const sim::MachineModel& mm) {
+    return sim::simulate(trace::BuiltTrace(bcast_trace(g)), mm, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
+  };
+  EXPECT_NEAR(time(pair, m) - time(pair, shared), 800 * 1e-9, 2e-12);
+  EXPECT_NEAR(time(ring, m), time(ring, shared), 2e-12);
+  // As many ranks as cores share nothing.
+  auto enough = m;
+  enough.share_cores(4, 4);
+  EXPECT_EQ(enough.core_sharing.cores, 0);
+  EXPECT_EQ(time(pair, enough), time(pair, m));
+  const auto back = sim::parse_machine(sim::machine_to_json(shared), "m.json");
+  EXPECT_EQ(back.core_sharing, shared.core_sharing);
+  EXPECT_FALSE(sim::machine_to_json(m).contains("core_sharing"));
 }

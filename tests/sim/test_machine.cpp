@@ -121,6 +121,10 @@ TEST(SimMachine, BadFilesGivePointedErrors) {
       {R"({"scatter_cost_by_backend": {"cuda-ipc": 1e-9}, "scatter_beyond": 2048})", "m.json: /scatter_cost_by_backend/cuda-ipc: unknown key"},
       {R"({"scatter_cost_by_backend": {"basic": 1e-9}, "scatter_beyond": -1})", "m.json: /scatter_beyond: expected an integer from 0"},
       {R"({"scatter_beyond": 2048})", "m.json: /scatter_beyond: no backend has a scatter cost: it would do nothing"},
+      {R"({"core_sharing": {"cores": 2}})", "m.json: /core_sharing: expected {\"cores\": N, \"fitted_ranks_per_core\": K}: both"},
+      {R"({"core_sharing": {"cores": 0, "fitted_ranks_per_core": 2}})", "m.json: /core_sharing/cores: expected an integer from 1"},
+      {R"({"core_sharing": {"cores": 2, "fitted_ranks_per_core": 0.5}})", "m.json: /core_sharing/fitted_ranks_per_core: expected ranks per core from 1 to 1024"},
+      {R"({"core_sharing": {"cores": 2, "fitted_ranks_per_core": 2, "ranks": 4}})", "m.json: /core_sharing/ranks: unknown key"},
       {R"({"leaf_to_root_by_backend": {"shm": {"scatter": 1e-9}}})", "m.json: /leaf_to_root_by_backend/shm/scatter: needs scatter_beyond"},
       {R"({"leaf_to_root_by_backend": {"shm": {"scatter": 2e-6}}, "scatter_beyond": 2048})", "m.json: /leaf_to_root_by_backend/shm/scatter: expected seconds per value, at most 1e-6"},
   };
