@@ -223,8 +223,12 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       for (const core::Direction d : core::op_traits(op.op).directions()) {
         const bool r2l = d == core::Direction::root_to_leaf;
         const bool root_dev = op.root_mem == core::MemType::device, leaf_dev = op.leaf_mem == core::MemType::device;
-        const Traffic tr = traffic_from_plans(it->second, r2l, vb, r2l ? root_dev : leaf_dev, r2l ? leaf_dev : root_dev,
-                                              op.op != core::OpKind::fetch_and_op);
+        Traffic tr = traffic_from_plans(it->second, r2l, vb, r2l ? root_dev : leaf_dev, r2l ? leaf_dev : root_dev,
+                                        op.op != core::OpKind::fetch_and_op);
+        // As the executor (exec/mpi/star_forest.cpp): contiguous blocks go to MPI unpacked on the
+        // host, except for fetch-and-op; receives land in place in a bcast with replace.
+        tr.send_direct = !root_dev && !leaf_dev && op.op != core::OpKind::fetch_and_op;
+        tr.recv_direct = tr.send_direct && r2l && op.mpi_op == core::MpiOp::replace;
         add_round(sc, lay, m, b, tr);
       }
       Engine eng(m, sc.node, &busy, costs[0].wire);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <span>
 #include <string_view>
 #include <tuple>
@@ -139,6 +140,13 @@ struct StepBuilder {
   void send(std::int32_t a, std::int32_t b, std::int64_t bytes) {
     if (a != b && bytes > 0) msgs.push_back({a, b, bytes, Tier::network, device});
   }
+  // A pair whose sender hands its block to MPI unpacked (`pack` false) or whose receiver's lands
+  // in place (`unpack` false): no copy charged there.
+  std::set<std::pair<std::int32_t, std::int32_t>> no_pack, no_unpack;
+  void direct(std::int32_t a, std::int32_t b, bool pack, bool unpack) {
+    if (!pack) no_pack.insert({a, b});
+    if (!unpack) no_unpack.insert({a, b});
+  }
   void add_pre(std::int32_t e, Time t, bool is_copy) {
     pre[e] += t;
     if (is_copy) copy[e] += t;
@@ -167,8 +175,8 @@ struct StepBuilder {
       msg.tier = core::tier_between({s.node[msg.src], s.socket[msg.src]}, {s.node[msg.dst], s.socket[msg.dst]});
       if (!device) {
         const Time pk = to_ps(m.pack.at(static_cast<double>(msg.bytes)));
-        add_pre(msg.src, pk, true);
-        add_post(msg.dst, pk, true);
+        if (!no_pack.count({msg.src, msg.dst})) add_pre(msg.src, pk, true);
+        if (!no_unpack.count({msg.src, msg.dst})) add_post(msg.dst, pk, true);
       }
     }
     Step st;
@@ -179,6 +187,23 @@ struct StepBuilder {
     return st;
   }
 };
+
+// Whether `side`'s list for `peer` is one contiguous block.
+bool contiguous_list(const core::PeerLists& side, int peer) {
+  const auto it = std::lower_bound(side.peers.begin(), side.peers.end(), peer);
+  return it != side.peers.end() && *it == peer && side.shapes[static_cast<std::size_t>(it - side.peers.begin())].kind == core::IndexShape::contiguous;
+}
+// A direct-capable backend's flow: its sender packs unless its list is contiguous and may go
+// unpacked, its receiver unpacks unless its list is contiguous and may take it in place.
+void direct_flow(StepBuilder& sb, const Traffic& t, const Flow& f) {
+  if (!t.send_direct || !t.plans) return;
+  const auto& from = (*t.plans)[static_cast<std::size_t>(f.src)];
+  const auto& to = (*t.plans)[static_cast<std::size_t>(f.dst)];
+  const bool r2l = t.dir == core::Direction::root_to_leaf;
+  const bool pack = !contiguous_list(r2l ? from.root_side : from.leaf_side, f.dst);
+  const bool unpack = !t.recv_direct || !contiguous_list(r2l ? to.leaf_side : to.root_side, f.src);
+  sb.direct(f.src, f.dst, pack, unpack);
+}
 
 Time copy_cost(const MachineModel& m, bool to_device, std::int64_t bytes, int concurrent) {
   return bytes > 0 ? to_ps(m.copy(to_device, concurrent).at(static_cast<double>(bytes))) : 0;
@@ -219,6 +244,7 @@ void add_direct(Schedule& s, const Layout& lay, const MachineModel& m, Backend b
   std::vector<std::int64_t> sent(static_cast<std::size_t>(lay.nranks)), recvd(sent.size());
   for (const auto& f : t.flows) {
     sb.send(f.src, f.dst, f.count * t.value_bytes);
+    if (b.kind == BackendKind::basic && !dev) direct_flow(sb, t, f);
     sent[f.src] += f.count * t.value_bytes;
     recvd[f.dst] += f.count * t.value_bytes;
   }
@@ -277,6 +303,7 @@ void add_shm(Schedule& s, const Layout& lay, const MachineModel& m, const Traffi
     recvd[f.dst] += bytes;
     if (lay.node(f.src) != lay.node(f.dst)) {
       sb.send(f.src, f.dst, bytes);
+      direct_flow(sb, t, f);
       continue;
     }
     const Time copy = to_ps(m.pack.at(static_cast<double>(bytes)));

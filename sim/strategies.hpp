@@ -52,6 +52,10 @@ struct Traffic {
   const std::vector<core::RankPlan>* plans = nullptr;  // what the flows come from (the plan layer's input)
   core::Direction dir = core::Direction::root_to_leaf;
   bool send_device = false, recv_device = false;
+  // Whether a backend that hands contiguous blocks to MPI as they are (basic, shm's off-node
+  // peers: exec::mpi::Backend::direct_capable) may do so here for a sender's list (not for
+  // fetch-and-op, not with device buffers) and a receiver's (a bcast with replace only).
+  bool send_direct = false, recv_direct = false;
   std::vector<Flow> flows;               // grouped by src, dst ascending
   std::vector<std::int64_t> self_count;  // values copied locally per rank
 };
