@@ -638,6 +638,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       if (up_costs && d.sf_reduce_backend_large_permuted[k] >= 0 && d.sf_reduce_backend_large[k] >= 0) {
         MachineModel::ExecutorCosts u = *up_costs;
         u.peer = e.peer, u.large = e.large, u.wire = e.wire;
+        if (m.leaf_to_root_by_backend[name].byte < 0) u.byte = e.byte;  // not fitted apart: the bcast's, as the file has it
         if (const auto s = scatter(name, core::OpKind::reduce, d.sf_reduce_backend_large_permuted[k], d.sf_reduce_backend_large[k], u))
           m.leaf_to_root_by_backend[name].scatter = *s, m.scatter_beyond = wire_beyond;
       }

@@ -212,7 +212,8 @@ struct MachineModel {
   // (processor sharing: one with work c finishes when every rank on its core has had min(c, its
   // own)). The costs per call were fitted with `fitted_ranks_per_core` ranks on each core, every
   // one with the same work, so each rank's own is its fitted cost over that many; a pattern that
-  // loads every rank alike is predicted as before. cores 0: a core per rank (nothing shared).
+  // loads every rank alike at the calibrated rank count is predicted as before (a rank alone on
+  // its core pays its own only). cores 0: a core per rank (nothing shared).
   struct CoreSharing {
     int cores = 0;
     double fitted_ranks_per_core = 1;
@@ -220,8 +221,10 @@ struct MachineModel {
   };
   CoreSharing core_sharing{};
   // Where the ranks of a host outnumber its cores: what calibrate records of it (nothing else).
+  // The costs were fitted on the slowest rank, one of a busiest core's (round robin): as many as
+  // the ranks over the cores, rounded up.
   void share_cores(int ranks_on_host, int cores) {
-    if (cores > 0 && ranks_on_host > cores) core_sharing = {cores, static_cast<double>(ranks_on_host) / cores};
+    if (cores > 0 && ranks_on_host > cores) core_sharing = {cores, static_cast<double>((ranks_on_host + cores - 1) / cores)};
   }
   int procs_per_node = 40;          // host processes a node can use for the split strategies
   std::int64_t message_cap = 8192;  // split strategies: inter-node message cap (bytes)

@@ -60,7 +60,7 @@ ModelCheck check_model(std::vector<ModelPair> pairs) {
 std::string render_model_check(const ModelCheck& c, const std::string& machine) {
   std::ostringstream os;
   char line[512];
-  os << "measured (executor: the lowest of the interleaved repeats' medians per iteration; spread: their range over it) vs "
+  os << "measured (executor: the lowest of the interleaved repeats' 20th percentiles of the iterations; spread: their range over it) vs "
         "predicted (simulator, machine "
      << machine << "), microseconds; '~': the error is within the measurement's spread\n";
   std::snprintf(line, sizeof line, "%-28s %4s  %-28s %-10s %12s %8s %12s %8s\n", "trace", "op", "label", "backend", "measured", "spread",

@@ -1,6 +1,6 @@
 // Measured against predicted: the comparison behind `sf-replay validate-model`. Pairs of (trace,
 // op, backend) with the executor's time per iteration (the lowest of the interleaved repeats'
-// medians: load only ever adds time) and its run-to-run spread, and the simulator's prediction;
+// 20th percentiles of the iterations: load only ever adds time) and its run-to-run spread, and the simulator's prediction;
 // per op, whether the predicted best backend is the measured best (or within 5 % of it when
 // measured); summaries over all pairs. Pure data in, text and JSON out.
 #pragma once
@@ -21,15 +21,15 @@ struct ModelPair {
   std::string label;  // "bcast A float64x1"
   std::string backend;
   double measured_us = 0, predicted_us = 0;
-  // The measurement's run-to-run spread: (highest - lowest) / lowest of the repeats' medians (0 with
+  // The measurement's run-to-run spread: (highest - lowest) / lowest of the repeats' statistics (0 with
   // one repeat).
   double spread = 0;
   double error() const { return (predicted_us - measured_us) / measured_us; }  // relative
   // The prediction is off by no more than the measurement itself varies from run to run.
   bool within_spread() const { return spread > 0 && std::abs(error()) <= spread; }
 };
-// The measured time and spread of one (op, backend) from its repeats' medians (microseconds).
-void set_measured(ModelPair& p, const std::vector<double>& repeat_medians_us);
+// The measured time and spread of one (op, backend) from its repeats' statistics (microseconds).
+void set_measured(ModelPair& p, const std::vector<double>& repeats_us);
 
 struct OpRanking {
   std::string trace;

@@ -109,7 +109,7 @@ std::vector<RankShape> rank_shapes(const std::vector<core::RankPlan>& plans, con
 // its fitted cost over the ranks per core it was fitted with, and it finishes when every rank on
 // its core (round robin) has had as much as it, or all of its own if less.
 void share_cores(const MachineModel::CoreSharing& s, std::vector<Time>& work) {
-  if (s.cores <= 0 || work.size() <= static_cast<std::size_t>(s.cores)) return;
+  if (s.cores <= 0) return;
   const auto cores = static_cast<std::size_t>(s.cores);
   std::vector<Time> own(work.size());
   for (std::size_t r = 0; r < work.size(); ++r) own[r] = static_cast<Time>(std::llround(static_cast<double>(work[r]) / s.fitted_ranks_per_core));

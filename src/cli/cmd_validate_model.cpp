@@ -3,7 +3,7 @@
 // on each backend with the MPI executor, R times with the backends interleaved (repeat 1 of every
 // backend, then repeat 2, ...), so that load on the machine falls on all of them alike, and
 // predicts it with the simulator on machine M (each op alone, as the executor times it between
-// barriers). Measured: the lowest of the repeats' 20th percentiles per iteration (exec::mpi::kLowShare:
+// barriers). Measured: the lowest of the repeats' 20th percentiles per iteration (core::kLowShare:
 // load only ever adds time), with the repeats' spread. Prints measured against predicted with the relative error, whether it
 // is within the measurement's spread, whether the predicted best backend is the measured best, and
 // the summary (sim/model_check.hpp).
@@ -124,9 +124,9 @@ int cmd_validate_model(const Args& args) {
         const std::size_t index = measured[k].front()[i].index;
         const auto& o = res.backends.at(k).ops.at(index);
         sim::ModelPair p{tr.name, index, o.label, ran_on[k], 0, o.total_s * 1e6};
-        std::vector<double> medians;
-        for (const auto& rep : measured[k]) medians.push_back(rep.at(i).low_us);
-        sim::set_measured(p, medians);
+        std::vector<double> lows;
+        for (const auto& rep : measured[k]) lows.push_back(rep.at(i).low_us);
+        sim::set_measured(p, lows);
         pairs.push_back(std::move(p));
       }
   }

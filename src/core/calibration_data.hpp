@@ -54,7 +54,8 @@ inline Graph calibration_ring_both_ways(int nranks, int values, bool permuted = 
   Graph g(nranks);
   for (int r = 0; r < nranks; ++r) g[r].nroots = values;
   const int half = values / 2;
-  // 37 is prime to any power of two: i -> 37 i mod n is a permutation with no neighbours adjacent.
+  // i -> 37 i mod n is a permutation where 37 shares no factor with n (the halves of
+  // kCalibrationLargeValues: powers of two), with no neighbours adjacent.
   auto root = [&](int i) { return !permuted ? i : i < half ? (37 * i) % half : half + (37 * (i - half)) % (values - half); };
   for (int r = 0; r < nranks; ++r)
     for (int i = 0; i < values; ++i) g[r].add_leaf(i, i < half ? (r + 1) % nranks : (r + nranks - 1) % nranks, root(i));
@@ -113,7 +114,7 @@ struct CalibrationData {
   double fence = -1, neighbor = -1, alltoallv = -1;
   // The executor on each of kCalibratedBackends (in its order): a bcast on calibration_ring (each
   // rank packs, sends one message, receives one, unpacks), per call the 20th percentile of the
-  // iterations (each the slowest rank's time; exec::mpi::kLowShare).
+  // iterations (each the slowest rank's time; core::kLowShare (core/statistic.hpp)).
   // -1: not measured.
   PerBackend sf_op_backend = unmeasured();
   // The same bcast on the ring in order (its roots one run, calibration_ring(n, false)): against

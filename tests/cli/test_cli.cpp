@@ -168,6 +168,23 @@ TEST_F(Cli, ReportPutsMeasuredNextToPredicted) {
   EXPECT_NE(text.find("| basic | "), std::string::npos) << text;
   EXPECT_NE(text.find("## Measured vs predicted"), std::string::npos) << text;
   EXPECT_NE(text.find(" | 4.0 |\n"), std::string::npos) << text;
+  // With its samples the document is compared on the model's statistic: the 20th percentile of
+  // the 11 iterations (the third lowest, twice the prediction), not their median (4 times).
+  std::string samples = "[";
+  for (int k = 0; k < 11; ++k) {
+    char v[40];
+    std::snprintf(v, sizeof v, "%s%.6f", k ? ", " : "", (k < 2 ? 1.0 : k == 2 ? 2.0 : 4.0) * pred_us);
+    samples += v;
+  }
+  const fs::path timing_samples =
+      write("ts.json", std::string(R"({"format": "sf-timing", "version": 1, "trace": "handmade-4", "nranks": 4, "warmup": 0,
+    "iters": 11, "results": [{"index": 0, "op": "bcast", "sf": "A", "backend": "basic", "unit": "int32", "bs": 1, "bytes": 8,
+    "messages": 2, "min_us": 1.0, "median_us": )") +
+                           median + R"(, "max_us": 1000.0, "samples_us": )" + samples + "]}]}");
+  ASSERT_EQ(run("report " + kSample + " -o " + md.string() + " --timing " + timing_samples.string() + " --simulation " + sim.string()).status, 0);
+  const std::string with_samples = slurp(md);
+  EXPECT_NE(with_samples.find(" | 2.0 |\n"), std::string::npos) << with_samples;
+  EXPECT_NE(with_samples.find("the 20th percentile of the iterations"), std::string::npos) << with_samples;
   // `generic` is not a calibration of the machine measured: said, and no claim of model error.
   EXPECT_NE(text.find("is not a calibration of the machine measured"), std::string::npos) << text;
   EXPECT_EQ(text.find("the ratio is the model's error"), std::string::npos) << text;

@@ -1070,6 +1070,18 @@ TEST(SimCalibration, RanksSharingACoreShareItsWorkPerCall) {
   enough.share_cores(4, 4);
   EXPECT_EQ(enough.core_sharing.cores, 0);
   EXPECT_EQ(time(pair, enough), time(pair, m));
+  // The costs were fitted on a busiest core: 3 ranks on 2 cores put 2 on one.
+  auto three = m;
+  three.share_cores(3, 2);
+  EXPECT_EQ(three.core_sharing.fitted_ranks_per_core, 2);
+  // Fewer ranks than cores on the machine calibrated with 2 per core: each alone on its core pays
+  // its own work only, half the fitted cost (the cost per op and 1600 B).
+  core::Graph two(2);
+  for (int r = 0; r < 2; ++r) {
+    two[r].nroots = 100;
+    for (int i = 0; i < 100; ++i) two[r].add_leaf(i, 1 - r, i);
+  }
+  EXPECT_NEAR(time(two, m) - time(two, shared), (2e-6 + 1600 * 1e-9) / 2, 2e-12);
   const auto back = sim::parse_machine(sim::machine_to_json(shared), "m.json");
   EXPECT_EQ(back.core_sharing, shared.core_sharing);
   EXPECT_FALSE(sim::machine_to_json(m).contains("core_sharing"));

@@ -29,7 +29,7 @@ double median(std::vector<double> v) {
 // its kind (every size of a ping-pong, every backend), and the least of the blocks' statistic is
 // kept: load on a shared machine only ever adds time, so the least loaded block is the closest to
 // the machine's own cost. A block's statistic is its median, and for the executor's own patterns
-// (section 5, as validate-model's ops) the 20th percentile of its iterations (kLowShare).
+// (section 5, as validate-model's ops) the 20th percentile of its iterations (core::kLowShare).
 constexpr int kRepeats = 15;
 // The executor's rounds over the backends (section 5): each times every pattern on every backend
 // once (a few milliseconds), so many rounds cost little and spread the measurement over time, past

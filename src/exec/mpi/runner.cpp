@@ -10,6 +10,7 @@
 
 #include "core/backends.hpp"
 #include "core/error.hpp"
+#include "core/statistic.hpp"
 #include "exec/conformance.hpp"
 #include "exec/dump.hpp"
 #include "exec/mpi/backend.hpp"
@@ -384,7 +385,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
       r.max_us = samples.back();
       const std::size_t n = samples.size();
       r.median_us = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
-      r.low_us = samples[static_cast<std::size_t>(kLowShare * static_cast<double>(n - 1))];
+      r.low_us = core::low_share_of(samples);
     }
     out.push_back(r);
   }

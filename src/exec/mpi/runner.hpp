@@ -22,15 +22,11 @@ struct OpTiming {
   long long bytes = 0;     // remote bytes moved per execution (all ranks)
   long long messages = 0;  // remote messages per execution (all ranks)
   double min_us = 0, median_us = 0, max_us = 0;
-  // The kLowShare-th share of the iterations (nearest rank below): calibrate's and
-  // validate-model's statistic (sim/README.md, "One statistic for fitting and judging").
+  // core::low_share_of the iterations (their 20th percentile): calibrate's and validate-model's
+  // statistic (sim/README.md, "One statistic for fitting and judging").
   double low_us = 0;
   std::vector<double> samples_us;  // every timed iteration, in order (max over ranks)
 };
-// The share of the iterations below the statistic calibrate fits and validate-model judges on: a
-// low percentile and not the median, because ranks that share a core take one of two times per
-// iteration (a wait for the core or none) and the median of a launch falls on either.
-constexpr double kLowShare = 0.2;
 
 // Throws InputError (same on every rank) if `backend` cannot run some op of the trace.
 void check_backend(const trace::BuiltTrace& t, const std::string& backend);
