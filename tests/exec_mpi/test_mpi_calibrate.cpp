@@ -217,6 +217,26 @@ TEST(MpiAutoBackend, ChoosesByModelAndConforms) {
   for (const auto& p : {trace, machine, timing, dump, kDefault}) fs::remove(p);
 }
 
+// Ranks bound to cores, more ranks than cores (4 on 2, round robin: ranks 0 and 2 share a core):
+// the network tier's ping-pong pairs rank 0 with rank 3, the lowest off its node on another core,
+// not rank 2 (every message of a ping-pong within one core waits for a context switch); the node
+// tier's partner, rank 1, is on another core already.
+TEST(MpiCalibrate, BoundRanksPingPongAcrossCores) {
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (cores != 2) GTEST_SKIP() << "needs 2 cores, to bind 4 ranks round robin 2 to a core (" << cores << ")";
+  const fs::path out = temp("b.json");
+  const auto r = sfr_test::run_command("env SFR_MACHINE_FILE=" + kDefault.string() + " " + sfr_test::mpiexec(4) +
+                                           "--bind-to core:overload-allowed --map-by core " + SFR_CLI + " calibrate --no-default -o " +
+                                           out.string() + " --ranks-per-node 2",
+                                       300);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(sfr_test::slurp(out));
+  const auto& pp = j["calibration"]["measured"]["pingpong"];
+  EXPECT_EQ(pp["socket"]["partner"], 1) << pp.dump();
+  EXPECT_EQ(pp["network"]["partner"], 3) << pp.dump();
+  fs::remove(out);
+}
+
 // The case: calibrate with 4 ranks as 2 emulated nodes of 2 on a machine of fewer cores
 // warns of the oversubscription (once) and records the placement; run --backend auto and
 // validate-model at 2 ranks then say, once, that the machine file is of another placement.

@@ -1,5 +1,6 @@
 #include "exec/mpi/calibrate.hpp"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -52,6 +53,16 @@ void idle_barrier(MPI_Comm comm) {
 }
 
 constexpr int kTag = 7, kToken = 8;
+
+// The one CPU this rank is bound to, or -1 (bound to several, or unknown).
+int bound_cpu() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) != 1) return -1;
+  for (std::size_t c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) return static_cast<int>(c);
+  return -1;
+}
 
 // Half round trips of a blocking ping-pong between rank 0 and `p`: kRepeats sweeps over the sizes,
 // per size the least of the sweeps' medians.
@@ -252,10 +263,22 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   MPI_Bcast(&rank0_local, 1, MPI_INT, 0, comm);
   d.ranks_per_node = o.ranks_per_node > 0 ? o.ranks_per_node : rank0_local;
   d.ranks_per_socket = std::min(rps, d.ranks_per_node);
-  for (int p = size - 1; p > 0; --p) {  // the nearest partner of each tier (the lowest rank)
-    const auto q = static_cast<std::size_t>(p);
-    d.partner[static_cast<std::size_t>(core::tier_between({node[q], socket[q]}, {node[0], socket[0]}))] = p;
-  }
+  // The nearest partner of each tier: its lowest rank, and where the ranks are bound to one CPU
+  // each, its lowest on another CPU than rank 0's if there is one. Ranks that share a core (more
+  // ranks than cores) pass every message of a ping-pong through a context switch, which the
+  // exchanges the executor's costs are fitted on (rings across cores) do not: an emulated network
+  // tier measured between rank 0 and a rank of its core got 0.64 us of short latency against 0.22
+  // across cores, and every trace's messages between ranks of one core were predicted too slow.
+  std::vector<int> cpu(static_cast<std::size_t>(size));
+  const int my_cpu = bound_cpu();
+  MPI_Allgather(&my_cpu, 1, MPI_INT, cpu.data(), 1, MPI_INT, comm);
+  for (int pass = 0; pass < 2; ++pass)
+    for (int p = size - 1; p > 0; --p) {
+      const auto q = static_cast<std::size_t>(p);
+      const bool other_cpu = cpu[0] < 0 || cpu[q] != cpu[0];
+      if (pass == 1 && !other_cpu) continue;  // pass 0: any rank; pass 1: one on another CPU replaces it
+      d.partner[static_cast<std::size_t>(core::tier_between({node[q], socket[q]}, {node[0], socket[0]}))] = p;
+    }
   // 1. Ping-pong per tier.
   for (std::size_t k = 0; k < 3; ++k) {
     const int p = d.partner[k];
