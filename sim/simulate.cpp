@@ -50,18 +50,18 @@ namespace {
 // receives from plus those it sends to), the values it exchanges with them (received plus sent)
 // and the values of each of its messages (received, then sent).
 struct RankShape {
-  std::int64_t runs = 0, peers = 0, values = 0;
+  std::int64_t peers = 0, values = 0;
   std::vector<core::Index> message_values;
   // The values of each of its peer lists (roots it sends or receives for, leaves it receives or
   // sends for) that is not one contiguous block: packed or unpacked through the list.
   std::vector<core::Index> scattered_values;
   // Per peer it reads roots of: the values, and the runs of roots they are.
   std::vector<std::pair<core::Index, core::Index>> run_lists;
-  // The runs of roots it reads, less those of scattered lists (more than one run) in messages of
-  // more than `beyond` bytes (their values are counted by `scattered`).
-  std::int64_t runs_within(std::int64_t beyond, std::int64_t vb) const {
+  // The runs of roots it reads; with `split`, less those of scattered lists (more than one run) in
+  // messages of more than `beyond` bytes (their values are counted by `scattered`).
+  std::int64_t runs(bool split, std::int64_t beyond, std::int64_t vb) const {
     std::int64_t n = 0;
-    for (const auto& [values, r] : run_lists) n += r > 1 && values * vb > beyond ? 0 : r;
+    for (const auto& [values, r] : run_lists) n += split && r > 1 && values * vb > beyond ? 0 : r;
     return n;
   }
   // Those in messages of more than `beyond` bytes, at `vb` bytes per value.
@@ -98,7 +98,6 @@ std::vector<RankShape> rank_shapes(const std::vector<core::RankPlan>& plans, con
         const auto kk = static_cast<std::size_t>(k);
         if (k == pl.leaf_side.offsets[p] || pl.leaf_remote[kk] != pl.leaf_remote[kk - 1] + 1) ++runs;
       }
-      v[r].runs += runs;
       v[r].run_lists.push_back({pl.leaf_side.count(p), runs});
     }
   }
@@ -267,7 +266,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
         // A backend with a cost per scattered value pays it for the lists in messages past the
         // limit, and its cost per run for the others' runs only.
         const bool split = cost.scatter.has_value();
-        op_cpu[r] = to_ps(cost.per_call(split ? rs.runs_within(m.scatter_beyond, vb) : rs.runs, rs.peers, rs.values * vb,
+        op_cpu[r] = to_ps(cost.per_call(rs.runs(split, m.scatter_beyond, vb), rs.peers, rs.values * vb,
                                         cost.large > 0 ? rs.large(m, vb) : 0, split ? rs.scattered(m.scatter_beyond, vb) : 0));
       }
       share_cores(m.core_sharing, op_cpu);

@@ -19,13 +19,17 @@ namespace sfr::trace {
 // (kCalibrationSmallValues per rank), and the large ring with each half's roots permuted.
 enum class CalibrationShape { ring_permuted, ring_in_order, fan, ring_large, fan_large, ring_small, ring_large_permuted };
 
+// The large ring, in order or permuted (core::calibration_ring_both_ways).
+inline bool large_ring(CalibrationShape shape) {
+  return shape == CalibrationShape::ring_large || shape == CalibrationShape::ring_large_permuted;
+}
+
 // The values each rank sends (and receives) in that pattern at `nranks` ranks.
 inline int calibration_values(CalibrationShape shape, int nranks) {
   if (shape == CalibrationShape::fan_large) return core::kCalibrationLargeFanValues * std::max(1, nranks - 1);
   if (shape == CalibrationShape::fan) return core::calibration_fan_per_peer(nranks) * std::max(1, nranks - 1);
   if (shape == CalibrationShape::ring_small) return core::kCalibrationSmallValues;
-  const bool large = shape == CalibrationShape::ring_large || shape == CalibrationShape::ring_large_permuted;
-  return large ? core::kCalibrationLargeValues : core::kCalibrationSfOpValues;
+  return large_ring(shape) ? core::kCalibrationLargeValues : core::kCalibrationSfOpValues;
 }
 
 // One op of `kind` (bcast, or reduce with sum) on that pattern.
@@ -38,7 +42,7 @@ inline Trace calibration_trace(int nranks, std::optional<Machine> machine, Calib
   t.machine = machine;
   t.sfs.push_back({"R", ExplicitSF{std::make_shared<const core::Graph>(
                             fan                                    ? core::calibration_fan(nranks, calibration_values(shape, nranks) / std::max(1, nranks - 1))
-                            : shape == CalibrationShape::ring_large || shape == CalibrationShape::ring_large_permuted
+                            : large_ring(shape)
                                 ? core::calibration_ring_both_ways(nranks, calibration_values(shape, nranks), shape == CalibrationShape::ring_large_permuted)
                                                                     : core::calibration_ring(nranks, shape == CalibrationShape::ring_permuted, calibration_values(shape, nranks)))}});
   OpSpec op;

@@ -272,13 +272,12 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   std::vector<int> cpu(static_cast<std::size_t>(size));
   const int my_cpu = bound_cpu();
   MPI_Allgather(&my_cpu, 1, MPI_INT, cpu.data(), 1, MPI_INT, comm);
-  for (int pass = 0; pass < 2; ++pass)
-    for (int p = size - 1; p > 0; --p) {
-      const auto q = static_cast<std::size_t>(p);
-      const bool other_cpu = cpu[0] < 0 || cpu[q] != cpu[0];
-      if (pass == 1 && !other_cpu) continue;  // pass 0: any rank; pass 1: one on another CPU replaces it
-      d.partner[static_cast<std::size_t>(core::tier_between({node[q], socket[q]}, {node[0], socket[0]}))] = p;
-    }
+  auto on_cpu_of_0 = [&](int p) { return cpu[0] >= 0 && cpu[static_cast<std::size_t>(p)] == cpu[0]; };
+  for (int p = 1; p < size; ++p) {
+    const auto q = static_cast<std::size_t>(p);
+    int& partner = d.partner[static_cast<std::size_t>(core::tier_between({node[q], socket[q]}, {node[0], socket[0]}))];
+    if (partner < 0 || (on_cpu_of_0(partner) && !on_cpu_of_0(p))) partner = p;
+  }
   // 1. Ping-pong per tier.
   for (std::size_t k = 0; k < 3; ++k) {
     const int p = d.partner[k];
