@@ -165,6 +165,12 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
   m.model = ModelKind::loggp;
   m.topology = {std::max(1, d.ranks_per_node), std::max(1, d.ranks_per_socket), 0};
   m.o_send = d.o_send, m.o_recv = d.o_recv;
+  // Ranks that outnumber the host's cores share them: the simulator shares the executor's work per
+  // call between the ranks of one core (MachineModel::CoreSharing), in every fit below too.
+  m.share_cores(d.ranks_on_host, d.cores);
+  if (m.core_sharing.cores > 0)
+    c.lines.push_back("cores      " + std::to_string(d.ranks_on_host) + " ranks share " + std::to_string(m.core_sharing.cores) +
+                      " cores round robin: each rank's work per call is shared with those on its core");
   c.lines.push_back(fmt("LogGP      o_send %.3f us, o_recv %.3f us (measured CPU time per call)", d.o_send * 1e6, d.o_recv * 1e6));
   // The switch points: from the off-node tier when measured (where they matter most), else the
   // nearest tier.
@@ -271,7 +277,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     auto pattern = [&](CalibrationShape shape, core::OpKind kind) -> const trace::BuiltTrace& {
       auto it = patterns.find({shape, kind});
       if (it == patterns.end())
-        it = patterns.emplace(std::pair{shape, kind}, trace::calibration_trace(d.ranks, placement, shape, kind)).first;
+        it = patterns.emplace(std::pair{shape, kind}, trace::calibration_trace(d.ranks, placement, shape, kind, std::max(1, d.cores))).first;
       return it->second;
     };
     auto modelled = [&](CalibrationShape shape, core::OpKind kind, const char* name) {
@@ -546,6 +552,32 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
                         (kept != fitted ? fmt("; fitted %.3f, kept at ", fitted * 1e9) + fmt("%.3f", kept * 1e9) : std::string()));
       return std::optional<double>(kept);
     };
+    // The share of a message across cores that one between core mates costs (CoreSharing::
+    // mate_factor): the factor within [0, 1], in steps of 0.01, whose predictions of basic's rings
+    // between core mates (small and of the ring's values, with basic's costs `e` of the rings,
+    // which cross cores) are nearest the measured ones (the least sum of squared relative errors).
+    // Before the fans, whose peers include a rank's core mates. Said.
+    auto mate = [&](const MachineModel::ExecutorCosts& e) {
+      const std::array<std::pair<CalibrationShape, double>, 2> rings{std::pair{CalibrationShape::mate_ring_small, d.sf_mate_ring_small},
+                                                                     std::pair{CalibrationShape::mate_ring, d.sf_mate_ring}};
+      auto at = [&](double f, CalibrationShape shape) {
+        bare.core_sharing.mate_factor = f;
+        return predicted(shape, core::OpKind::bcast, "basic", e);
+      };
+      double best = 1, least = -1;
+      for (int i = 0; i <= 100; ++i) {
+        double err = 0;
+        for (const auto& [shape, measured] : rings) err += std::pow(at(i / 100.0, shape) / measured - 1, 2);
+        if (least < 0 || err < least) least = err, best = i / 100.0;
+      }
+      std::string where;
+      for (const auto& [shape, measured] : rings)
+        where += fmt("; the ring of %.0f B per rank between core mates: %.3f us measured, ", 8.0 * trace::calibration_values(shape, d.ranks), measured * 1e6) +
+                 fmt("%.3f us modelled across cores, ", at(1, shape) * 1e6) + fmt("%.3f us with it", at(best, shape) * 1e6);
+      bare.core_sharing.mate_factor = m.core_sharing.mate_factor = best;
+      c.lines.push_back(fmt("cores      a message between two ranks of one core costs x%.2f of one across cores (basic", best) + where + ")" +
+                        (best >= 1 || best <= 0 ? fmt("; kept at %.0f", best) : std::string()));
+    };
     // A message counts as large from the fan's size (nothing) to the large fan's (a whole one).
     const std::array<std::int64_t, 2> sizes{8 * core::calibration_fan_per_peer(d.ranks), 8 * core::kCalibrationLargeFanValues};
     for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
@@ -585,6 +617,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         up_costs = u;
         m.leaf_to_root_by_backend[name] = {std::max(0.0, u.op), u.run, -1, u.small_byte};
       }
+      if (std::string_view(name) == "basic" && m.core_sharing.cores > 0 && d.sf_mate_ring_small > 0 && d.sf_mate_ring > 0) mate(e);
       // 2. The fan against the rings' costs: P - 1 peers each way and P - 1 runs where the ring has
       // one of each, about the ring's bytes; what is beyond, per extra peer and direction.
       if (d.sf_op_backend_fan[k] >= 0 && d.ranks >= 3)

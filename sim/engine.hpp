@@ -55,6 +55,7 @@ struct Msg {
   std::int64_t bytes = 0;
   Tier tier = Tier::network;
   bool device = false;  // device-aware transfer (GPU parameters)
+  bool mate = false;    // a host message between two ranks of one core (MachineModel::CoreSharing)
 };
 
 // One communication step. Every endpoint starts it when it finished the previous step; `pre` runs

@@ -343,13 +343,20 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   if (j.contains("calibration") && !j["calibration"].is_object()) r.fail("/calibration", "expected an object (what calibrate measured)");
   if (j.contains("core_sharing")) {
     const auto& s = j["core_sharing"];
-    r.object(s, "/core_sharing", {"cores", "fitted_ranks_per_core"});
+    r.object(s, "/core_sharing", {"cores", "fitted_ranks_per_core", "mate_factor"});
     if (!s.contains("cores") || !s.contains("fitted_ranks_per_core"))
       r.fail("/core_sharing", "expected {\"cores\": N, \"fitted_ranks_per_core\": K}: both");
     m.core_sharing.cores = static_cast<int>(r.integer(s["cores"], "/core_sharing/cores", 1, 1 << 24));
     m.core_sharing.fitted_ranks_per_core = r.number(s["fitted_ranks_per_core"], "/core_sharing/fitted_ranks_per_core");
     if (m.core_sharing.fitted_ranks_per_core < 1 || m.core_sharing.fitted_ranks_per_core > 1024)
       r.fail("/core_sharing/fitted_ranks_per_core", "expected ranks per core from 1 to 1024, got " + s["fitted_ranks_per_core"].dump());
+    if (s.contains("mate_factor")) {
+      m.core_sharing.mate_factor = r.number(s["mate_factor"], "/core_sharing/mate_factor");
+      if (!(m.core_sharing.mate_factor >= 0 && m.core_sharing.mate_factor <= 1))
+        r.fail("/core_sharing/mate_factor", "expected a factor from 0 to 1, got " + s["mate_factor"].dump());
+      if (m.core_sharing.fitted_ranks_per_core < 2)
+        r.fail("/core_sharing/mate_factor", "no core holds two ranks (fitted_ranks_per_core < 2): it would do nothing");
+    }
   }
   if (j.contains("split")) {
     const auto& s = j["split"];
@@ -478,7 +485,10 @@ Json machine_to_json(const MachineModel& m) {
     }
   }
   if (m.core_sharing.cores > 0)
+  {
     j["core_sharing"] = {{"cores", m.core_sharing.cores}, {"fitted_ranks_per_core", m.core_sharing.fitted_ranks_per_core}};
+    if (m.core_sharing.mate_factor != 1) j["core_sharing"]["mate_factor"] = m.core_sharing.mate_factor;
+  }
   j["split"] = {{"procs_per_node", m.procs_per_node}, {"message_cap", m.message_cap}};
   return j;
 }

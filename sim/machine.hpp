@@ -214,17 +214,26 @@ struct MachineModel {
   // one with the same work, so each rank's own is its fitted cost over that many; a pattern that
   // loads every rank alike at the calibrated rank count is predicted as before (a rank alone on
   // its core pays its own only). cores 0: a core per rank (nothing shared).
+  // Two ranks of one core (core mates: r = s mod cores) exchange through that core's caches, and
+  // each waits for the other's turn on the core, not for a message in flight: a host message
+  // between them costs `mate_factor` (0 to 1) of what one across cores does, on the wire (its
+  // latency and bytes), in its pack and unpack (or shm's copies) and in the executor's cost per
+  // byte of it. calibrate fits it from the ring between core mates (1: none fitted).
   struct CoreSharing {
     int cores = 0;
     double fitted_ranks_per_core = 1;
+    double mate_factor = 1;
     bool operator==(const CoreSharing&) const = default;
+    bool mates(int a, int b) const { return cores > 0 && a != b && a % cores == b % cores; }
+    // What a transfer between ranks a and b costs against one across cores.
+    double factor(int a, int b) const { return mates(a, b) ? mate_factor : 1.0; }
   };
   CoreSharing core_sharing{};
   // Where the ranks of a host outnumber its cores: what calibrate records of it (nothing else).
   // The costs were fitted on the slowest rank, one of a busiest core's (round robin): as many as
   // the ranks over the cores, rounded up.
   void share_cores(int ranks_on_host, int cores) {
-    if (cores > 0 && ranks_on_host > cores) core_sharing = {cores, static_cast<double>((ranks_on_host + cores - 1) / cores)};
+    if (cores > 0 && ranks_on_host > cores) core_sharing = {cores, static_cast<double>((ranks_on_host + cores - 1) / cores), 1};
   }
   int procs_per_node = 40;          // host processes a node can use for the split strategies
   std::int64_t message_cap = 8192;  // split strategies: inter-node message cap (bytes)

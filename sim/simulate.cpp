@@ -51,6 +51,13 @@ namespace {
 // and the values of each of its messages (received, then sent).
 struct RankShape {
   std::int64_t peers = 0, values = 0;
+  // Of `values`, those exchanged with ranks of its own core (MachineModel::CoreSharing::mates).
+  std::int64_t mate_values = 0;
+  // The bytes its executor pays per byte for, at `vb` bytes per value: those with its core mates
+  // at the mates' share.
+  std::int64_t bytes(std::int64_t vb, double mate_factor) const {
+    return values * vb - std::llround((1 - mate_factor) * static_cast<double>(mate_values * vb));
+  }
   std::vector<core::Index> message_values;
   // The values of each of its peer lists (roots it sends or receives for, leaves it receives or
   // sends for) that is not one contiguous block: packed or unpacked through the list.
@@ -79,7 +86,8 @@ struct RankShape {
 };
 // `messages_off_node`: the backend's on-node peers are copies through shared memory, not MPI
 // messages (shm): they count as values, not as peers or messages.
-std::vector<RankShape> rank_shapes(const std::vector<core::RankPlan>& plans, const Layout* messages_off_node) {
+std::vector<RankShape> rank_shapes(const std::vector<core::RankPlan>& plans, const Layout* messages_off_node,
+                                   const MachineModel::CoreSharing& cores) {
   std::vector<RankShape> v(plans.size());
   for (std::size_t r = 0; r < plans.size(); ++r) {
     const core::RankPlan& pl = plans[r];
@@ -91,6 +99,7 @@ std::vector<RankShape> rank_shapes(const std::vector<core::RankPlan>& plans, con
           v[r].message_values.push_back(side->count(p));
         }
         if (side->shapes[p].kind != core::IndexShape::contiguous) v[r].scattered_values.push_back(side->count(p));
+        if (cores.mates(static_cast<int>(r), side->peers[p])) v[r].mate_values += side->count(p);
       }
     for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p) {
       core::Index runs = 0;
@@ -252,13 +261,13 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       std::vector<Time> start;
       // The executor's own work per call (begin/end) on every rank: the backend's cost per op (of
       // the op's first direction), per run of roots the rank's leaves read (one-sided datatypes
-      // walk a block per run), per byte it sends and receives, per peer and per large message
-      // beyond a ring's one of each, and where the backend has one, per value of its scattered
-      // lists in messages past MachineModel::scatter_beyond in place of their runs
-      // (MachineModel::ExecutorCosts::per_call).
+      // walk a block per run), per byte it sends and receives (those with its core mates at their
+      // share), per peer and per large message beyond a ring's one of each, and where the backend
+      // has one, per value of its scattered lists in messages past MachineModel::scatter_beyond in
+      // place of their runs (MachineModel::ExecutorCosts::per_call).
       const bool off_node = b.kind == BackendKind::shm;
       auto shape_it = shapes.find({&g, off_node});
-      if (shape_it == shapes.end()) shape_it = shapes.emplace(std::pair{&g, off_node}, rank_shapes(it->second, off_node ? &lay : nullptr)).first;
+      if (shape_it == shapes.end()) shape_it = shapes.emplace(std::pair{&g, off_node}, rank_shapes(it->second, off_node ? &lay : nullptr, m.core_sharing)).first;
       const auto& cost = costs[core::op_traits(op.op).directions().front() == core::Direction::leaf_to_root ? 1 : 0];
       std::vector<Time> op_cpu(ready.size(), 0);
       for (std::size_t r = 0; r < ready.size() && r < shape_it->second.size(); ++r) {
@@ -266,7 +275,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
         // A backend with a cost per scattered value pays it for the lists in messages past the
         // limit, and its cost per run for the others' runs only.
         const bool split = cost.scatter.has_value();
-        op_cpu[r] = to_ps(cost.per_call(rs.runs(split, m.scatter_beyond, vb), rs.peers, rs.values * vb,
+        op_cpu[r] = to_ps(cost.per_call(rs.runs(split, m.scatter_beyond, vb), rs.peers, rs.bytes(vb, m.core_sharing.mate_factor),
                                         cost.large > 0 ? rs.large(m, vb) : 0, split ? rs.scattered(m.scatter_beyond, vb) : 0));
       }
       share_cores(m.core_sharing, op_cpu);

@@ -174,7 +174,8 @@ struct StepBuilder {
     for (auto& msg : msgs) {
       msg.tier = core::tier_between({s.node[msg.src], s.socket[msg.src]}, {s.node[msg.dst], s.socket[msg.dst]});
       if (!device) {
-        const Time pk = to_ps(m.pack.at(static_cast<double>(msg.bytes)));
+        msg.mate = m.core_sharing.mates(msg.src, msg.dst);
+        const Time pk = to_ps(m.pack.at(static_cast<double>(msg.bytes)) * m.core_sharing.factor(msg.src, msg.dst));
         if (!no_pack.count({msg.src, msg.dst})) add_pre(msg.src, pk, true);
         if (!no_unpack.count({msg.src, msg.dst})) add_post(msg.dst, pk, true);
       }
@@ -306,10 +307,12 @@ void add_shm(Schedule& s, const Layout& lay, const MachineModel& m, const Traffi
       direct_flow(sb, t, f);
       continue;
     }
-    const Time copy = to_ps(m.pack.at(static_cast<double>(bytes)));
+    // Between two ranks of one core, the mates' share of the copies and the handshake.
+    const double mate = m.core_sharing.factor(f.src, f.dst);
+    const Time copy = to_ps(m.pack.at(static_cast<double>(bytes)) * mate);
     const Tier tier = lay.socket(f.src) == lay.socket(f.dst) ? Tier::socket : Tier::node;
     sb.add_pre(f.src, copy, true);
-    sb.add_post(f.dst, copy + to_ps(m.ab(false, tier, Proto::short_).alpha), true);
+    sb.add_post(f.dst, copy + to_ps(m.ab(false, tier, Proto::short_).alpha * mate), true);
   }
   self_copies(sb, m, t);
   staged_copies(sb, sb, lay, m, t, false, sent, recvd);

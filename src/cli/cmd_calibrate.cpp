@@ -65,6 +65,10 @@ io::Json measured_json(const core::CalibrationData& d) {
     j["sf_reduce_small_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend_small[k];
     if (d.sf_op_backend_fan_large[k] >= 0) j["sf_fan_large_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_fan_large[k];
   }
+  if (d.sf_mate_ring > 0)
+    j["sf_mate_ring_basic_s"] = {{"cores", d.cores},
+                                 {"bytes_seconds", samples({{8.0 * core::kCalibrationSmallValues, d.sf_mate_ring_small},
+                                                            {8.0 * core::kCalibrationSfOpValues, d.sf_mate_ring}})}};
   return j;
 }
 #endif
@@ -108,17 +112,17 @@ int cmd_calibrate(const Args& args) {
   core::Progress progress("calibrate", 0, stderr, mpi.rank == 0 && core::progress_wanted(stderr));
   o.progress = [&](const std::string& what) { progress.step(what); };
   const int local = ranks_on_node();
-  const auto data = exec::mpi::calibrate(MPI_COMM_WORLD, o);
+  // Ranks that outnumber the host's cores share them round robin: the ring between core mates is
+  // measured, and the simulator shares the executor's work per call between the ranks of one core
+  // (MachineModel::CoreSharing).
+  if (local > cores_on_node()) o.cores = cores_on_node();
+  auto data = exec::mpi::calibrate(MPI_COMM_WORLD, o);
+  data.ranks_on_host = local;
+  data.cores = o.cores;
   progress.done();
   if (!agreed("calibrate", mpi.rank, mpi.size, [&] {
         if (mpi.rank != 0) return;
         auto cal = sim::calibrate_machine(data);
-        // Ranks that outnumber the host's cores share them: the simulator shares the executor's
-        // work per call between the ranks of one core (MachineModel::CoreSharing).
-        cal.machine.share_cores(local, cores_on_node());
-        if (cal.machine.core_sharing.cores > 0)
-          cal.lines.push_back("cores      " + std::to_string(local) + " ranks share " + std::to_string(cal.machine.core_sharing.cores) +
-                              " cores round robin: each rank's work per call is shared with those on its core");
         io::Json j = sim::machine_to_json(cal.machine);
         j["calibration"] = {{"host", data.host},
                             {"date", trace::iso8601_utc_now()},

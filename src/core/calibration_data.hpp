@@ -33,12 +33,13 @@ inline constexpr const char* kCalibratedMachinePrefix = "calibrated on ";
 // The ring of that measurement: rank r has kCalibrationSfOpValues leaves on the roots of rank
 // r+1, in a permuted order (so they are packed, as ghost values are, and no two leaves read
 // neighbouring roots: kCalibrationSfOpValues runs of roots per rank); with `permuted` false, in
-// order (one run). `values`: the leaves (and roots) per rank.
-inline Graph calibration_ring(int nranks, bool permuted = true, int values = kCalibrationSfOpValues) {
+// order (one run). `values`: the leaves (and roots) per rank. `step`: the roots are those of
+// rank r+step (the ring between core mates: step = the cores ranks share round robin).
+inline Graph calibration_ring(int nranks, bool permuted = true, int values = kCalibrationSfOpValues, int step = 1) {
   Graph g(nranks);
   for (int r = 0; r < nranks; ++r) g[r].nroots = values;
   for (int r = 0; r < nranks; ++r)
-    for (int i = 0; i < values; ++i) g[r].add_leaf(i, (r + 1) % nranks, permuted ? (37 * i) % values : i);
+    for (int i = 0; i < values; ++i) g[r].add_leaf(i, (r + step) % nranks, permuted ? (37 * i) % values : i);
   return g;
 }
 
@@ -146,6 +147,14 @@ struct CalibrationData {
   PerBackend sf_op_backend_fan_large = unmeasured();
   // Packing n doubles through an index list (bytes, seconds).
   std::vector<TimedSample> pack;
+  // Where the ranks on this host (`ranks_on_host`) outnumber its `cores` (0: they do not, or
+  // unknown), placed round robin: the bcast on basic on the ring between core mates
+  // (calibration_ring(n, false, values, cores): rank r reads rank r+cores's roots in order), of
+  // kCalibrationSmallValues and of kCalibrationSfOpValues per rank, as sf_op_backend (-1: not
+  // measured). Against the model of those rings: the share of a message across cores that one
+  // between core mates costs.
+  int ranks_on_host = 0, cores = 0;
+  double sf_mate_ring_small = -1, sf_mate_ring = -1;
 };
 
 }  // namespace sfr::core

@@ -16,25 +16,33 @@ namespace sfr::trace {
 // the fan (a run per peer, P - 1 peers), the large ring both ways (kCalibrationLargeValues per
 // rank, core::calibration_ring_both_ways) and the large fan (kCalibrationLargeFanValues per
 // peer): messages past the usual rendezvous switch, the small ring in order
-// (kCalibrationSmallValues per rank), and the large ring with each half's roots permuted.
-enum class CalibrationShape { ring_permuted, ring_in_order, fan, ring_large, fan_large, ring_small, ring_large_permuted };
+// (kCalibrationSmallValues per rank), the large ring with each half's roots permuted, and the
+// ring in order between core mates, of the small ring's values and of the ring's (each rank reads
+// the roots of the rank `cores` after it: core::CalibrationData::sf_mate_ring).
+enum class CalibrationShape { ring_permuted, ring_in_order, fan, ring_large, fan_large, ring_small, ring_large_permuted, mate_ring_small, mate_ring };
 
 // The large ring, in order or permuted (core::calibration_ring_both_ways).
 inline bool large_ring(CalibrationShape shape) {
   return shape == CalibrationShape::ring_large || shape == CalibrationShape::ring_large_permuted;
 }
 
+// The rings between core mates.
+inline bool mate_ring(CalibrationShape shape) {
+  return shape == CalibrationShape::mate_ring || shape == CalibrationShape::mate_ring_small;
+}
+
 // The values each rank sends (and receives) in that pattern at `nranks` ranks.
 inline int calibration_values(CalibrationShape shape, int nranks) {
   if (shape == CalibrationShape::fan_large) return core::kCalibrationLargeFanValues * std::max(1, nranks - 1);
   if (shape == CalibrationShape::fan) return core::calibration_fan_per_peer(nranks) * std::max(1, nranks - 1);
-  if (shape == CalibrationShape::ring_small) return core::kCalibrationSmallValues;
+  if (shape == CalibrationShape::ring_small || shape == CalibrationShape::mate_ring_small) return core::kCalibrationSmallValues;
   return large_ring(shape) ? core::kCalibrationLargeValues : core::kCalibrationSfOpValues;
 }
 
-// One op of `kind` (bcast, or reduce with sum) on that pattern.
+// One op of `kind` (bcast, or reduce with sum) on that pattern; `cores`: the host's, for the rings
+// between core mates (at least 1).
 inline Trace calibration_trace(int nranks, std::optional<Machine> machine, CalibrationShape shape,
-                               core::OpKind kind = core::OpKind::bcast) {
+                               core::OpKind kind = core::OpKind::bcast, int cores = 1) {
   Trace t;
   const bool fan = shape == CalibrationShape::fan || shape == CalibrationShape::fan_large;
   t.name = fan ? "calibrate-fan" : "calibrate-ring";
@@ -44,7 +52,8 @@ inline Trace calibration_trace(int nranks, std::optional<Machine> machine, Calib
                             fan                                    ? core::calibration_fan(nranks, calibration_values(shape, nranks) / std::max(1, nranks - 1))
                             : large_ring(shape)
                                 ? core::calibration_ring_both_ways(nranks, calibration_values(shape, nranks), shape == CalibrationShape::ring_large_permuted)
-                                                                    : core::calibration_ring(nranks, shape == CalibrationShape::ring_permuted, calibration_values(shape, nranks)))}});
+                                                                    : core::calibration_ring(nranks, shape == CalibrationShape::ring_permuted, calibration_values(shape, nranks),
+                                                                                             mate_ring(shape) ? std::max(1, cores) : 1))}});
   OpSpec op;
   op.op = kind;
   op.sf = "R";

@@ -220,7 +220,7 @@ TEST(MpiAutoBackend, ChoosesByModelAndConforms) {
 // Ranks bound to cores, more ranks than cores (4 on 2, round robin: ranks 0 and 2 share a core):
 // the network tier's ping-pong pairs rank 0 with rank 3, the lowest off its node on another core,
 // not rank 2 (every message of a ping-pong within one core waits for a context switch); the node
-// tier's partner, rank 1, is on another core already.
+// tier's partner, rank 1, is on another core already. The ring between core mates is measured.
 TEST(MpiCalibrate, BoundRanksPingPongAcrossCores) {
   const unsigned cores = std::thread::hardware_concurrency();
   if (cores != 2) GTEST_SKIP() << "needs 2 cores, to bind 4 ranks round robin 2 to a core (" << cores << ")";
@@ -234,6 +234,19 @@ TEST(MpiCalibrate, BoundRanksPingPongAcrossCores) {
   const auto& pp = j["calibration"]["measured"]["pingpong"];
   EXPECT_EQ(pp["socket"]["partner"], 1) << pp.dump();
   EXPECT_EQ(pp["network"]["partner"], 3) << pp.dump();
+  // The ring between core mates (rank r reads rank r+2's roots) is measured on basic at two sizes;
+  // the ranks of one core exchange through its caches, cheaper than the ring in order across cores
+  // (rank r+1's roots), of the same size; the machine has the mates' share below 1.
+  const auto& measured = j["calibration"]["measured"];
+  const auto& mate = measured["sf_mate_ring_basic_s"];
+  ASSERT_TRUE(mate.is_object()) << measured.dump();
+  EXPECT_EQ(mate["cores"], 2);
+  ASSERT_EQ(mate["bytes_seconds"].size(), 2u) << mate.dump();
+  EXPECT_EQ(mate["bytes_seconds"][1][0], 8.0 * 256);
+  EXPECT_LT(mate["bytes_seconds"][1][1].get<double>(), measured["sf_op_in_order_by_backend_s"]["basic"].get<double>()) << measured.dump();
+  const double f = j["core_sharing"].value("mate_factor", 1.0);
+  EXPECT_GE(f, 0);
+  EXPECT_LT(f, 1) << j["core_sharing"].dump();
   fs::remove(out);
 }
 

@@ -1087,6 +1087,85 @@ TEST(SimCalibration, RanksSharingACoreShareItsWorkPerCall) {
   EXPECT_FALSE(sim::machine_to_json(m).contains("core_sharing"));
 }
 
+// Two ranks of one core (4 ranks on 2 cores round robin: 0 and 2, 1 and 3) exchange at the mates'
+// share (CoreSharing::mate_factor 0.25): pairs of core mates exchanging 100 doubles each way (in
+// order: basic hands the blocks to MPI, no copy) take 0.75 of one message's wire time (its
+// latency and 800 B on the socket tier, every rank on one node) and of the cost of the 1600 B a
+// rank sends and receives less than at factor 1; pairs across cores (0 and 1, 2 and 3) take the
+// same either way. shm's on-node copies between mates take their share too: the two copies and
+// the handshake. The file keeps the factor; the reader refuses one outside [0, 1].
+TEST(SimCalibration, RanksOfOneCoreExchangeAtTheMatesShare) {
+  auto pairs = [](int step) {
+    core::Graph g(4);
+    for (int r = 0; r < 4; ++r) g[r].nroots = 100;
+    for (int r = 0; r < 4; ++r) {
+      const int peer = step == 2 ? (r + 2) % 4 : r ^ 1;
+      for (int i = 0; i < 100; ++i) g[r].add_leaf(i, peer, i);
+    }
+    return trace::BuiltTrace(bcast_trace(g));
+  };
+  const auto mates = pairs(2), across = pairs(1);
+  auto m = *sim::preset("generic");
+  m.op_overhead_by_backend["basic"] = 2e-6;
+  m.byte_cost_by_backend["basic"] = 1e-9;
+  m.share_cores(4, 2);
+  auto with = m;
+  with.core_sharing.mate_factor = 0.25;
+  EXPECT_TRUE(with.core_sharing.mates(0, 2));
+  EXPECT_FALSE(with.core_sharing.mates(0, 1));
+  const auto ab = m.ab(false, core::Tier::socket, m.proto_of(800));
+  EXPECT_NEAR(slower(mates, with, m, "basic"), 0.75 * (ab.alpha + ab.beta * 800 + 1600 * 1e-9), 2e-12);
+  EXPECT_EQ(slower(across, with, m, "basic"), 0);
+  // shm: both copies (800 B each at the packing rate) and the handshake (the short latency), of
+  // one pair, at the share; no message, no cost per byte charged on-node.
+  EXPECT_NEAR(slower(mates, with, m, "shm"), 0.75 * (2 * m.pack.at(800) + m.ab(false, core::Tier::socket, sim::Proto::short_).alpha), 2e-12);
+  EXPECT_EQ(slower(across, with, m, "shm"), 0);
+  const auto back = sim::parse_machine(sim::machine_to_json(with), "m.json");
+  EXPECT_EQ(back.core_sharing, with.core_sharing);
+  EXPECT_FALSE(sim::machine_to_json(m)["core_sharing"].contains("mate_factor"));
+}
+
+// The ring between core mates (4 ranks of one node on 2 cores) gives the mates' share back: basic's
+// two rings between mates measured as the model has them at 0.4 give 0.4, the rings across cores
+// still reproduced exactly; rings between mates no cheaper than across cores keep 1, and say so;
+// with a core per rank nothing is shared and no factor is fitted.
+TEST(SimCalibration, MatesShareFromTheRingsBetweenCoreMates) {
+  using trace::CalibrationShape;
+  core::CalibrationData d = one_node_data();
+  d.ranks = 4, d.ranks_per_node = 4, d.ranks_per_socket = 4;
+  d.ranks_on_host = 4, d.cores = 2;
+  d.sf_op_backend = by_backend({5e-6});
+  d.sf_op_backend_contiguous = by_backend({4.0e-6});
+  d.sf_op_backend_small = by_backend({3.5e-6});
+  const trace::Machine node{4, 4, 0};
+  auto time = [&](CalibrationShape shape, const sim::MachineModel& mm) {
+    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(4, node, shape, core::OpKind::bcast, 2)), mm, {sim::parse_backend("basic", "test")})
+        .backends[0]
+        .ops[0]
+        .total_s;
+  };
+  const auto m0 = sim::calibrate_machine(d).machine;
+  EXPECT_EQ(m0.core_sharing.cores, 2);
+  EXPECT_EQ(m0.core_sharing.mate_factor, 1);  // no ring between mates measured
+  auto at = m0;
+  at.core_sharing.mate_factor = 0.4;
+  d.sf_mate_ring_small = time(CalibrationShape::mate_ring_small, at);
+  d.sf_mate_ring = time(CalibrationShape::mate_ring, at);
+  EXPECT_LT(d.sf_mate_ring, time(CalibrationShape::mate_ring, m0));
+  const auto c = sim::calibrate_machine(d);
+  EXPECT_NEAR(c.machine.core_sharing.mate_factor, 0.4, 1e-12);
+  EXPECT_TRUE(says(c.lines, "costs x0.40 of one across cores"));
+  EXPECT_NEAR(time(CalibrationShape::ring_in_order, c.machine), d.sf_op_backend_contiguous[0], 1e-11);
+  EXPECT_NEAR(time(CalibrationShape::ring_small, c.machine), d.sf_op_backend_small[0], 1e-11);
+  d.sf_mate_ring_small = time(CalibrationShape::mate_ring_small, m0) * 1.1;
+  d.sf_mate_ring = time(CalibrationShape::mate_ring, m0) * 1.1;
+  const auto none = sim::calibrate_machine(d);
+  EXPECT_EQ(none.machine.core_sharing.mate_factor, 1);
+  EXPECT_TRUE(says(none.lines, "kept at 1"));
+  d.cores = 4;
+  EXPECT_EQ(sim::calibrate_machine(d).machine.core_sharing, sim::MachineModel::CoreSharing{});
+}
+
 // basic hands a contiguous block to MPI as it is (exec/mpi/star_forest.cpp: direct sends and, in
 // a bcast with replace, direct receives), so the simulator charges no copy for it: on 2 ranks that
 // each read 100 roots of the other, a bcast whose roots are read in reverse costs exactly one pack

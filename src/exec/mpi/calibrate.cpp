@@ -378,12 +378,27 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     // Rounds over the backends (each round times every pattern on every backend once), then per
     // backend the least of its rounds' medians: the rounds spread the machine's load over all of
     // them alike.
-    for (int round = 0; round < kExecutorRounds; ++round)
+    // The rings between core mates, on basic only (a property of the host, not of a backend).
+    struct Mate {
+      trace::BuiltTrace bt;
+      double* into;
+      std::vector<double> rounds;
+    };
+    std::vector<Mate> mates;
+    if (o.cores > 0 && size > o.cores) {
+      d.cores = o.cores;
+      for (const auto& [shape, into] : {std::pair{CalibrationShape::mate_ring_small, &d.sf_mate_ring_small}, std::pair{CalibrationShape::mate_ring, &d.sf_mate_ring}})
+        mates.push_back({trace::BuiltTrace(trace::calibration_trace(size, std::nullopt, shape, core::OpKind::bcast, o.cores)), into, {}});
+    }
+    for (int round = 0; round < kExecutorRounds; ++round) {
       for (const std::size_t k : timed)
         for (auto& p : patterns)
           p.rounds[k].push_back(time_ops(comm, p.bt, core::kCalibratedBackends[k], 5, 60, nullptr, d.ranks_per_node).at(0).low_us);
+      for (auto& p : mates) p.rounds.push_back(time_ops(comm, p.bt, "basic", 5, 60, nullptr, d.ranks_per_node).at(0).low_us);
+    }
     for (auto& p : patterns)
       for (const std::size_t k : timed) (*p.into)[k] = least(p.rounds[k]) * 1e-6;
+    for (auto& p : mates) *p.into = least(p.rounds) * 1e-6;
   }
   // 6. Pack costs (rank 0; the others wait).
   say("pack costs");

@@ -16,6 +16,9 @@ struct CalibrateOptions {
   int ranks_per_node = 0;                            // > 0: emulated nodes of this many consecutive ranks; 0: real nodes
   int ranks_per_socket = 0;                          // > 0: sockets of this many consecutive ranks of a node; 0: one
   std::function<void(const std::string&)> progress;  // rank 0: called before each part
+  // > 0: the host's cores, which its ranks outnumber (placed round robin): the ring between core
+  // mates is measured too (core::CalibrationData::sf_mate_ring).
+  int cores = 0;
 };
 
 core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o);
