@@ -31,21 +31,44 @@ std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const Machine
       names.push_back(b.name);
       backends.push_back(parse_backend(b.name, "--backend"));
     }
-  const auto res = simulate(bt, m, backends);
+  // Each op alone (everyone waits for all before it, as the executor times ops and validate-model
+  // predicts them): in a sequence, an op's time would carry what the one before it left undone on
+  // some ranks, which a choice per motion must not credit to the other motion.
+  const auto res = simulate(bt, m, backends, nullptr, true);
   const auto& ops = bt.trace().ops;
-  std::vector<SfChoice> out;
-  std::map<std::string, std::size_t> at;
-  for (std::size_t i = 0; i < ops.size(); ++i)
-    if (at.emplace(ops[i].sf, out.size()).second) out.push_back({ops[i].sf, "", "", 0, 0, 0});
-  for (auto& c : out) {
+  // The index of the backend with the least of `sum`, ties to `first` where it is among them,
+  // then to the first in catalogue order.
+  auto least = [&](const std::vector<double>& sum, std::size_t first) {
+    std::size_t best = first;
+    for (std::size_t k = 0; k < sum.size(); ++k)
+      if (sum[k] < sum[best]) best = k;
+    return best;
+  };
+  auto summed = [&](auto&& counts) {
     std::vector<double> sum(backends.size(), 0);
     for (std::size_t k = 0; k < backends.size(); ++k)
       for (std::size_t i = 0; i < ops.size(); ++i)
-        if (ops[i].sf == c.sf) sum[k] += res.backends[k].ops[i].total_s;
-    for (std::size_t i = 0; i < ops.size(); ++i) c.ops += ops[i].sf == c.sf ? 1 : 0;
-    std::size_t best = 0, second = backends.size();
-    for (std::size_t k = 1; k < backends.size(); ++k)
-      if (sum[k] < sum[best]) best = k;
+        if (counts(ops[i])) sum[k] += res.backends[k].ops[i].total_s;
+    return sum;
+  };
+  std::vector<SfChoice> out;
+  std::map<std::pair<std::string, core::Motion>, std::size_t> at;
+  for (const auto& op : ops) {
+    const core::Motion motion = core::op_traits(op.op).motion;
+    const auto [it, added] = at.emplace(std::pair{op.sf, motion}, out.size());
+    if (added) out.push_back({op.sf, motion, "", "", "", 0, 0, 0});
+    SfChoice& c = out[it->second];
+    ++c.ops;
+    const std::string kind = core::op_kind_name(op.op);
+    if ((", " + c.kinds + ", ").find(", " + kind + ", ") == std::string::npos) c.kinds += (c.kinds.empty() ? "" : ", ") + kind;
+  }
+  std::map<std::string, std::size_t> whole;  // per SF: the backend fastest for all of its ops
+  for (auto& c : out) {
+    auto w = whole.find(c.sf);
+    if (w == whole.end()) w = whole.emplace(c.sf, least(summed([&](const core::OpSpec& op) { return op.sf == c.sf; }), 0)).first;
+    const auto sum = summed([&](const core::OpSpec& op) { return op.sf == c.sf && core::op_traits(op.op).motion == c.motion; });
+    const std::size_t best = least(sum, w->second);
+    std::size_t second = backends.size();
     for (std::size_t k = 0; k < backends.size(); ++k)
       if (k != best && (second == backends.size() || sum[k] < sum[second])) second = k;
     c.backend = names[best];

@@ -13,16 +13,23 @@
 namespace sfr::sim {
 
 struct SfChoice {
-  std::string sf, backend, runner_up;
-  double predicted_s = 0, runner_up_s = 0;  // the SF's ops, summed over the trace
+  std::string sf;
+  core::Motion motion = core::Motion::bcast;  // how its ops move data (core::OpTraits::motion)
+  std::string kinds;                          // the kinds of those ops, in order of first use: "reduce, gather"
+  std::string backend, runner_up;
+  double predicted_s = 0, runner_up_s = 0;  // those ops, summed over the trace
   std::size_t ops = 0;
   double margin() const { return predicted_s > 0 && !runner_up.empty() ? runner_up_s / predicted_s - 1 : 0; }
 };
 
-// One choice per SF used by an op, in order of first use, among the catalogue's auto candidates
-// (core::kBackends: basic, neighbor, window, alltoallv, shm, and 3step, 2step, split-md where the
-// placement has more than one node); a tie goes to the first in catalogue order. The placement:
-// `ranks_per_node` when > 0 (the run's nodes), else the trace's machine, else m's topology.
+// One choice per SF and motion used by an op (an SF's bcasts may run best on one backend and its
+// reduces on another: each runs on its own, the SF set up on both), in order of first use, among
+// the catalogue's auto candidates (core::kBackends: basic, neighbor, window, alltoallv, shm, and
+// 3step, 2step, split-md where the placement has more than one node). A tie goes to the backend
+// predicted fastest for all of the SF's ops (one set-up where nothing is gained by two), then to
+// the first in catalogue order. Each op is predicted alone (simulate's ops_apart), its motion's
+// ops summed. The placement: `ranks_per_node` when > 0 (the run's nodes), else the trace's
+// machine, else m's topology.
 std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const MachineModel& m, int ranks_per_node = 0);
 
 // Where `calibrate` saves the machine `--backend auto` uses by default: $SFR_MACHINE_FILE, else

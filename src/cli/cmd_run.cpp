@@ -113,8 +113,9 @@ int run_mpi(const RunArgs& a) {
     if (const std::string w = exec::mpi::gpu_sharing_warning(*gpu); rank == 0 && !w.empty())
       warn("run", w);
   }
-  // --backend auto: every rank simulates the trace on the machine and takes, per SF, the backend
-  // predicted fastest (the same choice everywhere: the simulation is deterministic).
+  // --backend auto: every rank simulates the trace on the machine and takes, per SF and motion (its
+  // bcasts, its reduces, its fetch-and-ops), the backend predicted fastest (the same choice
+  // everywhere: the simulation is deterministic).
   exec::mpi::AutoChoice choice;
   if (std::find(backends.begin(), backends.end(), "auto") != backends.end()) {
 #ifdef HAVE_SFREPLAY_SIM
@@ -124,12 +125,12 @@ int run_mpi(const RunArgs& a) {
           // The nodes as the run uses them: shm and the node-aware candidates are predicted on them.
           const int rpn = a.ranks_per_node > 0 ? a.ranks_per_node : t->trace().machine ? t->trace().machine->ranks_per_node : local;
           for (const auto& c : sim::choose_backends(*t, m, rpn)) {
-            choice[c.sf] = c.backend;
+            choice[{c.sf, c.motion}] = c.backend;
             if (rank == 0) {
               char line[256];
-              std::snprintf(line, sizeof line, "auto: SF %s -> %s (predicted %.3f us for its %zu op(s); next: %s, +%.1f%%)\n", c.sf.c_str(),
-                            c.backend.c_str(), c.predicted_s * 1e6, c.ops, c.runner_up.c_str(), 100 * c.margin());
-              std::cout << line;
+              std::snprintf(line, sizeof line, " -> %s (predicted %.3f us for its %zu op(s); next: %s, +%.1f%%)\n", c.backend.c_str(),
+                            c.predicted_s * 1e6, c.ops, c.runner_up.c_str(), 100 * c.margin());
+              std::cout << "auto: SF " << c.sf << " " << c.kinds << line;
             }
           }
           if (rank == 0) std::cout << "auto: predictions for " << m.name << " from " << source << "\n";
@@ -218,7 +219,7 @@ void print_backend_list() {
   std::string candidates;
   for (const auto& b : core::kBackends)
     if (b.auto_candidate) candidates += (candidates.empty() ? "" : ", ") + std::string(b.name) + (b.node_aware ? "*" : "");
-  std::printf("%-11s per SF, the backend among %s the simulator predicts fastest (* on more than one node only)\n", "auto",
+  std::printf("%-11s per SF and motion (bcasts, reduces), the backend among %s the simulator predicts fastest (* on more than one node only)\n", "auto",
               candidates.c_str());
 }
 
@@ -238,7 +239,7 @@ int cmd_run(const Args& args) {
   opts.add_options()("trace", po::value(&a.file), "trace file")("reference", po::bool_switch(&a.reference),
                                                                 "use the serial reference executor (all ranks in this process, no MPI)")(
       "backend", backend_value(&a.backend_values),
-      "MPI backends: a comma list, repeatable, of the names --backend list prints (default basic), auto (per SF, the one the "
+      "MPI backends: a comma list, repeatable, of the names --backend list prints (default basic), auto (per SF and motion, the one the "
       "simulator predicts fastest) and all (every backend but auto; one the trace or this machine cannot run is skipped, said once); "
       "list alone: what each does")(
       "ranks-per-node", po::value(&a.ranks_per_node),

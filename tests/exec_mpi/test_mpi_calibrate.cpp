@@ -169,8 +169,8 @@ TEST(MpiValidateModel, MeasuredAgainstPredicted) {
   fs::remove(trace);
 }
 
-// run --backend auto: the backend of each SF comes from the simulator on the given machine (or
-// the one calibrate saved); it runs, conforms and is named in the timings.
+// run --backend auto: the backend of each SF and motion comes from the simulator on the given
+// machine (or the one calibrate saved); it runs, conforms and is named in the timings.
 TEST(MpiAutoBackend, ChoosesByModelAndConforms) {
   const fs::path trace = temp("auto.json"), machine = temp("recv-heavy.json"), timing = temp("timing.json"), dump = temp("dump.json");
   std::ofstream(trace) << R"({"name": "auto", "nranks": 2, "sfs": {"A": {"ranks": [
@@ -183,8 +183,9 @@ TEST(MpiAutoBackend, ChoosesByModelAndConforms) {
   auto r =
       mpirun(2, "run " + trace.string() + " --backend auto --machine " + machine.string() + " --timing " + timing.string() + " --iters 3");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("auto: SF A -> shm ("), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("next: window,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("auto: SF A bcast -> shm ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("auto: SF A reduce -> shm ("), std::string::npos) << r.out;
+  EXPECT_EQ(occurrences(r.out, "next: window,"), 2u) << r.out;
   EXPECT_NE(r.out.find("from " + machine.string()), std::string::npos) << r.out;
   const auto j = nlohmann::json::parse(sfr_test::slurp(timing));
   bool named = false;
@@ -194,12 +195,29 @@ TEST(MpiAutoBackend, ChoosesByModelAndConforms) {
   // every node-aware candidate receives, so window.
   r = mpirun(2, "run " + trace.string() + " --backend auto --ranks-per-node 1 --machine " + machine.string() + " --iters 1");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("auto: SF A -> window"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("auto: SF A bcast -> window"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("auto: SF A reduce -> window"), std::string::npos) << r.out;
   // Its results are right (the dump conforms).
   r = mpirun(2, "run " + trace.string() + " --backend auto --machine " + machine.string() + " --dump " + dump.string());
   ASSERT_EQ(r.status, 0) << r.out;
   const auto c = sfr_test::run_command(std::string(SFR_CLI) + " check " + trace.string() + " " + dump.string());
   EXPECT_EQ(c.status, 0) << c.out;
+  // shm's reduce costing 1 ms more per call: the bcast stays on shm, the reduce goes to window;
+  // the SF is set up on both, the timings name each op's, and the results are right.
+  const fs::path split = temp("split.json");
+  std::ofstream(split) << R"({"format": "sf-machine", "name": "split", "model": "loggp", "loggp": {"o_recv": 5e-5},
+    "leaf_to_root_by_backend": {"shm": {"op": 1e-3}}})";
+  r = mpirun(2, "run " + trace.string() + " --backend auto --machine " + split.string() + " --timing " + timing.string() + " --iters 2 --dump " +
+                    dump.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("auto: SF A bcast -> shm ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("auto: SF A reduce -> window ("), std::string::npos) << r.out;
+  const auto both = nlohmann::json::parse(sfr_test::slurp(timing));
+  ASSERT_EQ(both["results"].size(), 2u) << both.dump();
+  EXPECT_EQ(both["results"][0]["backend"], "auto:shm");
+  EXPECT_EQ(both["results"][1]["backend"], "auto:window");
+  EXPECT_EQ(sfr_test::run_command(std::string(SFR_CLI) + " check " + trace.string() + " " + dump.string()).status, 0);
+  fs::remove(split);
   // Without --machine: the machine calibrate saved (here: the temporary default), else generic.
   fs::remove(kDefault);
   r = mpirun(2, "run " + trace.string() + " --backend auto --iters 2");
@@ -208,7 +226,7 @@ TEST(MpiAutoBackend, ChoosesByModelAndConforms) {
   fs::copy_file(machine, kDefault);
   r = mpirun(2, "run " + trace.string() + " --backend auto --iters 2");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("auto: SF A -> shm"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("auto: SF A bcast -> shm"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("written by calibrate"), std::string::npos) << r.out;
   // --machine does nothing without auto or a split strategy: refused.
   r = mpirun(2, "run " + trace.string() + " --backend basic --machine " + machine.string());

@@ -1,4 +1,4 @@
-// --backend auto's choice: per SF, the backend the simulator predicts fastest, on machines where
+// --backend auto's choice: per SF and motion, the backend the simulator predicts fastest, on machines where
 // the answer is worked out by hand; and which machine it uses by default.
 #include <gtest/gtest.h>
 
@@ -175,4 +175,72 @@ TEST(SimAutoBackend, ChoosesNodeAwareWhereInterNodeLatencyDominates) {
               c[0].runner_up_s * 1e6);
   // The same trace on one node (the run's placement: 16 ranks per node): no node-aware candidate.
   for (const auto& x : sim::choose_backends(bt, m, 2 * per_node)) EXPECT_FALSE(core::find_backend(x.backend)->node_aware) << x.backend;
+}
+
+// An SF with a bcast and a reduce (2 ranks on one node, 125 doubles each way): where basic's
+// leaf-to-root direction costs 20 us more per call, its bcast runs on basic and its reduce on
+// the backend fastest for a trace of the reduce alone (each motion on its own); the runner-ups
+// are those of the single-op traces.
+TEST(SimAutoBackend, ChoosesPerMotionOfAnSf) {
+  core::Graph g(2);
+  link(g, 0, 1, 125);
+  link(g, 1, 0, 125);
+  const trace::Machine node{2, 2, 0};
+  auto both = make_trace(g, {op(OpKind::bcast), op(OpKind::reduce), op(OpKind::gather)}, node);
+  auto m = flat(ModelKind::loggp);
+  m.collective_overhead = 5e-6;            // neighbor and alltoallv out
+  m.fence_overhead = 100e-6;               // window out
+  m.op_overhead_by_backend["shm"] = 3e-6;  // shm's bcast costs 3 us more per call than basic's
+  m.leaf_to_root_by_backend["basic"] = {20e-6, 0, -1, std::nullopt, std::nullopt};
+  auto alone = [&](std::vector<core::OpSpec> ops) {
+    const auto t = candidate_times(make_trace(g, std::move(ops), node), m, false);
+    auto sorted = t;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+    EXPECT_LT(sorted[0].second, sorted[1].second);  // no tie decides
+    return std::pair{sorted[0].first, sorted[1].first};
+  };
+  const auto down = alone({op(OpKind::bcast)}), up = alone({op(OpKind::reduce), op(OpKind::gather)});
+  EXPECT_EQ(down.first, "basic");
+  EXPECT_NE(up.first, "basic");
+  const auto c = sim::choose_backends(both, m);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].motion, core::Motion::bcast);
+  EXPECT_EQ(c[0].kinds, "bcast");
+  EXPECT_EQ(c[0].ops, 1u);
+  EXPECT_EQ(c[0].backend, down.first);
+  EXPECT_EQ(c[0].runner_up, down.second);
+  EXPECT_EQ(c[1].motion, core::Motion::reduce);
+  EXPECT_EQ(c[1].kinds, "reduce, gather");
+  EXPECT_EQ(c[1].ops, 2u);
+  EXPECT_EQ(c[1].backend, up.first);
+  EXPECT_EQ(c[1].runner_up, up.second);
+  // Without those costs one backend is fastest for both motions: the SF runs on it alone.
+  m.leaf_to_root_by_backend.clear();
+  m.op_overhead_by_backend.clear();
+  const auto one = sim::choose_backends(both, m);
+  ASSERT_EQ(one.size(), 2u);
+  EXPECT_EQ(one[0].backend, one[1].backend);
+}
+
+// A tie within a motion goes to the backend fastest for all of the SF's ops (one set-up where two
+// gain nothing), not to catalogue order: each rank a node of its own (shm sends every message as
+// basic does), basic's reduce 20 us slower per call: shm is the SF's best, and its bcast, where
+// basic and shm tie, runs on shm too.
+TEST(SimAutoBackend, ATieWithinAMotionGoesToTheSfsBest) {
+  core::Graph g(2);
+  link(g, 0, 1, 125);
+  link(g, 1, 0, 125);
+  auto bt = make_trace(g, {op(OpKind::bcast), op(OpKind::reduce)}, trace::Machine{1, 1, 0});
+  auto m = flat(ModelKind::loggp);
+  m.collective_overhead = 5e-6;  // neighbor and alltoallv out
+  m.fence_overhead = 100e-6;     // window out
+  m.leaf_to_root_by_backend["basic"] = {20e-6, 0, -1, std::nullopt, std::nullopt};
+  const auto bcast_alone = candidate_times(make_trace(g, {op(OpKind::bcast)}, trace::Machine{1, 1, 0}), m, false);
+  ASSERT_EQ(bcast_alone[0].first, "basic");
+  ASSERT_EQ(bcast_alone[4].first, "shm");
+  EXPECT_EQ(bcast_alone[0].second, bcast_alone[4].second);  // the tie
+  const auto c = sim::choose_backends(bt, m);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].backend, "shm");
+  EXPECT_EQ(c[1].backend, "shm");
 }

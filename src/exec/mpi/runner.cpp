@@ -53,27 +53,28 @@ public:
     return {size, std::max(1, rpn_ > 0 ? rpn_ : ranks_sharing_memory(comm_))};
   }
   std::int64_t split_cap() const { return split_cap_; }
-  // The backend an SF runs on: the named one, or for "auto" the choice made for it.
-  std::string backend_of(const std::string& name) const {
+  // The backend an op runs on: the named one, or for "auto" the choice made for its SF and motion.
+  std::string backend_of(const core::OpSpec& op) const {
     if (backend_ != "auto") return backend_;
     if (choice_)
-      if (const auto it = choice_->find(name); it != choice_->end()) return it->second;
+      if (const auto it = choice_->find({op.sf, core::op_traits(op.op).motion}); it != choice_->end()) return it->second;
     return "basic";
   }
-  // The SF an op runs on: the host backends' star forest, or for the cuda-* backends the CUDA
-  // executor's (its own transports); both the one interface of exec/sf.hpp.
-  Sf& get(const std::string& name) {
-    auto it = sfs_.find(name);
+  // The SF an op runs on (one per SF and backend): the host backends' star forest, or for the
+  // cuda-* backends the CUDA executor's (its own transports); both the one interface of exec/sf.hpp.
+  Sf& get(const core::OpSpec& op) {
+    const std::string backend = backend_of(op);
+    auto it = sfs_.find({op.sf, backend});
     if (it != sfs_.end()) return *it->second;
     std::unique_ptr<Sf> sf;
     cuda::Transport transport = cuda::Transport::staged;
     if (cuda::parse_transport(backend_, transport)) {
       select_gpu();
-      sf = std::make_unique<cuda::DeviceStarForest>(comm_, t_.graph(name), transport);
+      sf = std::make_unique<cuda::DeviceStarForest>(comm_, t_.graph(op.sf), transport);
     } else {
-      sf = std::make_unique<StarForest>(comm_, t_.graph(name), backend_of(name), rpn_, split_cap_);
+      sf = std::make_unique<StarForest>(comm_, t_.graph(op.sf), backend, rpn_, split_cap_);
     }
-    return *sfs_.emplace(name, std::move(sf)).first->second;
+    return *sfs_.emplace(std::pair{op.sf, backend}, std::move(sf)).first->second;
   }
   // Whether the ops' device buffers live in device memory: where this process has a device (a
   // GPU, or the emulated one); without, they run in host memory (device_memory_note says so).
@@ -97,7 +98,7 @@ private:
   const AutoChoice* choice_;
   int rpn_;
   std::int64_t split_cap_;
-  std::map<std::string, std::unique_ptr<Sf>> sfs_;
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<Sf>> sfs_;  // (SF name, backend)
   bool gpu_selected_ = false;
   int device_ = -1;
 };
@@ -170,8 +171,8 @@ public:
     leaf_ = side(dev && op.leaf_mem == core::MemType::device, b.leaf, dleaf_);
     update_ = side(dev && op.leaf_mem == core::MemType::device, b.update, dupdate_);
   }
-  void run_begin() { handle_ = begin(cache_.get(op_.sf), op_, root_, leaf_, update_); }
-  void run_end() { cache_.get(op_.sf).end(handle_); }
+  void run_begin() { handle_ = begin(cache_.get(op_), op_, root_, leaf_, update_); }
+  void run_end() { cache_.get(op_).end(handle_); }
   // The written arrays back in the host buffers (after the op ran).
   void fetch_results() {
     for (auto [d, h] : {std::pair{root_, &b_.root}, std::pair{leaf_, &b_.leaf}, std::pair{update_, &b_.update}})
@@ -347,10 +348,10 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     const core::Graph& g = t.graph_for(op);
     auto plans = plans_of.find(&g);
     if (plans == plans_of.end()) plans = plans_of.emplace(&g, core::build_plans(g)).first;
-    const auto transport = plan::transport_of(cache.backend_of(op.sf)).value_or(plan::Transport::direct);
+    const auto transport = plan::transport_of(cache.backend_of(op)).value_or(plan::Transport::direct);
     const auto sent = plan::totals(plan::op_rounds(plans->second, op, place, transport, {cache.split_cap()}));
     std::vector<double> samples;
-    const std::int64_t posted_before = cache.get(op.sf).messages_posted();
+    const std::int64_t posted_before = cache.get(op).messages_posted();
     for (int it = 0; it < warmup + iters; ++it) {
       MPI_Barrier(comm);
       const double t0 = MPI_Wtime();
@@ -365,11 +366,11 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     }
     // The executor sends what the plan says (where its backend counts what it posts).
     if (posted_before >= 0) {
-      long long mine = cache.get(op.sf).messages_posted() - posted_before, all = 0;
+      long long mine = cache.get(op).messages_posted() - posted_before, all = 0;
       MPI_Allreduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, comm);
       const long long runs = static_cast<long long>(warmup + iters) * op.repeat;
       if (all != runs * sent.messages)
-        throw std::logic_error("op " + std::to_string(i) + " on " + cache.backend_of(op.sf) + ": the executor posted " + std::to_string(all) +
+        throw std::logic_error("op " + std::to_string(i) + " on " + cache.backend_of(op) + ": the executor posted " + std::to_string(all) +
                                " messages in " + std::to_string(runs) + " executions, the plan says " + std::to_string(sent.messages) +
                                " per execution");
     }
@@ -377,7 +378,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     r.samples_us = samples;
     std::sort(samples.begin(), samples.end());
     r.index = i;
-    r.backend = backend == "auto" ? "auto:" + cache.backend_of(op.sf) : backend;
+    r.backend = backend == "auto" ? "auto:" + cache.backend_of(op) : backend;
     r.bytes = sent.bytes;
     r.messages = sent.messages;
     if (!samples.empty()) {

@@ -31,10 +31,12 @@ struct OpTiming {
 // Throws InputError (same on every rank) if `backend` cannot run some op of the trace.
 void check_backend(const trace::BuiltTrace& t, const std::string& backend);
 
-// Backend "auto" runs each SF on the backend `auto_choice` names for it (chosen by the caller,
-// e.g. with the simulator: the CLI's --backend auto); an SF it does not name, or no map, runs on
-// basic. Timings then name the backend used, "auto:NAME".
-using AutoChoice = std::map<std::string, std::string>;  // SF name -> backend
+// Backend "auto" runs each op on the backend `auto_choice` names for its SF and motion (how the
+// op moves data: as a bcast, a reduce or a fetch-and-op; chosen by the caller, e.g. with the
+// simulator: the CLI's --backend auto): an SF whose motions have different backends is set up on
+// each. An op whose SF and motion it does not name, or no map, runs on basic. Timings then name
+// the backend used, "auto:NAME".
+using AutoChoice = std::map<std::pair<std::string, core::Motion>, std::string>;  // (SF name, motion) -> backend
 
 // Nodes of the node-aware backends: `ranks_per_node` consecutive ranks, or with 0 the trace's
 // machine.ranks_per_node (without one: the ranks that share memory).
