@@ -102,6 +102,7 @@ void Engine::prepare(const Step& s) const {
     c.wire = static_cast<Time>(std::llround(wire));
     c.inject = nic_ && k == 2 && !msg.device ? static_cast<Time>(std::llround(inj_beta_ * bytes)) : -1;
     c.handshake = p == 2 && m_.handshake_legs > 0 ? alpha_[0][k][0] : 0;
+    if (msg.mate) c.handshake = static_cast<Time>(std::llround(static_cast<double>(c.handshake) * m_.core_sharing.mate_factor));
     c.rendezvous = p == 2;
     c.waits = p == 2 || m_.eager_waits_for_receive;
     c.work_link = wire;

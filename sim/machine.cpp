@@ -354,8 +354,6 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
       m.core_sharing.mate_factor = r.number(s["mate_factor"], "/core_sharing/mate_factor");
       if (!(m.core_sharing.mate_factor >= 0 && m.core_sharing.mate_factor <= 1))
         r.fail("/core_sharing/mate_factor", "expected a factor from 0 to 1, got " + s["mate_factor"].dump());
-      if (m.core_sharing.fitted_ranks_per_core < 2)
-        r.fail("/core_sharing/mate_factor", "no core holds two ranks (fitted_ranks_per_core < 2): it would do nothing");
     }
   }
   if (j.contains("split")) {

@@ -217,8 +217,10 @@ struct MachineModel {
   // Two ranks of one core (core mates: r = s mod cores) exchange through that core's caches, and
   // each waits for the other's turn on the core, not for a message in flight: a host message
   // between them costs `mate_factor` (0 to 1) of what one across cores does, on the wire (its
-  // latency and bytes), in its pack and unpack (or shm's copies) and in the executor's cost per
-  // byte of it. calibrate fits it from the ring between core mates (1: none fitted).
+  // latency, bytes and handshake), in its pack and unpack (or shm's copies and handshake; not the
+  // node-aware strategies' on-node copies, which the plan sums per rank) and in what the
+  // executor's cost per byte adds for it. calibrate fits it from the ring between core mates on one
+  // host (1: none fitted).
   struct CoreSharing {
     int cores = 0;
     double fitted_ranks_per_core = 1;

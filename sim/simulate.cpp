@@ -53,11 +53,6 @@ struct RankShape {
   std::int64_t peers = 0, values = 0;
   // Of `values`, those exchanged with ranks of its own core (MachineModel::CoreSharing::mates).
   std::int64_t mate_values = 0;
-  // The bytes its executor pays per byte for, at `vb` bytes per value: those with its core mates
-  // at the mates' share.
-  std::int64_t bytes(std::int64_t vb, double mate_factor) const {
-    return values * vb - std::llround((1 - mate_factor) * static_cast<double>(mate_values * vb));
-  }
   std::vector<core::Index> message_values;
   // The values of each of its peer lists (roots it sends or receives for, leaves it receives or
   // sends for) that is not one contiguous block: packed or unpacked through the list.
@@ -275,8 +270,16 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
         // A backend with a cost per scattered value pays it for the lists in messages past the
         // limit, and its cost per run for the others' runs only.
         const bool split = cost.scatter.has_value();
-        op_cpu[r] = to_ps(cost.per_call(rs.runs(split, m.scatter_beyond, vb), rs.peers, rs.bytes(vb, m.core_sharing.mate_factor),
-                                        cost.large > 0 ? rs.large(m, vb) : 0, split ? rs.scattered(m.scatter_beyond, vb) : 0));
+        auto call = [&](std::int64_t bytes) {
+          return cost.per_call(rs.runs(split, m.scatter_beyond, vb), rs.peers, bytes, cost.large > 0 ? rs.large(m, vb) : 0,
+                               split ? rs.scattered(m.scatter_beyond, vb) : 0);
+        };
+        double work = call(rs.values * vb);
+        // What its bytes with its core mates add to the call, at the mates' share (none where they
+        // add nothing: a cost per small byte below 0).
+        if (rs.mate_values > 0 && m.core_sharing.mate_factor != 1)
+          work -= (1 - m.core_sharing.mate_factor) * std::max(0.0, work - call((rs.values - rs.mate_values) * vb));
+        op_cpu[r] = to_ps(work);
       }
       share_cores(m.core_sharing, op_cpu);
       for (core::Index rep = 0; rep < op.repeat; ++rep) {

@@ -112,13 +112,17 @@ int cmd_calibrate(const Args& args) {
   core::Progress progress("calibrate", 0, stderr, mpi.rank == 0 && core::progress_wanted(stderr));
   o.progress = [&](const std::string& what) { progress.step(what); };
   const int local = ranks_on_node();
-  // Ranks that outnumber the host's cores share them round robin: the ring between core mates is
-  // measured, and the simulator shares the executor's work per call between the ranks of one core
-  // (MachineModel::CoreSharing).
-  if (local > cores_on_node()) o.cores = cores_on_node();
+  // Ranks that outnumber the host's cores share them round robin: the simulator shares the
+  // executor's work per call between the ranks of one core (MachineModel::CoreSharing). The ring
+  // between core mates is measured where every rank is on this host (the same answer on every
+  // rank, so the collective measurement is entered by all or none) and at least 2 cores hold as
+  // many ranks each: then the rings the executor's costs are fitted on (rank r reads rank r+1) all
+  // cross cores, and the ring between core mates (rank r reads rank r+cores) never does.
+  const int cores = cores_on_node();
+  if (local == mpi.size && local > cores && cores >= 2 && local % cores == 0) o.cores = cores;
   auto data = exec::mpi::calibrate(MPI_COMM_WORLD, o);
   data.ranks_on_host = local;
-  data.cores = o.cores;
+  data.cores = local > cores ? cores : 0;
   progress.done();
   if (!agreed("calibrate", mpi.rank, mpi.size, [&] {
         if (mpi.rank != 0) return;

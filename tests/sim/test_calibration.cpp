@@ -1093,7 +1093,8 @@ TEST(SimCalibration, RanksSharingACoreShareItsWorkPerCall) {
 // latency and 800 B on the socket tier, every rank on one node) and of the cost of the 1600 B a
 // rank sends and receives less than at factor 1; pairs across cores (0 and 1, 2 and 3) take the
 // same either way. shm's on-node copies between mates take their share too: the two copies and
-// the handshake. The file keeps the factor; the reader refuses one outside [0, 1].
+// the handshake. Bytes that lower the call's cost (a cost per small byte below 0) are not made to
+// raise it. The file keeps the factor; the reader refuses one outside [0, 1].
 TEST(SimCalibration, RanksOfOneCoreExchangeAtTheMatesShare) {
   auto pairs = [](int step) {
     core::Graph g(4);
@@ -1120,6 +1121,15 @@ TEST(SimCalibration, RanksOfOneCoreExchangeAtTheMatesShare) {
   // one pair, at the share; no message, no cost per byte charged on-node.
   EXPECT_NEAR(slower(mates, with, m, "shm"), 0.75 * (2 * m.pack.at(800) + m.ab(false, core::Tier::socket, sim::Proto::short_).alpha), 2e-12);
   EXPECT_EQ(slower(across, with, m, "shm"), 0);
+  // A cost per small byte below 0 (bytes that lower the call's cost): the mates' bytes add nothing
+  // to the call, so nothing of it is taken off; the wire alone is.
+  auto negative = m, negative_with = with;
+  for (auto* x : {&negative, &negative_with}) {
+    x->byte_cost_by_backend["basic"] = 0;
+    x->small_byte_cost_by_backend["basic"] = -1e-10;
+    x->small_byte_until = 4096;
+  }
+  EXPECT_NEAR(slower(mates, negative_with, negative, "basic"), 0.75 * (ab.alpha + ab.beta * 800), 2e-12);
   const auto back = sim::parse_machine(sim::machine_to_json(with), "m.json");
   EXPECT_EQ(back.core_sharing, with.core_sharing);
   EXPECT_FALSE(sim::machine_to_json(m)["core_sharing"].contains("mate_factor"));

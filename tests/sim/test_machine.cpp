@@ -126,7 +126,6 @@ TEST(SimMachine, BadFilesGivePointedErrors) {
       {R"({"core_sharing": {"cores": 2, "fitted_ranks_per_core": 0.5}})", "m.json: /core_sharing/fitted_ranks_per_core: expected ranks per core from 1 to 1024"},
       {R"({"core_sharing": {"cores": 2, "fitted_ranks_per_core": 2, "ranks": 4}})", "m.json: /core_sharing/ranks: unknown key"},
       {R"({"core_sharing": {"cores": 2, "fitted_ranks_per_core": 2, "mate_factor": 1.5}})", "m.json: /core_sharing/mate_factor: expected a factor from 0 to 1, got 1.5"},
-      {R"({"core_sharing": {"cores": 2, "fitted_ranks_per_core": 1, "mate_factor": 0.5}})", "m.json: /core_sharing/mate_factor: no core holds two ranks"},
       {R"({"leaf_to_root_by_backend": {"shm": {"scatter": 1e-9}}})", "m.json: /leaf_to_root_by_backend/shm/scatter: needs scatter_beyond"},
       {R"({"leaf_to_root_by_backend": {"shm": {"scatter": 2e-6}}, "scatter_beyond": 2048})", "m.json: /leaf_to_root_by_backend/shm/scatter: expected seconds per value, at most 1e-6"},
   };

@@ -161,7 +161,9 @@ void compute_for(double us) {
 // conformance data, and the written ones back out for a dump), whatever the backend.
 class OpRun {
 public:
-  OpRun(SFCache& cache, const core::OpSpec& op, OpBuffers& b) : cache_(cache), op_(op), b_(b) {
+  // The op's SF is made here (collective: every rank constructs its ops' runs in trace order), not
+  // looked up in the timed calls.
+  OpRun(SFCache& cache, const core::OpSpec& op, OpBuffers& b) : sf_(cache.get(op)), op_(op), b_(b) {
     if (op.op == OpKind::degree) {  // ones at the leaves, zeros at the roots, once per op
       std::fill(b.leaf.as<std::int64_t>(), b.leaf.as<std::int64_t>() + b.leaf.count, 1);
       std::fill(b.root.as<std::int64_t>(), b.root.as<std::int64_t>() + b.root.count, 0);
@@ -171,8 +173,8 @@ public:
     leaf_ = side(dev && op.leaf_mem == core::MemType::device, b.leaf, dleaf_);
     update_ = side(dev && op.leaf_mem == core::MemType::device, b.update, dupdate_);
   }
-  void run_begin() { handle_ = begin(cache_.get(op_), op_, root_, leaf_, update_); }
-  void run_end() { cache_.get(op_).end(handle_); }
+  void run_begin() { handle_ = begin(sf_, op_, root_, leaf_, update_); }
+  void run_end() { sf_.end(handle_); }
   // The written arrays back in the host buffers (after the op ran).
   void fetch_results() {
     for (auto [d, h] : {std::pair{root_, &b_.root}, std::pair{leaf_, &b_.leaf}, std::pair{update_, &b_.update}})
@@ -188,7 +190,7 @@ private:
   }
   cuda::DeviceMemory droot_, dleaf_, dupdate_;
   Data root_, leaf_, update_;
-  SFCache& cache_;
+  Sf& sf_;
   const core::OpSpec& op_;
   OpBuffers& b_;
   Sf::Handle handle_ = 0;
