@@ -93,16 +93,16 @@ void Engine::prepare(const Step& s) const {
       const auto a0 = static_cast<double>(alpha_[d][k][eager]), a = static_cast<double>(c.alpha);
       if (p == static_cast<int>(Proto::rendezvous) && p0 != p && a > a0) c.alpha = static_cast<Time>(std::llround(a0 + wire_factor_ * (a - a0)));
     }
-    // Between two ranks of one core: the mates' share of it (MachineModel::CoreSharing).
+    c.handshake = p == 2 && m_.handshake_legs > 0 ? alpha_[0][k][0] : 0;
+    // Between two ranks of one core: the mates' share of its latency, bytes and handshake
+    // (MachineModel::CoreSharing).
     if (msg.mate) {
       const double f = m_.core_sharing.mate_factor;
-      c.alpha = static_cast<Time>(std::llround(static_cast<double>(c.alpha) * f));
+      for (Time* t : {&c.alpha, &c.handshake}) *t = static_cast<Time>(std::llround(static_cast<double>(*t) * f));
       wire *= f;
     }
     c.wire = static_cast<Time>(std::llround(wire));
     c.inject = nic_ && k == 2 && !msg.device ? static_cast<Time>(std::llround(inj_beta_ * bytes)) : -1;
-    c.handshake = p == 2 && m_.handshake_legs > 0 ? alpha_[0][k][0] : 0;
-    if (msg.mate) c.handshake = static_cast<Time>(std::llround(static_cast<double>(c.handshake) * m_.core_sharing.mate_factor));
     c.rendezvous = p == 2;
     c.waits = p == 2 || m_.eager_waits_for_receive;
     c.work_link = wire;

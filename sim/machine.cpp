@@ -482,8 +482,7 @@ Json machine_to_json(const MachineModel& m) {
       if (v.scatter) j["leaf_to_root_by_backend"][k]["scatter"] = *v.scatter;
     }
   }
-  if (m.core_sharing.cores > 0)
-  {
+  if (m.core_sharing.cores > 0) {
     j["core_sharing"] = {{"cores", m.core_sharing.cores}, {"fitted_ranks_per_core", m.core_sharing.fitted_ranks_per_core}};
     if (m.core_sharing.mate_factor != 1) j["core_sharing"]["mate_factor"] = m.core_sharing.mate_factor;
   }

@@ -385,11 +385,9 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
       std::vector<double> rounds;
     };
     std::vector<Mate> mates;
-    if (o.cores > 0 && size > o.cores) {
-      d.cores = o.cores;
+    if (o.cores > 0 && size > o.cores)
       for (const auto& [shape, into] : {std::pair{CalibrationShape::mate_ring_small, &d.sf_mate_ring_small}, std::pair{CalibrationShape::mate_ring, &d.sf_mate_ring}})
         mates.push_back({trace::BuiltTrace(trace::calibration_trace(size, std::nullopt, shape, core::OpKind::bcast, o.cores)), into, {}});
-    }
     for (int round = 0; round < kExecutorRounds; ++round) {
       for (const std::size_t k : timed)
         for (auto& p : patterns)

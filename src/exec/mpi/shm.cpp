@@ -54,9 +54,9 @@ void cpu_relax() {
 // Waits until the counter at `at` reaches `target`: spins `spin` times, then yields the core, and
 // once in 64 of its iterations past the spins (the 64th, 128th, ...) lets MPI progress (requests
 // of this rank a peer may be waiting on: off-node messages, other ops in flight). Not at the
-// first yield: where ranks share cores (`spin` 0), Open MPI's progress
-// yields the core once more, and progressing at the first yield cost the chain watt_2 at 4 ranks
-// on 2 cores 1.3 us per op (shm 4.3-4.6 us against basic's 3.2-3.3; then 3.0-3.1).
+// first yield: where ranks share cores (`spin` 0), Open MPI's progress yields the core once more,
+// and progressing at the first yield cost the chain watt_2 at 4 ranks on 2 cores 1.3 us per op
+// (shm 4.3-4.6 us against basic's 3.2-3.3; then 3.0-3.1).
 void wait_until(std::byte* at, std::uint64_t target, MPI_Comm comm, unsigned spin) {
   for (unsigned spins = 0; load_acquire(at) < target; ++spins) {
     if (spins < spin) {
