@@ -60,6 +60,7 @@ PetscSF petsc_sf(const core::Graph& g) {
 }
 #endif
 
+#ifdef SFR_WITH_PETSC
 // One vertex of `count` components of `base` for PETSc (committed; free with free_block_type).
 MPI_Datatype block_type(MPI_Datatype base, int count) {
   if (count == 1) return base;
@@ -71,6 +72,7 @@ MPI_Datatype block_type(MPI_Datatype base, int count) {
 void free_block_type(MPI_Datatype dt, int count) {
   if (count > 1) MPI_Type_free(&dt);
 }
+#endif
 
 int overhead() {
   if (np != 2) {
