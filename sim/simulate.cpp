@@ -108,18 +108,32 @@ std::vector<RankShape> rank_shapes(const std::vector<core::RankPlan>& plans, con
   return v;
 }
 
-// Ranks on one core share its time (MachineModel::CoreSharing): each rank's own work per call is
-// its fitted cost over the ranks per core it was fitted with, and it finishes when every rank on
-// its core (round robin) has had as much as it, or all of its own if less.
-void share_cores(const MachineModel::CoreSharing& s, std::vector<Time>& work) {
+// Ranks on one core share its time (MachineModel::CoreSharing) for the whole of a call, not only
+// its own work: one done with the call (or idle in it) waits for the others in a barrier or the
+// next call, and gives its core up; one waiting for a message in the call polls MPI and does not.
+// The costs were fitted with `fitted_ranks_per_core` busy on a core, each at that share of it; so
+// from the earliest start of a core's ranks in the call, model time runs at (ranks still in the
+// call on that core) / fitted_ranks_per_core of real time, and each rank's end is where that clock
+// has reached its end in model time (a rank alone on its core of 2 fitted: twice as fast).
+// `start` and `end` are the ranks' (the first nranks of the vectors); helpers are not on the cores.
+void share_cores(const MachineModel::CoreSharing& s, const std::vector<Time>& start, std::vector<Time>& end, std::size_t nranks) {
   if (s.cores <= 0) return;
   const auto cores = static_cast<std::size_t>(s.cores);
-  std::vector<Time> own(work.size());
-  for (std::size_t r = 0; r < work.size(); ++r) own[r] = static_cast<Time>(std::llround(static_cast<double>(work[r]) / s.fitted_ranks_per_core));
-  for (std::size_t r = 0; r < work.size(); ++r) {
-    Time done = 0;
-    for (std::size_t j = r % cores; j < work.size(); j += cores) done += std::min(own[j], own[r]);
-    work[r] = done;
+  std::vector<std::size_t> on;
+  for (std::size_t c = 0; c < cores && c < nranks; ++c) {
+    on.clear();
+    for (std::size_t r = c; r < nranks; r += cores) on.push_back(r);
+    std::sort(on.begin(), on.end(), [&](std::size_t a, std::size_t b) { return end[a] < end[b]; });
+    Time model = start[on.front()];
+    for (std::size_t r : on) model = std::min(model, start[r]);
+    double real = static_cast<double>(model);
+    std::size_t active = on.size();
+    for (std::size_t r : on) {
+      real += static_cast<double>(end[r] - model) * static_cast<double>(active) / s.fitted_ranks_per_core;
+      model = end[r];
+      end[r] = static_cast<Time>(std::llround(real));
+      --active;
+    }
   }
 }
 
@@ -281,12 +295,12 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
           work -= (1 - m.core_sharing.mate_factor) * std::max(0.0, work - call((rs.values - rs.mate_values) * vb));
         op_cpu[r] = to_ps(work);
       }
-      share_cores(m.core_sharing, op_cpu);
       for (core::Index rep = 0; rep < op.repeat; ++rep) {
         start.assign(rd.begin(), rd.begin() + lay.nranks);
         for (std::size_t r = 0; r < ready.size(); ++r)
           if (op_cpu[r] > 0) rd[r] += op_cpu[r], a.overhead[r] += op_cpu[r];
         for (const auto& st : sc.steps) eng.run(st, rd, a, timeline);
+        share_cores(m.core_sharing, start, rd, start.size());
         for (std::size_t r = 0; r < ready.size(); ++r) rd[r] = std::max(rd[r], start[r] + overlap);
       }
       std::copy(rd.begin(), rd.begin() + lay.nranks, ready.begin());
