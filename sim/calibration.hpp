@@ -28,7 +28,9 @@ struct ProtocolFit {
   std::int64_t short_max = 0, eager_max = 0;  // the largest size of the first two segments
 };
 // Samples sorted by size split into three consecutive segments of at least two samples each (the
-// split with the least summed squared relative error); with fewer than six samples, one segment.
+// split with the least summed squared relative error, among those that cut at every step: a rise
+// of a quarter or more in time from one size to the next at most 5 % larger, the two steepest where
+// there are more); with fewer than six samples, one segment.
 ProtocolFit fit_protocols(std::vector<core::TimedSample> s);
 
 struct Calibration {

@@ -83,6 +83,39 @@ TEST(SimCalibration, FitProtocolsFindsTheSwitchPoints) {
   for (int k = 0; k < 3; ++k) EXPECT_LT(f.rms[k], 0.01) << k;
 }
 
+// A ping-pong measured here (4 ranks on 2 cores, the emulated network tier; microseconds): a step
+// from 4032 to 4096 B (Open MPI's shared-memory eager limit, less its header), a concave stretch
+// below it. The least-error split without the step cut after 2048 and 8192 B, one line from 2 to 8
+// KiB across the step (4032 B at 1.70 us where it took 1.48, 5120 B at 2.08 where it took 2.53); a
+// segment now ends at the step: the sizes below it within 5 %, those from 6 to 16 KiB within 10 %
+// (the line above the step runs to 1 MiB: 4096 B itself is 27 % over).
+TEST(SimCalibration, FitProtocolsCutsAtAStep) {
+  const std::vector<std::pair<double, double>> us = {
+      {8, 0.318},      {64, 0.303},     {256, 0.362},    {512, 0.799},    {640, 0.784},    {768, 0.851},     {896, 0.828},
+      {960, 0.854},    {992, 0.920},    {1024, 0.920},   {1280, 1.085},   {1536, 1.227},   {1792, 1.383},    {1920, 1.481},
+      {1984, 1.459},   {2048, 1.537},   {2560, 1.313},   {3072, 1.381},   {3584, 1.414},   {3968, 1.477},    {4032, 1.484},
+      {4096, 2.073},   {5120, 2.528},   {6144, 2.669},   {7168, 2.821},   {8064, 3.077},   {8128, 3.076},    {8192, 3.091},
+      {12288, 3.631},  {16256, 4.132},  {16320, 4.173},  {16384, 4.088},  {24576, 5.291},  {32640, 6.365},   {32704, 6.419},
+      {32768, 6.434},  {49152, 8.617},  {65408, 10.801}, {65472, 10.818}, {65536, 10.902}, {98304, 10.752},  {131072, 14.235},
+      {196608, 20.499}, {262144, 25.918}, {393216, 38.340}, {524288, 50.702}, {786432, 74.384}, {1048576, 99.939}};
+  std::vector<core::TimedSample> v;
+  for (const auto& [x, t] : us) v.push_back({x, t * 1e-6});
+  const auto f = sim::fit_protocols(v);
+  EXPECT_TRUE(f.short_max == 4032 || f.eager_max == 4032) << f.short_max << " " << f.eager_max;
+  auto at = [&](double x) {
+    const auto& ab = f.seg[x <= static_cast<double>(f.short_max) ? 0 : x <= static_cast<double>(f.eager_max) ? 1 : 2];
+    return (ab.alpha + ab.beta * x) * 1e6;
+  };
+  for (const auto& [x, t] : us) {
+    if (x >= 2560 && x <= 4032) {
+      EXPECT_NEAR(at(x), t, 0.05 * t) << x;
+    }
+    if (x >= 6144 && x <= 16384) {
+      EXPECT_NEAR(at(x), t, 0.1 * t) << x;
+    }
+  }
+}
+
 // One node of 2 ranks: three protocols, LogGP overheads, a message train, synchronisation and
 // pack costs, all on closed forms the tests below check the fits against.
 // One bcast on `g`, every rank on one node.
