@@ -301,6 +301,10 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     auto modelled = [&](CalibrationShape shape, core::OpKind kind, const char* name) {
       return simulate(pattern(shape, kind), bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
     };
+    // The messages one call of a pattern sends on a backend (its plan).
+    auto messages = [&](CalibrationShape shape, core::OpKind kind, const char* name) {
+      return simulate(pattern(shape, kind), bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).call_messages;
+    };
     // Bytes a rank sends plus those it receives in a pattern (the simulator's measure of the cost
     // per byte).
     auto bytes = [&](CalibrationShape shape) { return 2.0 * 8.0 * trace::calibration_values(shape, d.ranks); };
@@ -632,6 +636,20 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         const Rings up = rings(name, core::OpKind::reduce, d.sf_reduce_backend[k], d.sf_reduce_backend_contiguous[k]);
         MachineModel::ExecutorCosts u{.op = up.base, .run = up.run};
         small_bytes(name, core::OpKind::reduce, up.in_order ? d.sf_reduce_backend_small[k] : -1, d.sf_reduce_backend[k], up.model, u);
+        // A reduce whose ring sends fewer messages than the bcast's leaves steps of its plan out
+        // (split-md at 4 ranks as 2 nodes of 2: the ring's leaves are where its inter-node senders
+        // are, so no gather and no redistribution, 2 messages against the bcast's 6), and its cost
+        // per op misses what those steps cost in every halo (the SpMV ghost exchanges' reduces
+        // took 4-11 us where the cost per op of its ring predicted 3.4-7.6: 35-47 % below); it
+        // takes the bcast's cost per op and per small byte, which its ring fitted with every step.
+        if (const auto ru = messages(CalibrationShape::ring_permuted, core::OpKind::reduce, name),
+            rd = messages(CalibrationShape::ring_permuted, core::OpKind::bcast, name);
+            ru < rd) {
+          u.op = e.op, u.small_byte = e.small_byte, u.small_until = e.small_until;
+          c.lines.push_back(head(name) + fmt("%.3f us per op call beyond the model, reduce, as the bcast's", std::max(0.0, u.op) * 1e6) +
+                            fmt(" (its ring sends %.0f messages, the bcast's %.0f: steps of the plan left out)", static_cast<double>(ru),
+                                static_cast<double>(rd)));
+        }
         up_costs = u;
         m.leaf_to_root_by_backend[name] = {std::max(0.0, u.op), u.run, -1, u.small_byte};
       }
