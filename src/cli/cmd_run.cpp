@@ -6,6 +6,8 @@
 #include <iostream>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/options.hpp"
 #include "plan/plan.hpp"
 #include "core/backends.hpp"
@@ -113,32 +115,40 @@ int run_mpi(const RunArgs& a) {
     if (const std::string w = exec::mpi::gpu_sharing_warning(*gpu); rank == 0 && !w.empty())
       warn("run", w);
   }
-  // --backend auto: every rank simulates the trace on the machine and takes, per SF and motion (its
-  // bcasts, its reduces, its fetch-and-ops), the backend predicted fastest (the same choice
-  // everywhere: the simulation is deterministic).
+  // --backend auto: rank 0 simulates the trace on the machine and takes, per SF and motion (its
+  // bcasts, its reduces, its fetch-and-ops), the backend predicted fastest, and sends the choice to
+  // every rank: ranks that read another machine file (no shared home directory) or count other
+  // ranks on their node (uneven nodes) would otherwise choose differently, and exchange nothing
+  // that matches.
   exec::mpi::AutoChoice choice;
   if (std::find(backends.begin(), backends.end(), "auto") != backends.end()) {
 #ifdef HAVE_SFREPLAY_SIM
     std::string source, file;
+    nlohmann::json chosen = nlohmann::json::array();  // [SF, motion, backend] per choice: rank 0's, then every rank's
     if (!agreed("run", rank, size, [&] {
+          if (rank != 0) return;
           const auto m = sim::auto_machine(a.machine, &source, &file);
           // The nodes as the run uses them: shm and the node-aware candidates are predicted on them.
           const int rpn = a.ranks_per_node > 0 ? a.ranks_per_node : t->trace().machine ? t->trace().machine->ranks_per_node : local;
           for (const auto& c : sim::choose_backends(*t, m, rpn)) {
-            choice[{c.sf, c.motion}] = c.backend;
-            if (rank == 0) {
-              char line[256];
-              std::snprintf(line, sizeof line, " -> %s (predicted %.3f us for its %zu op(s); next: %s, +%.1f%%)\n", c.backend.c_str(),
-                            c.predicted_s * 1e6, c.ops, c.runner_up.c_str(), 100 * c.margin());
-              std::cout << "auto: SF " << c.sf << " " << c.kinds << line;
-            }
+            chosen.push_back({c.sf, static_cast<int>(c.motion), c.backend});
+            char line[256];
+            std::snprintf(line, sizeof line, " -> %s (predicted %.3f us for its %zu op(s); next: %s, +%.1f%%)\n", c.backend.c_str(),
+                          c.predicted_s * 1e6, c.ops, c.runner_up.c_str(), 100 * c.margin());
+            std::cout << "auto: SF " << c.sf << " " << c.kinds << line;
           }
-          if (rank == 0) std::cout << "auto: predictions for " << m.name << " from " << source << "\n";
+          std::cout << "auto: predictions for " << m.name << " from " << source << "\n";
           // A calibration of another placement, host or day: said once.
-          if (const std::string w = sim::machine_mismatch(file, {trace::host_name(), size, rpn}); rank == 0 && !w.empty())
-            warn("run", "auto: " + w);
+          if (const std::string w = sim::machine_mismatch(file, {trace::host_name(), size, rpn}); !w.empty()) warn("run", "auto: " + w);
         }))
       return 2;
+    std::string text = rank == 0 ? chosen.dump() : std::string();
+    unsigned long long n = text.size();
+    MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    text.resize(n);
+    MPI_Bcast(text.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD);
+    for (const auto& c : nlohmann::json::parse(text))
+      choice[{c[0].get<std::string>(), static_cast<core::Motion>(c[1].get<int>())}] = c[2].get<std::string>();
 #else
     if (rank == 0) std::cout << "auto: this build has no simulator; every SF runs on basic\n";
 #endif
@@ -150,7 +160,14 @@ int run_mpi(const RunArgs& a) {
   bool uses_split = false;
   for (const auto& b : backends) uses_split = uses_split || plan::transport_of(b) == plan::Transport::split || b == "auto";
 #ifdef HAVE_SFREPLAY_SIM
-  if (uses_split && !agreed("run", rank, size, [&] { split_cap = sim::auto_machine(a.machine, nullptr).message_cap; })) return 2;
+  // (Rank 0's, as auto's choice.)
+  if (uses_split) {
+    if (!agreed("run", rank, size, [&] {
+          if (rank == 0) split_cap = sim::auto_machine(a.machine, nullptr).message_cap;
+        }))
+      return 2;
+    MPI_Bcast(&split_cap, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  }
 #endif
   if (!a.dump.empty()) {
     // Every backend's dump is checked against the reference; the first one's is written.

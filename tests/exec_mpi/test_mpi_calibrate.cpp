@@ -235,6 +235,35 @@ TEST(MpiAutoBackend, ChoosesByModelAndConforms) {
   for (const auto& p : {trace, machine, timing, dump, kDefault}) fs::remove(p);
 }
 
+// Ranks that read different machines (no shared home directory: each its own saved machine file)
+// run what rank 0 chose: rank 0's machine puts the SF on shm (receives cost 50 us), rank 1's on
+// window (shm 1 ms per call). Each choosing for itself, rank 0 ran shm and rank 1 window, and
+// nothing they sent matched. The dump conforms and the timings name rank 0's choice.
+TEST(MpiAutoBackend, EveryRankRunsRankZerosChoice) {
+  const fs::path trace = temp("auto0.json"), m0 = temp("m0.json"), m1 = temp("m1.json"), timing = temp("timing0.json"), dump = temp("dump0.json");
+  std::ofstream(trace) << R"({"name": "auto", "nranks": 2, "sfs": {"A": {"ranks": [
+      {"nroots": 200, "remote_rank": [1, 1, 1], "remote_index": [0, 1, 2]},
+      {"nroots": 200, "remote_rank": [0, 0], "remote_index": [5, 6]}]}},
+    "ops": [{"op": "bcast", "sf": "A", "unit": "float64"}, {"op": "reduce", "sf": "A", "unit": "int32", "mpi_op": "sum"}]})";
+  std::ofstream(m0) << R"({"format": "sf-machine", "name": "zero", "model": "loggp", "loggp": {"o_recv": 5e-5}})";
+  std::ofstream(m1) << R"({"format": "sf-machine", "name": "one", "model": "loggp", "loggp": {"o_recv": 5e-5},
+    "op_overhead_by_backend": {"shm": 1e-3}, "leaf_to_root_by_backend": {"shm": {"op": 1e-3}}})";
+  sfr_test::mpiexec(1);  // the session directory and the environment mpiexec needs
+  const std::string args = std::string(" ") + SFR_CLI + " run " + trace.string() + " --backend auto --iters 2 --timing " + timing.string() +
+                           " --dump " + dump.string();
+  const auto r = sfr_test::run_command(std::string(SFR_MPIEXEC) + " --oversubscribe -n 1 -x SFR_MACHINE_FILE=" + m0.string() + args +
+                                           " : -n 1 -x SFR_MACHINE_FILE=" + m1.string() + args,
+                                       120);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("auto: SF A bcast -> shm ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("auto: SF A reduce -> shm ("), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(sfr_test::slurp(timing));
+  ASSERT_EQ(j["results"].size(), 2u) << j.dump();
+  for (const auto& op : j["results"]) EXPECT_EQ(op["backend"], "auto:shm");
+  EXPECT_EQ(sfr_test::run_command(std::string(SFR_CLI) + " check " + trace.string() + " " + dump.string()).status, 0);
+  for (const auto& p : {trace, m0, m1, timing, dump}) fs::remove(p);
+}
+
 // Ranks bound to cores, more ranks than cores (4 on 2, round robin: ranks 0 and 2 share a core):
 // the network tier's ping-pong pairs rank 0 with rank 3, the lowest off its node on another core,
 // not rank 2 (every message of a ping-pong within one core waits for a context switch); the node
