@@ -97,13 +97,16 @@ ProtocolFit fit_protocols(std::vector<core::TimedSample> s) {
   // us, 4096 B at 2.0). Every segment ends at one (the two steepest where there are more): free
   // cuts through a concave stretch below a step fitted better by splitting it and bridging the
   // step with a line from 2 to 8 KiB, which missed both sides of it.
-  std::vector<std::size_t> steps;  // sample k: a cut after k samples
-  for (std::size_t k = 1; k < n; ++k)
-    if (s[k].x <= 1.05 * s[k - 1].x && s[k].seconds >= 1.25 * s[k - 1].seconds) steps.push_back(k);
-  std::sort(steps.begin(), steps.end(), [&](std::size_t a, std::size_t b) {
+  // A step where a segment can end (2 samples on each side of it), of a sample with a time; the
+  // steepest first, one of two next to each other (a rise over two sizes: its steeper half).
+  std::vector<std::size_t> found, steps;  // sample k: a cut after k samples
+  for (std::size_t k = 2; k + 2 <= n; ++k)
+    if (s[k - 1].seconds > 0 && s[k].x <= 1.05 * s[k - 1].x && s[k].seconds >= 1.25 * s[k - 1].seconds) found.push_back(k);
+  std::sort(found.begin(), found.end(), [&](std::size_t a, std::size_t b) {
     return s[a].seconds / s[a - 1].seconds > s[b].seconds / s[b - 1].seconds;
   });
-  if (steps.size() > 2) steps.resize(2);
+  for (std::size_t k : found)
+    if (steps.size() < 2 && std::all_of(steps.begin(), steps.end(), [&](std::size_t q) { return k + 2 <= q || q + 2 <= k; })) steps.push_back(k);
   auto search = [&](bool at_steps) {
     ProtocolFit best;
     double best_cost = std::numeric_limits<double>::infinity();
@@ -646,9 +649,9 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
             rd = messages(CalibrationShape::ring_permuted, core::OpKind::bcast, name);
             ru < rd) {
           u.op = e.op, u.small_byte = e.small_byte, u.small_until = e.small_until;
-          c.lines.push_back(head(name) + fmt("%.3f us per op call beyond the model, reduce, as the bcast's", std::max(0.0, u.op) * 1e6) +
-                            fmt(" (its ring sends %.0f messages, the bcast's %.0f: steps of the plan left out)", static_cast<double>(ru),
-                                static_cast<double>(rd)));
+          c.lines.push_back(head(name) + fmt("%.3f us per op call beyond the model, reduce, as the bcast's, and its cost per small byte", std::max(0.0, u.op) * 1e6) +
+                            fmt(" (its ring sends %.0f messages, the bcast's %.0f: steps of the plan left out; the reduce's own above are not used)",
+                                static_cast<double>(ru), static_cast<double>(rd)));
         }
         up_costs = u;
         m.leaf_to_root_by_backend[name] = {std::max(0.0, u.op), u.run, -1, u.small_byte};

@@ -29,8 +29,9 @@ struct ProtocolFit {
 };
 // Samples sorted by size split into three consecutive segments of at least two samples each (the
 // split with the least summed squared relative error, among those that cut at every step: a rise
-// of a quarter or more in time from one size to the next at most 5 % larger, the two steepest where
-// there are more); with fewer than six samples, one segment.
+// of a quarter or more in time from one size to the next at most 5 % larger, with two samples on
+// each side, the two steepest not next to each other where there are more); with fewer than six
+// samples, one segment.
 ProtocolFit fit_protocols(std::vector<core::TimedSample> s);
 
 struct Calibration {

@@ -112,27 +112,36 @@ std::vector<RankShape> rank_shapes(const std::vector<core::RankPlan>& plans, con
 // its own work: one done with the call (or idle in it) waits for the others in a barrier or the
 // next call, and gives its core up; one waiting for a message in the call polls MPI and does not.
 // The costs were fitted with `fitted_ranks_per_core` busy on a core, each at that share of it; so
-// from the earliest start of a core's ranks in the call, model time runs at (ranks still in the
-// call on that core) / fitted_ranks_per_core of real time, and each rank's end is where that clock
-// has reached its end in model time (a rank alone on its core of 2 fitted: twice as fast).
+// a rank's time in the call, from its own start, runs at (its core's ranks not yet done with the
+// call, itself included; one not started yet is busy before it) / fitted_ranks_per_core of real
+// time (a rank alone on its core of 2 fitted: twice as fast), and it ends where that has reached
+// its end in the model. Its waits for messages from another core are shortened alike (an
+// approximation: exact where the other core's ranks leave as early, as in a halo's chain). The
+// ranks sit round robin on the cores as on the one host calibrated (Open MPI's --map-by core).
 // `start` and `end` are the ranks' (the first nranks of the vectors); helpers are not on the cores.
 void share_cores(const MachineModel::CoreSharing& s, const std::vector<Time>& start, std::vector<Time>& end, std::size_t nranks) {
   if (s.cores <= 0) return;
   const auto cores = static_cast<std::size_t>(s.cores);
   std::vector<std::size_t> on;
+  std::vector<Time> ends;
   for (std::size_t c = 0; c < cores && c < nranks; ++c) {
     on.clear();
     for (std::size_t r = c; r < nranks; r += cores) on.push_back(r);
-    std::sort(on.begin(), on.end(), [&](std::size_t a, std::size_t b) { return end[a] < end[b]; });
-    Time model = start[on.front()];
-    for (std::size_t r : on) model = std::min(model, start[r]);
-    double real = static_cast<double>(model);
-    std::size_t active = on.size();
+    ends.clear();
+    for (std::size_t r : on) ends.push_back(end[r]);
+    std::sort(ends.begin(), ends.end());
     for (std::size_t r : on) {
-      real += static_cast<double>(end[r] - model) * static_cast<double>(active) / s.fitted_ranks_per_core;
-      model = end[r];
-      end[r] = static_cast<Time>(std::llround(real));
-      --active;
+      // From the rank's start to its end in the model, between the ends of its core's ranks:
+      // while k of them have ended, the others (n - k) share the core.
+      double real = static_cast<double>(start[r]);
+      Time at = start[r];
+      for (std::size_t k = 0; k <= ends.size() && at < end[r]; ++k) {
+        const Time until = k < ends.size() ? std::min(ends[k], end[r]) : end[r];
+        if (until <= at) continue;
+        real += static_cast<double>(until - at) * static_cast<double>(ends.size() - k) / s.fitted_ranks_per_core;
+        at = until;
+      }
+      end[r] = std::max(start[r], static_cast<Time>(std::llround(real)));
     }
   }
 }

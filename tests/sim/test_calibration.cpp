@@ -106,6 +106,15 @@ TEST(SimCalibration, FitProtocolsCutsAtAStep) {
     const auto& ab = f.seg[x <= static_cast<double>(f.short_max) ? 0 : x <= static_cast<double>(f.eager_max) ? 1 : 2];
     return (ab.alpha + ab.beta * x) * 1e6;
   };
+  // A rise over two sizes, each a step (3968 -> 4032 B +25 %, 4032 -> 4096 B +30 %): no split
+  // cuts at both, and the steeper one is kept (with both kept, the free fit bridged them).
+  auto two = v;
+  for (auto& p : two) {
+    if (p.x == 4032) p.seconds = 1.85e-6;
+    if (p.x == 4096) p.seconds = 2.40e-6;
+  }
+  const auto g = sim::fit_protocols(two);
+  EXPECT_TRUE(g.short_max == 4032 || g.eager_max == 4032) << g.short_max << " " << g.eager_max;
   for (const auto& [x, t] : us) {
     if (x >= 2560 && x <= 4032) {
       EXPECT_NEAR(at(x), t, 0.05 * t) << x;

@@ -68,9 +68,10 @@ int bound_cpu() {
 // per size the least of the sweeps' medians.
 std::vector<core::TimedSample> pingpong(MPI_Comm comm, int rank, int p) {
   // Four sizes per octave from 512 B to 8 KiB (where transports switch protocols), two above; and
-  // 128 B and 64 B below each power of two from 1 KiB to 64 KiB: a transport's limits are powers
-  // of two less its header (Open MPI's shared-memory eager limit here: 4 KiB, up to 4032 B sent at
-  // 1.2 us, 4048 B at 2.1), so that a fit's switch point is not the octave's sample below it.
+  // just below each power of two from 1 KiB to 64 KiB (64 and 32 B below 1 KiB, 128 and 64 B below
+  // the others): a transport's limits are powers of two less its header (Open MPI's shared-memory
+  // eager limit here: 4 KiB, up to 4032 B sent at 1.2 us, 4048 B at 2.1), so that a fit's switch
+  // point is not the octave's sample below it.
   static const int sizes[] = {8,     64,    256,    512,    640,    768,    896,    960,    992,    1024,   1280,  1536,
                               1792,  1920,  1984,   2048,   2560,   3072,   3584,   3968,   4032,   4096,   5120,  6144,
                               7168,  8064,  8128,   8192,   12288,  16256,  16320,  16384,  24576,  32640,  32704, 32768,
