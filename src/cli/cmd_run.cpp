@@ -125,21 +125,32 @@ int run_mpi(const RunArgs& a) {
 #ifdef HAVE_SFREPLAY_SIM
     std::string source, file;
     nlohmann::json chosen = nlohmann::json::array();  // [SF, motion, backend] per choice: rank 0's, then every rank's
+    auto choose = [&] {
+      const auto m = sim::auto_machine(a.machine, &source, &file);
+      // The nodes as the run uses them: shm and the node-aware candidates are predicted on them.
+      const int rpn = a.ranks_per_node > 0 ? a.ranks_per_node : t->trace().machine ? t->trace().machine->ranks_per_node : local;
+      for (const auto& c : sim::choose_backends(*t, m, rpn)) {
+        chosen.push_back({c.sf, static_cast<int>(c.motion), c.backend});
+        char line[256];
+        std::snprintf(line, sizeof line, " -> %s (predicted %.3f us for its %zu op(s); next: %s, +%.1f%%)\n", c.backend.c_str(),
+                      c.predicted_s * 1e6, c.ops, c.runner_up.c_str(), 100 * c.margin());
+        std::cout << "auto: SF " << c.sf << " " << c.kinds << line;
+      }
+      std::cout << "auto: predictions for " << m.name << " from " << source << "\n";
+      // A calibration of another placement, host or day: said once.
+      if (const std::string w = sim::machine_mismatch(file, {trace::host_name(), size, rpn}); !w.empty()) warn("run", "auto: " + w);
+    };
     if (!agreed("run", rank, size, [&] {
           if (rank != 0) return;
-          const auto m = sim::auto_machine(a.machine, &source, &file);
-          // The nodes as the run uses them: shm and the node-aware candidates are predicted on them.
-          const int rpn = a.ranks_per_node > 0 ? a.ranks_per_node : t->trace().machine ? t->trace().machine->ranks_per_node : local;
-          for (const auto& c : sim::choose_backends(*t, m, rpn)) {
-            chosen.push_back({c.sf, static_cast<int>(c.motion), c.backend});
-            char line[256];
-            std::snprintf(line, sizeof line, " -> %s (predicted %.3f us for its %zu op(s); next: %s, +%.1f%%)\n", c.backend.c_str(),
-                          c.predicted_s * 1e6, c.ops, c.runner_up.c_str(), 100 * c.margin());
-            std::cout << "auto: SF " << c.sf << " " << c.kinds << line;
+          try {
+            choose();
+          } catch (const InputError&) {
+            throw;  // agreed: said by rank 0, every rank exits 2
+          } catch (const std::exception& e) {
+            // The other ranks wait in agreed's collective: end the job (run_guarded's status 1).
+            std::cerr << "sf-replay run: internal error: " << InputError::one_line(e.what()) << std::endl;
+            MPI_Abort(MPI_COMM_WORLD, 1);
           }
-          std::cout << "auto: predictions for " << m.name << " from " << source << "\n";
-          // A calibration of another placement, host or day: said once.
-          if (const std::string w = sim::machine_mismatch(file, {trace::host_name(), size, rpn}); !w.empty()) warn("run", "auto: " + w);
         }))
       return 2;
     std::string text = rank == 0 ? chosen.dump() : std::string();
