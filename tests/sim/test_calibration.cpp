@@ -1172,6 +1172,39 @@ TEST(SimCalibration, RanksSharingACoreShareItsWorkPerCall) {
   EXPECT_FALSE(sim::machine_to_json(m).contains("core_sharing"));
 }
 
+// Each rank's share is reckoned from its own start: two calls in a row of the exchange between
+// ranks 2 and 3 (1000 doubles each way; ranks 0 and 1, their core mates, pay the cost per op c and leave), not apart. The
+// first ends at E = c + (T - c) / 2 (above); in the second ranks 0 and 1 are done at 2c <= E,
+// before ranks 2 and 3 start, so those have their cores alone for the whole call: T / 2. (Reckoned
+// from the core's earliest start, the time before their start was shortened again and the call
+// took c + (T - c) / 4.)
+TEST(SimCalibration, RanksSharingACoreReckonFromTheirOwnStart) {
+  auto g = std::make_shared<core::Graph>(4);
+  for (int r = 0; r < 4; ++r) (*g)[r].nroots = 1000;
+  for (int r = 2; r < 4; ++r)
+    for (int i = 0; i < 1000; ++i) (*g)[r].add_leaf(i, 5 - r, i);
+  trace::Trace tr;
+  tr.name = "twice";
+  tr.nranks = 4;
+  tr.machine = trace::Machine{4, 4, 0};
+  tr.sfs.push_back({"S", trace::ExplicitSF{g}});
+  core::OpSpec op;
+  op.sf = "S";
+  tr.ops = {op, op};
+  auto m = *sim::preset("generic");
+  m.op_overhead_by_backend["basic"] = 2e-6;
+  m.byte_cost_by_backend["basic"] = 1e-9;
+  auto shared = m;
+  shared.share_cores(4, 2);
+  const trace::BuiltTrace bt(tr);
+  const auto alone = sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops;
+  const auto two = sim::simulate(bt, shared, {sim::parse_backend("basic", "test")}).backends[0].ops;
+  const double c = 2e-6, t = alone[0].total_s, e = c + (t - c) / 2;
+  ASSERT_GE(e, 2 * c);
+  EXPECT_NEAR(two[0].total_s, e, 2e-12);
+  EXPECT_NEAR(two[1].total_s, t / 2, 2e-12);
+}
+
 // Two ranks of one core (4 ranks on 2 cores round robin: 0 and 2, 1 and 3) exchange at the mates'
 // share (CoreSharing::mate_factor 0.25): pairs of core mates exchanging 100 doubles each way (in
 // order: basic hands the blocks to MPI, no copy) take 0.75 of one message's wire time (its
