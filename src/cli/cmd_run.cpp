@@ -115,18 +115,26 @@ int run_mpi(const RunArgs& a) {
     if (const std::string w = exec::mpi::gpu_sharing_warning(*gpu); rank == 0 && !w.empty())
       warn("run", w);
   }
-  // --backend auto: rank 0 simulates the trace on the machine and takes, per SF and motion (its
-  // bcasts, its reduces, its fetch-and-ops), the backend predicted fastest, and sends the choice to
-  // every rank: ranks that read another machine file (no shared home directory) or count other
-  // ranks on their node (uneven nodes) would otherwise choose differently, and exchange nothing
-  // that matches.
+  // --backend auto and the split strategies: rank 0 reads the machine (the --machine given, else
+  // the file calibrate saved, else the generic preset) and sends every rank what it takes from it:
+  // auto's backend per SF and motion (its bcasts, its reduces, its fetch-and-ops), the one the
+  // simulator predicts fastest there, and the split strategies' chunk size (what run executes is
+  // what simulate times; the timing document records it). Ranks that read another machine file
+  // (no shared home directory) or count other ranks on their node (uneven nodes) would otherwise
+  // choose differently, and exchange nothing that matches.
   exec::mpi::AutoChoice choice;
-  if (std::find(backends.begin(), backends.end(), "auto") != backends.end()) {
+  std::int64_t split_cap = plan::Params{}.split_cap;
+  const bool uses_auto = std::find(backends.begin(), backends.end(), "auto") != backends.end();
+  bool uses_split = uses_auto;
+  for (const auto& b : backends) uses_split = uses_split || plan::transport_of(b) == plan::Transport::split;
+  if (uses_split) {
 #ifdef HAVE_SFREPLAY_SIM
-    std::string source, file;
-    nlohmann::json chosen = nlohmann::json::array();  // [SF, motion, backend] per choice: rank 0's, then every rank's
+    nlohmann::json chosen = nlohmann::json::array();  // [SF, motion, backend] per choice
     auto choose = [&] {
+      std::string source, file;
       const auto m = sim::auto_machine(a.machine, &source, &file);
+      split_cap = m.message_cap;
+      if (!uses_auto) return;
       // The nodes as the run uses them: shm and the node-aware candidates are predicted on them.
       const int rpn = a.ranks_per_node > 0 ? a.ranks_per_node : t->trace().machine ? t->trace().machine->ranks_per_node : local;
       for (const auto& c : sim::choose_backends(*t, m, rpn)) {
@@ -153,33 +161,15 @@ int run_mpi(const RunArgs& a) {
           }
         }))
       return 2;
+    MPI_Bcast(&split_cap, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
     std::string text = rank == 0 ? chosen.dump() : std::string();
-    unsigned long long n = text.size();
-    MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-    text.resize(n);
-    MPI_Bcast(text.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD);
+    exec::mpi::bcast_string(MPI_COMM_WORLD, text);
     for (const auto& c : nlohmann::json::parse(text))
       choice[{c[0].get<std::string>(), static_cast<core::Motion>(c[1].get<int>())}] = c[2].get<std::string>();
 #else
-    if (rank == 0) std::cout << "auto: this build has no simulator; every SF runs on basic\n";
+    if (rank == 0 && uses_auto) std::cout << "auto: this build has no simulator; every SF runs on basic\n";
 #endif
   }
-  // The split strategies' chunk size comes from the machine description the simulator uses (the
-  // --machine given, else the file calibrate saved, else the generic preset): what run executes
-  // is what simulate times. The timing document records it.
-  std::int64_t split_cap = plan::Params{}.split_cap;
-  bool uses_split = false;
-  for (const auto& b : backends) uses_split = uses_split || plan::transport_of(b) == plan::Transport::split || b == "auto";
-#ifdef HAVE_SFREPLAY_SIM
-  // (Rank 0's, as auto's choice.)
-  if (uses_split) {
-    if (!agreed("run", rank, size, [&] {
-          if (rank == 0) split_cap = sim::auto_machine(a.machine, nullptr).message_cap;
-        }))
-      return 2;
-    MPI_Bcast(&split_cap, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
-  }
-#endif
   if (!a.dump.empty()) {
     // Every backend's dump is checked against the reference; the first one's is written.
     std::string first, failed;

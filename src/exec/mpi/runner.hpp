@@ -76,6 +76,8 @@ std::string device_memory_note(const trace::BuiltTrace& t);
 // The MPI library and its version, e.g. "Open MPI v4.1.4" (result provenance).
 std::string mpi_library();
 
+// Every rank gets rank 0's `s`.
+void bcast_string(MPI_Comm comm, std::string& s);
 // Rank 0 receives every rank's string (in rank order); other ranks get an empty vector.
 std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine);
 // Rank 0 receives every rank's arrays of one op (as raw bytes, in rank order), ready for the dump
