@@ -94,11 +94,10 @@ ProtocolFit fit_protocols(std::vector<core::TimedSample> s) {
   }
   // A step, a protocol switch no line can bridge: from one sample to the next at most 5 % larger,
   // the time rises by a quarter or more (Open MPI's shared-memory eager limit here: 4032 B at 1.2
-  // us, 4096 B at 2.0). Every segment ends at one (the two steepest where there are more): free
-  // cuts through a concave stretch below a step fitted better by splitting it and bridging the
-  // step with a line from 2 to 8 KiB, which missed both sides of it.
-  // A step where a segment can end (2 samples on each side of it), of a sample with a time; the
-  // steepest first, one of two next to each other (a rise over two sizes: its steeper half).
+  // us, 4096 B at 2.0). A segment ends at each (free cuts through a concave stretch below a step
+  // fitted better by splitting it and bridging the step with a line from 2 to 8 KiB, which missed
+  // both sides of it): the two steepest of those with 2 samples on each side, of only one of two
+  // next to each other (a rise over two sizes: its steeper half).
   std::vector<std::size_t> found, steps;  // sample k: a cut after k samples
   for (std::size_t k = 2; k + 2 <= n; ++k)
     if (s[k - 1].seconds > 0 && s[k].x <= 1.05 * s[k - 1].x && s[k].seconds >= 1.25 * s[k - 1].seconds) found.push_back(k);
@@ -301,13 +300,12 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         it = patterns.emplace(std::pair{shape, kind}, trace::calibration_trace(d.ranks, placement, shape, kind, std::max(1, d.cores))).first;
       return it->second;
     };
-    auto modelled = [&](CalibrationShape shape, core::OpKind kind, const char* name) {
-      return simulate(pattern(shape, kind), bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s;
+    // One call of a pattern on a backend, simulated without executor costs: its time, and the
+    // messages its plan sends.
+    auto bare_op = [&](CalibrationShape shape, core::OpKind kind, const char* name) {
+      return simulate(pattern(shape, kind), bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0);
     };
-    // The messages one call of a pattern sends on a backend (its plan).
-    auto messages = [&](CalibrationShape shape, core::OpKind kind, const char* name) {
-      return simulate(pattern(shape, kind), bare, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).call_messages;
-    };
+    auto modelled = [&](CalibrationShape shape, core::OpKind kind, const char* name) { return bare_op(shape, kind, name).total_s; };
     // Bytes a rank sends plus those it receives in a pattern (the simulator's measure of the cost
     // per byte).
     auto bytes = [&](CalibrationShape shape) { return 2.0 * 8.0 * trace::calibration_values(shape, d.ranks); };
@@ -645,8 +643,8 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         // per op misses what those steps cost in every halo (the SpMV ghost exchanges' reduces
         // took 4-11 us where the cost per op of its ring predicted 3.4-7.6: 35-47 % below); it
         // takes the bcast's cost per op and per small byte, which its ring fitted with every step.
-        if (const auto ru = messages(CalibrationShape::ring_permuted, core::OpKind::reduce, name),
-            rd = messages(CalibrationShape::ring_permuted, core::OpKind::bcast, name);
+        if (const auto ru = bare_op(CalibrationShape::ring_permuted, core::OpKind::reduce, name).call_messages,
+            rd = bare_op(CalibrationShape::ring_permuted, core::OpKind::bcast, name).call_messages;
             ru < rd) {
           u.op = e.op, u.small_byte = e.small_byte, u.small_until = e.small_until;
           c.lines.push_back(head(name) + fmt("%.3f us per op call beyond the model, reduce, as the bcast's, and its cost per small byte", std::max(0.0, u.op) * 1e6) +

@@ -131,12 +131,12 @@ void share_cores(const MachineModel::CoreSharing& s, const std::vector<Time>& st
     for (std::size_t r : on) ends.push_back(end[r]);
     std::sort(ends.begin(), ends.end());
     for (std::size_t r : on) {
-      // From the rank's start to its end in the model, between the ends of its core's ranks:
-      // while k of them have ended, the others (n - k) share the core.
+      // From the rank's start to its end in the model (one of `ends`), between the ends of its
+      // core's ranks: while k of them have ended, the others (n - k) share the core.
       double real = static_cast<double>(start[r]);
       Time at = start[r];
-      for (std::size_t k = 0; k <= ends.size() && at < end[r]; ++k) {
-        const Time until = k < ends.size() ? std::min(ends[k], end[r]) : end[r];
+      for (std::size_t k = 0; k < ends.size() && at < end[r]; ++k) {
+        const Time until = std::min(ends[k], end[r]);
         if (until <= at) continue;
         real += static_cast<double>(until - at) * static_cast<double>(ends.size() - k) / s.fitted_ranks_per_core;
         at = until;
