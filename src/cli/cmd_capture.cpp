@@ -3,7 +3,10 @@
 //   sf-replay capture -o TRACE [--name N] [--max-ops N] [--sf-view DIR] -- COMMAND...
 //   sf-replay capture --library      (the library's path, for launching by hand)
 // Exit status: the application's own when it fails (no trace is written), 2 when it ran no
-// PetscSF operation that could be recorded or the capture is refused or incomplete, 0 otherwise.
+// PetscSF operation that could be recorded or the capture is refused or incomplete, 128+N when
+// SIGINT or SIGTERM (N) interrupted it (forwarded to the launcher's process group, which is waited
+// for; no trace, and the ranks' files are removed), 0 otherwise.
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +17,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "capture/merge.hpp"
 #include "cli/options.hpp"
@@ -80,33 +84,102 @@ struct TempDir {
   }
 };
 
-// Runs the command with the library preloaded; its wait status.
+// SIGINT / SIGTERM while the application runs: forwarded to the launcher's process group (its
+// own: the application's ranks under mpiexec, or the application), and remembered.
+volatile sig_atomic_t launcher_group = 0;  // 0 until the launcher is started
+volatile sig_atomic_t interrupted_by = 0;  // the signal, 0 for none
+
+extern "C" void forward_to_launcher(int sig) {
+  interrupted_by = sig;
+  if (launcher_group > 0) ::kill(-static_cast<pid_t>(launcher_group), sig);
+}
+
+// Blocks SIGINT and SIGTERM in this scope (around the fork, so that the launcher's group is known
+// before a signal is forwarded to it).
+struct BlockInterrupts {
+  sigset_t old{};
+  BlockInterrupts() {
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGINT);
+    sigaddset(&s, SIGTERM);
+    sigprocmask(SIG_BLOCK, &s, &old);
+  }
+  ~BlockInterrupts() { sigprocmask(SIG_SETMASK, &old, nullptr); }
+};
+
+// Waits for the launcher. After a forwarded signal its group (the launcher and what it started
+// there) has 10 s to end; then what is left of it is killed (a rank that ignores SIGINT, as the
+// background jobs of a shell script do) and waited for.
+int wait_for_launcher(pid_t pid) {
+  int status = 0;
+  bool reaped = false;
+  while (!reaped && !interrupted_by) {
+    if (waitpid(pid, &status, 0) == pid)
+      reaped = true;
+    else if (errno != EINTR)
+      throw std::runtime_error("waitpid failed");
+  }
+  if (!interrupted_by) return status;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  bool killed = false;
+  while (!reaped || ::kill(-pid, 0) == 0) {  // until the launcher is reaped and its group empty
+    if (!reaped && waitpid(pid, &status, WNOHANG) == pid) reaped = true;
+    if (!killed && std::chrono::steady_clock::now() >= deadline) {
+      ::kill(-pid, SIGKILL);
+      killed = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return status;
+}
+
+// Runs the command with the library preloaded, in a process group of its own; its wait status.
 int run_with_library(const std::vector<std::string>& cmd, const std::string& lib, const std::string& dir, std::uint64_t max_ops,
                      const std::string& view_dir) {
   std::cout.flush();
   std::cerr.flush();
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    const char* old = std::getenv("LD_PRELOAD");
-    const std::string preload = old && *old ? lib + ":" + old : lib;
-    setenv("LD_PRELOAD", preload.c_str(), 1);
-    setenv("SFR_CAPTURE_DIR", dir.c_str(), 1);
-    setenv("SFR_CAPTURE_MAX_OPS", std::to_string(max_ops).c_str(), 1);
-    if (view_dir.empty())
-      unsetenv("SFR_CAPTURE_VIEW");
-    else
-      setenv("SFR_CAPTURE_VIEW", view_dir.c_str(), 1);
-    std::vector<char*> argv;
-    for (const auto& w : cmd) argv.push_back(const_cast<char*>(w.c_str()));
-    argv.push_back(nullptr);
-    execvp(argv[0], argv.data());
-    std::cerr << "sf-replay capture: error: cannot run '" << cmd[0] << "': " << std::strerror(errno) << "\n";
-    _exit(127);
+  struct sigaction forward {}, old_int {}, old_term {};
+  forward.sa_handler = forward_to_launcher;
+  sigemptyset(&forward.sa_mask);  // no SA_RESTART: waitpid returns at a signal
+  pid_t pid = -1;
+  {
+    const BlockInterrupts blocked;
+    sigaction(SIGINT, &forward, &old_int);
+    sigaction(SIGTERM, &forward, &old_term);
+    pid = fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+      setpgid(0, 0);
+      signal(SIGINT, SIG_DFL);  // (blocked until exec's mask is restored below)
+      signal(SIGTERM, SIG_DFL);
+      sigset_t none;
+      sigemptyset(&none);
+      sigprocmask(SIG_SETMASK, &none, nullptr);
+      const char* old = std::getenv("LD_PRELOAD");
+      const std::string preload = old && *old ? lib + ":" + old : lib;
+      setenv("LD_PRELOAD", preload.c_str(), 1);
+      setenv("SFR_CAPTURE_DIR", dir.c_str(), 1);
+      setenv("SFR_CAPTURE_MAX_OPS", std::to_string(max_ops).c_str(), 1);
+      if (view_dir.empty())
+        unsetenv("SFR_CAPTURE_VIEW");
+      else
+        setenv("SFR_CAPTURE_VIEW", view_dir.c_str(), 1);
+      std::vector<char*> argv;
+      for (const auto& w : cmd) argv.push_back(const_cast<char*>(w.c_str()));
+      argv.push_back(nullptr);
+      execvp(argv[0], argv.data());
+      std::cerr << "sf-replay capture: error: cannot run '" << cmd[0] << "': " << std::strerror(errno) << "\n";
+      _exit(127);
+    }
+    setpgid(pid, pid);  // (both sides: whichever runs first)
+    launcher_group = pid;
+    if (interrupted_by) ::kill(-pid, interrupted_by);  // a signal that came before the launcher was there
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw std::runtime_error("waitpid failed");
+  const int status = wait_for_launcher(pid);
+  launcher_group = 0;
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
   return status;
 }
 
@@ -154,6 +227,10 @@ int cmd_capture(const Args& all) {
   const std::string lib = library_path();
   TempDir tmp;
   const int status = run_with_library(cmd, lib, tmp.path, max_ops, view_dir);
+  if (const int sig = interrupted_by; sig != 0) {
+    std::cerr << "sf-replay capture: interrupted by signal " << sig << "; no trace written\n";
+    return 128 + sig;  // (tmp's destructor removes what the ranks wrote)
+  }
   if (WIFSIGNALED(status)) {
     std::cerr << "sf-replay capture: error: '" << quoted(cmd) << "' was killed by signal " << WTERMSIG(status) << "; no trace written\n";
     return 128 + WTERMSIG(status);

@@ -148,17 +148,9 @@ int run_mpi(const RunArgs& a) {
       // A calibration of another placement, host or day: said once.
       if (const std::string w = sim::machine_mismatch(file, {trace::host_name(), size, rpn}); !w.empty()) warn("run", "auto: " + w);
     };
+    // (An internal error in rank 0's choice escapes the agreement: run_guarded ends the job.)
     if (!agreed("run", rank, size, [&] {
-          if (rank != 0) return;
-          try {
-            choose();
-          } catch (const InputError&) {
-            throw;  // agreed: said by rank 0, every rank exits 2
-          } catch (const std::exception& e) {
-            // The other ranks wait in agreed's collective: end the job (run_guarded's status 1).
-            std::cerr << "sf-replay run: internal error: " << InputError::one_line(e.what()) << std::endl;
-            MPI_Abort(MPI_COMM_WORLD, 1);
-          }
+          if (rank == 0) choose();
         }))
       return 2;
     MPI_Bcast(&split_cap, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
@@ -170,13 +162,16 @@ int run_mpi(const RunArgs& a) {
     if (rank == 0 && uses_auto) std::cout << "auto: this build has no simulator; every SF runs on basic\n";
 #endif
   }
+  // The outputs appear together at the end (io::OutputBatch): a run that fails on the way leaves
+  // none of them. The one exception is a dump that does not conform, written for the user to see.
+  std::string dump_text;
   if (!a.dump.empty()) {
     // Every backend's dump is checked against the reference; the first one's is written.
-    std::string first, failed;
+    std::string failed;
     for (const auto& b : backends) {
       const std::string text = exec::mpi::conformance_dump(MPI_COMM_WORLD, *t, b, &choice, a.ranks_per_node, split_cap);
       if (rank != 0) continue;
-      if (first.empty()) first = text;
+      if (dump_text.empty()) dump_text = text;
       if (backends.size() == 1) break;
       const auto res = exec::check_dump(*t, text, "backend " + b);
       if (res.ok())
@@ -187,33 +182,37 @@ int run_mpi(const RunArgs& a) {
       }
     }
     if (!agreed("run", rank, size, [&] {
-          if (rank != 0) return;
-          io::write_file_atomic(a.dump, first);
-          if (!failed.empty())
-            throw InputError("--dump",
-                             "backend(s) " + failed + " do not conform to the reference (dump of " + backends.front() + " written)");
+          if (rank != 0 || failed.empty()) return;
+          io::write_file_atomic(a.dump, dump_text);
+          throw InputError("--dump", "backend(s) " + failed + " do not conform to the reference (dump of " + backends.front() + " written)");
         }))
       return 2;
   }
+  std::vector<exec::mpi::OpTiming> timings;
   if (a.dump.empty() || !a.timing.empty() || !a.store.empty()) {
-    std::vector<exec::mpi::OpTiming> all;
     for (const auto& b : backends) {
       auto r = exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, a.warmup, a.iters, &choice, a.ranks_per_node, split_cap);
-      all.insert(all.end(), r.begin(), r.end());
+      timings.insert(timings.end(), r.begin(), r.end());
     }
-    if (rank == 0) std::cout << exec::mpi::timing_table(*t, all, a.iters);
-    std::string stored;
-    if ((!a.timing.empty() || !a.store.empty()) && !agreed("run", rank, size, [&] {
-          if (rank != 0) return;
+    if (rank == 0) std::cout << exec::mpi::timing_table(*t, timings, a.iters);
+  }
+  std::vector<std::string> written;
+  if (!agreed("run", rank, size, [&] {
+        if (rank != 0) return;
+        std::string timing_doc;
+        if (!a.timing.empty() || !a.store.empty()) {
           auto prov = trace::provenance({"run", size, t->trace().name, a.file, exec::mpi::mpi_library()});
           if (gpu) prov["gpu"] = gpu->json();
-          const std::string doc = exec::mpi::timing_json(*t, all, a.warmup, a.iters, prov, uses_split ? split_cap : 0);
-          if (!a.timing.empty()) io::write_file_atomic(a.timing, doc);
-          if (!a.store.empty()) stored = trace::store_document(a.store, "timing", t->trace().name, doc);
-        }))
-      return 2;
-    if (!stored.empty()) std::cout << "stored " << stored << "\n";
-  }
+          timing_doc = exec::mpi::timing_json(*t, timings, a.warmup, a.iters, prov, uses_split ? split_cap : 0);
+        }
+        io::OutputBatch out;
+        if (!a.dump.empty()) out.replace(a.dump, dump_text);
+        if (!a.timing.empty()) out.replace(a.timing, timing_doc);
+        if (!a.store.empty()) trace::stage_store_document(out, a.store, "timing", t->trace().name, timing_doc);
+        written = out.commit();
+      }))
+    return 2;
+  if (rank == 0 && !a.store.empty()) std::cout << "stored " << written.back() << "\n";
   if (rank == 0 && !a.dump.empty()) std::cout << "dump written to " << a.dump << "\n";
   return 0;
 }

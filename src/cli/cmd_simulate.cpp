@@ -40,12 +40,15 @@ int cmd_simulate(const Args& args) {
   sim::Timeline tl;
   const auto res = sim::simulate(bt, machine, backends, a.timeline.empty() ? nullptr : &tl);
   std::cout << sim::render_table(res);
+  io::OutputBatch out;  // all or none
   if (!a.json.empty() || !a.store.empty()) {
     const std::string doc = sim::render_json(res, trace::provenance({"simulate", bt.trace().nranks, bt.trace().name, a.file, ""}));
-    if (!a.json.empty()) io::write_file_atomic(a.json, doc);
-    if (!a.store.empty()) std::cout << "stored " << trace::store_document(a.store, "simulation", bt.trace().name, doc) << "\n";
+    if (!a.json.empty()) out.replace(a.json, doc);
+    if (!a.store.empty()) trace::stage_store_document(out, a.store, "simulation", bt.trace().name, doc);
   }
-  if (!a.timeline.empty()) io::write_file_atomic(a.timeline, sim::render_timeline(tl));
+  if (!a.timeline.empty()) out.replace(a.timeline, sim::render_timeline(tl));
+  const auto written = out.commit();
+  if (!a.store.empty()) std::cout << "stored " << written.at(a.json.empty() ? 0 : 1) << "\n";
   if (!a.simgrid.empty()) {
     const auto ex = sim::export_simgrid(bt, machine, a.simgrid);
     std::cout << "\nSimGrid export: " << ex.trace_list << ", " << ex.platform << "\n  replay with: " << ex.command << "\n";

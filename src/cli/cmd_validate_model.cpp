@@ -149,8 +149,11 @@ int cmd_validate_model(const Args& args) {
           doc.provenance =
               trace::provenance({"validate-model", size, ran == 1 ? ran_name : "", ran == 1 ? ran_file : "", exec::mpi::mpi_library()});
           const std::string text = trace::to_json(doc).dump(2) + "\n";
-          if (!json.empty()) io::write_file_atomic(json, text);
-          if (!store.empty()) std::cout << "stored " << trace::store_document(store, "model-check", ran == 1 ? ran_name : "", text) << "\n";
+          io::OutputBatch out;  // both or neither
+          if (!json.empty()) out.replace(json, text);
+          if (!store.empty()) trace::stage_store_document(out, store, "model-check", ran == 1 ? ran_name : "", text);
+          const auto written = out.commit();
+          if (!store.empty()) std::cout << "stored " << written.back() << "\n";
         }))
       return 2;
   } else if (!agreed("validate-model", rank, size, [] {})) {

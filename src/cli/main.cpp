@@ -5,6 +5,7 @@
 
 #include "cli/command.hpp"
 #include "cli/options.hpp"
+#include "cli/signals.hpp"
 #include "trace/provenance.hpp"
 
 namespace sfr::cli {
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
     std::cout << "sf-replay " << SFR_VERSION << " (commit " << sfr::trace::build_commit() << ")\n";
     return 0;
   }
+  sfr::cli::remove_partial_output_on_signals();
   for (const auto& c : sfr::cli::commands())
     if (name == c.name) return sfr::cli::run_guarded(c.name, c.run, sfr::cli::Args(argv + 2, argv + argc));
   std::cerr << "sf-replay: error: unknown command '" << name << "'\n";

@@ -4,7 +4,10 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <exception>
 #include <iostream>
+#include <thread>
 
 #include "cli/options.hpp"
 #include "core/error.hpp"
@@ -21,9 +24,27 @@ MpiSession::MpiSession() {
 }
 
 MpiSession::~MpiSession() {
+  if (std::uncaught_exceptions() > 0) return;  // end_job aborts the job
   int done = 0;
   MPI_Finalized(&done);
   if (!done) MPI_Finalize();
+}
+
+bool in_mpi_job() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized && !finalized;
+}
+
+void end_job(const char* cmd, const std::string& kind, const std::string& what, int status) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank != 0) std::this_thread::sleep_for(std::chrono::seconds(1));
+  stderr_line(std::string("sf-replay ") + cmd + ": " + kind + ": " + (size > 1 ? "rank " + std::to_string(rank) + ": " : "") + what);
+  MPI_Abort(MPI_COMM_WORLD, status);
+  std::_Exit(status);  // (MPI_Abort does not return)
 }
 
 bool agreed(const char* cmd, int rank, int size, const std::function<void()>& step) {

@@ -10,7 +10,9 @@
 
 namespace sfr::cli {
 
-// MPI_Init unless already initialised; MPI_Finalize at the end of the scope.
+// MPI_Init unless already initialised; MPI_Finalize at the end of the scope, unless an exception
+// is leaving it: then the other ranks are not finalising with this one (they wait in a collective
+// or for a message), so MPI stays up for run_guarded to end the job with end_job (MPI_Abort).
 struct MpiSession {
   MpiSession();
   ~MpiSession();
@@ -24,6 +26,15 @@ struct MpiSession {
 // leaves, and every rank returns false (exit status 2). The barrier matters: mpirun kills the job
 // as soon as one rank exits non-zero.
 bool agreed(const char* cmd, int rank, int size, const std::function<void()>& step);
+
+// Whether this process is a rank of an MPI job still running (initialised, not finalised).
+bool in_mpi_job();
+// Ends the whole job from this rank after an error no agreement caught (an exception outside the
+// ranks' agreements, or one that is no InputError inside them; cli::run_guarded calls it): prints
+// "sf-replay CMD: KIND: rank R: WHAT" and calls MPI_Abort(MPI_COMM_WORLD, status), which ends every
+// rank at once (mpirun's exit status is `status`). Ranks other than 0 wait a second first, so that
+// an error every rank meets at once is printed once, by rank 0, whose abort ends them.
+[[noreturn]] void end_job(const char* cmd, const std::string& kind, const std::string& what, int status);
 
 // The ranks of this job on this node.
 int ranks_on_node();

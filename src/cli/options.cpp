@@ -1,5 +1,9 @@
 #include "cli/options.hpp"
 
+#ifdef HAVE_SFREPLAY_MPI
+#include "cli/mpi_session.hpp"
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -11,6 +15,7 @@
 #include "core/backends.hpp"
 #include "core/budget.hpp"
 #include "core/error.hpp"
+#include "core/failpoint.hpp"
 
 namespace sfr::cli {
 
@@ -173,21 +178,33 @@ void stderr_line(const std::string& line) { std::cerr << (line + "\n") << std::f
 void warn(const char* cmd, const std::string& what) { stderr_line(std::string("sf-replay ") + cmd + ": warning: " + what); }
 
 int run_guarded(const char* cmd, int (*body)(const Args&), const Args& args) {
+  std::string kind = "error", what;
+  int status = 1;
   try {
+    core::check_fail_point_setting();
     return body(args);
   } catch (const InputError& e) {
-    report_error(std::string("sf-replay ") + cmd + ": error: " + e.what());
-    return 2;
+    what = e.what();
+    status = 2;
   } catch (const po::error& e) {
-    report_error(std::string("sf-replay ") + cmd + ": error: " + InputError::one_line(e.what()) + " (see sf-replay " + cmd + " --help)");
-    return 2;
+    what = InputError::one_line(e.what()) + " (see sf-replay " + cmd + " --help)";
+    status = 2;
   } catch (const std::bad_alloc&) {
-    std::cerr << "sf-replay " << cmd << ": error: out of memory\n";
-    return 1;
+    what = "out of memory";
   } catch (const std::exception& e) {
-    std::cerr << "sf-replay " << cmd << ": internal error: " << InputError::one_line(e.what()) << "\n";
-    return 1;
+    kind = "internal error";
+    what = InputError::one_line(e.what());
   }
+#ifdef HAVE_SFREPLAY_MPI
+  // Under MPI the other ranks may be waiting for this one: the job ends here, every rank at once.
+  if (in_mpi_job()) end_job(cmd, kind, what, status);
+#endif
+  const std::string line = std::string("sf-replay ") + cmd + ": " + kind + ": " + what;
+  if (status == 2)
+    report_error(line);
+  else
+    stderr_line(line);
+  return status;
 }
 
 }  // namespace sfr::cli

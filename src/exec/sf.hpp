@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 
 #include "core/op_spec.hpp"
 #include "core/ops.hpp"
@@ -25,6 +26,12 @@ struct Data {
   bool on_device() const { return mem == core::MemType::device; }
 };
 inline Data host_data(const void* p) { return {static_cast<std::byte*>(const_cast<void*>(p)), core::MemType::host}; }
+
+// True while an exception leaves a scope on this rank. A star forest's destructor then frees
+// nothing that waits for other ranks (a window's collective free, the IPC unmapping barrier): the
+// others are not freeing with this one, and the job is about to end (the CLI's run_guarded ends it
+// with MPI_Abort); what it leaves is the process's, gone with it.
+inline bool unwinding() { return std::uncaught_exceptions() > 0; }
 
 class Sf {
 public:

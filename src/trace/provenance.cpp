@@ -131,33 +131,25 @@ void check_store_dir(const std::string& option, const std::string& dir) {
   if (const auto why = io::cannot_create_in(dir); !why.empty()) throw InputError(option, "cannot write in folder '" + dir + "': " + why);
 }
 
-std::string store_document(const std::string& dir, const std::string& kind, const std::string& trace_name, const std::string& text) {
-  namespace fs = std::filesystem;
+void stage_store_document(io::OutputBatch& batch, const std::string& dir, const std::string& kind, const std::string& trace_name,
+                          const std::string& text) {
   check_store_dir("--store", dir);
   std::string base = trace_name.empty() ? "all" : trace_name;
   for (char& c : base)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
   if (base.size() > 80) base.resize(80);
-  std::random_device rd;
-  const fs::path tmp = fs::path(dir) / (".store.tmp." + std::to_string(::getpid()) + "." + std::to_string(rd()));
-  write_new_file(tmp.string(), text, dir);
-  const std::string stamp = utc_stamp("%Y%m%dT%H%M%SZ");
-  for (int attempt = 0; attempt < 100; ++attempt) {
+  const std::string prefix = kind + "-" + base + "-" + utc_stamp("%Y%m%dT%H%M%SZ") + "-";
+  batch.create_new(dir, [prefix, rd = std::make_shared<std::random_device>()] {
     char suffix[16];
-    std::snprintf(suffix, sizeof suffix, "%08x", rd());
-    const fs::path target = fs::path(dir) / (kind + "-" + base + "-" + stamp + "-" + suffix + ".json");
-    // link() refuses an existing name: a stored document is never replaced.
-    if (::link(tmp.c_str(), target.c_str()) == 0) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      return target.string();
-    }
-    if (errno != EEXIST) break;
-  }
-  const std::string why = std::strerror(errno);
-  std::error_code ec;
-  fs::remove(tmp, ec);
-  throw InputError(dir, "cannot file the result document: " + why);
+    std::snprintf(suffix, sizeof suffix, "%08x", (*rd)());
+    return prefix + suffix + ".json";
+  }, text);
+}
+
+std::string store_document(const std::string& dir, const std::string& kind, const std::string& trace_name, const std::string& text) {
+  io::OutputBatch batch;
+  stage_store_document(batch, dir, kind, trace_name, text);
+  return batch.commit().at(0);
 }
 
 }  // namespace sfr::trace

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "io/json_strict.hpp"
+#include "io/output_file.hpp"
 
 namespace sfr::trace {
 
@@ -43,5 +44,8 @@ void check_store_dir(const std::string& option, const std::string& dir);
 // Writes `text` into DIR as a new file KIND-TRACE-DATE-RANDOM.json (created, never replacing a
 // file; written to a temporary first, so there is never a partial one) and returns its path.
 std::string store_document(const std::string& dir, const std::string& kind, const std::string& trace_name, const std::string& text);
+// The same as one output of a batch (io::OutputBatch): the file appears at the batch's commit.
+void stage_store_document(io::OutputBatch& batch, const std::string& dir, const std::string& kind, const std::string& trace_name,
+                          const std::string& text);
 
 }  // namespace sfr::trace

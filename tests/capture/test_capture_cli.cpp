@@ -3,7 +3,11 @@
 // the documented exit status, and no trace file.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "support/process.hpp"
 
@@ -101,4 +105,34 @@ TEST_F(CaptureCli, LibraryPrintsAnExistingPath) {
   std::string path = p.out.substr(0, p.out.find('\n'));
   EXPECT_TRUE(fs::exists(path)) << path;
   EXPECT_EQ(fs::path(path).filename(), "libsfr_capture.so");
+}
+
+// SIGINT / SIGTERM to capture while its application runs (a launcher, here a shell, with two
+// "ranks" that have written a rank file into the capture's folder and wait): forwarded to the
+// launcher's process group, whose processes all end; the capture waits for them, removes its
+// temporary folder and says it was interrupted, with status 128+N.
+TEST_F(CaptureCli, ASignalIsForwardedAndTheTemporaryFolderRemoved) {
+  for (const int sig : {SIGINT, SIGTERM}) {
+    const fs::path tmp = dir / "tmp";
+    fs::create_directories(tmp);
+    sfr_test::Background cap("env TMPDIR=" + tmp.string() + " " SFR_CLI " capture -o " + out.string() +
+                             " -- sh -c 'touch $SFR_CAPTURE_DIR/rank-0.json; sleep 61 & sleep 62 & wait'");
+    // Until the ranks run (the launcher's children, under the capture).
+    std::vector<pid_t> ranks;
+    for (int k = 0; k < 1500 && ranks.size() < 2; ++k) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      const auto launcher = sfr_test::children_of(cap.pid());
+      ranks = launcher.empty() ? std::vector<pid_t>{} : sfr_test::children_of(launcher.front());
+    }
+    ASSERT_EQ(ranks.size(), 2u) << cap.output();
+    ASSERT_FALSE(fs::is_empty(tmp)) << "no capture folder";
+    ::kill(cap.pid(), sig);
+    ASSERT_EQ(cap.wait_for(15), 128 + sig) << cap.output();
+    EXPECT_EQ(occurrences(cap.output(), "sf-replay capture: interrupted by signal " + std::to_string(sig) + "; no trace written"), 1u)
+        << cap.output();
+    for (const pid_t r : ranks) EXPECT_FALSE(sfr_test::alive(r)) << "rank " << r << " still runs";
+    EXPECT_TRUE(fs::is_empty(tmp)) << "the capture's temporary folder is left";
+    EXPECT_FALSE(fs::exists(out));
+    fs::remove_all(tmp);
+  }
 }

@@ -1,14 +1,18 @@
 // Running the sf-replay binary (and mpiexec) from tests: exit status and captured output.
 #pragma once
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace sfr_test {
 
@@ -39,6 +43,107 @@ inline Proc run_command(const std::string& cmd, int timeout_s = 300) {
   std::filesystem::remove(log);
   return p;
 }
+
+// The processes whose parent is `pid` (from /proc).
+inline std::vector<pid_t> children_of(pid_t pid) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+    const auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == pid && state != 'Z') out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return out;
+}
+
+// Whether process `pid` exists and is not a zombie.
+inline bool alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+// A command started in the background, in a process group of its own, its output in a log: for
+// tests that signal it while it runs. Whatever of it still runs at destruction is killed.
+class Background {
+public:
+  explicit Background(const std::string& cmd) {
+    log_ = std::filesystem::temp_directory_path() / ("sfr_bg_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++) + ".log");
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::setpgid(0, 0);
+      const std::string line = "exec " + cmd + " > " + log_.string() + " 2>&1";
+      ::execl("/bin/sh", "sh", "-c", line.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    if (pid_ > 0) ::setpgid(pid_, pid_);
+    start_ = std::chrono::steady_clock::now();
+  }
+  ~Background() {
+    if (status_ == kRunning) {
+      kill_all(SIGKILL);
+      wait_for(10);
+    }
+    std::error_code ec;
+    std::filesystem::remove(log_, ec);
+  }
+  Background(const Background&) = delete;
+  Background& operator=(const Background&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // The exit status (128+N when a signal N ended it), or kRunning while it still runs after
+  // `seconds`.
+  static constexpr int kRunning = -1;
+  int wait_for(double seconds) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (status_ == kRunning) {
+      int raw = 0;
+      const pid_t got = ::waitpid(pid_, &raw, WNOHANG);
+      if (got == pid_) {
+        status_ = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+        break;
+      }
+      if (got < 0 || std::chrono::steady_clock::now() >= until) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return status_;
+  }
+  double seconds_since_start() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  std::string output() const { return slurp(log_); }
+  // The command's processes and all their descendants (an mpiexec's ranks: Open MPI gives each a
+  // process group of its own, so the group alone would miss them).
+  std::vector<pid_t> tree() const {
+    std::vector<pid_t> all{pid_};
+    for (std::size_t k = 0; k < all.size(); ++k)
+      for (const pid_t c : children_of(all[k])) all.push_back(c);
+    return all;
+  }
+  void kill_all(int sig) const {
+    for (const pid_t p : tree()) ::kill(p, sig);
+  }
+
+private:
+  static int& counter() {
+    static int n = 0;
+    return n;
+  }
+  pid_t pid_ = -1;
+  int status_ = kRunning;
+  std::filesystem::path log_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 #ifdef SFR_MPIEXEC
 // mpiexec as root (containers, CI) with more ranks than cores.

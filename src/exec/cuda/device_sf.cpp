@@ -11,6 +11,7 @@
 
 #include "core/derive.hpp"
 #include "core/error.hpp"
+#include "core/failpoint.hpp"
 #include "core/kernels.hpp"
 #include "exec/cuda/kernels.hpp"
 
@@ -109,6 +110,7 @@ struct DeviceStarForest::Op {
 };
 
 DeviceStarForest::DeviceStarForest(MPI_Comm comm, const core::Graph& g, Transport t) : graph_(g), transport_(t) {
+  core::fail_point(core::FailPoint::setup);
   int size = 0;
   MPI_Comm_size(comm, &size);
   if (size != g.nranks)
@@ -147,6 +149,11 @@ DeviceStarForest::DeviceStarForest(MPI_Comm comm, const core::Graph& g, Transpor
 }
 
 DeviceStarForest::~DeviceStarForest() {
+  if (unwinding()) {  // (exec/sf.hpp) links, peers' mappings and the multi-SF are left to the process's end
+    for (auto& l : links_) (void)l.release();
+    (void)multi_.release();
+    return;
+  }
   multi_.reset();
   for (auto& l : links_) {
     // ipc: take the last "free" notes, wait for mine, unmap the peers' buffers.

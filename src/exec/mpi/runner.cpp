@@ -10,6 +10,7 @@
 
 #include "core/backends.hpp"
 #include "core/error.hpp"
+#include "core/failpoint.hpp"
 #include "core/statistic.hpp"
 #include "exec/conformance.hpp"
 #include "exec/dump.hpp"
@@ -173,8 +174,14 @@ public:
     leaf_ = side(dev && op.leaf_mem == core::MemType::device, b.leaf, dleaf_);
     update_ = side(dev && op.leaf_mem == core::MemType::device, b.update, dupdate_);
   }
-  void run_begin() { handle_ = begin(sf_, op_, root_, leaf_, update_); }
-  void run_end() { sf_.end(handle_); }
+  void run_begin() {
+    core::fail_point(core::FailPoint::begin);
+    handle_ = begin(sf_, op_, root_, leaf_, update_);
+  }
+  void run_end() {
+    core::fail_point(core::FailPoint::end);
+    sf_.end(handle_);
+  }
   // The written arrays back in the host buffers (after the op ran).
   void fetch_results() {
     for (auto [d, h] : {std::pair{root_, &b_.root}, std::pair{leaf_, &b_.leaf}, std::pair{update_, &b_.update}})

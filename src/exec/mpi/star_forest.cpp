@@ -3,6 +3,7 @@
 #include "core/backends.hpp"
 #include "core/derive.hpp"
 #include "core/error.hpp"
+#include "core/failpoint.hpp"
 #include "core/pack.hpp"
 #include "exec/cuda/device_sf.hpp"
 #include "exec/cuda/plan_kernels.hpp"
@@ -46,6 +47,7 @@ std::unique_ptr<Backend> make_backend(StarForest& sf, const std::string& name, c
 
 StarForest::StarForest(MPI_Comm comm, const core::Graph& g, const std::string& backend, int ranks_per_node, std::int64_t split_cap)
     : graph_(g), backend_name_(backend), ranks_per_node_(ranks_per_node), split_cap_(split_cap) {
+  core::fail_point(core::FailPoint::setup);
   int size = 0;
   MPI_Comm_size(comm, &size);
   if (size != g.nranks)
@@ -64,6 +66,11 @@ std::int64_t StarForest::messages_posted() const {
 }
 
 StarForest::~StarForest() {
+  if (unwinding()) {  // (exec/sf.hpp) the backend's state and the links are left to the process's end
+    (void)backend_.release();
+    (void)multi_.release();
+    return;
+  }
   multi_.reset();
   for (auto& l : links_) {
     backend_->free_link(*l);
