@@ -13,6 +13,7 @@
 #include "core/backends.hpp"
 #include "core/budget.hpp"
 #include "core/error.hpp"
+#include "core/statistic.hpp"
 #include "exec/conformance.hpp"
 #include "exec/dump.hpp"
 #include "exec/dump_check.hpp"
@@ -98,6 +99,13 @@ int run_mpi(const RunArgs& a) {
         // One op's buffers at a time; rank 0 also gathers every op's results for a dump.
         core::check_budget(exec::data_estimate(*t, rank, false, false), t->max_memory());
         if (rank == 0 && !a.dump.empty()) core::check_budget(exec::data_estimate(*t, -1, true, true), t->max_memory());
+        // The timings, kept to the end: per op and backend up to core::kSampleCap samples of 8
+        // bytes, and on rank 0 about 24 bytes of text each in the timing document.
+        const long double samples = static_cast<long double>(std::min<std::uint64_t>(static_cast<std::uint64_t>(a.iters), core::kSampleCap)) *
+                                    static_cast<long double>(t->trace().ops.size() * backends.size());
+        core::check_budget({"--iters", samples * (rank == 0 ? 32 : 8), "the timing samples of " + std::to_string(t->trace().ops.size()) +
+                                                                           " op(s) on " + std::to_string(backends.size()) + " backend(s)"},
+                           t->max_memory());
       }))
     return 2;
   if (rank == 0) {

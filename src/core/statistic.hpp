@@ -1,10 +1,19 @@
+// The statistics of an op's timed iterations.
+//
 // The statistic calibrate fits and validate-model judges on (sim/README.md, "One statistic for
 // fitting and judging"): of an op's timed iterations, the kLowShare-th share from below (nearest
 // rank below), not their median: ranks that share a core take one of two times per iteration (a
 // wait for the core or none), and the median of a launch falls on either.
+//
+// A run keeps its iterations' samples at bounded memory (SampleReservoir): a soak of 10^8 calls
+// holds as much as one of kSampleCap.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <random>
 #include <vector>
 
 namespace sfr::core {
@@ -16,5 +25,44 @@ inline double low_share_of(const std::vector<double>& sorted) {
   if (sorted.empty()) return 0;
   return sorted[static_cast<std::size_t>(kLowShare * static_cast<double>(sorted.size() - 1))];
 }
+
+// The samples a run keeps per (op, backend) at most: 512 KiB of them.
+constexpr std::size_t kSampleCap = 65536;
+
+// A stream of samples at bounded memory: the exact count, minimum, maximum and mean of all of
+// them, and up to `cap` of the samples themselves: every one while there are at most `cap` (in
+// arrival order; percentiles from them are exact), else a uniform random sample of them (Vitter's
+// reservoir, algorithm R, from a fixed seed, so a run keeps the same ones), from which
+// percentiles are estimates.
+class SampleReservoir {
+public:
+  explicit SampleReservoir(std::size_t cap = kSampleCap) : cap_(std::max<std::size_t>(cap, 1)) {}
+  void add(double x) {
+    ++count_;
+    min_ = std::min(min_, x);
+    max_ = std::max(max_, x);
+    sum_ += x;
+    if (kept_.size() < cap_) {
+      kept_.push_back(x);
+      return;
+    }
+    // Sample k (1-based) replaces a kept one with probability cap / k.
+    const std::uint64_t j = std::uniform_int_distribution<std::uint64_t>(0, count_ - 1)(rng_);
+    if (j < cap_) kept_[j] = x;
+  }
+  std::uint64_t count() const { return count_; }
+  double min() const { return count_ ? min_ : 0; }
+  double max() const { return count_ ? max_ : 0; }
+  double mean() const { return count_ ? sum_ / static_cast<double>(count_) : 0; }
+  bool exact() const { return count_ <= cap_; }  // every sample kept
+  const std::vector<double>& kept() const { return kept_; }
+
+private:
+  std::size_t cap_;
+  std::uint64_t count_ = 0;
+  double min_ = std::numeric_limits<double>::infinity(), max_ = -std::numeric_limits<double>::infinity(), sum_ = 0;
+  std::vector<double> kept_;
+  std::mt19937_64 rng_{0x5eed};
+};
 
 }  // namespace sfr::core

@@ -120,7 +120,7 @@ void check_provenance(const Json& p, const std::string& source) {
 
 Json to_json(const TimingDoc& d) {
   Json results = Json::array();
-  for (const auto& r : d.results)
+  for (const auto& r : d.results) {
     results.push_back({{"index", r.index},
                        {"op", r.op},
                        {"sf", r.sf},
@@ -134,7 +134,10 @@ Json to_json(const TimingDoc& d) {
                        {"min_us", r.min_us},
                        {"median_us", r.median_us},
                        {"max_us", r.max_us},
-                       {"samples_us", r.samples_us}});
+                       {"samples_us", r.samples_us},
+                       {"samples_exact", r.samples_exact}});
+    if (r.mean_us) results.back()["mean_us"] = *r.mean_us;
+  }
   Json j = {{"format", kTimingFormat}, {"version", kVersion}, {"trace", d.trace},           {"nranks", d.nranks},
             {"warmup", d.warmup},    {"iters", d.iters},      {"provenance", d.provenance}, {"results", std::move(results)}};
   if (d.split_cap > 0) j["split_cap"] = d.split_cap;
@@ -167,9 +170,11 @@ TimingDoc timing_doc_from_json(const Json& j, const std::string& source) {
     t.min_us = e.num("min_us");
     t.median_us = e.num("median_us");
     t.max_us = e.num("max_us");
-    // Older documents lack these three.
+    // Older documents lack these (and mean_us, samples_exact).
     t.mpi_op = e.str_or("mpi_op", "");
     t.repeat = e.i64_or("repeat", 1);
+    if (e.has("mean_us")) t.mean_us = e.num("mean_us");
+    t.samples_exact = e.boolean_or("samples_exact", true);
     if (const Json* s = e.opt("samples_us", Kind::array))
       for (std::size_t k = 0; k < s->size(); ++k) {
         if (!(*s)[k].is_number() || !((*s)[k].get<double>() >= 0)) r.fail(at(at(e.ptr(), "samples_us"), k), "expected a number >= 0");

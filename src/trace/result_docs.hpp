@@ -38,8 +38,13 @@ struct TimingResult {
   std::string mpi_op;  // "" for ops that take none
   std::int64_t repeat = 1;
   std::int64_t bytes = 0, messages = 0;  // remote, per execution, all ranks (the plan)
-  double min_us = 0, median_us = 0, max_us = 0;
-  std::vector<double> samples_us;  // every timed iteration (max over ranks); empty in old documents
+  double min_us = 0, median_us = 0, max_us = 0;  // min and max over every timed iteration
+  // The timed iterations (max over ranks): every one up to core::kSampleCap (65,536) of them, in
+  // order; beyond, a uniform sample of that many (samples_exact false: median_us and percentiles
+  // taken from them are estimates). Empty in old documents.
+  std::vector<double> samples_us;
+  std::optional<double> mean_us;  // over every timed iteration; absent in old documents
+  bool samples_exact = true;
   bool operator==(const TimingResult&) const = default;
 };
 struct TimingDoc {

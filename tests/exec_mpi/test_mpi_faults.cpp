@@ -217,3 +217,47 @@ TEST_F(MpiFaults, ASignalWhileWritingLeavesNoTemporaryFile) {
   EXPECT_EQ(status, 128 + SIGTERM) << job->output();
   EXPECT_EQ(left(), std::set<std::string>{}) << job->output();
 }
+
+// A long run keeps a bounded sample of its iterations (core::kSampleCap, 65,536): the timing
+// document says when its percentiles come from a sample, and its minimum, maximum and mean are
+// over every iteration (checked against the samples it kept); a short run keeps every iteration,
+// and its median is theirs.
+TEST_F(MpiFaults, LongRunsKeepABoundedSampleOfTheirIterations) {
+  for (const int iters : {50, 70000}) {
+    auto job = start("run " + trace() + " --backend basic --warmup 0 --iters " + std::to_string(iters) + " --timing " + path("t.json"));
+    ASSERT_EQ(job->wait_for(120), 0) << job->output();
+    const auto doc = nlohmann::json::parse(sfr_test::slurp(dir_ / "t.json"));
+    EXPECT_EQ(doc["iters"], iters);
+    for (const auto& r : doc["results"]) {
+      const auto samples = r["samples_us"].get<std::vector<double>>();
+      const double lo = r["min_us"], hi = r["max_us"], mean = r["mean_us"];
+      EXPECT_EQ(samples.size(), std::min<std::size_t>(iters, 65536)) << iters;
+      EXPECT_EQ(r["samples_exact"].get<bool>(), iters <= 65536) << iters;
+      EXPECT_LE(lo, *std::min_element(samples.begin(), samples.end()));
+      EXPECT_GE(hi, *std::max_element(samples.begin(), samples.end()));
+      EXPECT_LE(lo, mean);
+      EXPECT_LE(mean, hi);
+      if (iters <= 65536) {
+        auto s = samples;
+        std::sort(s.begin(), s.end());
+        EXPECT_DOUBLE_EQ(r["median_us"].get<double>(), 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]));
+        EXPECT_DOUBLE_EQ(lo, s.front());
+        EXPECT_DOUBLE_EQ(hi, s.back());
+        EXPECT_NEAR(mean, std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size()), 1e-9 * hi);
+      }
+    }
+    if (iters > 65536) {
+      EXPECT_NE(job->output().find("median and p20 from a uniform sample of 65536"), std::string::npos) << job->output();
+    }
+    fs::remove(dir_ / "t.json");
+  }
+}
+
+// What the samples will hold is estimated before the run: 2 ops x 9 backends x 65,536 samples
+// (8 bytes each, 32 on rank 0 with its document's text) is 36 MiB per node, refused under 4 MiB.
+TEST_F(MpiFaults, TheSamplesAreInTheMemoryEstimate) {
+  auto job = start("run " + trace() + " --backend all --iters 100000000 --max-memory 4M");
+  ASSERT_EQ(job->wait_for(60), 2) << job->output();
+  EXPECT_EQ(sfr_test::occurrences(job->output(), "--iters: would build the timing samples of 2 op(s) on 9 backend(s): about 36.0 MiB"), 1u)
+      << job->output();
+}

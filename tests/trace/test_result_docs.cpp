@@ -25,8 +25,8 @@ trace::TimingDoc timing() {
   d.warmup = 2;
   d.iters = 3;
   d.split_cap = 65536;
-  d.results.push_back({0, "bcast", "A", "basic", "float64", 2, "", 3, 4096, 6, 1.5, 2.25, 3.125, {1.5, 2.25, 3.125}});
-  d.results.push_back({1, "reduce", "A", "auto:neighbor", "int32", 1, "MPI_SUM", 1, 0, 0, 0.1, 0.2, 0.30000000000000004, {0.1, 0.2, 0.30000000000000004}});
+  d.results.push_back({0, "bcast", "A", "basic", "float64", 2, "", 3, 4096, 6, 1.5, 2.25, 3.125, {1.5, 2.25, 3.125}, 2.3, true});
+  d.results.push_back({1, "reduce", "A", "auto:neighbor", "int32", 1, "MPI_SUM", 1, 0, 0, 0.1, 0.2, 0.30000000000000004, {0.1, 0.2, 0.30000000000000004}, std::nullopt, false});
   return d;
 }
 
@@ -105,11 +105,12 @@ TEST(ResultDocs, RoundTrips) {
 }
 
 // runner.cpp's timing_json before the types (commit 0bd4d20), with the values it took from the
-// trace and the timings: the typed writer must give the same text.
-TEST(ResultDocs, TimingTextIsTheOldWriters) {
+// trace and the timings: the typed writer gives the same text plus the members added since
+// (samples_exact, mean_us), and the old text reads as the same document with their defaults.
+TEST(ResultDocs, TimingTextIsTheOldWritersPlusTheAdditions) {
   const auto d = timing();
-  Json results = Json::array();
-  for (const auto& r : d.results)
+  Json results = Json::array(), added = Json::array();
+  for (const auto& r : d.results) {
     results.push_back({{"index", r.index},
                        {"op", r.op},
                        {"sf", r.sf},
@@ -124,13 +125,23 @@ TEST(ResultDocs, TimingTextIsTheOldWriters) {
                        {"median_us", r.median_us},
                        {"max_us", r.max_us},
                        {"samples_us", r.samples_us}});
+    added.push_back(results.back());
+    added.back()["samples_exact"] = r.samples_exact;
+    if (r.mean_us) added.back()["mean_us"] = *r.mean_us;
+  }
   for (const std::int64_t split_cap : {std::int64_t{0}, std::int64_t{65536}}) {
     Json doc = {{"format", "sf-timing"}, {"version", 1},   {"trace", d.trace},           {"nranks", static_cast<int>(d.nranks)},
                 {"warmup", 2},           {"iters", 3},     {"provenance", kProvenance}, {"results", results}};
     if (split_cap > 0) doc["split_cap"] = split_cap;
     auto typed = d;
     typed.split_cap = split_cap;
-    EXPECT_EQ(trace::to_json(typed).dump(1), doc.dump(1));
+    Json now = doc;
+    now["results"] = added;
+    EXPECT_EQ(trace::to_json(typed).dump(1), now.dump(1));
+    for (auto& r : typed.results) {
+      r.mean_us.reset();
+      r.samples_exact = true;
+    }
     EXPECT_EQ(trace::timing_doc_from_json(Json::parse(doc.dump(1)), "old.json"), typed);
   }
 }

@@ -363,7 +363,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     if (plans == plans_of.end()) plans = plans_of.emplace(&g, core::build_plans(g)).first;
     const auto transport = plan::transport_of(cache.backend_of(op)).value_or(plan::Transport::direct);
     const auto sent = plan::totals(plan::op_rounds(plans->second, op, place, transport, {cache.split_cap()}));
-    std::vector<double> samples;
+    core::SampleReservoir iterations;  // bounded: a soak of 10^8 iterations keeps kSampleCap
     const std::int64_t posted_before = cache.get(op).messages_posted();
     for (int it = 0; it < warmup + iters; ++it) {
       MPI_Barrier(comm);
@@ -375,7 +375,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
       }
       double dt = MPI_Wtime() - t0, mx = 0;
       MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);
-      if (it >= warmup) samples.push_back(mx * 1e6);
+      if (it >= warmup) iterations.add(mx * 1e6);
     }
     // The executor sends what the plan says (where its backend counts what it posts).
     if (posted_before >= 0) {
@@ -388,18 +388,22 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
                                " per execution");
     }
     OpTiming r;
-    r.samples_us = samples;
-    std::sort(samples.begin(), samples.end());
+    r.samples_us = iterations.kept();
+    r.iterations = iterations.count();
+    r.samples_exact = iterations.exact();
+    r.mean_us = iterations.mean();
     r.index = i;
     r.backend = backend == "auto" ? "auto:" + cache.backend_of(op) : backend;
     r.bytes = sent.bytes;
     r.messages = sent.messages;
-    if (!samples.empty()) {
-      r.min_us = samples.front();
-      r.max_us = samples.back();
-      const std::size_t n = samples.size();
-      r.median_us = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
-      r.low_us = core::low_share_of(samples);
+    r.min_us = iterations.min();
+    r.max_us = iterations.max();
+    std::vector<double> sorted = iterations.kept();
+    std::sort(sorted.begin(), sorted.end());
+    if (!sorted.empty()) {
+      const std::size_t n = sorted.size();
+      r.median_us = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+      r.low_us = core::low_share_of(sorted);
     }
     out.push_back(r);
   }
@@ -423,6 +427,9 @@ std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>
                   r.max_us, r.low_us);
     o += buf;
   }
+  if (std::any_of(res.begin(), res.end(), [](const OpTiming& r) { return !r.samples_exact; }))
+    o += "# over " + std::to_string(core::kSampleCap) + " timed iterations: median and p20 from a uniform sample of " +
+         std::to_string(core::kSampleCap) + " of them (min and max exact)\n";
   return o;
 }
 
@@ -475,6 +482,8 @@ std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>&
     tr.median_us = r.median_us;
     tr.max_us = r.max_us;
     tr.samples_us = r.samples_us;
+    tr.mean_us = r.mean_us;
+    tr.samples_exact = r.samples_exact;
     doc.results.push_back(std::move(tr));
   }
   return trace::to_json(doc).dump(1) + "\n";

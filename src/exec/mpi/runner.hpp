@@ -25,7 +25,12 @@ struct OpTiming {
   // core::low_share_of the iterations (their 20th percentile): calibrate's and validate-model's
   // statistic (sim/README.md, "One statistic for fitting and judging").
   double low_us = 0;
-  std::vector<double> samples_us;  // every timed iteration, in order (max over ranks)
+  double mean_us = 0;              // over every timed iteration
+  std::uint64_t iterations = 0;    // timed iterations
+  // The timed iterations (max over ranks): every one, in order, up to core::kSampleCap; beyond,
+  // a uniform sample of kSampleCap of them (samples_exact false: median and p20 are estimates).
+  std::vector<double> samples_us;
+  bool samples_exact = true;
 };
 
 // Throws InputError (same on every rank) if `backend` cannot run some op of the trace.

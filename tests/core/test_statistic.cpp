@@ -1,0 +1,67 @@
+// core::SampleReservoir against closed forms: every sample kept, in order, up to the cap; beyond
+// it exact count, minimum, maximum and mean, at most `cap` samples kept, and those a uniform
+// sample (the mean and quartiles of a kept sample of 0..N-1 within a few standard errors of the
+// uniform distribution's).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+#include "core/statistic.hpp"
+
+using sfr::core::SampleReservoir;
+
+TEST(SampleReservoir, KeepsEverySampleInOrderUpToTheCap) {
+  SampleReservoir r(100);
+  std::vector<double> in;
+  for (int k = 0; k < 100; ++k) in.push_back(std::sin(k) + 2);
+  for (double x : in) r.add(x);
+  EXPECT_TRUE(r.exact());
+  EXPECT_EQ(r.kept(), in);
+  EXPECT_EQ(r.count(), 100u);
+  EXPECT_DOUBLE_EQ(r.min(), *std::min_element(in.begin(), in.end()));
+  EXPECT_DOUBLE_EQ(r.max(), *std::max_element(in.begin(), in.end()));
+  EXPECT_NEAR(r.mean(), std::accumulate(in.begin(), in.end(), 0.0) / 100, 1e-12);
+}
+
+TEST(SampleReservoir, BeyondTheCapKeepsAUniformSampleAndExactExtremes) {
+  constexpr int n = 200000, cap = 2000;
+  SampleReservoir r(cap);
+  // 0..n-1 in a scrambled order (a multiplier coprime to n), so that arrival order and value differ.
+  for (long k = 0; k < n; ++k) r.add(static_cast<double>((k * 7919) % n));
+  EXPECT_FALSE(r.exact());
+  EXPECT_EQ(r.count(), static_cast<std::uint64_t>(n));
+  EXPECT_EQ(r.kept().size(), static_cast<std::size_t>(cap));
+  EXPECT_EQ(r.min(), 0);
+  EXPECT_EQ(r.max(), n - 1);
+  EXPECT_DOUBLE_EQ(r.mean(), (n - 1) / 2.0);
+  // Distinct samples of the stream.
+  const std::set<double> distinct(r.kept().begin(), r.kept().end());
+  EXPECT_EQ(distinct.size(), static_cast<std::size_t>(cap));
+  // Uniform over 0..n-1: mean n/2, sd n/sqrt(12); the kept mean's standard error sd/sqrt(cap).
+  const double mean = std::accumulate(r.kept().begin(), r.kept().end(), 0.0) / cap;
+  const double se = n / std::sqrt(12.0) / std::sqrt(static_cast<double>(cap));
+  EXPECT_NEAR(mean, n / 2.0, 5 * se);
+  // Quartiles: the share of kept samples below q*n is binomial(cap, q), sd sqrt(cap q (1-q)).
+  for (const double q : {0.25, 0.5, 0.75}) {
+    const auto below = std::count_if(r.kept().begin(), r.kept().end(), [&](double x) { return x < q * n; });
+    EXPECT_NEAR(static_cast<double>(below), q * cap, 5 * std::sqrt(cap * q * (1 - q))) << q;
+  }
+  // Late samples are kept too (an early-only reservoir would hold no value that arrived last).
+  SampleReservoir late(cap);
+  for (long k = 0; k < n; ++k) late.add(k < n / 2 ? 0.0 : 1.0);
+  const auto ones = std::count(late.kept().begin(), late.kept().end(), 1.0);
+  EXPECT_NEAR(static_cast<double>(ones), cap / 2.0, 5 * std::sqrt(cap * 0.25));
+}
+
+TEST(SampleReservoir, EmptyIsZero) {
+  const SampleReservoir r;
+  EXPECT_EQ(r.count(), 0u);
+  EXPECT_EQ(r.min(), 0);
+  EXPECT_EQ(r.max(), 0);
+  EXPECT_EQ(r.mean(), 0);
+  EXPECT_TRUE(r.exact());
+  EXPECT_TRUE(r.kept().empty());
+}
