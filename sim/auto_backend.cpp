@@ -78,14 +78,15 @@ std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const Machine
   return out;
 }
 
-std::string default_machine_path() {
+std::string default_machine_path(bool emulated) {
   if (const char* f = std::getenv("SFR_MACHINE_FILE"); f && *f) return f;
-  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/sf-replay/machine.json";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.config/sf-replay/machine.json";
+  const std::string name = emulated ? "/sf-replay/machine-emulated.json" : "/sf-replay/machine.json";
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + name;
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.config" + name;
   return "";
 }
 
-MachineModel auto_machine(const std::string& given, std::string* source, std::string* file) {
+MachineModel auto_machine(const std::string& given, std::string* source, std::string* file, bool emulated) {
   if (file) file->clear();
   if (!given.empty()) {
     if (source) *source = given;
@@ -93,8 +94,9 @@ MachineModel auto_machine(const std::string& given, std::string* source, std::st
     if (file && !preset(given) && given.rfind("uniform:", 0) != 0) *file = given;
     return m;
   }
-  const std::string path = default_machine_path();
+  std::string path = default_machine_path(emulated);
   std::error_code ec;
+  if (emulated && !std::filesystem::is_regular_file(path, ec)) path = default_machine_path(false);
   if (!path.empty() && std::filesystem::is_regular_file(path, ec)) {
     if (source) *source = path + " (written by calibrate)";
     auto m = load_machine(path);

@@ -34,12 +34,15 @@ std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const Machine
 
 // Where `calibrate` saves the machine `--backend auto` uses by default: $SFR_MACHINE_FILE, else
 // $XDG_CONFIG_HOME/sf-replay/machine.json, else ~/.config/sf-replay/machine.json ("" when none
-// of the variables is set).
-std::string default_machine_path();
-// `given` when not empty (a preset, uniform:..., or a file); else the default machine file when
-// it exists; else the generic preset. `source` receives which, in words; `file` the machine file
-// read ("" for a preset or uniform:...).
-MachineModel auto_machine(const std::string& given, std::string* source, std::string* file = nullptr);
+// of the variables is set). A calibration on emulated nodes (nodes inside the launch's, which
+// share memory and no wire) is kept apart from one on the launch's own nodes: machine-emulated.json
+// in the same folder (not with $SFR_MACHINE_FILE, which names one file for both).
+std::string default_machine_path(bool emulated = false);
+// `given` when not empty (a preset, uniform:..., or a file); else the default machine file of a
+// run on emulated nodes or not (`emulated`; an emulated run takes the other where its own is
+// missing) when it exists; else the generic preset. `source` receives which, in words; `file` the
+// machine file read ("" for a preset or uniform:...).
+MachineModel auto_machine(const std::string& given, std::string* source, std::string* file = nullptr, bool emulated = false);
 
 // What a machine file written by calibrate records of the run that measured it (its
 // "calibration" block); unknown fields (older files) are empty or 0 and not compared.

@@ -10,6 +10,8 @@
 # every mpiexec binds the ranks to cores round robin (BIND, default Open MPI's
 # --bind-to core:overload-allowed --map-by core; BIND= binds nothing): unbound, the scheduler shares the cores
 # differently in every launch, and calibrate's launch and the measured ones disagree by up to 2x.
+# With CLUSTER=ID (a cluster of .ci/cluster of RANKS/RANKS_PER_NODE nodes of RANKS_PER_NODE), every
+# launch runs there: real nodes, TCP between them (sim/bench_cluster.sh brings them up).
 # Usage: bash sim/bench_model.sh                          (after a release build in build/release)
 #        RANKS=4 RANKS_PER_NODE=2 bash sim/bench_model.sh  (4 ranks as 2 emulated nodes of 2)
 set -euo pipefail
@@ -22,16 +24,20 @@ if [ "$np" = 2 ] && [ "$rpn" = 2 ]; then dir=${OUT_DIR:-out/bench/model}; else d
 mkdir -p "$dir"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 launch=(mpiexec -n "$np")
-if [ "$np" -gt "$(nproc)" ]; then
+nodes=(--ranks-per-node "$rpn")  # calibrate's emulated nodes
+if [ -n "${CLUSTER:-}" ]; then
+  launch=(bash .ci/cluster exec "$CLUSTER" -- mpiexec -n "$np")  # its own nodes, cores and oversubscription
+  nodes=()
+elif [ "$np" -gt "$(nproc)" ]; then
   export OMPI_MCA_rmaps_base_oversubscribe=1
   launch+=(${BIND---bind-to core:overload-allowed --map-by core})
 fi
 candidates=basic,neighbor,window,alltoallv,shm
 [ "$rpn" -lt "$np" ] && candidates+=,3step,2step,split-md
 t0=$(date +%s.%N)
-"${launch[@]}" $cli calibrate -o "$dir/machine.json" --no-default --ranks-per-node "$rpn" | sed -n '1p'
+"${launch[@]}" $cli calibrate -o "$dir/machine.json" --no-default "${nodes[@]}" | sed -n '1p'
 t1=$(date +%s.%N)
-echo "calibrate at $np ranks, $rpn per node: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
+echo "calibrate at $np ranks, $rpn per node${CLUSTER:+ (real nodes)}: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
 traces=()
 for m in "$matrices"/*.mtx; do
   out="$dir/spmv-$(basename "$m" .mtx)-p$np.json"

@@ -18,6 +18,8 @@
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
 #include "cli/mpi_session.hpp"
 #include "exec/mpi/calibrate.hpp"
+#include "exec/mpi/launch.hpp"
+#include "exec/mpi/stall.hpp"
 #include "sim/auto_backend.hpp"
 #include "sim/calibration.hpp"
 #endif
@@ -79,11 +81,14 @@ int cmd_calibrate(const Args& args) {
   std::string out;
   int rpn = 0, rps = 0;
   bool no_default = false;
+  double stall_timeout = 60;
+  add_stall_timeout_option(opts, &stall_timeout);
   opts.add_options()("output,o", po::value(&out)->required(), "machine file to write (sf-machine JSON, atomically)")(
       "ranks-per-node", po::value(&rpn), "emulated nodes of N consecutive ranks (default: the real nodes, by shared memory)")(
       "ranks-per-socket", po::value(&rps), "sockets of N consecutive ranks of a node (default: one socket per node)")(
       "no-default", po::bool_switch(&no_default),
-      "do not also save the machine where run --backend auto looks for it ($SFR_MACHINE_FILE, else ~/.config/sf-replay/machine.json)");
+      "do not also save the machine where run --backend auto looks for it ($SFR_MACHINE_FILE, else ~/.config/sf-replay/machine.json, or "
+      "machine-emulated.json there for emulated nodes)");
   po::positional_options_description pos;
   po::variables_map vm;
   if (parse_options("calibrate", "-o FILE [--ranks-per-node N] [--ranks-per-socket N] [--no-default]   (under mpirun, at least 2 ranks)",
@@ -97,8 +102,8 @@ int cmd_calibrate(const Args& args) {
     throw InputError("--ranks-per-socket", std::to_string(rps) + " must divide --ranks-per-node " + std::to_string(rpn));
   io::check_output_path("--output", out);
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
-  const std::string def = no_default ? "" : sim::default_machine_path();
   const MpiSession mpi;
+  exec::mpi::stall::start("calibrate", stall_timeout);
   if (!agreed("calibrate", mpi.rank, mpi.size, [&] {
         if (mpi.size < 2)
           throw InputError("calibrate", "needs at least 2 ranks to measure messages (mpirun -np 2 sf-replay calibrate ...)");
@@ -106,6 +111,14 @@ int cmd_calibrate(const Args& args) {
           throw InputError("--ranks-per-node", std::to_string(rpn) + " exceeds the " + std::to_string(mpi.size) + " ranks of this run");
       }))
     return 2;
+  // The launch's nodes (real ones: a network between them) and emulated nodes inside them.
+  const auto launch = exec::mpi::launch_nodes(MPI_COMM_WORLD);
+  if (!agreed("calibrate", mpi.rank, mpi.size, [&] {
+        if (rpn > 0) exec::mpi::run_ranks_per_node(launch, rpn, true, nullptr);
+      }))
+    return 2;
+  const bool emulated = rpn > 0 && rpn != launch.block;
+  const std::string def = no_default ? "" : sim::default_machine_path(emulated);
   exec::mpi::CalibrateOptions o;
   o.ranks_per_node = rpn;
   o.ranks_per_socket = rps;
@@ -137,7 +150,8 @@ int cmd_calibrate(const Args& args) {
                             {"fit", cal.lines},
                             {"worst_fit_error", cal.worst_rms},
                             {"measured", measured_json(data)},
-                            {"emulated_nodes", rpn > 0},
+                            {"emulated_nodes", emulated},
+                            {"launch_nodes", launch.nodes},
                             {"ranks_on_host", local},
                             {"cores", cores_on_node()}};
         sim::parse_machine(j, out);  // never write a machine file that simulate --machine would refuse
@@ -153,7 +167,7 @@ int cmd_calibrate(const Args& args) {
           }
         }
         std::cout << "calibrated " << data.host << ": " << data.ranks << " ranks, " << data.nodes << " node(s) of " << data.ranks_per_node
-                  << " ranks" << (rpn > 0 ? " (emulated)" : "") << ", " << data.ranks_per_socket << " per socket\n";
+                  << " ranks" << (emulated ? " (emulated)" : launch.nodes > 1 ? " (real: a network between them)" : "") << ", " << data.ranks_per_socket << " per socket\n";
         for (const auto& l : cal.lines) std::cout << "  " << l << "\n";
         for (const auto& w : sim::implausible_fit(cal.machine, cal.measured, cal.worst_rms))
           warn("calibrate", w);

@@ -26,7 +26,9 @@
 #include <mpi.h>
 
 #include "cli/mpi_session.hpp"
+#include "exec/mpi/launch.hpp"
 #include "exec/mpi/runner.hpp"
+#include "exec/mpi/stall.hpp"
 #include "exec/mpi/star_forest.hpp"
 #endif
 #ifdef HAVE_SFREPLAY_SIM
@@ -43,6 +45,8 @@ struct RunArgs {
   BackendList backends;                      // parsed; basic when none is given
   bool reference = false;
   int warmup = 2, iters = 10, ranks_per_node = 0;
+  double stall_timeout = 60;
+  bool uses_nodes = false;  // a backend that uses the placement's nodes (shm, node-aware, auto)
   std::uint64_t max_memory = 0;
 };
 
@@ -65,6 +69,7 @@ int run_reference(const RunArgs& a) {
 int run_mpi(const RunArgs& a) {
   const MpiSession mpi;
   const int rank = mpi.rank, size = mpi.size;
+  exec::mpi::stall::start("run", a.stall_timeout);
   std::optional<trace::BuiltTrace> t;
   // `all`: every backend of the catalogue. One the trace or this machine refuses (collective on
   // a graph that is no pattern, cuda-* without a GPU) is skipped with its reason where only `all`
@@ -84,9 +89,25 @@ int run_mpi(const RunArgs& a) {
         if (a.ranks_per_node > size)
           throw InputError("--ranks-per-node",
                            std::to_string(a.ranks_per_node) + " exceeds the trace's " + std::to_string(size) + " ranks");
+        // One op's buffers at a time; rank 0 also gathers every op's results for a dump.
+        core::check_budget(exec::data_estimate(*t, rank, false, false), t->max_memory());
+        if (rank == 0 && !a.dump.empty()) core::check_budget(exec::data_estimate(*t, -1, true, true), t->max_memory());
+      }))
+    return 2;
+  // Every rank is here: what the launch allows is found collectively first, then each rank checks
+  // the same things alike.
+  const auto facts = exec::mpi::launch_facts(MPI_COMM_WORLD, backends);
+  const auto launch = exec::mpi::launch_nodes(MPI_COMM_WORLD);
+  int rpn = a.ranks_per_node;  // the nodes of shm, the node-aware backends and auto (0: none used)
+  std::string placement_note;
+  if (!agreed("run", rank, size, [&] {
+        if (a.uses_nodes) {
+          const int asked = a.ranks_per_node > 0 ? a.ranks_per_node : t->trace().machine ? t->trace().machine->ranks_per_node : 0;
+          rpn = exec::mpi::run_ranks_per_node(launch, asked, a.ranks_per_node > 0, &placement_note);
+        }
         for (std::size_t k = 0; k < backends.size(); ++k) {
           try {
-            exec::mpi::check_backend(*t, backends[k]);
+            exec::mpi::check_backend(*t, backends[k], facts);
           } catch (const InputError& e) {
             if (!a.backends.from_all[k]) throw;
             skipped.emplace_back(backends[k], e.what());
@@ -96,9 +117,6 @@ int run_mpi(const RunArgs& a) {
         // Device memory the trace asks for and this process may not have (a malformed
         // SFR_EMULATE_DEVICE is refused here, on whichever rank has it).
         device_note = exec::mpi::device_memory_note(*t);
-        // One op's buffers at a time; rank 0 also gathers every op's results for a dump.
-        core::check_budget(exec::data_estimate(*t, rank, false, false), t->max_memory());
-        if (rank == 0 && !a.dump.empty()) core::check_budget(exec::data_estimate(*t, -1, true, true), t->max_memory());
         // The timings, kept to the end: per op and backend up to core::kSampleCap samples of 8
         // bytes, and on rank 0 about 24 bytes of text each in the timing document.
         const long double samples = static_cast<long double>(std::min<std::uint64_t>(static_cast<std::uint64_t>(a.iters), core::kSampleCap)) *
@@ -113,6 +131,7 @@ int run_mpi(const RunArgs& a) {
     for (const auto& [b, why] : skipped) say_skipped_backend("run", b, why);
   }
   if (rank == 0 && !device_note.empty()) warn("run", device_note);
+  if (rank == 0 && !placement_note.empty()) warn("run", placement_note);
   // The cuda-* backends: which GPU each rank uses, and whether ranks share one without MPS (said once).
   std::optional<exec::mpi::GpuPlacement> gpu;
   if (std::any_of(backends.begin(), backends.end(), [](const std::string& b) {
@@ -140,11 +159,11 @@ int run_mpi(const RunArgs& a) {
     nlohmann::json chosen = nlohmann::json::array();  // [SF, motion, backend] per choice
     auto choose = [&] {
       std::string source, file;
-      const auto m = sim::auto_machine(a.machine, &source, &file);
+      // A run on emulated nodes (inside the launch's) takes a calibration of emulated nodes.
+      const auto m = sim::auto_machine(a.machine, &source, &file, rpn > 0 && rpn != launch.block);
       split_cap = m.message_cap;
       if (!uses_auto) return;
       // The nodes as the run uses them: shm and the node-aware candidates are predicted on them.
-      const int rpn = a.ranks_per_node > 0 ? a.ranks_per_node : t->trace().machine ? t->trace().machine->ranks_per_node : local;
       for (const auto& c : sim::choose_backends(*t, m, rpn)) {
         chosen.push_back({c.sf, static_cast<int>(c.motion), c.backend});
         char line[256];
@@ -177,7 +196,7 @@ int run_mpi(const RunArgs& a) {
     // Every backend's dump is checked against the reference; the first one's is written.
     std::string failed;
     for (const auto& b : backends) {
-      const std::string text = exec::mpi::conformance_dump(MPI_COMM_WORLD, *t, b, &choice, a.ranks_per_node, split_cap);
+      const std::string text = exec::mpi::conformance_dump(MPI_COMM_WORLD, *t, b, &choice, rpn, split_cap);
       if (rank != 0) continue;
       if (dump_text.empty()) dump_text = text;
       if (backends.size() == 1) break;
@@ -199,7 +218,7 @@ int run_mpi(const RunArgs& a) {
   std::vector<exec::mpi::OpTiming> timings;
   if (a.dump.empty() || !a.timing.empty() || !a.store.empty()) {
     for (const auto& b : backends) {
-      auto r = exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, a.warmup, a.iters, &choice, a.ranks_per_node, split_cap);
+      auto r = exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, a.warmup, a.iters, &choice, rpn, split_cap);
       timings.insert(timings.end(), r.begin(), r.end());
     }
     if (rank == 0) std::cout << exec::mpi::timing_table(*t, timings, a.iters);
@@ -279,6 +298,7 @@ int cmd_run(const Args& args) {
       "with --backend auto: the machine whose predictions choose; with split-md / split-dd: the machine whose split.message_cap cuts "
       "the inter-node chunks (default: the file calibrate saved, else the generic preset)");
   add_max_memory_option(opts, &a.max_memory);
+  add_stall_timeout_option(opts, &a.stall_timeout);
   po::positional_options_description pos;
   pos.add("trace", 1);
   po::variables_map vm;
@@ -292,7 +312,8 @@ int cmd_run(const Args& args) {
   if (a.file.empty()) throw InputError("", "no trace given (usage: sf-replay run TRACE ...; --backend list lists the backends)");
   // Every rank parses the same list before MPI starts (a bad one is one line from rank 0).
   a.backends = parse_backends("run", a.backend_values.empty() ? std::vector<std::string>{"basic"} : a.backend_values, {.extra = {"auto"}});
-  bool uses_nodes = false, uses_machine = false;
+  bool& uses_nodes = a.uses_nodes;
+  bool uses_machine = false;
   for (std::size_t k = 0; k < a.backends.names.size(); ++k) {
     const std::string& b = a.backends.names[k];
     const auto* info = core::find_backend(b);
@@ -313,7 +334,7 @@ int cmd_run(const Args& args) {
                      "them or drop --machine");
   if (a.reference) {
     if (vm.count("backend")) throw InputError("--backend", "--reference and --backend exclude each other");
-    for (const char* o : {"timing", "warmup", "iters", "store"})
+    for (const char* o : {"timing", "warmup", "iters", "store", "stall-timeout"})
       if (vm.count(o))
         throw InputError(std::string("--") + o, "the reference executor is not timed; timings come from the MPI executor (--backend)");
   } else if (!a.dump.empty() && a.timing.empty() && a.store.empty()) {

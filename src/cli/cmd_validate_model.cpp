@@ -20,7 +20,9 @@
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
 #include "cli/mpi_session.hpp"
 #include "exec/conformance.hpp"
+#include "exec/mpi/launch.hpp"
 #include "exec/mpi/runner.hpp"
+#include "exec/mpi/stall.hpp"
 #include "sim/auto_backend.hpp"
 #include "sim/model_check.hpp"
 #include "sim/simulate.hpp"
@@ -48,6 +50,8 @@ int cmd_validate_model(const Args& args) {
       "repeats", po::value(&repeats),
       "interleaved repeats of every backend (default 3): the measurement is the lowest of their 20th percentiles of the iterations, its spread their range");
   add_max_memory_option(opts, &max_memory);
+  double stall_timeout = 60;
+  add_stall_timeout_option(opts, &stall_timeout);
   po::positional_options_description pos;
   pos.add("traces", -1);
   po::variables_map vm;
@@ -69,8 +73,12 @@ int cmd_validate_model(const Args& args) {
   const auto m = sim::load_machine(machine);
   const MpiSession mpi;
   const int rank = mpi.rank, size = mpi.size;
+  exec::mpi::stall::start("validate-model", stall_timeout);
   say_skipped_backends("validate-model", list);  // rank 0 alone
   const int local = ranks_on_node();
+  // What the launch allows and its nodes, found by every rank together before any trace.
+  const auto facts = exec::mpi::launch_facts(MPI_COMM_WORLD, backends);
+  const auto launch = exec::mpi::launch_nodes(MPI_COMM_WORLD);
   std::vector<sim::ModelPair> pairs;
   std::size_t ran = 0;
   std::string ran_name, ran_file;
@@ -92,18 +100,28 @@ int cmd_validate_model(const Args& args) {
     ran_file = file;
     std::vector<std::string> ran_on;
     std::vector<std::vector<std::vector<exec::mpi::OpTiming>>> measured;  // [backend][repeat][op]
-    // The node-aware backends run on the nodes the simulator assumes, and the executor has no
-    // helper processes: the split strategies are predicted with the node's ranks only.
-    const int rpn = sim::layout_for(tr, m).ranks_per_node;
+    // The node-aware backends run on the nodes the simulator assumes (the trace's or the machine's,
+    // inside the launch's; else the launch's, said once), and the executor has no helper
+    // processes: the split strategies are predicted with the node's ranks only.
+    const sim::Layout lay = sim::layout_for(tr, m);
+    int rpn = 0;
+    std::string note;
+    if (!agreed("validate-model", rank, size, [&] { rpn = exec::mpi::run_ranks_per_node(launch, lay.ranks_per_node, false, &note); }))
+      return 2;
+    if (rank == 0 && !note.empty() && !warned) warn("validate-model", note);
     if (const std::string w = sim::machine_mismatch(machine, {trace::host_name(), size, rpn}); rank == 0 && !w.empty() && !warned) {
       warn("validate-model", w);
       warned = true;  // once, not per trace
     }
     auto mt = m;
     mt.procs_per_node = rpn;
+    mt.override_topology = true;  // the run's nodes, whatever the trace says
+    mt.topology.ranks_per_node = rpn;
+    mt.topology.ranks_per_socket = std::min(lay.ranks_per_socket, rpn);
+    mt.topology.gpus_per_node = lay.gpus_per_node;
     for (const auto& b : backends) {
       try {
-        exec::mpi::check_backend(*t, b);
+        exec::mpi::check_backend(*t, b, facts);
       } catch (const InputError& e) {
         if (rank == 0) std::cout << "skipped " << b << " on " << tr.name << ": " << e.what() << "\n";
         continue;

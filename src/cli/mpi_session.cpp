@@ -11,6 +11,7 @@
 
 #include "cli/options.hpp"
 #include "core/error.hpp"
+#include "exec/mpi/launch.hpp"
 #include "exec/mpi/star_forest.hpp"
 
 namespace sfr::cli {
@@ -18,7 +19,10 @@ namespace sfr::cli {
 MpiSession::MpiSession() {
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (!initialized) MPI_Init(nullptr, nullptr);
+  if (!initialized) {
+    exec::mpi::prepare_mpi_init();
+    MPI_Init(nullptr, nullptr);
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 }

@@ -152,6 +152,20 @@ void add_max_memory_option(po::options_description& opts, std::uint64_t* target)
                      "available now)");
 }
 
+void add_stall_timeout_option(po::options_description& opts, double* target) {
+  *target = 60;
+  opts.add_options()("stall-timeout",
+                     po::value<std::string>()->notifier([target](const std::string& s) {
+                       char* end = nullptr;
+                       const double v = std::strtod(s.c_str(), &end);
+                       if (s.empty() || *end != '\0' || !(v >= 0) || v > 1e9)
+                         throw InputError("--stall-timeout", "expected a number of seconds >= 0 (0: never), got '" + s + "'");
+                       *target = v;
+                     }),
+                     "end the job (MPI_Abort, status 1, one line naming the op, the backend and the ranks waited for) when a rank makes no "
+                     "progress for this many seconds: a peer that stopped answering, a cut link (default 60; 0: never)");
+}
+
 namespace {
 
 // True in a process that mpirun started as a rank other than 0: every rank sees the same command

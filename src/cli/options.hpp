@@ -62,6 +62,11 @@ po::typed_value<std::vector<std::string>>* backend_value(std::vector<std::string
 // when it is not given, meaning the memory available now (core::memory_limit).
 void add_max_memory_option(po::options_description& opts, std::uint64_t* target);
 
+// --stall-timeout SECONDS (default 60; 0: never) into *target, checked (a number >= 0) when the
+// options are notified: the commands that run star-forest ops under MPI end the job when a rank
+// makes no progress for that long (exec/mpi/stall.hpp).
+void add_stall_timeout_option(po::options_description& opts, double* target);
+
 // Runs a subcommand body, turning exceptions into one-line messages and exit statuses.
 int run_guarded(const char* cmd, int (*body)(const Args&), const Args& args);
 

@@ -13,6 +13,7 @@
 #include "core/pack.hpp"
 #include "core/tier.hpp"
 #include "exec/mpi/runner.hpp"
+#include "exec/mpi/stall.hpp"
 #include "trace/calibration_ring.hpp"
 
 namespace sfr::exec::mpi {
@@ -96,6 +97,7 @@ std::vector<core::TimedSample> pingpong(MPI_Comm comm, int rank, int p) {
         }
       }
       medians[k].push_back(median(t));
+      stall::tick();
     }
   std::vector<core::TimedSample> out;
   if (rank == 0)
@@ -121,6 +123,7 @@ void overheads(MPI_Comm comm, int rank, int p, core::CalibrationData& d) {
       MPI_Waitall(K, req, MPI_STATUSES_IGNORE);
       os.push_back(spent / K);
       MPI_Send(msg, 0, MPI_BYTE, p, kToken, comm);
+      stall::tick();
     } else if (rank == p) {
       MPI_Recv(msg, 0, MPI_BYTE, 0, kToken, comm, MPI_STATUS_IGNORE);
       usleep(2000);  // the data messages, sent before the token, have arrived
@@ -173,6 +176,7 @@ double injection(MPI_Comm comm, int rank, const std::vector<int>& from, const st
       MPI_Send(buf.data(), 0, MPI_BYTE, from[static_cast<std::size_t>(me_to)], kToken, comm);
     }
     if (r >= 2) t.push_back(MPI_Wtime() - t0);
+    stall::tick();
   }
   double mine = median(t), worst = 0;
   if (static_cast<std::size_t>(me_from) >= senders) mine = 0;
@@ -193,6 +197,7 @@ double per_call(MPI_Comm comm, F&& f) {
       if (r >= 3) t.push_back(MPI_Wtime() - t0);
     }
     blocks.push_back(median(t));
+    stall::tick();
   }
   double mine = least(blocks), worst = 0;
   MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
@@ -233,7 +238,9 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   int len = 0;
   MPI_Get_processor_name(host, &len);
   d.host.assign(host, static_cast<std::size_t>(len));
+  // Each step is said on the progress line and to the stall watch (--stall-timeout).
   auto say = [&](const std::string& s) {
+    stall::doing("calibrate's " + s, {});
     if (rank == 0 && o.progress) o.progress(s);
   };
   // Every rank's node and socket.
@@ -407,6 +414,7 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   say("pack costs");
   if (rank == 0) d.pack = pack_costs();
   idle_barrier(comm);
+  stall::idle();
   return d;
 }
 

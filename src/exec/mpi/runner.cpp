@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "core/backends.hpp"
 #include "core/error.hpp"
@@ -15,6 +16,8 @@
 #include "exec/conformance.hpp"
 #include "exec/dump.hpp"
 #include "exec/mpi/backend.hpp"
+#include "exec/mpi/launch.hpp"
+#include "exec/mpi/stall.hpp"
 #include "exec/mpi/star_forest.hpp"
 #include "io/json_out.hpp"
 #include "io/json_strict.hpp"
@@ -158,6 +161,27 @@ void compute_for(double us) {
   while (MPI_Wtime() < until) {}
 }
 
+// The ranks this rank waits for in an op of `g` (what the stall watch names): the owners of its
+// leaves' roots where the op moves roots to leaves, the ranks with leaves on its roots where it
+// moves leaves to roots.
+std::vector<int> senders_to(const core::Graph& g, int me, core::Motion m) {
+  std::set<int> s;
+  if (m != core::Motion::reduce)
+    for (const int r : g[me].remote_rank)
+      if (r != me) s.insert(r);
+  if (m != core::Motion::bcast)
+    for (int r = 0; r < g.nranks; ++r)
+      if (r != me && std::find(g[r].remote_rank.begin(), g[r].remote_rank.end(), me) != g[r].remote_rank.end()) s.insert(r);
+  return {s.begin(), s.end()};
+}
+
+// Tells the stall watch that this rank now runs op `i`.
+void watch_op(const trace::BuiltTrace& t, std::size_t i, const std::string& backend, int me) {
+  const auto& op = t.trace().ops[i];
+  stall::doing("op " + std::to_string(i) + " (" + core::op_kind_name(op.op) + " " + op.sf + ") on " + backend,
+               senders_to(t.graph_for(op), me, core::op_traits(op.op).motion));
+}
+
 // One op on this rank: the arrays the trace puts in device memory live there (copied in from the
 // conformance data, and the written ones back out for a dump), whatever the backend.
 class OpRun {
@@ -275,7 +299,13 @@ std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) 
   return out;
 }
 
-void check_backend(const trace::BuiltTrace& t, const std::string& backend) {
+LaunchFacts launch_facts(MPI_Comm comm, const std::vector<std::string>& backends) {
+  LaunchFacts f;
+  if (std::find(backends.begin(), backends.end(), "window") != backends.end()) f.window_refusal = window_refusal(comm);
+  return f;
+}
+
+void check_backend(const trace::BuiltTrace& t, const std::string& backend, const LaunchFacts& facts) {
   const auto names = backend_names();
   if (std::find(names.begin(), names.end(), backend) == names.end()) {
     std::string list;
@@ -289,6 +319,7 @@ void check_backend(const trace::BuiltTrace& t, const std::string& backend) {
     (void)t;
     return;
   }
+  if (backend == "window" && !facts.window_refusal.empty()) throw InputError("--backend", "window: " + facts.window_refusal);
   if (backend != "collective") return;
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
     const auto& op = t.trace().ops[i];
@@ -305,9 +336,11 @@ std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const st
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
     const auto& op = t.trace().ops[i];
     OpBuffers b = make_buffers(t, op, me);
+    watch_op(t, i, cache.backend_of(op), me);
     OpRun run(cache, op, b);
     run.run_begin();
     run.run_end();
+    stall::tick();
     run.fetch_results();
     // The arrays the op wrote (sf-dump v1), in dump order.
     exec::RankArrays wrote;
@@ -315,6 +348,7 @@ std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const st
     exec::OpResult res = gather_result(comm, wrote);
     if (me == 0) entries.push_back({i, &op, std::move(res)});
   }
+  stall::idle();
   return me == 0 ? exec::write_dump(t.trace().name, entries) : "";
 }
 
@@ -354,6 +388,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
     const auto& op = t.trace().ops[i];
     OpBuffers b = make_buffers(t, op, me);
+    watch_op(t, i, cache.backend_of(op), me);
     OpRun run(cache, op, b);
     // What one execution sends, summed over ranks: the plan of the backend the SF runs on (the
     // same rounds the simulator times and inspect --backend prints); the CUDA transports' messages
@@ -375,6 +410,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
       }
       double dt = MPI_Wtime() - t0, mx = 0;
       MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);
+      stall::tick();
       if (it >= warmup) iterations.add(mx * 1e6);
     }
     // The executor sends what the plan says (where its backend counts what it posts).
@@ -407,6 +443,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     }
     out.push_back(r);
   }
+  stall::idle();
   return out;
 }
 

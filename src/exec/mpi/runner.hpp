@@ -33,8 +33,17 @@ struct OpTiming {
   bool samples_exact = true;
 };
 
-// Throws InputError (same on every rank) if `backend` cannot run some op of the trace.
-void check_backend(const trace::BuiltTrace& t, const std::string& backend);
+// What this launch allows the backends, found once before they are checked (collective, every
+// rank the same answer): whether windows can be made across its ranks (probed where `backends`
+// holds window).
+struct LaunchFacts {
+  std::string window_refusal;  // "" where they can (launch.hpp)
+};
+LaunchFacts launch_facts(MPI_Comm comm, const std::vector<std::string>& backends);
+
+// Throws InputError (same on every rank) if `backend` cannot run some op of the trace, or cannot
+// run in this launch (window: no window across its nodes).
+void check_backend(const trace::BuiltTrace& t, const std::string& backend, const LaunchFacts& facts);
 
 // Backend "auto" runs each op on the backend `auto_choice` names for its SF and motion (how the
 // op moves data: as a bcast, a reduce or a fetch-and-op; chosen by the caller, e.g. with the
