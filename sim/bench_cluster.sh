@@ -14,7 +14,7 @@ for placement in 2x1 2x2; do
     id=$(bash .ci/cluster up "$nodes" "$per")
     trap 'bash .ci/cluster down "$id"' EXIT
     echo "== cluster $id: $nodes nodes x $per ranks, round $k"
-    CLUSTER=$id RANKS=$((nodes * per)) RANKS_PER_NODE=$per OUT_DIR=out/bench/cluster-$placement AUTO_REPEATS=${AUTO_REPEATS:-3} \
+    CLUSTER=$id RANKS=$((nodes * per)) RANKS_PER_NODE=$per OUT_DIR=out/bench/cluster-$placement AUTO_REPEATS=${AUTO_REPEATS:-3} ITERS=${ITERS:-200} \
       bash sim/bench_model.sh
     bash .ci/cluster down "$id"
     trap - EXIT
@@ -22,6 +22,7 @@ for placement in 2x1 2x2; do
 done
 # Node-aware against basic at 2 x 2, per op: measured and predicted (us), from validate.json.
 echo "== node-aware strategies against basic on the real network, 2 nodes x 2 ranks (us: measured / predicted)"
+printf "%-40s %-19s %-19s %-19s %-19s\n" "trace op" basic 3step 2step split-md
 awk 'BEGIN { RS = "{"; FS = "," }
   /"backend"/ && /"measured_us"/ {
     t = ""; o = ""; b = ""; m = ""; p = ""
@@ -34,5 +35,5 @@ awk 'BEGIN { RS = "{"; FS = "," }
     }
     if (b ~ /^(basic|3step|2step|split-md)$/) { key = t " " o; row[key] = row[key] sprintf(" %8.1f / %-8.1f", m, p); keys[key] = 1 }
   }
-  END { printf "%-40s %-19s %-19s %-19s %-19s\n", "trace op", "basic", "3step", "2step", "split-md"; for (k in keys) printf "%-40s%s\n", k, row[k] }' \
+  END { for (k in keys) printf "%-40s%s\n", k, row[k] }' \
   out/bench/cluster-2x2/validate.json | sort

@@ -44,7 +44,7 @@ for m in "$matrices"/*.mtx; do
   $cli generate spmv --matrix "$m" --ranks "$np" --ranks-per-node "$rpn" --partition rows -o "$out" >/dev/null && traces+=("$out")
 done
 echo "== validate-model, ${#traces[@]} SpMV traces at $np ranks, $rpn per node"
-"${launch[@]}" $cli validate-model "${traces[@]}" --machine "$dir/machine.json" --backend "$candidates" --iters 50 --json "$dir/validate.json" | grep -E "^summary|spread:|^note"
+"${launch[@]}" $cli validate-model "${traces[@]}" --machine "$dir/machine.json" --backend "$candidates" --iters "${ITERS:-50}" --json "$dir/validate.json" | grep -E "^summary|spread:|^note"
 repeats=${AUTO_REPEATS:-3}
 echo "== --backend auto against the measured best of $candidates, per op (the least of $repeats launches' 20th percentiles)"
 printf '%-34s %3s %-10s %10s %-10s %10s %8s\n' trace op best "best(us)" auto "auto(us)" "auto/best"
@@ -57,7 +57,7 @@ for t in "${traces[@]}"; do
            IFS=, read -r -a c <<< "$candidates"
            at=$(( ${#c[@]} * (k % 3) / 2 )); o=("${c[@]:0:at}" auto "${c[@]:at}")
            order=$(IFS=,; echo "${o[*]}")
-           "${launch[@]}" $cli run "$t" --backend "$order" --machine "$dir/machine.json" --iters 50 |
+           "${launch[@]}" $cli run "$t" --backend "$order" --machine "$dir/machine.json" --iters "${ITERS:-50}" |
              awk '$1 ~ /^[0-9]+$/ {print $1, $4, $12}'
          done | awk '{ k = $1 " " $2; if (!(k in t) || $3 < t[k]) t[k] = $3 } END { for (k in t) print k, t[k] }')
   while read -r op best bus autob aus; do

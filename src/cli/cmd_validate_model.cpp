@@ -13,6 +13,7 @@
 #include "cli/options.hpp"
 #include "core/budget.hpp"
 #include "core/error.hpp"
+#include "core/statistic.hpp"
 #include "io/output_file.hpp"
 #include "trace/provenance.hpp"
 #include "trace/reader.hpp"
@@ -35,7 +36,7 @@ int cmd_validate_model(const Args& args) {
   std::vector<std::string> files;
   std::string machine, json, store;
   std::vector<std::string> backend_values;
-  int warmup = 2, iters = 10, repeats = 3;
+  int warmup = 2, iters = 10, repeats = core::kJudgedRepeats;
   std::uint64_t max_memory = 0;
   opts.add_options()("traces", po::value(&files)->composing(), "trace files (those of another rank count are skipped, and said)")(
       "machine,m", po::value(&machine)->required(),

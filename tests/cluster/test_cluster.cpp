@@ -23,6 +23,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <algorithm>
+#include <cmath>
 #include <set>
 #include <thread>
 
@@ -192,6 +194,37 @@ TEST_F(Cluster, CalibrateMeasuresTheRealTiers) {
   // 8 B one way: TCP through the kernel against a shared-memory copy.
   const double net = pp.at("network").at("bytes_seconds").at(0).at(1), shm = pp.at("socket").at("bytes_seconds").at(0).at(1);
   EXPECT_GT(net, 2 * shm) << "network " << net << " s, on-node " << shm << " s";
+}
+
+// The calibrated model across the network (2 x 1): calibrate on the cluster, then validate-model
+// on the SpMV exchanges of two shared matrices the fit never saw, every backend auto may choose.
+// The benchmark (sim/bench_cluster.sh) holds the targets (median |error| <= 15 %, predicted best
+// right in >= 80 % of ops) over all nine matrices; here, on a loaded CI machine, the model must
+// not be off by more than half. (Which backend is best is a few percent between seven of them
+// at 2 x 1, noise on 4 ops: the benchmark's 18 ops judge it.)
+TEST_F(Cluster, PredictionsHoldAcrossTheNetwork) {
+  up(2, 1);
+  std::string traces;
+  for (const char* m : {"bcsstk13", "dwt_992"}) {
+    const fs::path t = path(std::string(m) + ".json");
+    const auto g = sfr_test::run_command(std::string(SFR_CLI) + " generate spmv --matrix " + SFR_MATRICES_DIR + "/" + m +
+                                         ".mtx --ranks 2 --ranks-per-node 1 --partition rows -o " + t.string());
+    ASSERT_EQ(g.status, 0) << g.out;
+    traces += " " + t.string();
+  }
+  const fs::path machine = path("machine.json"), check = path("check.json");
+  const auto cal = sf_replay("calibrate --no-default -o " + machine.string());
+  ASSERT_EQ(cal.status, 0) << cal.out;
+  const auto v = sf_replay("validate-model" + traces + " --machine " + machine.string() +
+                           " --backend basic,neighbor,window,alltoallv,shm,3step,2step,split-md --iters 100 --json " + check.string());
+  ASSERT_EQ(v.status, 0) << v.out;
+  const auto doc = nlohmann::json::parse(sfr_test::slurp(check));
+  std::vector<double> errors;
+  for (const auto& p : doc.at("pairs")) errors.push_back(std::abs(p.at("error").get<double>()));
+  ASSERT_EQ(errors.size(), 2u * 2 * 8) << v.out;
+  std::sort(errors.begin(), errors.end());
+  EXPECT_LT(errors[errors.size() / 2], 0.5) << v.out;
+  EXPECT_EQ(doc.at("summary").at("ops_ranked"), 4) << v.out;
 }
 
 // A node's link cut in the middle of a run: no rank makes progress, and after --stall-timeout the

@@ -65,3 +65,23 @@ TEST(SampleReservoir, EmptyIsZero) {
   EXPECT_TRUE(r.exact());
   EXPECT_TRUE(r.kept().empty());
 }
+
+// The expected least of k draws against brute force over every k-subset (C(8,3) = 56 of them).
+TEST(ExpectedLeast, IsTheMeanOfTheLeastOverEverySubset) {
+  const std::vector<double> v = {5, 1, 4, 9, 2, 8, 3, 7};
+  for (int k = 1; k <= 8; ++k) {
+    double sum = 0;
+    int subsets = 0;
+    for (unsigned mask = 0; mask < 256; ++mask) {
+      if (__builtin_popcount(mask) != k) continue;
+      double least = 1e9;
+      for (int i = 0; i < 8; ++i)
+        if (mask & (1u << i)) least = std::min(least, v[static_cast<std::size_t>(i)]);
+      sum += least;
+      ++subsets;
+    }
+    EXPECT_NEAR(sfr::core::expected_least_of(v, k), sum / subsets, 1e-12) << k;
+  }
+  EXPECT_EQ(sfr::core::expected_least_of({}, 3), 0);
+  EXPECT_EQ(sfr::core::expected_least_of({2.5}, 3), 2.5);
+}
