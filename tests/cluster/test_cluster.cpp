@@ -13,8 +13,8 @@
 //     says its nodes are real;
 //   - a cut link ends the job through --stall-timeout with one line naming the op, the backend
 //     and the rank waited for; a rank killed with SIGKILL ends it within 10 s; no output either way.
-// Needs root and iproute2 (network namespaces); without them the tests skip, saying why, unless
-// SFR_REQUIRE_CLUSTER is set (the test command sets it where it runs as root).
+// Needs root, iproute2 and util-linux (network namespaces); without them the tests skip, saying
+// why, unless SFR_REQUIRE_CLUSTER is set (the test command sets it where it runs as root).
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -47,9 +47,9 @@ const std::string kCluster = std::string("bash ") + SFR_SOURCE_DIR + "/.ci/clust
 class Cluster : public ::testing::Test {
 protected:
   void up(int nodes, int slots) {
-    if (::geteuid() != 0 || std::system("ip netns list >/dev/null 2>&1") != 0) {
-      if (std::getenv("SFR_REQUIRE_CLUSTER")) FAIL() << "the cluster tests need root and iproute2 (SFR_REQUIRE_CLUSTER is set)";
-      GTEST_SKIP() << "the cluster tests need root and iproute2 (ip netns)";
+    if (::geteuid() != 0 || std::system("command -v ip nsenter unshare >/dev/null 2>&1") != 0) {
+      if (std::getenv("SFR_REQUIRE_CLUSTER")) FAIL() << "the cluster tests need root, iproute2 and util-linux (SFR_REQUIRE_CLUSTER is set)";
+      GTEST_SKIP() << "the cluster tests need root, iproute2 and util-linux";
     }
     const auto r = sfr_test::run_command(kCluster + " up " + std::to_string(nodes) + " " + std::to_string(slots) + " --owner " +
                                          std::to_string(::getpid()));
@@ -76,7 +76,7 @@ protected:
   fs::path path(const std::string& name) const { return dir_ / name; }
   // The processes of sf-replay in node k's namespace.
   std::vector<pid_t> ranks_on(int k) const {
-    const auto r = sfr_test::run_command("ip netns pids sfr-" + id_ + "-" + std::to_string(k));
+    const auto r = sfr_test::run_command(kCluster + " pids " + id_ + " " + std::to_string(k));
     std::vector<pid_t> out;
     std::istringstream in(r.out);
     for (pid_t p; in >> p;)
