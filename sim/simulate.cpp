@@ -253,6 +253,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
                                         op.op != core::OpKind::fetch_and_op);
         // As the executor (exec/mpi/star_forest.cpp): contiguous blocks go to MPI unpacked on the
         // host, except for fetch-and-op; receives land in place in a bcast with replace.
+        tr.motion = core::op_traits(op.op).motion;
         tr.send_direct = !root_dev && !leaf_dev && op.op != core::OpKind::fetch_and_op;
         tr.recv_direct = tr.send_direct && r2l && op.mpi_op == core::MpiOp::replace;
         add_round(sc, lay, m, b, tr);

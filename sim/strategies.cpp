@@ -32,6 +32,7 @@ plan::Transport transport(BackendKind k) {
          : k == BackendKind::two_step ? plan::Transport::two_step
          : is_split(k)                ? plan::Transport::split
          : k == BackendKind::shm      ? plan::Transport::shm
+         : k == BackendKind::window   ? plan::Transport::one_sided
                                       : plan::Transport::direct;
 }
 }  // namespace
@@ -238,7 +239,18 @@ Time fence_cost(const MachineModel& m, const Layout& lay, bool dev) {
 }
 
 namespace {
-// basic, neighbor, window, alltoallv: one message per (sender, receiver) pair of the plan.
+// The root indices a flow's values go to or come from, as its leaf rank lists them.
+std::span<const core::Index> leaf_targets(const Traffic& t, const Flow& f) {
+  const bool l2r = t.dir == core::Direction::leaf_to_root;
+  const auto& pl = (*t.plans)[static_cast<std::size_t>(l2r ? f.src : f.dst)];
+  const int owner = l2r ? f.dst : f.src;
+  const auto q = static_cast<std::size_t>(std::find(pl.leaf_side.peers.begin(), pl.leaf_side.peers.end(), owner) - pl.leaf_side.peers.begin());
+  return std::span<const core::Index>(pl.leaf_remote)
+      .subspan(static_cast<std::size_t>(pl.leaf_side.offsets[q]), static_cast<std::size_t>(pl.leaf_side.count(q)));
+}
+
+// basic, neighbor, alltoallv: one message per (sender, receiver) pair of the plan; window: one
+// per MPI call of a pair (plan::one_sided_calls).
 void add_direct(Schedule& s, const Layout& lay, const MachineModel& m, Backend b, const Traffic& t) {
   const bool dev = b.aware && (t.send_device || t.recv_device);
   StepBuilder sb(s, m, dev);
@@ -276,6 +288,16 @@ void add_direct(Schedule& s, const Layout& lay, const MachineModel& m, Backend b
   }
   Step st = sb.finish(backend_kind_name(b.kind));
   if (b.kind == BackendKind::window) {
+    // Each pair's values in its MPI calls (packed once per pair, as the executor packs its block).
+    std::map<std::pair<std::int32_t, std::int32_t>, const Flow*> flow;
+    for (const auto& f : t.flows) flow[{f.src, f.dst}] = &f;
+    std::vector<Msg> calls;
+    for (const Msg& msg : st.msgs)
+      for (const core::Index v : plan::one_sided_calls(leaf_targets(t, *flow.at({msg.src, msg.dst})), t.motion)) {
+        calls.push_back(msg);
+        calls.back().bytes = v * t.value_bytes;
+      }
+    st.msgs = std::move(calls);
     // Fence, puts, fence.
     const Time fence = fence_cost(m, lay, dev);
     st.barrier_before = true;

@@ -51,6 +51,7 @@ struct Traffic {
   bool dedupable = false;        // root -> leaf by index: values sent twice to one node are duplicates
   const std::vector<core::RankPlan>* plans = nullptr;  // what the flows come from (the plan layer's input)
   core::Direction dir = core::Direction::root_to_leaf;
+  core::Motion motion = core::Motion::bcast;  // the op's (window's calls depend on it: plan::one_sided_calls)
   bool send_device = false, recv_device = false;
   // Whether a backend that hands contiguous blocks to MPI as they are (basic, shm's off-node
   // peers: exec::mpi::Backend::direct_capable) may do so here for a sender's list (not for

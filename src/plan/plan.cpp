@@ -9,7 +9,8 @@ namespace sfr::plan {
 int Placement::ranks_on_node(int k) const { return std::min(ranks_per_node, nranks - k * ranks_per_node); }
 
 std::optional<Transport> transport_of(std::string_view b) {
-  if (b == "basic" || b == "neighbor" || b == "window" || b == "alltoallv" || b == "collective") return Transport::direct;
+  if (b == "basic" || b == "neighbor" || b == "alltoallv" || b == "collective") return Transport::direct;
+  if (b == "window") return Transport::one_sided;
   if (b == "shm") return Transport::shm;
   if (b == "3step") return Transport::three_step;
   if (b == "2step") return Transport::two_step;
@@ -148,7 +149,39 @@ std::vector<Round> relay_rounds(const std::vector<core::RankPlan>& plans, core::
   return {std::move(s1), std::move(s2), std::move(s3)};
 }
 
+// window: per pair of ranks its MPI calls (one_sided_calls), each a message from the side that
+// sends the values; the self part as direct's.
+Round one_sided_round(const std::vector<core::RankPlan>& plans, core::Direction d, core::Motion m, std::int64_t vb, const Placement& p) {
+  Round r = empty_round("window", p.nranks);
+  for (int s = 0; s < p.nranks; ++s) {
+    const auto& pl = plans[static_cast<std::size_t>(s)];
+    for (std::size_t q = 0; q < pl.leaf_side.npeers(); ++q) {
+      const int owner = pl.leaf_side.peers[q];
+      const auto targets = std::span<const Index>(pl.leaf_remote)
+                               .subspan(static_cast<std::size_t>(pl.leaf_side.offsets[q]), static_cast<std::size_t>(pl.leaf_side.count(q)));
+      for (const Index v : one_sided_calls(targets, m))
+        r.msgs.push_back(d == core::Direction::leaf_to_root ? Message{s, owner, v * vb} : Message{owner, s, v * vb});
+    }
+    r.self[static_cast<std::size_t>(s)] = static_cast<std::int64_t>(pl.self_roots.size()) * vb;
+  }
+  return r;
+}
+
 }  // namespace
+
+std::vector<Index> one_sided_calls(std::span<const Index> targets, core::Motion m) {
+  if (targets.empty()) return {};
+  if (m == core::Motion::bcast) return {static_cast<Index>(targets.size())};
+  if (m == core::Motion::fetch_and_op) return std::vector<Index>(targets.size(), 1);
+  std::vector<Index> rounds;  // values per round
+  std::map<Index, std::size_t> seen;
+  for (const Index t : targets) {
+    const std::size_t r = seen[t]++;
+    if (r >= rounds.size()) rounds.push_back(0);
+    ++rounds[r];
+  }
+  return rounds;
+}
 
 std::vector<Round> direction_rounds(const std::vector<core::RankPlan>& plans, core::Direction d, std::int64_t value_bytes,
                                     const Placement& p, Transport t, const Params& prm, bool dedup) {
@@ -163,6 +196,10 @@ std::vector<Round> op_rounds(const std::vector<core::RankPlan>& plans, const cor
   const std::int64_t vb = core::op_vertex_bytes(op);
   for (std::size_t k = 0; k < tr.nrounds; ++k) {
     const core::Direction d = tr.rounds[k];
+    if (t == Transport::one_sided) {
+      out.push_back(one_sided_round(plans, d, tr.motion, vb, p));
+      continue;
+    }
     // Values by index, sent once per destination node: root -> leaf, except the fetched values
     // fetch_and_op returns (one per leaf).
     const bool dedup = d == core::Direction::root_to_leaf && op.op != core::OpKind::fetch_and_op;

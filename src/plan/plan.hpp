@@ -38,7 +38,10 @@ struct Placement {
   int rank_on(int k, int local) const { return k * ranks_per_node + local % ranks_on_node(k); }
 };
 
-enum class Transport { direct, shm, three_step, two_step, split };
+// direct: one message per (sender, receiver) pair (basic, neighbor, alltoallv, collective);
+// one_sided: window's MPI calls (one_sided_calls); shm: on-node pairs as shared-memory copies;
+// the node-aware strategies' relays.
+enum class Transport { direct, one_sided, shm, three_step, two_step, split };
 // The transport of an executor backend name (cuda-* and unknown names: nullopt).
 std::optional<Transport> transport_of(std::string_view backend);
 bool node_aware(Transport t);
@@ -85,6 +88,13 @@ const core::PeerLists& recv_side(const std::vector<core::RankPlan>& plans, int s
 // The values a group carries: its send-list elements, or, deduplicated (root -> leaf, values by
 // index), its distinct indices.
 Index group_values(const core::PeerLists& side, const Group& g, bool dedup);
+
+// window's MPI calls for one pair of ranks, each one message (src/exec/mpi/window.cpp): a bcast's
+// one MPI_Get; a reduce's one MPI_Accumulate per round, a round naming each target root once (a
+// root that n leaves of the rank reach takes n rounds); a fetch-and-op's one MPI_Get_accumulate
+// per leaf, in either direction (its value there, the root's back). `targets`: the pair's root
+// indices as the leaf rank lists them (core::RankPlan::leaf_remote). The values each call carries.
+std::vector<Index> one_sided_calls(std::span<const Index> targets, core::Motion m);
 
 struct Message {
   std::int32_t src = 0, dst = 0;

@@ -141,6 +141,7 @@ Json to_json(const TimingDoc& d) {
   Json j = {{"format", kTimingFormat}, {"version", kVersion}, {"trace", d.trace},           {"nranks", d.nranks},
             {"warmup", d.warmup},    {"iters", d.iters},      {"provenance", d.provenance}, {"results", std::move(results)}};
   if (d.split_cap > 0) j["split_cap"] = d.split_cap;
+  if (d.ranks_per_node > 0) j["ranks_per_node"] = d.ranks_per_node;
   return j;
 }
 
@@ -157,6 +158,7 @@ TimingDoc timing_doc_from_json(const Json& j, const std::string& source) {
   d.iters = o.i64("iters");
   d.warmup = o.i64_or("warmup", 0);
   d.split_cap = o.i64_or("split_cap", 0);
+  d.ranks_per_node = o.i64_or("ranks_per_node", 0);
   o.each("results", [&](const Obj& e) {
     TimingResult t;
     t.index = e.index("index");

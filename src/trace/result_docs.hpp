@@ -53,6 +53,7 @@ struct TimingDoc {
   std::int64_t nranks = 0, warmup = 0, iters = 0;
   std::vector<TimingResult> results;
   std::int64_t split_cap = 0;  // > 0: the split strategies' chunk the run used (written only then)
+  std::int64_t ranks_per_node = 0;  // > 0: the nodes the run's plans used (consecutive blocks); 0 in old documents
   bool operator==(const TimingDoc&) const = default;
 };
 

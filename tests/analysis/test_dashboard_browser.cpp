@@ -8,6 +8,8 @@
 // Without Chromium the test skips, unless SFR_REQUIRE_BROWSER=1 (CI sets it: there it must run).
 #include <gtest/gtest.h>
 
+#include "support/require.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -34,11 +36,7 @@ std::string browser_flags(const fs::path& profile) {
 
 TEST(DashboardBrowser, EveryChartRendersWithoutErrors) {
   const std::string browser = chromium();
-  if (browser.empty()) {
-    const char* req = std::getenv("SFR_REQUIRE_BROWSER");
-    if (req && std::string(req) == "1") FAIL() << "SFR_REQUIRE_BROWSER=1 but no chromium: install it (bash .ci/deps --tests)";
-    GTEST_SKIP() << "no chromium on this machine (bash .ci/deps --tests installs it)";
-  }
+  if (browser.empty()) SFR_SKIP_OR_REQUIRE("SFR_REQUIRE_BROWSER", "no chromium on this machine (bash .ci/deps --tests installs it)");
   const fs::path dir = fs::temp_directory_path() / ("sfr_dash_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const fs::path res = dir / "results", site = dir / "site";

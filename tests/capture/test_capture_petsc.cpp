@@ -208,3 +208,35 @@ TEST_P(CapturePetsc, TraceMatchesWhatPetscSaysAndConforms) {
 
 INSTANTIATE_TEST_SUITE_P(Tutorials, CapturePetsc, ::testing::ValuesIn(kExamples),
                          [](const ::testing::TestParamInfo<Example>& i) { return std::string(i.param.name); });
+
+// The decoding against the program: tests/capture/known_ops.c runs 16 ops whose unit, block size
+// and MPI op it chose (PETSc's own MPIU types, MPI's named ones, a contiguous block, a duplicated
+// type; sums, extrema, logical, bitwise and maxloc reductions; fetch-and-op, degree, gather,
+// scatter) and prints each as the trace must record it. The trace's ops, in order (repeats
+// expanded), are exactly those; degree takes no unit, gather, scatter and degree no MPI op.
+TEST(CaptureDecoding, EveryOpOfAKnownProgramIsDecodedAsItWasCalled) {
+  const fs::path dir = fs::temp_directory_path() / ("sfr_capture_known_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string trace = (dir / "t.json").string();
+  const auto cap = run_to(SFR_CLI " capture -o " + trace + " -- " + sfr_test::mpiexec(2) + SFR_KNOWN_OPS, (dir / "out").string());
+  ASSERT_EQ(cap.status, 0) << cap.out;
+  std::vector<std::string> said;
+  {
+    std::istringstream in(slurp(dir / "out"));
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("op ", 0) == 0) said.push_back(line.substr(3));
+  }
+  ASSERT_EQ(said.size(), 16u) << slurp(dir / "out");
+  std::vector<std::string> recorded;
+  const auto t = json::parse(slurp(trace));
+  for (const auto& o : t["ops"]) {
+    const std::string kind = o["op"];
+    std::string line = kind + " " + (kind == "degree" ? std::string("int64 1") : o["unit"].get<std::string>() + " " + std::to_string(o["bs"].get<int>()));
+    line += " " + (o.contains("mpi_op") ? o["mpi_op"].get<std::string>() : std::string("-"));
+    EXPECT_EQ(o["memtype"], "host");
+    for (int k = 0; k < o["repeat"].get<int>(); ++k) recorded.push_back(line);
+  }
+  EXPECT_EQ(recorded, said);
+  fs::remove_all(dir);
+}

@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "support/process.hpp"
+#include "support/require.hpp"
 #include "support/random_trace.hpp"
 #include "support/sample_traces.hpp"
 #include "trace/reader.hpp"
@@ -47,10 +48,8 @@ const std::string kCluster = std::string("bash ") + SFR_SOURCE_DIR + "/.ci/clust
 class Cluster : public ::testing::Test {
 protected:
   void up(int nodes, int slots) {
-    if (::geteuid() != 0 || std::system("command -v ip nsenter unshare >/dev/null 2>&1") != 0) {
-      if (std::getenv("SFR_REQUIRE_CLUSTER")) FAIL() << "the cluster tests need root, iproute2 and util-linux (SFR_REQUIRE_CLUSTER is set)";
-      GTEST_SKIP() << "the cluster tests need root, iproute2 and util-linux";
-    }
+    if (::geteuid() != 0 || std::system("command -v ip nsenter unshare >/dev/null 2>&1") != 0)
+      SFR_SKIP_OR_REQUIRE("SFR_REQUIRE_CLUSTER", "the cluster tests need root, iproute2 and util-linux");
     const auto r = sfr_test::run_command(kCluster + " up " + std::to_string(nodes) + " " + std::to_string(slots) + " --owner " +
                                          std::to_string(::getpid()));
     ASSERT_EQ(r.status, 0) << r.out;

@@ -52,12 +52,12 @@ fs::path with_memtype(const fs::path& trace, const std::string& memtype, const s
   return out;
 }
 
-// Whether the MPI library takes device pointers (cuda-aware refuses otherwise, by design): a run on
-// a trace with as many ranks as the probe starts, which succeeds only where cuda-aware can run.
+// Whether the MPI library takes device pointers, asked of the MPI itself (tests/exec_cuda/
+// aware_probe.cpp: a raw device-buffer send between 2 ranks), never of sf-replay's cuda-aware
+// transport: where the MPI takes them, a cuda-aware run that fails is a failure, not a skip.
 bool aware_mpi() {
-  const fs::path probe = fs::path(SFR_TRACES_DIR) / "handmade-4.json";
-  const auto r = mpirun(trace::read_trace_file(probe.string()).trace().nranks, "run " + probe.string() + " --backend cuda-aware --dump /dev/null");
-  return r.status == 0;
+  static const int status = sfr_test::run_command(sfr_test::mpiexec(2) + SFR_AWARE_PROBE).status;
+  return status == 0;
 }
 
 void conforms(const fs::path& trace_file, const std::string& transport, unsigned seed = 0, const std::string& env = "") {
@@ -104,11 +104,12 @@ TEST(CudaBadInput, NoGpuIsOneLineAndExitTwo) {
   }
 }
 
-// The cuda-aware probe sees a refusal: it runs with the trace's rank count, so where cuda-aware
-// cannot run (here: no GPU) it says "not aware" and the cuda-aware tests skip instead of failing.
-TEST(CudaBadInput, AwareProbeSeesTheRefusal) {
+// Without a device the probe answers "not aware" (status 2) instead of crashing; with the emulated
+// device, whose memory any MPI reads, it answers "aware", as sf-replay's emulated cuda-aware runs.
+TEST(CudaBadInput, AwareProbeAsksTheMpi) {
   if (exec::cuda::no_gpu_reason().empty()) GTEST_SKIP() << "a GPU is present; the probe's answer depends on the MPI library";
-  EXPECT_FALSE(aware_mpi());
+  EXPECT_EQ(sfr_test::run_command(sfr_test::mpiexec(2) + SFR_AWARE_PROBE).status, 2);
+  EXPECT_EQ(sfr_test::run_command("env SFR_EMULATE_DEVICE=7 " + sfr_test::mpiexec(2) + SFR_AWARE_PROBE).status, 0);
 }
 
 // A malformed SFR_EMULATE_DEVICE is bad input: one line naming the variable, exit 2, no dump.

@@ -5,6 +5,8 @@
 // ghost exchanges mix fan-in, fan-out and late receivers. Every case must be within 10%.
 #include <gtest/gtest.h>
 
+#include "support/require.hpp"
+
 #include <filesystem>
 #include <fstream>
 
@@ -35,7 +37,7 @@ class SimSmpi : public sfr_test::CliTest, public ::testing::WithParamInterface<C
 }  // namespace
 
 TEST_P(SimSmpi, WithinTenPercent) {
-  if (!sim::smpirun_available()) GTEST_SKIP() << "smpirun not installed (libsimgrid-dev)";
+  if (!sim::smpirun_available()) SFR_SKIP_OR_REQUIRE("SFR_REQUIRE_SIMGRID", "smpirun not installed (libsimgrid-dev)");
   const Case& c = GetParam();
   const auto m = sim::uniform_machine(1e-6, 1e10);
   std::optional<trace::BuiltTrace> bt;
@@ -43,7 +45,7 @@ TEST_P(SimSmpi, WithinTenPercent) {
   if (c.kind == 1) bt.emplace(sim::random_degree_trace(c.ranks, 8, c.bytes, c.ops, 7));
   if (c.kind == 2) {
     const std::string mtx = std::string(SFR_MATRICES_DIR) + "/" + c.matrix + ".mtx";
-    if (!std::filesystem::exists(mtx)) GTEST_SKIP() << mtx << " not found (../shared/matrices)";
+    if (!std::filesystem::exists(mtx)) SFR_SKIP_OR_REQUIRE("SFR_REQUIRE_SIMGRID", mtx + " not found (../shared/matrices)");
     const auto t = dir_ / "spmv.json";
     const auto g = run("generate spmv --matrix " + mtx + " --ranks " + std::to_string(c.ranks) + " --partition rows -o " + t.string());
     ASSERT_EQ(g.status, 0) << g.err;
@@ -82,7 +84,7 @@ struct NodeAwareCase {
 class SimSmpiNodeAware : public sfr_test::CliTest, public ::testing::WithParamInterface<NodeAwareCase> {};
 
 TEST_P(SimSmpiNodeAware, WithinTenPercent) {
-  if (!sim::smpirun_available()) GTEST_SKIP() << "smpirun not installed (libsimgrid-dev)";
+  if (!sim::smpirun_available()) SFR_SKIP_OR_REQUIRE("SFR_REQUIRE_SIMGRID", "smpirun not installed (libsimgrid-dev)");
   const auto& c = GetParam();
   const auto m = sim::uniform_machine(1e-6, 1e10);
   auto tr = (c.kind == 0 ? sim::ring_trace(64, c.offsets, c.bytes, 10) : sim::random_degree_trace(64, 8, c.bytes, 10, 7)).trace();

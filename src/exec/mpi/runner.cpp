@@ -175,6 +175,12 @@ std::vector<int> senders_to(const core::Graph& g, int me, core::Motion m) {
   return {s.begin(), s.end()};
 }
 
+// Where an op's calls begin and end, for profiling tools: MPI_Pcontrol, which MPI itself ignores,
+// at a level of our own. The test suite's PMPI counter (tests/support/pmpi_counts.cpp) attributes
+// the messages between the marks to the op. Once per op, outside the timed calls.
+constexpr int kOpMarker = 7319;
+void mark_op(bool begins, std::size_t i) { MPI_Pcontrol(kOpMarker, begins ? 1 : 0, static_cast<int>(i)); }
+
 // Tells the stall watch that this rank now runs op `i`.
 void watch_op(const trace::BuiltTrace& t, std::size_t i, const std::string& backend, int me) {
   const auto& op = t.trace().ops[i];
@@ -338,8 +344,10 @@ std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const st
     OpBuffers b = make_buffers(t, op, me);
     watch_op(t, i, cache.backend_of(op), me);
     OpRun run(cache, op, b);
+    mark_op(true, i);
     run.run_begin();
     run.run_end();
+    mark_op(false, i);
     stall::tick();
     run.fetch_results();
     // The arrays the op wrote (sf-dump v1), in dump order.
@@ -400,6 +408,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     const auto sent = plan::totals(plan::op_rounds(plans->second, op, place, transport, {cache.split_cap()}));
     core::SampleReservoir iterations;  // bounded: a soak of 10^8 iterations keeps kSampleCap
     const std::int64_t posted_before = cache.get(op).messages_posted();
+    mark_op(true, i);
     for (int it = 0; it < warmup + iters; ++it) {
       MPI_Barrier(comm);
       const double t0 = MPI_Wtime();
@@ -413,6 +422,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
       stall::tick();
       if (it >= warmup) iterations.add(mx * 1e6);
     }
+    mark_op(false, i);
     // The executor sends what the plan says (where its backend counts what it posts).
     if (posted_before >= 0) {
       long long mine = cache.get(op).messages_posted() - posted_before, all = 0;
@@ -432,6 +442,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     r.backend = backend == "auto" ? "auto:" + cache.backend_of(op) : backend;
     r.bytes = sent.bytes;
     r.messages = sent.messages;
+    r.ranks_per_node = place.ranks_per_node;
     r.min_us = iterations.min();
     r.max_us = iterations.max();
     std::vector<double> sorted = iterations.kept();
@@ -502,6 +513,7 @@ std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>&
   doc.warmup = warmup;
   doc.iters = iters;
   doc.split_cap = split_cap;
+  if (!res.empty()) doc.ranks_per_node = res.front().ranks_per_node;
   for (const auto& r : res) {
     const auto& op = t.trace().ops[r.index];
     trace::TimingResult tr;
