@@ -118,6 +118,21 @@ void check_provenance(const Json& p, const std::string& source) {
 
 // ---- sf-timing ----
 
+namespace {
+// The device counters' keys, once for the writer and the reader.
+constexpr std::pair<const char*, double DeviceWork::*> kDeviceWork[] = {
+    {"launches", &DeviceWork::launches}, {"stream_syncs", &DeviceWork::stream_syncs}, {"event_syncs", &DeviceWork::event_syncs},
+    {"device_syncs", &DeviceWork::device_syncs}, {"memsets", &DeviceWork::memsets}, {"h2d", &DeviceWork::h2d},
+    {"h2d_bytes", &DeviceWork::h2d_bytes}, {"d2h", &DeviceWork::d2h}, {"d2h_bytes", &DeviceWork::d2h_bytes},
+    {"d2d", &DeviceWork::d2d}, {"d2d_bytes", &DeviceWork::d2d_bytes}};
+}  // namespace
+
+Json to_json(const DeviceWork& w) {
+  Json j = Json::object();
+  for (const auto& [key, field] : kDeviceWork) j[key] = w.*field;
+  return j;
+}
+
 Json to_json(const TimingDoc& d) {
   Json results = Json::array();
   for (const auto& r : d.results) {
@@ -137,6 +152,7 @@ Json to_json(const TimingDoc& d) {
                        {"samples_us", r.samples_us},
                        {"samples_exact", r.samples_exact}});
     if (r.mean_us) results.back()["mean_us"] = *r.mean_us;
+    if (r.device) results.back()["device"] = to_json(*r.device);
   }
   Json j = {{"format", kTimingFormat}, {"version", kVersion}, {"trace", d.trace},           {"nranks", d.nranks},
             {"warmup", d.warmup},    {"iters", d.iters},      {"provenance", d.provenance}, {"results", std::move(results)}};
@@ -176,6 +192,12 @@ TimingDoc timing_doc_from_json(const Json& j, const std::string& source) {
     t.mpi_op = e.str_or("mpi_op", "");
     t.repeat = e.i64_or("repeat", 1);
     if (e.has("mean_us")) t.mean_us = e.num("mean_us");
+    if (e.has("device")) {
+      const Obj w = e.sub("device");
+      DeviceWork dw;
+      for (const auto& [key, field] : kDeviceWork) dw.*field = w.num(key);
+      t.device = dw;
+    }
     t.samples_exact = e.boolean_or("samples_exact", true);
     if (const Json* s = e.opt("samples_us", Kind::array))
       for (std::size_t k = 0; k < s->size(); ++k) {

@@ -31,6 +31,14 @@ inline constexpr const char* kSimulationFormat = "sf-simulation";
 inline constexpr const char* kModelCheckFormat = "sf-model-check";
 
 // ---- sf-timing v1 ----
+// What one call of a device op asked of the device (exec/cuda/runtime.hpp's counts, per call, the
+// most over ranks): kernel launches, stream / event / device-wide synchronisations, copies by
+// direction and their bytes, memsets.
+struct DeviceWork {
+  double launches = 0, stream_syncs = 0, event_syncs = 0, device_syncs = 0, memsets = 0;
+  double h2d = 0, h2d_bytes = 0, d2h = 0, d2h_bytes = 0, d2d = 0, d2d_bytes = 0;
+  bool operator==(const DeviceWork&) const = default;
+};
 struct TimingResult {
   std::size_t index = 0;  // the op's position in the trace
   std::string op, sf, backend, unit;
@@ -45,6 +53,7 @@ struct TimingResult {
   std::vector<double> samples_us;
   std::optional<double> mean_us;  // over every timed iteration; absent in old documents
   bool samples_exact = true;
+  std::optional<DeviceWork> device;  // ops on a device (a cuda-* backend, or data in device memory)
   bool operator==(const TimingResult&) const = default;
 };
 struct TimingDoc {
@@ -134,6 +143,7 @@ struct ModelCheckDoc {
 };
 
 // Serialisation: the documents' keys in their order (format and version first).
+io::Json to_json(const DeviceWork& w);
 io::Json to_json(const TimingDoc& d);
 io::Json to_json(const SimulationDoc& d);
 io::Json to_json(const ModelCheckDoc& d);

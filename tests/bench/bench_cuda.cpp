@@ -220,7 +220,7 @@ int latency_bench() {
     MPI_Sendrecv(&mine, sizeof mine, MPI_BYTE, other, 1, &theirs, sizeof theirs, MPI_BYTE, other, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all) try {
-        peer = exec::cuda::ipc_open(theirs);
+        peer = exec::cuda::ipc_open(theirs, dbuf.size());  // (the peer allocated as much)
       } catch (const std::exception& e) {
         ok = 0, ipc_why = e.what();
       }

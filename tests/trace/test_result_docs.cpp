@@ -25,8 +25,9 @@ trace::TimingDoc timing() {
   d.warmup = 2;
   d.iters = 3;
   d.split_cap = 65536;
-  d.results.push_back({0, "bcast", "A", "basic", "float64", 2, "", 3, 4096, 6, 1.5, 2.25, 3.125, {1.5, 2.25, 3.125}, 2.3, true});
-  d.results.push_back({1, "reduce", "A", "auto:neighbor", "int32", 1, "MPI_SUM", 1, 0, 0, 0.1, 0.2, 0.30000000000000004, {0.1, 0.2, 0.30000000000000004}, std::nullopt, false});
+  d.results.push_back({0, "bcast", "A", "basic", "float64", 2, "", 3, 4096, 6, 1.5, 2.25, 3.125, {1.5, 2.25, 3.125}, 2.3, true,
+                                trace::DeviceWork{2, 1, 1, 0, 0, 1, 4096, 1, 4096, 0, 0}});
+  d.results.push_back({1, "reduce", "A", "auto:neighbor", "int32", 1, "MPI_SUM", 1, 0, 0, 0.1, 0.2, 0.30000000000000004, {0.1, 0.2, 0.30000000000000004}, std::nullopt, false, std::nullopt});
   return d;
 }
 
@@ -128,6 +129,9 @@ TEST(ResultDocs, TimingTextIsTheOldWritersPlusTheAdditions) {
     added.push_back(results.back());
     added.back()["samples_exact"] = r.samples_exact;
     if (r.mean_us) added.back()["mean_us"] = *r.mean_us;
+    if (r.device)
+      added.back()["device"] = {{"launches", 2.0}, {"stream_syncs", 1.0}, {"event_syncs", 1.0}, {"device_syncs", 0.0}, {"memsets", 0.0}, {"h2d", 1.0},
+                                {"h2d_bytes", 4096.0}, {"d2h", 1.0}, {"d2h_bytes", 4096.0}, {"d2d", 0.0}, {"d2d_bytes", 0.0}};
   }
   for (const std::int64_t split_cap : {std::int64_t{0}, std::int64_t{65536}}) {
     Json doc = {{"format", "sf-timing"}, {"version", 1},   {"trace", d.trace},           {"nranks", static_cast<int>(d.nranks)},
@@ -141,6 +145,7 @@ TEST(ResultDocs, TimingTextIsTheOldWritersPlusTheAdditions) {
     for (auto& r : typed.results) {
       r.mean_us.reset();
       r.samples_exact = true;
+      r.device.reset();
     }
     EXPECT_EQ(trace::timing_doc_from_json(Json::parse(doc.dump(1)), "old.json"), typed);
   }

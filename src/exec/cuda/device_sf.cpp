@@ -35,6 +35,27 @@ int message_bytes(Index n, std::size_t vbytes) {
   return static_cast<int>(b);
 }
 
+// What MPI carries of a link: a peer's message, or (pipelined, a large one) a chunk of it.
+struct Piece {
+  std::size_t peer = 0, off = 0;  // byte offset in the link's buffer
+  int bytes = 0;
+};
+// One side's pieces, in peer order; `pipelined`: messages over kPipelineMin bytes in chunks.
+std::vector<Piece> pieces(const core::PeerLists& side, std::size_t vbytes, bool pipelined) {
+  std::vector<Piece> out;
+  for (std::size_t p = 0; p < side.npeers(); ++p) {
+    const std::size_t base = static_cast<std::size_t>(side.offsets[p]) * vbytes;
+    const auto bytes = static_cast<std::size_t>(message_bytes(side.count(p), vbytes));
+    const std::size_t chunk = pipelined && bytes > kPipelineMin ? kPipelineChunk : std::max<std::size_t>(bytes, 1);
+    std::size_t off = 0;
+    do {
+      out.push_back({p, base + off, static_cast<int>(std::min(chunk, bytes - off))});
+      off += chunk;
+    } while (off < bytes);
+  }
+  return out;
+}
+
 }  // namespace
 
 bool parse_transport(std::string_view name, Transport& out) {
@@ -82,9 +103,10 @@ struct DeviceStarForest::Link {
   const core::PeerLists* send = nullptr;
   const core::PeerLists* recv = nullptr;
   DeviceMemory dsend, drecv, dself;
-  PinnedMemory hsend, hrecv, hself;            // the self buffers hold two halves (fetch-and-op's way back)
-  std::vector<MPI_Request> reqs;               // receives, then sends
-  std::vector<std::unique_ptr<Event>> copied;  // staged: per send peer, its device -> host copy
+  PinnedMemory hsend, hrecv, hself;  // the self buffers hold two halves (fetch-and-op's way back)
+  std::vector<Piece> rpieces, spieces;  // what MPI carries each way
+  std::vector<MPI_Request> reqs;               // rpieces' receives, then spieces' sends
+  std::vector<std::unique_ptr<Event>> copied;  // staged: per send piece, its device -> host copy
   std::vector<std::byte*> peer_recv;           // ipc: per send peer, its receive buffer mapped here
   std::vector<std::size_t> peer_off;           // ipc: where my block starts in it
   std::vector<MPI_Request> frees;              // ipc: my "free" notes to the ranks that write to me
@@ -186,27 +208,29 @@ DeviceStarForest::Link& DeviceStarForest::link(Direction d, std::size_t vbytes) 
   l->hsend = PinnedMemory(sb);
   l->hrecv = PinnedMemory(rb);
   l->hself = PinnedMemory(selfb);
-  l->reqs.assign(l->recv->npeers() + l->send->npeers(), MPI_REQUEST_NULL);
+  l->rpieces = pieces(*l->recv, vbytes, transport_ == Transport::staged);
+  l->spieces = pieces(*l->send, vbytes, transport_ == Transport::staged);
+  l->reqs.assign(l->rpieces.size() + l->spieces.size(), MPI_REQUEST_NULL);
   if (transport_ == Transport::staged)
-    for (std::size_t p = 0; p < l->send->npeers(); ++p) l->copied.push_back(std::make_unique<Event>());
+    for (std::size_t k = 0; k < l->spieces.size(); ++k) l->copied.push_back(std::make_unique<Event>());
   if (transport_ == Transport::ipc) {
     // Each receiver tells each of its senders where that sender's block lives in its buffer.
     struct Note {
       IpcHandle h;
-      std::uint64_t off;
+      std::uint64_t off, bytes;  // my block's place in the buffer, and the buffer's size
     };
     const std::size_t nr = l->recv->npeers(), ns = l->send->npeers();
     std::vector<Note> mine(nr), theirs(ns);
     std::vector<MPI_Request> rq(nr + ns, MPI_REQUEST_NULL);
     const IpcHandle h = rb ? ipc_handle(l->drecv.data()) : IpcHandle{};
     for (std::size_t p = 0; p < nr; ++p) {
-      mine[p] = {h, l->block(*l->recv, p)};
+      mine[p] = {h, l->block(*l->recv, p), rb};
       MPI_Isend(&mine[p], sizeof(Note), MPI_BYTE, l->recv->peers[p], kSetup, comm_, &rq[p]);
     }
     for (std::size_t p = 0; p < ns; ++p) MPI_Irecv(&theirs[p], sizeof(Note), MPI_BYTE, l->send->peers[p], kSetup, comm_, &rq[nr + p]);
     MPI_Waitall(static_cast<int>(rq.size()), rq.data(), MPI_STATUSES_IGNORE);
     for (std::size_t p = 0; p < ns; ++p) {
-      l->peer_recv.push_back(ipc_open(theirs[p].h));
+      l->peer_recv.push_back(ipc_open(theirs[p].h, theirs[p].bytes));
       l->peer_off.push_back(theirs[p].off);
     }
     l->frees.assign(nr, MPI_REQUEST_NULL);
@@ -224,57 +248,69 @@ DeviceStarForest& DeviceStarForest::multi() {
 }
 
 void DeviceStarForest::start(Link& l, bool send_dev, bool recv_dev) {
-  const std::size_t nr = l.recv->npeers(), ns = l.send->npeers();
-  auto rbytes = [&](std::size_t p) { return message_bytes(l.recv->count(p), l.vbytes); };
-  auto sbytes = [&](std::size_t p) { return message_bytes(l.send->count(p), l.vbytes); };
+  const std::size_t nr = l.rpieces.size(), ns = l.spieces.size();
+  auto rtag = [&](const Piece&) { return l.tag(kData); };  // (MPI keeps one pair's chunks in order)
   switch (transport_) {
     case Transport::staged:
-      // Each peer's block goes down to pinned memory on its own event, so its send leaves as soon
-      // as its copy is done, while the later copies still run.
+      // Each piece goes down to pinned memory on its own event, so its send leaves as soon as its
+      // copy is done, while the later copies still run.
       if (send_dev)
-        for (std::size_t p = 0; p < ns; ++p) {
-          copy_async(l.send_at(false, p), l.send_at(true, p), static_cast<std::size_t>(sbytes(p)), kernels_->stream());
-          l.copied[p]->record(kernels_->stream());
+        for (std::size_t k = 0; k < ns; ++k) {
+          const auto& pc = l.spieces[k];
+          copy_async(l.hsend.data() + pc.off, l.dsend.data() + pc.off, static_cast<std::size_t>(pc.bytes), kernels_->stream());
+          l.copied[k]->record(kernels_->stream());
         }
-      for (std::size_t p = 0; p < nr; ++p) MPI_Irecv(l.recv_at(false, p), rbytes(p), MPI_BYTE, l.recv->peers[p], l.tag(kData), comm_, &l.reqs[p]);
-      for (std::size_t p = 0; p < ns; ++p) {
-        if (send_dev) l.copied[p]->sync();
-        MPI_Isend(l.send_at(false, p), sbytes(p), MPI_BYTE, l.send->peers[p], l.tag(kData), comm_, &l.reqs[nr + p]);
+      for (std::size_t k = 0; k < nr; ++k) {
+        const auto& pc = l.rpieces[k];
+        MPI_Irecv(l.hrecv.data() + pc.off, pc.bytes, MPI_BYTE, l.recv->peers[pc.peer], rtag(pc), comm_, &l.reqs[k]);
+      }
+      for (std::size_t k = 0; k < ns; ++k) {
+        const auto& pc = l.spieces[k];
+        if (send_dev) l.copied[k]->sync();
+        MPI_Isend(l.hsend.data() + pc.off, pc.bytes, MPI_BYTE, l.send->peers[pc.peer], l.tag(kData), comm_, &l.reqs[nr + k]);
       }
       return;
     case Transport::aware:
       if (send_dev) kernels_->sync();  // the pack is done
-      for (std::size_t p = 0; p < nr; ++p)
-        MPI_Irecv(l.recv_at(recv_dev, p), rbytes(p), MPI_BYTE, l.recv->peers[p], l.tag(kData), comm_, &l.reqs[p]);
-      for (std::size_t p = 0; p < ns; ++p)
-        MPI_Isend(l.send_at(send_dev, p), sbytes(p), MPI_BYTE, l.send->peers[p], l.tag(kData), comm_, &l.reqs[nr + p]);
+      for (std::size_t k = 0; k < nr; ++k) {
+        const auto& pc = l.rpieces[k];
+        MPI_Irecv((recv_dev ? l.drecv.data() : l.hrecv.data()) + pc.off, pc.bytes, MPI_BYTE, l.recv->peers[pc.peer], rtag(pc), comm_,
+                  &l.reqs[k]);
+      }
+      for (std::size_t k = 0; k < ns; ++k) {
+        const auto& pc = l.spieces[k];
+        MPI_Isend((send_dev ? l.dsend.data() : l.hsend.data()) + pc.off, pc.bytes, MPI_BYTE, l.send->peers[pc.peer], l.tag(kData), comm_,
+                  &l.reqs[nr + k]);
+      }
       return;
     case Transport::ipc:
-      for (std::size_t p = 0; p < nr; ++p) MPI_Irecv(nullptr, 0, MPI_BYTE, l.recv->peers[p], l.tag(kDone), comm_, &l.reqs[p]);
-      for (std::size_t p = 0; p < ns; ++p) {
+      for (std::size_t k = 0; k < nr; ++k) MPI_Irecv(nullptr, 0, MPI_BYTE, l.recv->peers[l.rpieces[k].peer], l.tag(kDone), comm_, &l.reqs[k]);
+      for (std::size_t k = 0; k < ns; ++k) {
+        const auto& pc = l.spieces[k];
         // The receiver's buffer is free again once it has unpacked what I wrote last time.
-        if (l.wrote) MPI_Recv(nullptr, 0, MPI_BYTE, l.send->peers[p], l.tag(kFree), comm_, MPI_STATUS_IGNORE);
-        copy_async(l.peer_recv[p] + l.peer_off[p], l.send_at(send_dev, p), static_cast<std::size_t>(sbytes(p)), kernels_->stream());
+        if (l.wrote) MPI_Recv(nullptr, 0, MPI_BYTE, l.send->peers[pc.peer], l.tag(kFree), comm_, MPI_STATUS_IGNORE);
+        copy_async(l.peer_recv[pc.peer] + l.peer_off[pc.peer], l.send_at(send_dev, pc.peer), static_cast<std::size_t>(pc.bytes), kernels_->stream());
       }
       kernels_->sync();
-      for (std::size_t p = 0; p < ns; ++p) MPI_Isend(nullptr, 0, MPI_BYTE, l.send->peers[p], l.tag(kDone), comm_, &l.reqs[nr + p]);
+      for (std::size_t k = 0; k < ns; ++k)
+        MPI_Isend(nullptr, 0, MPI_BYTE, l.send->peers[l.spieces[k].peer], l.tag(kDone), comm_, &l.reqs[nr + k]);
       l.wrote = ns > 0;
       return;
   }
 }
 
 std::byte* DeviceStarForest::finish(Link& l, bool recv_dev) {
-  const std::size_t nr = l.recv->npeers(), ns = l.send->npeers();
+  const std::size_t nr = l.rpieces.size(), ns = l.spieces.size();
   switch (transport_) {
     case Transport::staged:
-      // Each message goes up to the device as it lands, while the others arrive.
+      // Each piece goes up to the device as it lands, while the others arrive.
       if (recv_dev)
         for (;;) {
-          int p = MPI_UNDEFINED;
-          MPI_Waitany(static_cast<int>(nr), l.reqs.data(), &p, MPI_STATUS_IGNORE);
-          if (p == MPI_UNDEFINED) break;
-          const auto q = static_cast<std::size_t>(p);
-          copy_async(l.recv_at(true, q), l.recv_at(false, q), static_cast<std::size_t>(l.recv->count(q)) * l.vbytes, kernels_->stream());
+          int k = MPI_UNDEFINED;
+          MPI_Waitany(static_cast<int>(nr), l.reqs.data(), &k, MPI_STATUS_IGNORE);
+          if (k == MPI_UNDEFINED) break;
+          const Piece& pc = l.rpieces[static_cast<std::size_t>(k)];
+          copy_async(l.drecv.data() + pc.off, l.hrecv.data() + pc.off, static_cast<std::size_t>(pc.bytes), kernels_->stream());
         }
       MPI_Waitall(static_cast<int>(nr + ns), l.reqs.data(), MPI_STATUSES_IGNORE);
       break;
@@ -291,7 +327,7 @@ std::byte* DeviceStarForest::finish(Link& l, bool recv_dev) {
 }
 
 void DeviceStarForest::release(Link& l) {
-  if (transport_ != Transport::ipc || l.recv->npeers() == 0) return;
+  if (transport_ != Transport::ipc || l.recv->npeers() == 0) return;  // (ipc: a piece per peer)
   MPI_Waitall(static_cast<int>(l.frees.size()), l.frees.data(), MPI_STATUSES_IGNORE);
   for (std::size_t p = 0; p < l.recv->npeers(); ++p) MPI_Isend(nullptr, 0, MPI_BYTE, l.recv->peers[p], l.tag(kFree), comm_, &l.frees[p]);
 }

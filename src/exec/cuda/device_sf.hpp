@@ -34,6 +34,12 @@
 namespace sfr::exec::cuda {
 
 enum class Transport { staged, aware, ipc };
+
+// cuda-staged's pipeline: a message of more than kPipelineMin bytes goes down, across and up in
+// chunks of kPipelineChunk bytes, each with an event of its own: chunk c is sent while chunk c+1
+// is still copied down, and copied up as soon as it lands while the others still travel (one
+// copy engine each way, one network: three stages that overlap).
+inline constexpr std::size_t kPipelineMin = std::size_t{512} << 10, kPipelineChunk = std::size_t{256} << 10;
 // "cuda-staged", "cuda-aware", "cuda-ipc"; false for any other name.
 bool parse_transport(std::string_view name, Transport& out);
 // Why MPI cannot be handed device pointers in this process ("" when the library reports CUDA

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -89,14 +90,28 @@ void copy_async(void* dst, const void* src, std::size_t bytes, const Stream& s);
 void copy(void* dst, const void* src, std::size_t bytes);
 void zero_async(void* dst, std::size_t bytes, const Stream& s);
 
+// What this process has asked of its device so far, counted in the wrappers of this file, where
+// every call of either implementation (the CUDA runtime, the emulated device) passes: kernel
+// launches; synchronisations of a stream, an event or the whole device; copies by direction
+// (device memory: this process's allocations and the peers' buffers it mapped through IPC; host:
+// anything else, pinned buffers included) and their bytes; memsets. Counted with relaxed atomics: a call costs an increment.
+struct DeviceCounts {
+  std::int64_t launches = 0, stream_syncs = 0, event_syncs = 0, device_syncs = 0, memsets = 0;
+  std::int64_t h2d = 0, h2d_bytes = 0, d2h = 0, d2h_bytes = 0, d2d = 0, d2d_bytes = 0;
+  DeviceCounts operator-(const DeviceCounts& o) const;
+  bool operator==(const DeviceCounts&) const = default;
+};
+DeviceCounts device_counts();
+
 // CUDA IPC: a device allocation made visible to another process on the node.
 inline constexpr std::size_t kIpcHandleBytes = 64;
 struct IpcHandle {
   unsigned char bytes[kIpcHandleBytes];
 };
 IpcHandle ipc_handle(const void* device_ptr);
-// Maps a peer's allocation; close it with ipc_close.
-std::byte* ipc_open(const IpcHandle& h);
+// Maps a peer's allocation of `bytes` (what its owner allocated: counted as device memory);
+// close it with ipc_close.
+std::byte* ipc_open(const IpcHandle& h, std::size_t bytes);
 void ipc_close(std::byte* p);
 
 }  // namespace sfr::exec::cuda

@@ -181,6 +181,22 @@ std::vector<int> senders_to(const core::Graph& g, int me, core::Motion m) {
 constexpr int kOpMarker = 7319;
 void mark_op(bool begins, std::size_t i) { MPI_Pcontrol(kOpMarker, begins ? 1 : 0, static_cast<int>(i)); }
 
+bool cuda_backend(const std::string& b) {
+  const auto* info = core::find_backend(b);
+  return info && info->gpu;
+}
+
+// What `calls` calls asked of the device, per call, the most over the ranks.
+trace::DeviceWork device_work(MPI_Comm comm, const cuda::DeviceCounts& d, double calls) {
+  double mine[11] = {double(d.launches), double(d.stream_syncs), double(d.event_syncs), double(d.device_syncs), double(d.memsets),
+                     double(d.h2d),      double(d.h2d_bytes),    double(d.d2h),         double(d.d2h_bytes),    double(d.d2d),
+                     double(d.d2d_bytes)};
+  double most[11];
+  MPI_Allreduce(mine, most, 11, MPI_DOUBLE, MPI_MAX, comm);
+  for (double& x : most) x /= calls;
+  return {most[0], most[1], most[2], most[3], most[4], most[5], most[6], most[7], most[8], most[9], most[10]};
+}
+
 // Tells the stall watch that this rank now runs op `i`.
 void watch_op(const trace::BuiltTrace& t, std::size_t i, const std::string& backend, int me) {
   const auto& op = t.trace().ops[i];
@@ -408,8 +424,11 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     const auto sent = plan::totals(plan::op_rounds(plans->second, op, place, transport, {cache.split_cap()}));
     core::SampleReservoir iterations;  // bounded: a soak of 10^8 iterations keeps kSampleCap
     const std::int64_t posted_before = cache.get(op).messages_posted();
+    const bool on_device = cuda_backend(cache.backend_of(op)) || (core::op_uses_device(op) && cache.device_memory());
+    cuda::DeviceCounts device_before;
     mark_op(true, i);
     for (int it = 0; it < warmup + iters; ++it) {
+      if (it == warmup) device_before = cuda::device_counts();
       MPI_Barrier(comm);
       const double t0 = MPI_Wtime();
       for (Index rep = 0; rep < op.repeat; ++rep) {
@@ -423,6 +442,8 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
       if (it >= warmup) iterations.add(mx * 1e6);
     }
     mark_op(false, i);
+    std::optional<trace::DeviceWork> device;
+    if (on_device) device = device_work(comm, cuda::device_counts() - device_before, static_cast<double>(iters) * static_cast<double>(op.repeat));
     // The executor sends what the plan says (where its backend counts what it posts).
     if (posted_before >= 0) {
       long long mine = cache.get(op).messages_posted() - posted_before, all = 0;
@@ -443,6 +464,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     r.bytes = sent.bytes;
     r.messages = sent.messages;
     r.ranks_per_node = place.ranks_per_node;
+    r.device = device;
     r.min_us = iterations.min();
     r.max_us = iterations.max();
     std::vector<double> sorted = iterations.kept();
@@ -533,6 +555,7 @@ std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>&
     tr.samples_us = r.samples_us;
     tr.mean_us = r.mean_us;
     tr.samples_exact = r.samples_exact;
+    tr.device = r.device;
     doc.results.push_back(std::move(tr));
   }
   return trace::to_json(doc).dump(1) + "\n";

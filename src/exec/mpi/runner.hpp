@@ -6,12 +6,14 @@
 #include <mpi.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "exec/conformance.hpp"
 #include "io/json_strict.hpp"
 #include "plan/plan.hpp"
+#include "trace/result_docs.hpp"
 #include "trace/trace.hpp"
 
 namespace sfr::exec::mpi {
@@ -32,6 +34,9 @@ struct OpTiming {
   // a uniform sample of kSampleCap of them (samples_exact false: median and p20 are estimates).
   std::vector<double> samples_us;
   bool samples_exact = true;
+  // Per call, the most over ranks: what the op asked of the device (exec/cuda/runtime.hpp), for
+  // ops on a cuda-* backend or with data in device memory.
+  std::optional<trace::DeviceWork> device;
 };
 
 // What this launch allows the backends, found once before they are checked (collective, every

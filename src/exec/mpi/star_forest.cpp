@@ -1,5 +1,7 @@
 #include "exec/mpi/star_forest.hpp"
 
+#include <algorithm>
+
 #include "core/backends.hpp"
 #include "core/derive.hpp"
 #include "core/error.hpp"
@@ -143,12 +145,18 @@ namespace {
 // The staged route: the blocks packed on the device go to where the backend reads them (the link's
 // send buffer, and a shared segment's block where the transport has one), and the received blocks
 // up to the device.
+// Each block goes down once: to its shared segment where the transport has one for its peer,
+// else into the send buffer (one copy of the whole buffer where no peer has a segment). Copying
+// the whole buffer and then the shared blocks again moved shm's on-node bytes twice.
 void blocks_down(Link& l, const cuda::Stream& s) {
-  if (!l.sendbuf.empty()) cuda::copy_async(l.sendbuf.data(), l.dsend.data(), l.sendbuf.size(), s);
-  for (std::size_t p = 0; p < l.send_at.size(); ++p)
-    if (l.send_at[p])
-      cuda::copy_async(l.send_at[p], l.dsend.data() + static_cast<std::size_t>(l.send->offsets[p]) * l.vbytes,
+  const bool segments = std::any_of(l.send_at.begin(), l.send_at.end(), [](const std::byte* p) { return p != nullptr; });
+  if (!segments) {
+    if (!l.sendbuf.empty()) cuda::copy_async(l.sendbuf.data(), l.dsend.data(), l.sendbuf.size(), s);
+  } else {
+    for (std::size_t p = 0; p < l.send->npeers(); ++p)
+      cuda::copy_async(l.send_at[p] ? l.send_at[p] : l.send_block(p), l.dsend.data() + static_cast<std::size_t>(l.send->offsets[p]) * l.vbytes,
                        static_cast<std::size_t>(l.send->count(p)) * l.vbytes, s);
+  }
   s.sync();
 }
 // Blocks just packed into l.dsend, handed to the transport by the op's route: down to host memory
@@ -255,15 +263,17 @@ namespace {
 
 // Unpacks link l's received blocks into `dst` (the leaves for a root -> leaf link, else the roots):
 // on the device where dst is device memory (after the staged route brought them up), else per peer.
-void unpack_into(const cuda::PlanKernels* K, InFlight& f, Link& l, core::MpiOp op, const Data& dst, std::byte* host_dst, bool skip_direct) {
+// Whether it synchronised the device stream (then everything the op put on it is done).
+bool unpack_into(const cuda::PlanKernels* K, InFlight& f, Link& l, core::MpiOp op, const Data& dst, std::byte* host_dst, bool skip_direct) {
   if (K && dst.on_device()) {
     if (f.route == InFlight::Route::staged) blocks_up(l, K->stream());
     K->unpack(*l.recv, f.unit, f.bs, op, l.drecv.data(), dst);
     K->sync();
-    return;
+    return true;
   }
   for (std::size_t p = 0; p < l.recv->npeers(); ++p)
     if (!skip_direct || !f.recv_direct[p]) core::unpack(f.unit, f.bs, op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], host_dst);
+  return false;
 }
 
 }  // namespace
@@ -275,14 +285,15 @@ void StarForest::end(Handle h) {
   Link& l = *f.link;
   const cuda::PlanKernels* K = f.packs_on_device() ? &s.kernels() : nullptr;
   s.backend_->finish(s, f, l);
+  bool synced = false;  // the device stream, after the op's last work on it
   if (!f.applied) {
     switch (f.kind) {
       case Motion::bcast:
-        unpack_into(K, f, l, f.op, f.leaf, f.leafdata, true);
+        synced = unpack_into(K, f, l, f.op, f.leaf, f.leafdata, true);
         s.backend_->after_unpack(s, l);
         break;
       case Motion::reduce:
-        unpack_into(K, f, l, f.op, f.root, f.rootdata, false);
+        synced = unpack_into(K, f, l, f.op, f.root, f.rootdata, false);
         s.backend_->after_unpack(s, l);
         break;
       case Motion::fetch_and_op: {
@@ -314,13 +325,13 @@ void StarForest::end(Handle h) {
           s.backend_->start(s, ret, b);
           s.backend_->finish(s, ret, b);
         }
-        unpack_into(K, f, b, core::MpiOp::replace, f.update, f.leafupdate, false);
+        synced = unpack_into(K, f, b, core::MpiOp::replace, f.update, f.leafupdate, false);
         if (!f.fetched_in_back) s.backend_->after_unpack(s, b);
         break;
       }
     }
   }
-  if (K) K->sync();  // the self part's device work
+  if (K && !synced) K->sync();  // the self part's device work, where no unpack on the device waited for it
   if (f.route == InFlight::Route::mirror) {
     if (f.kind == Motion::bcast) mirror_back(f.leaf, f.mleaf);
     if (f.kind != Motion::bcast) mirror_back(f.root, f.mroot);
