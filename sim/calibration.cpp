@@ -177,6 +177,24 @@ std::vector<std::string> implausible_fit(const MachineModel& m, const MeasuredTi
   return out;
 }
 
+namespace {
+// The device's terms (rank 0's device): one process's copies each way (the base keeps the
+// four-process ones: sfr_bench_cuda copy measures those) and the kernels' launch and bandwidth.
+void device_terms(const core::CalibrationData::Device& d, MachineModel& m, std::vector<std::string>& lines) {
+  for (const bool to_device : {true, false}) {
+    const auto& s = to_device ? d.h2d : d.d2h;
+    if (s.size() < 2) continue;
+    double rms = 0;
+    (to_device ? m.h2d : m.d2h)[0] = fit_alpha_beta(s, &rms);
+    const AlphaBeta& ab = (to_device ? m.h2d : m.d2h)[0];
+    lines.push_back(std::string("copy ") + (to_device ? "h2d" : "d2h") +
+                    fmt("   %.3f us + %.4f ns/B, fit error %.1f%% (", ab.alpha * 1e6, ab.beta * 1e9, rms * 100) + d.name + ")");
+  }
+  m.kernels = {d.launch, d.bandwidth};
+  lines.push_back(fmt("kernels    %.3f us per launch, %.1f GB/s device memory (a device-to-device copy)", d.launch * 1e6, d.bandwidth * 1e-9));
+}
+}  // namespace
+
 Calibration calibrate_machine(const core::CalibrationData& d) {
   Calibration c;
   MachineModel& m = c.machine;
@@ -288,6 +306,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     c.lines.push_back(fmt("pack       %.3f us + %.4f ns/B per message (indexed doubles), fit error %.1f%%", m.pack.alpha * 1e6,
                           m.pack.beta * 1e9, rms * 100));
   }
+  if (d.device) device_terms(*d.device, m, c.lines);
   if (ring && d.sf_op_backend[0] >= 0) {
     // The executor's own work per call: what the executor measured on the ring, less what the
     // model (everything else calibrated, no such work) predicts for it, per backend.

@@ -183,7 +183,7 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   }();
   if (j.is_object()) io::check_format(j, source, "sf-machine", false);  // first: another kind of file is named as such
   r.object(j, "",
-           {"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta", "copy", "pack", "loggp",
+           {"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta", "copy", "pack", "kernels", "loggp",
             "collective_overhead", "fence_overhead", "op_overhead", "op_overhead_by_backend", "block_cost_by_backend",
             "peer_cost_by_backend", "byte_cost_by_backend", "small_byte_cost_by_backend", "small_byte_until", "large_message_cost_by_backend", "large_message_bytes", "leaf_to_root_by_backend", "wire_factor_by_backend", "wire_factor_beyond", "scatter_cost_by_backend", "scatter_beyond", "core_sharing", "split",
             "calibration"});
@@ -247,6 +247,12 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
     }
   }
   if (j.contains("pack")) m.pack = r.ab(j["pack"], "/pack");
+  if (j.contains("kernels")) {
+    const auto& k = j["kernels"];
+    r.object(k, "/kernels", {"launch", "bandwidth"});
+    if (k.contains("launch")) m.kernels.launch = r.number(k["launch"], "/kernels/launch");
+    if (k.contains("bandwidth")) m.kernels.bandwidth = r.number(k["bandwidth"], "/kernels/bandwidth");
+  }
   if (j.contains("loggp")) {
     const auto& l = j["loggp"];
     r.object(l, "/loggp", {"o_send", "o_recv", "gap"});
@@ -448,6 +454,7 @@ Json machine_to_json(const MachineModel& m) {
   j["copy"] = {{"h2d", {{"1", {m.h2d[0].alpha, m.h2d[0].beta}}, {"4", {m.h2d[1].alpha, m.h2d[1].beta}}}},
                {"d2h", {{"1", {m.d2h[0].alpha, m.d2h[0].beta}}, {"4", {m.d2h[1].alpha, m.d2h[1].beta}}}}};
   j["pack"] = {m.pack.alpha, m.pack.beta};
+  j["kernels"] = {{"launch", m.kernels.launch}, {"bandwidth", m.kernels.bandwidth}};
   j["loggp"] = {{"o_send", m.o_send}, {"o_recv", m.o_recv}, {"gap", m.gap}};
   j["collective_overhead"] = m.collective_overhead;
   j["fence_overhead"] = m.fence_overhead;

@@ -63,6 +63,15 @@ struct MachineModel {
   // cudaMemcpyAsync, [0] one process copying, [1] several (4) processes copying one GPU at once.
   std::array<AlphaBeta, 2> h2d{}, d2h{};
   AlphaBeta pack{};                                      // host pack/unpack of one message (seconds, seconds per byte)
+  // The GPU's pack and unpack kernels, one of each per device op and rank (what the executor
+  // launches: tests/exec_cuda/test_device_counts.cpp): launch seconds plus the bytes the kernel
+  // moves (its packed block read and written once: core/kernel_traffic.hpp's floor) over the
+  // device's bandwidth (bytes per second; 0: bytes cost nothing). Zero in the presets (the study
+  // did not model them); calibrate measures them where the ranks have a device.
+  struct DeviceKernels {
+    double launch = 0, bandwidth = 0;
+    double at(double bytes) const { return launch + (bandwidth > 0 ? 2 * bytes / bandwidth : 0); }
+  } kernels{};
   double o_send = 0, o_recv = 0, gap = 0;                // LogGP overheads and gap (seconds)
   double collective_overhead = 0;                        // per call of a collective (neighbor, alltoallv), seconds
   double fence_overhead = 0;                             // per MPI_Win_fence beyond its dissemination rounds, seconds

@@ -211,14 +211,18 @@ Time copy_cost(const MachineModel& m, bool to_device, std::int64_t bytes, int co
   return bytes > 0 ? to_ps(m.copy(to_device, concurrent).at(static_cast<double>(bytes))) : 0;
 }
 
-// Staged paths: device data is copied to the host before the first step and back after the last.
-void staged_copies(StepBuilder& first, StepBuilder& last, const Layout& lay, const MachineModel& m, const Traffic& t, bool aware,
-                   const std::vector<std::int64_t>& send_bytes, const std::vector<std::int64_t>& recv_bytes) {
-  if (aware) return;
+// Device data: each rank with device data to send runs one pack kernel before the first step and
+// each with device data to receive one unpack kernel after the last (MachineModel::kernels); on
+// staged paths the packed data are copied device-to-host after the pack and host-to-device before
+// the unpack.
+void device_work(StepBuilder& first, StepBuilder& last, const Layout& lay, const MachineModel& m, const Traffic& t, bool aware,
+                 const std::vector<std::int64_t>& send_bytes, const std::vector<std::int64_t>& recv_bytes) {
   const int c = lay.ranks_per_gpu();
   for (int r = 0; r < lay.nranks; ++r) {
-    if (t.send_device) first.add_pre(r, copy_cost(m, false, send_bytes[r], c), true);
-    if (t.recv_device) last.add_post(r, copy_cost(m, true, recv_bytes[r], c), true);
+    if (t.send_device && send_bytes[r] > 0)
+      first.add_pre(r, to_ps(m.kernels.at(static_cast<double>(send_bytes[r]))) + (aware ? 0 : copy_cost(m, false, send_bytes[r], c)), true);
+    if (t.recv_device && recv_bytes[r] > 0)
+      last.add_post(r, to_ps(m.kernels.at(static_cast<double>(recv_bytes[r]))) + (aware ? 0 : copy_cost(m, true, recv_bytes[r], c)), true);
   }
 }
 
@@ -262,7 +266,7 @@ void add_direct(Schedule& s, const Layout& lay, const MachineModel& m, Backend b
     recvd[f.dst] += f.count * t.value_bytes;
   }
   self_copies(sb, m, t);
-  staged_copies(sb, sb, lay, m, t, b.aware, sent, recvd);
+  device_work(sb, sb, lay, m, t, b.aware, sent, recvd);
   if (b.kind == BackendKind::neighbor || b.kind == BackendKind::alltoallv)
     for (int r = 0; r < lay.nranks; ++r) sb.add_sync(r, to_ps(m.collective_overhead));
   if (b.kind == BackendKind::alltoallv) {
@@ -337,7 +341,7 @@ void add_shm(Schedule& s, const Layout& lay, const MachineModel& m, const Traffi
     sb.add_post(f.dst, copy + to_ps(m.ab(false, tier, Proto::short_).alpha * mate), true);
   }
   self_copies(sb, m, t);
-  staged_copies(sb, sb, lay, m, t, false, sent, recvd);
+  device_work(sb, sb, lay, m, t, false, sent, recvd);
   s.steps.push_back(sb.finish("shm"));
 }
 
@@ -362,7 +366,7 @@ void add_node_aware(Schedule& s, const Layout& lay, const MachineModel& m, Backe
   std::vector<std::int64_t> sent(static_cast<std::size_t>(lay.nranks)), recvd(sent.size());
   for (const auto& f : t.flows) sent[f.src] += f.count * t.value_bytes, recvd[f.dst] += f.count * t.value_bytes;
   self_copies(steps.front(), m, t);
-  staged_copies(steps.front(), steps.back(), lay, m, t, b.aware, sent, recvd);
+  device_work(steps.front(), steps.back(), lay, m, t, b.aware, sent, recvd);
   for (std::size_t k = 0; k < rounds.size(); ++k) s.steps.push_back(steps[k].finish(rounds[k].label, false));
 }
 

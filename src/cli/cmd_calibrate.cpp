@@ -52,6 +52,9 @@ io::Json measured_json(const core::CalibrationData& d) {
   j["neighbor_alltoallv_s"] = d.neighbor;
   j["alltoallv_s"] = d.alltoallv;
   j["pack_bytes_seconds"] = samples(d.pack);
+  if (d.device)
+    j["device"] = {{"name", d.device->name},         {"emulated", d.device->emulated},   {"h2d_bytes_seconds", samples(d.device->h2d)},
+                   {"d2h_bytes_seconds", samples(d.device->d2h)}, {"launch_s", d.device->launch}, {"bandwidth_bytes_per_s", d.device->bandwidth}};
   j["sf_op_s"] = d.sf_op_backend[0];  // basic
   for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
     j["sf_op_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend[k];

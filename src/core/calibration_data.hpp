@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,18 @@ struct CalibrationData {
   PerBackend sf_op_backend_fan_large = unmeasured();
   // Packing n doubles through an index list (bytes, seconds).
   std::vector<TimedSample> pack;
+  // Rank 0's device, where the ranks have one (exec/cuda/device_terms.hpp): the copies between
+  // pinned host and device memory (bytes, seconds of a cudaMemcpyAsync and its stream's
+  // synchronisation), a kernel's launch (seconds a one-value pack kernel and its synchronisation
+  // take beyond the synchronisation alone) and the device's bandwidth (bytes read plus written
+  // per second by a device-to-device copy). Absent where no device was found.
+  struct Device {
+    std::string name;
+    bool emulated = false;
+    std::vector<TimedSample> h2d, d2h;
+    double launch = 0, bandwidth = 0;
+  };
+  std::optional<Device> device;
   // Where the ranks on this host (`ranks_on_host`) outnumber its `cores` (0: they do not, or
   // unknown), placed round robin: the bcast on basic on the ring between core mates
   // (calibration_ring(n, false, values, cores): rank r reads rank r+cores's roots in order), of

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "sim/machine.hpp"
+#include "exec/cuda/runtime.hpp"
 #include "support/process.hpp"
 
 namespace fs = std::filesystem;
@@ -22,8 +23,9 @@ fs::path temp(const std::string& name) { return fs::temp_directory_path() / ("sf
 
 // The default machine (calibrate saves it, run --backend auto reads it) lives in a temporary file.
 const fs::path kDefault = temp("default-machine.json");
-sfr_test::Proc mpirun(int np, const std::string& args) {
-  return sfr_test::run_command("env SFR_MACHINE_FILE=" + kDefault.string() + " " + sfr_test::mpiexec(np) + SFR_CLI + " " + args, 300);
+sfr_test::Proc mpirun(int np, const std::string& args, const std::string& env = "") {
+  return sfr_test::run_command("env SFR_MACHINE_FILE=" + kDefault.string() + " " + env + " " + sfr_test::mpiexec(np) + SFR_CLI + " " + args,
+                               300);
 }
 }  // namespace
 using sfr_test::occurrences;
@@ -70,14 +72,27 @@ TEST(MpiCalibrate, TwoRanksOneNode) {
 }
 
 TEST(MpiCalibrate, EmulatedNodesAndSockets) {
-  // 2 ranks on 2 emulated nodes: only the off-node tier has a pair.
+  // 2 ranks on 2 emulated nodes: only the off-node tier has a pair. They have a device (the
+  // emulated one), whose terms rank 0 measures: the machine file's copies and kernels are fitted
+  // to them.
   const fs::path out = temp("n.json");
-  auto r = mpirun(2, "calibrate -o " + out.string() + " --ranks-per-node 1");
+  auto r = mpirun(2, "calibrate -o " + out.string() + " --ranks-per-node 1", "SFR_EMULATE_DEVICE=5");
   ASSERT_EQ(r.status, 0) << r.out;
   auto j = nlohmann::json::parse(sfr_test::slurp(out));
   EXPECT_TRUE(j["calibration"]["measured"]["pingpong"].contains("network"));
   EXPECT_FALSE(j["calibration"]["measured"]["pingpong"].contains("socket"));
   EXPECT_NE(r.out.find("socket     not measured"), std::string::npos) << r.out;
+  const auto& dev = j["calibration"]["measured"]["device"];
+  ASSERT_TRUE(dev.is_object()) << j["calibration"]["measured"].dump();
+  EXPECT_EQ(dev["emulated"], true);
+  EXPECT_EQ(dev["h2d_bytes_seconds"].size(), 11u);  // 8 B to 8 MiB, x4
+  EXPECT_GT(dev["launch_s"].get<double>(), 0);        // the emulated stream's delays at least
+  EXPECT_EQ(j["kernels"]["launch"], dev["launch_s"]);
+  EXPECT_EQ(j["kernels"]["bandwidth"], dev["bandwidth_bytes_per_s"]);
+  EXPECT_GT(j["kernels"]["bandwidth"].get<double>(), 0);
+  EXPECT_NE(j["copy"]["h2d"]["1"], sim::machine_to_json(*sim::preset("generic"))["copy"]["h2d"]["1"]);  // fitted, not the base's
+  EXPECT_NE(r.out.find("kernels    "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("copy h2d   "), std::string::npos) << r.out;
   // 4 ranks, 2 nodes of 2, one rank per socket: rank 0's partners are 1 (node) and 2 (network);
   // two senders per node measure the injection limit.
   r = mpirun(4, "calibrate -o " + out.string() + " --ranks-per-node 2 --ranks-per-socket 1");
@@ -90,6 +105,9 @@ TEST(MpiCalibrate, EmulatedNodesAndSockets) {
   EXPECT_EQ(j["calibration"]["measured"]["injection"]["senders"], 2);
   EXPECT_EQ(j["topology"]["ranks_per_node"], 2);
   EXPECT_EQ(j["topology"]["ranks_per_socket"], 1);
+  if (exec::cuda::device_count() == 0) {  // no device: no device terms
+    EXPECT_FALSE(j["calibration"]["measured"].contains("device"));
+  }
   fs::remove(out);
 }
 

@@ -142,6 +142,14 @@ TEST(SimEngine, StagedAndDeviceAwareCopies) {
   m.d2h[1] = {20e-6, 4e-9}, m.h2d[1] = {22e-6, 5e-9};
   const auto shared = make_trace(g, {o}, trace::Machine{2, 2, 1});
   EXPECT_NEAR(one(shared, m, {sim::BackendKind::basic, false}), (20e-6 + 4e-6) + 2e-6 + (22e-6 + 5e-6), kTol);
+  // The GPU's kernels: one pack at the sender, one unpack at the receiver, each its launch plus
+  // the 1000-byte block read and written at the device's bandwidth; staged or aware alike.
+  m.kernels = {3e-6, 1e12};
+  const double kernel = 3e-6 + 2 * 1000 / 1e12;
+  EXPECT_NEAR(one(bt, m, {sim::BackendKind::basic, false}), (10e-6 + 2e-6) + kernel + 2e-6 + (12e-6 + 3e-6) + kernel, kTol);
+  EXPECT_NEAR(one(bt, m, {sim::BackendKind::basic, true}), kernel + 5e-6 + 0.1e-6 + kernel, kTol);
+  // Host data runs no kernel.
+  EXPECT_NEAR(one(make_trace(g, {op(OpKind::bcast)}), m, {sim::BackendKind::basic, false}), 2e-6, kTol);
 }
 
 TEST(SimEngine, OpsApartAreEachAsAlone) {

@@ -62,6 +62,9 @@ TEST(SimMachine, PartialFileStartsFromItsBase) {
   EXPECT_DOUBLE_EQ(m.ab(false, Tier::network, Proto::eager).alpha, 1e-6);
   EXPECT_DOUBLE_EQ(m.ab(false, Tier::network, Proto::short_).alpha, 1.89e-06);  // from lassen
   EXPECT_EQ(m.eager_max, 4096);
+  const auto k = sim::parse_machine(io::parse_json_strict(R"({"kernels": {"launch": 4e-6, "bandwidth": 2e12}})", "m"), "m");
+  EXPECT_DOUBLE_EQ(k.kernels.at(1e6), 4e-6 + 2e6 / 2e12);  // a block read and written
+  EXPECT_EQ(sim::preset("lassen")->kernels.at(1e6), 0);       // the study has no kernel terms
 }
 
 TEST(SimMachine, BadFilesGivePointedErrors) {
@@ -84,6 +87,8 @@ TEST(SimMachine, BadFilesGivePointedErrors) {
       {R"({"base": "summit"})", "m.json: /base: expected a preset name"},
       {R"([1, 2])", "m.json: (top level): expected an object"},
       {R"({"loggp": {"o_send": "fast"}})", "m.json: /loggp/o_send: expected a number"},
+      {R"({"kernels": {"launch": -1e-6}})", "m.json: /kernels/launch: expected a finite number >= 0"},
+      {R"({"kernels": {"bandwith": 1e12}})", "m.json: /kernels/bandwith: unknown key"},
       {R"({"block_cost_by_backend": {"window": -1e-9}})", "m.json: /block_cost_by_backend/window: expected a finite number >= 0"},
       {R"({"block_cost_by_backend": {"window": 2e-6}})", "m.json: /block_cost_by_backend/window: expected seconds per run of roots, at most"},
       {R"({"block_cost_by_backend": {"collective": 1e-9}})", "m.json: /block_cost_by_backend/collective: unknown key"},

@@ -13,6 +13,8 @@
 #include "core/pack.hpp"
 #include "core/statistic.hpp"
 #include "core/tier.hpp"
+#include "exec/cuda/device_terms.hpp"
+#include "exec/cuda/runtime.hpp"
 #include "exec/mpi/runner.hpp"
 #include "exec/mpi/stall.hpp"
 #include "trace/calibration_ring.hpp"
@@ -417,6 +419,17 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   say("pack costs");
   if (rank == 0) d.pack = pack_costs();
   idle_barrier(comm);
+  // 7. The device's terms, where rank 0 has a device (rank 0 alone on it; the others wait).
+  int has_device = rank == 0 && cuda::device_count() > 0 ? 1 : 0;
+  MPI_Bcast(&has_device, 1, MPI_INT, 0, comm);
+  if (has_device) {
+    say("device copies, kernel launch and bandwidth");
+    if (rank == 0) {
+      cuda::select_device(0);
+      d.device = cuda::measure_device_terms();
+    }
+    idle_barrier(comm);
+  }
   stall::idle();
   return d;
 }
