@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exec/dump_check.hpp"
+#include "support/backends.hpp"
 #include "support/process.hpp"
 #include "support/random_trace.hpp"
 #include "support/sample_traces.hpp"
@@ -36,7 +37,7 @@ using sfr_test::slurp;
 
 sfr_test::Proc mpirun(int np, const std::string& args) { return sfr_test::run_command(sfr_test::mpiexec(np) + SFR_CLI + " " + args, 120); }
 
-const std::vector<std::string> kBackends = {"basic", "neighbor", "window", "alltoallv", "shm", "3step", "2step", "split-md", "split-dd"};
+const std::vector<std::string> kBackends = sfr_test::graph_backends();
 
 bool node_aware(const std::string& b) { return b == "3step" || b == "2step" || b == "split-md" || b == "split-dd"; }
 

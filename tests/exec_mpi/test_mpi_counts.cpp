@@ -17,6 +17,7 @@
 
 #include "core/plan.hpp"
 #include "plan/plan.hpp"
+#include "support/backends.hpp"
 #include "support/process.hpp"
 #include "support/random_trace.hpp"
 #include "support/sample_traces.hpp"
@@ -29,7 +30,7 @@ using namespace sfr;
 
 namespace {
 
-const std::vector<std::string> kBackends = {"basic", "neighbor", "window", "alltoallv", "shm", "3step", "2step", "split-md", "split-dd"};
+const std::vector<std::string> kBackends = sfr_test::graph_backends();
 
 struct Case {
   std::string name;

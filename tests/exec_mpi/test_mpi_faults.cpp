@@ -72,8 +72,10 @@ protected:
     return ranks;
   }
   // Waits (up to 30 s) until a file whose name starts with `prefix` is in the test's folder.
+  // Within 2 minutes (calibrate reaches its write in about a second, 30 s and more under ASan on
+  // a loaded machine).
   bool temporary_appears(const std::string& prefix) const {
-    for (int k = 0; k < 1500; ++k) {
+    for (int k = 0; k < 6000; ++k) {
       for (const auto& f : left())
         if (f.find(prefix) == 0) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -55,11 +55,9 @@ Counter& c() {
   return counter;
 }
 
-const std::vector<int>& world_ranks(MPI_Comm comm) {
-  auto it = c().world_of.find(comm);
-  if (it != c().world_of.end()) return it->second;
-  MPI_Group g, world;
-  PMPI_Comm_group(comm, &g);
+// The world ranks of group g's members (g is freed), kept under `key` for the next call.
+const std::vector<int>& remember_world_ranks(MPI_Comm key, MPI_Group g) {
+  MPI_Group world;
   PMPI_Comm_group(MPI_COMM_WORLD, &world);
   int n = 0;
   PMPI_Group_size(g, &n);
@@ -68,7 +66,15 @@ const std::vector<int>& world_ranks(MPI_Comm comm) {
   PMPI_Group_translate_ranks(g, n, in.data(), world, out.data());
   PMPI_Group_free(&g);
   PMPI_Group_free(&world);
-  return c().world_of.emplace(comm, std::move(out)).first->second;
+  return c().world_of.emplace(key, std::move(out)).first->second;
+}
+
+const std::vector<int>& world_ranks(MPI_Comm comm) {
+  auto it = c().world_of.find(comm);
+  if (it != c().world_of.end()) return it->second;
+  MPI_Group g;
+  PMPI_Comm_group(comm, &g);
+  return remember_world_ranks(comm, g);
 }
 
 int me_in_world() {
@@ -238,20 +244,13 @@ MPI_Comm win_comm_key(MPI_Win w) { return reinterpret_cast<MPI_Comm>(w); }  // (
 void rma(MPI_Win win, int src_is_target, int target, long long bytes) {
   if (!c().open) return;
   auto it = c().world_of.find(win_comm_key(win));
-  if (it == c().world_of.end()) {
-    MPI_Group g, world;
+  const std::vector<int>* ranks = it != c().world_of.end() ? &it->second : nullptr;
+  if (!ranks) {
+    MPI_Group g;
     PMPI_Win_get_group(win, &g);
-    PMPI_Comm_group(MPI_COMM_WORLD, &world);
-    int n = 0;
-    PMPI_Group_size(g, &n);
-    std::vector<int> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = i;
-    PMPI_Group_translate_ranks(g, n, in.data(), world, out.data());
-    PMPI_Group_free(&g);
-    PMPI_Group_free(&world);
-    it = c().world_of.emplace(win_comm_key(win), std::move(out)).first;
+    ranks = &remember_world_ranks(win_comm_key(win), g);
   }
-  const int me = me_in_world(), other = it->second[static_cast<std::size_t>(target)];
+  const int me = me_in_world(), other = (*ranks)[static_cast<std::size_t>(target)];
   c().windows.back().messages.push_back(src_is_target ? Message{other, me, bytes} : Message{me, other, bytes});
 }
 }  // namespace
