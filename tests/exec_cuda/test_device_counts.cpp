@@ -104,7 +104,8 @@ TEST(DeviceCountsHost, AHostOpHasNone) {
   const auto r = sfr_test::run_command(sfr_test::mpiexec(2) + SFR_CLI + " run " + (dir / "t.json").string() +
                                        " --backend basic --iters 2 --timing " + (dir / "timing.json").string());
   ASSERT_EQ(r.status, 0) << r.out;
-  for (const auto& res : json::parse(sfr_test::slurp(dir / "timing.json"))["results"]) EXPECT_FALSE(res.contains("device")) << res.dump();
+  const json doc = json::parse(sfr_test::slurp(dir / "timing.json"));  // named: a range-for would free a temporary's member
+  for (const auto& res : doc["results"]) EXPECT_FALSE(res.contains("device")) << res.dump();
   fs::remove_all(dir);
 }
 
