@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <set>
@@ -54,6 +55,18 @@ TEST(SampleReservoir, BeyondTheCapKeepsAUniformSampleAndExactExtremes) {
   for (long k = 0; k < n; ++k) late.add(k < n / 2 ? 0.0 : 1.0);
   const auto ones = std::count(late.kept().begin(), late.kept().end(), 1.0);
   EXPECT_NEAR(static_cast<double>(ones), cap / 2.0, 5 * std::sqrt(cap * 0.25));
+}
+
+// Each sample of a long run survives with the same probability cap / n, whenever it arrived: the
+// kept samples of each tenth of the run number about cap / 10 (binomial, sd sqrt(cap 0.1 0.9)). A
+// reservoir that stops replacing early, or favours late arrivals, leaves some tenths empty or full.
+TEST(SampleReservoir, EveryStretchOfALongRunIsRepresented) {
+  constexpr long n = 100000, cap = 1000;
+  SampleReservoir r(cap);
+  for (long k = 0; k < n; ++k) r.add(static_cast<double>(k));  // the value is the arrival index
+  std::array<int, 10> per_tenth{};
+  for (const double x : r.kept()) ++per_tenth[static_cast<std::size_t>(x * 10 / n)];
+  for (std::size_t t = 0; t < per_tenth.size(); ++t) EXPECT_NEAR(per_tenth[t], cap / 10.0, 5 * std::sqrt(cap * 0.1 * 0.9)) << "tenth " << t;
 }
 
 TEST(SampleReservoir, EmptyIsZero) {
