@@ -20,7 +20,7 @@
 #include "support/backends.hpp"
 #include "support/process.hpp"
 #include "support/random_trace.hpp"
-#include "support/sample_traces.hpp"
+#include "support/plan_cases.hpp"
 #include "trace/reader.hpp"
 #include "trace/writer.hpp"
 
@@ -32,24 +32,12 @@ namespace {
 
 const std::vector<std::string> kBackends = sfr_test::graph_backends();
 
-struct Case {
-  std::string name;
-  fs::path source;         // a sample trace, or empty: a random graph of `nranks`
-  int nranks = 0;
-  int ranks_per_node = 0;  // the trace's machine; 0: none (the launch's nodes)
-};
-std::ostream& operator<<(std::ostream& o, const Case& c) { return o << c.name; }
+using Case = sfr_test::PlanCase;
 
 std::vector<Case> cases() {
-  std::vector<Case> v;
-  for (const auto& p : sfr_test::sample_traces(8)) {
-    const int n = trace::read_trace_file(p.string()).trace().nranks;
-    v.push_back({p.stem().string() + "_rpn" + std::to_string(std::min(2, n)), p, n, std::min(2, n)});
-  }
+  std::vector<Case> v = sfr_test::sample_plan_cases();
   for (int n = 2; n <= 6; n += 2) v.push_back({"random" + std::to_string(n) + "_launch", {}, n, 0});
-  for (int n = 3; n <= 8; ++n)
-    for (int rpn : {1, 2, 4})
-      if (rpn < n) v.push_back({"random" + std::to_string(n) + "_rpn" + std::to_string(rpn), {}, n, rpn});
+  sfr_test::add_random_plan_cases(v, 3, 8, false);
   return v;
 }
 

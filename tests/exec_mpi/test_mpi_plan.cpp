@@ -14,7 +14,7 @@
 #include "support/backends.hpp"
 #include "support/process.hpp"
 #include "support/random_trace.hpp"
-#include "support/sample_traces.hpp"
+#include "support/plan_cases.hpp"
 #include "trace/reader.hpp"
 #include "trace/writer.hpp"
 
@@ -26,23 +26,11 @@ namespace {
 
 const std::vector<std::string> kBackends = sfr_test::graph_backends();
 
-struct Case {
-  std::string name;
-  fs::path source;  // a sample trace, or empty: a random graph of `nranks`
-  int nranks = 0;
-  int ranks_per_node = 1;
-};
-std::ostream& operator<<(std::ostream& o, const Case& c) { return o << c.name; }
+using Case = sfr_test::PlanCase;
 
 std::vector<Case> cases() {
-  std::vector<Case> v;
-  for (const auto& p : sfr_test::sample_traces(8)) {
-    const int n = trace::read_trace_file(p.string()).trace().nranks;
-    v.push_back({p.stem().string() + "_rpn" + std::to_string(std::min(2, n)), p, n, std::min(2, n)});
-  }
-  for (int n = 2; n <= 8; ++n)
-    for (int rpn : {1, 2, 4})
-      if (rpn <= n) v.push_back({"random" + std::to_string(n) + "_rpn" + std::to_string(rpn), {}, n, rpn});
+  std::vector<Case> v = sfr_test::sample_plan_cases();
+  sfr_test::add_random_plan_cases(v, 2, 8, true);
   return v;
 }
 
