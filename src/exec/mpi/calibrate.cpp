@@ -45,8 +45,11 @@ double least(const std::vector<double>& block_medians) {
 }
 
 // Ranks that take no part in a measurement wait here without spinning (an oversubscribed
-// machine's cores stay with the ranks being measured).
+// machine's cores stay with the ranks being measured), and outside the stall watch: a pair's
+// ping-pong may take minutes on a loaded machine, and its own ranks are watched (they tick per
+// size); the next step arms the watch again.
 void idle_barrier(MPI_Comm comm) {
+  stall::idle();
   MPI_Request r;
   MPI_Ibarrier(comm, &r);
   for (int done = 0;;) {
@@ -241,9 +244,11 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   int len = 0;
   MPI_Get_processor_name(host, &len);
   d.host.assign(host, static_cast<std::size_t>(len));
-  // Each step is said on the progress line and to the stall watch (--stall-timeout).
-  auto say = [&](const std::string& s) {
-    stall::doing("calibrate's " + s, {});
+  // Each step is said on the progress line and, where it waits for other ranks, to the stall watch
+  // (--stall-timeout); rank 0's own measurements (packs, the device) wait for no one.
+  auto say = [&](const std::string& s, bool watched = true) {
+    if (watched) stall::doing("calibrate's " + s, {});
+    else stall::idle();
     if (rank == 0 && o.progress) o.progress(s);
   };
   // Every rank's node and socket.
@@ -416,14 +421,14 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     for (auto& p : mates) *p.into = core::expected_least_of(p.rounds, core::kJudgedRepeats) * 1e-6;
   }
   // 6. Pack costs (rank 0; the others wait).
-  say("pack costs");
+  say("pack costs", false);
   if (rank == 0) d.pack = pack_costs();
   idle_barrier(comm);
   // 7. The device's terms, where rank 0 has a device (rank 0 alone on it; the others wait).
   int has_device = rank == 0 && cuda::device_count() > 0 ? 1 : 0;
   MPI_Bcast(&has_device, 1, MPI_INT, 0, comm);
   if (has_device) {
-    say("device copies, kernel launch and bandwidth");
+    say("device copies, kernel launch and bandwidth", false);
     if (rank == 0) {
       cuda::select_device(0);
       d.device = cuda::measure_device_terms();
