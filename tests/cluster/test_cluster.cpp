@@ -129,6 +129,11 @@ TEST_F(Cluster, EveryBackendConformsOnTwoNodesOfTwo) {
   for (const auto& t : sfr_test::sample_traces(4))
     if (trace::read_trace_file(t.string()).trace().nranks == 4) conforms_on_every_backend(*this, run, t, path("dump.json"));
   for (unsigned seed : {1u, 2u}) conforms_on_every_backend(*this, run, random_trace(dir_, 4, seed), path("dump.json"));
+  // A trace captured on one node of 4 ranks, replayed on these two: the launch's nodes decide.
+  auto t = sfr_test::sweep_trace(sfr_test::random_graph(4, 9), "captured-on-one-node");
+  t.machine = trace::Machine{4, 4, 0};
+  trace::write_trace_file(t, path("one-node.json").string());
+  conforms_on_every_backend(*this, run, path("one-node.json"), path("dump.json"));
 }
 
 TEST_F(Cluster, EveryBackendConformsOnTwoNodesOfOne) {

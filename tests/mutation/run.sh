@@ -29,6 +29,7 @@ regex_of() { sed -n 's/^# tests: //p' "$1"; }
 bug_of() { sed -n 's/^# bug: //p' "$1"; }
 # The tests a regex selects that fail, one per line.
 failing() {
+  rm -f "$scratch/build/Testing/Temporary/LastTestsFailed.log"  # ctest leaves the last failing run's
   (cd "$scratch/build" && ctest -R "$1" -j"$(nproc)" --timeout 300 > "$work/ctest.log" 2>&1) || true
   sed -n 's/^[0-9]*:\(.*\)$/\1/p' "$scratch/build/Testing/Temporary/LastTestsFailed.log" 2>/dev/null || true
 }
