@@ -31,7 +31,8 @@ bug_of() { sed -n 's/^# bug: //p' "$1"; }
 failing() {
   rm -f "$scratch/build/Testing/Temporary/LastTestsFailed.log"  # ctest leaves the last failing run's
   (cd "$scratch/build" && ctest -R "$1" -j"$(nproc)" --timeout 300 > "$work/ctest.log" 2>&1) || true
-  sed -n 's/^[0-9]*:\(.*\)$/\1/p' "$scratch/build/Testing/Temporary/LastTestsFailed.log" 2>/dev/null || true
+  # (a parameterised test's name without gtest's "  # GetParam() = ..." comment)
+  sed -n 's/^[0-9]*:\(.*\)$/\1/p' "$scratch/build/Testing/Temporary/LastTestsFailed.log" 2>/dev/null | sed 's/  # .*//' || true
 }
 selected() { (cd "$scratch/build" && ctest -N -R "$1" | sed -n 's/^ *Test *#[0-9]*: //p'); }
 echo "== every selected test passes unmutated"
