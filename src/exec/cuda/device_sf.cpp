@@ -248,8 +248,8 @@ DeviceStarForest& DeviceStarForest::multi() {
 }
 
 void DeviceStarForest::start(Link& l, bool send_dev, bool recv_dev) {
+  // Every piece of a pair travels under one tag: MPI keeps one pair's chunks in order.
   const std::size_t nr = l.rpieces.size(), ns = l.spieces.size();
-  auto rtag = [&](const Piece&) { return l.tag(kData); };  // (MPI keeps one pair's chunks in order)
   switch (transport_) {
     case Transport::staged:
       // Each piece goes down to pinned memory on its own event, so its send leaves as soon as its
@@ -262,7 +262,7 @@ void DeviceStarForest::start(Link& l, bool send_dev, bool recv_dev) {
         }
       for (std::size_t k = 0; k < nr; ++k) {
         const auto& pc = l.rpieces[k];
-        MPI_Irecv(l.hrecv.data() + pc.off, pc.bytes, MPI_BYTE, l.recv->peers[pc.peer], rtag(pc), comm_, &l.reqs[k]);
+        MPI_Irecv(l.hrecv.data() + pc.off, pc.bytes, MPI_BYTE, l.recv->peers[pc.peer], l.tag(kData), comm_, &l.reqs[k]);
       }
       for (std::size_t k = 0; k < ns; ++k) {
         const auto& pc = l.spieces[k];
@@ -274,7 +274,7 @@ void DeviceStarForest::start(Link& l, bool send_dev, bool recv_dev) {
       if (send_dev) kernels_->sync();  // the pack is done
       for (std::size_t k = 0; k < nr; ++k) {
         const auto& pc = l.rpieces[k];
-        MPI_Irecv((recv_dev ? l.drecv.data() : l.hrecv.data()) + pc.off, pc.bytes, MPI_BYTE, l.recv->peers[pc.peer], rtag(pc), comm_,
+        MPI_Irecv((recv_dev ? l.drecv.data() : l.hrecv.data()) + pc.off, pc.bytes, MPI_BYTE, l.recv->peers[pc.peer], l.tag(kData), comm_,
                   &l.reqs[k]);
       }
       for (std::size_t k = 0; k < ns; ++k) {
