@@ -4,7 +4,7 @@
 # exchanges of every matrix in MATRICES (default ../shared/matrices) on that placement:
 # validate-model over every backend auto may choose there (median |error| over (op, backend) pairs, predicted
 # best right), and run with every backend auto may choose there and with auto (auto's time against
-# the measured best, per op; each time the least of AUTO_REPEATS launches' 20th percentiles (run's p20 column), default 3, as
+# the measured best, per op; each time the least of AUTO_REPEATS launches' 20th percentiles (run's p20_call column), default 3, as
 # validate-model takes the least of its interleaved repeats'). Prints tables; writes OUT_DIR/{machine,validate,auto}.json (default
 # out/bench/model, out/bench/model-pP-nN off the default placement). With more ranks than cores,
 # every mpiexec binds the ranks to cores round robin (BIND, default Open MPI's
@@ -58,7 +58,7 @@ for t in "${traces[@]}"; do
            at=$(( ${#c[@]} * (k % 3) / 2 )); o=("${c[@]:0:at}" auto "${c[@]:at}")
            order=$(IFS=,; echo "${o[*]}")
            "${launch[@]}" $cli run "$t" --backend "$order" --machine "$dir/machine.json" --iters "${ITERS:-50}" |
-             awk '$1 ~ /^[0-9]+$/ {print $1, $4, $12}'
+             awk '$1 ~ /^[0-9]+$/ {print $1, $4, $11}'
          done | awk '{ k = $1 " " $2; if (!(k in t) || $3 < t[k]) t[k] = $3 } END { for (k in t) print k, t[k] }')
   while read -r op best bus autob aus; do
     ratio=$(awk -v a="$aus" -v b="$bus" 'BEGIN { printf "%.3f", a / b }')

@@ -62,8 +62,8 @@ std::string render_model_check(const ModelCheck& c, const std::string& machine) 
   char line[512];
   os << "measured (executor: the lowest of the interleaved repeats' 20th percentiles of the iterations; spread: their range over it) vs "
         "predicted (simulator, machine "
-     << machine << "), microseconds; '~': the error is within the measurement's spread\n";
-  std::snprintf(line, sizeof line, "%-28s %4s  %-28s %-10s %12s %8s %12s %8s\n", "trace", "op", "label", "backend", "measured", "spread",
+     << machine << "), microseconds per call (an op record's iteration over its repeat); '~': the error is within the measurement's spread\n";
+  std::snprintf(line, sizeof line, "%-28s %4s  %-28s %-10s %12s %8s %12s %8s\n", "trace", "op", "label", "backend", "per_call_us", "spread",
                 "predicted", "error");
   os << line;
   for (const auto& p : c.pairs) {

@@ -18,13 +18,13 @@ namespace sfr::analysis {
 struct CaptureRow {
   std::string sf, op;
   std::int64_t count = 0, vecscatter = 0;
-  double remote_bytes = 0;  // per op, mean over the trace's records of this (SF, op)
-  double us = -1;           // measured median per op on `backend`; < 0: not measured
+  double remote_bytes = 0;  // per call, mean over the trace's records of this (SF, op)
+  double us = -1;           // measured median per call on `backend`; < 0: not measured
 };
 
 struct CaptureSummary {
   io::Json meta;             // the trace's meta (generator "capture")
-  std::string backend;       // the backend whose times are used (the fastest in total), or ""
+  std::string backend;       // the backend whose times are used (least count x per call over the rows), or ""
   std::vector<CaptureRow> rows;  // heaviest first: by total time where measured, else by count x bytes
 };
 

@@ -207,7 +207,8 @@ Chart per_trace_chart(const std::string& id, const TraceRuns& t, const Json& col
                     {"chose", ser.chose},
                     {"series", series_label(ser)},
                     {"rank", rank},
-                    {"median_us", r.median_us},
+                    {"per_call_us", r.median_us},
+                    {"repeat", r.repeat},
                     {"p25_us", quantile(s, 0.25)},
                     {"p75_us", quantile(s, 0.75)},
                     {"min_us", r.min_us},
@@ -223,7 +224,7 @@ Chart per_trace_chart(const std::string& id, const TraceRuns& t, const Json& col
   Json spec =
       base_spec("Time per op per backend: " + t.name,
                 {range_text(docs),
-                 "newest run of each op and backend, fastest first; bar: median over timed iterations, whisker: 25th-75th percentile"});
+                 "newest run of each op and backend, fastest first; bar: median over timed iterations, per call, whisker: 25th-75th percentile"});
   spec["data"] = {{"values", rows}};
   spec["width"] = std::max<std::size_t>(360, ops.size() * backends.size() * 16);
   spec["height"] = 260;
@@ -232,11 +233,12 @@ Chart per_trace_chart(const std::string& id, const TraceRuns& t, const Json& col
                       {"color", {{"field", "backend"}, {"type", "nominal"}, {"scale", colors}}}};
   spec["layer"] = Json::array({{{"mark", "bar"},
                                 {"encoding",
-                                 {{"y", {{"field", "median_us"}, {"type", "quantitative"}, {"title", "time per op (us)"}}},
+                                 {{"y", {{"field", "per_call_us"}, {"type", "quantitative"}, {"title", "time per call (us)"}}},
                                   {"tooltip", tooltip({{"op", "nominal"},
                                                        {"series", "nominal"},
                                                        {"rank", "quantitative"},
-                                                       {"median_us", "quantitative"},
+                                                       {"per_call_us", "quantitative"},
+                                                       {"repeat", "quantitative"},
                                                        {"p25_us", "quantitative"},
                                                        {"p75_us", "quantitative"},
                                                        {"min_us", "quantitative"},
@@ -264,7 +266,8 @@ Chart message_size_chart(const std::string& id, const std::map<std::string, Trac
                       {"op", op_label(r)},
                       {"backend", key.second},
                       {"bytes_per_message", size},
-                      {"median_us", r.median_us},
+                      {"per_call_us", r.median_us},
+                    {"repeat", r.repeat},
                       {"messages", r.messages}});
       by_size[{key.second, size}].push_back(r.median_us);
       if (std::find(docs.begin(), docs.end(), &rd.second->provenance) == docs.end()) docs.push_back(&rd.second->provenance);
@@ -274,7 +277,7 @@ Chart message_size_chart(const std::string& id, const std::map<std::string, Trac
                        {"backend", bs.first},
                        {"series", traces.size() > 1 ? bs.first + " · " + t.name : bs.first},
                        {"bytes_per_message", bs.second},
-                       {"median_us", quantile(v, 0.5)},
+                       {"per_call_us", quantile(v, 0.5)},
                        {"ops", v.size()}});
   }
   const bool one = traces.size() == 1;
@@ -285,7 +288,7 @@ Chart message_size_chart(const std::string& id, const std::map<std::string, Trac
   spec["width"] = 560;
   spec["height"] = 320;
   const Json xe = {{"field", "bytes_per_message"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "bytes per message"}};
-  const Json ye = {{"field", "median_us"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "median time per op (us)"}};
+  const Json ye = {{"field", "per_call_us"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "median time per call (us)"}};
   const Json color = {{"field", "backend"}, {"type", "nominal"}, {"scale", colors}};
   Json points_enc = {{"x", xe},
                      {"y", ye},
@@ -295,7 +298,7 @@ Chart message_size_chart(const std::string& id, const std::map<std::string, Trac
                                           {"backend", "nominal"},
                                           {"bytes_per_message", "quantitative"},
                                           {"messages", "quantitative"},
-                                          {"median_us", "quantitative"}})}};
+                                          {"per_call_us", "quantitative"}})}};
   if (!one) points_enc["shape"] = {{"field", "trace"}, {"type", "nominal"}};  // one trace: nothing to tell apart
   spec["layer"] =
       Json::array({{{"data", {{"values", curve}}},
@@ -453,7 +456,7 @@ Chart predicted_chart(const std::string& id, const std::string& key, const Trace
                     {"encoding",
                      {{"x", x},
                       {"xOffset", {{"field", "backend"}, {"type", "nominal"}}},
-                      {"y", {{"field", "time_us"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "time per op (us)"}}},
+                      {"y", {{"field", "time_us"}, {"type", "quantitative"}, {"scale", {{"type", "log"}}}, {"title", "time per call (us)"}}},
                       {"color", {{"field", "backend"}, {"type", "nominal"}, {"scale", colors}}},
                       {"shape", {{"field", "source"}, {"type", "nominal"}}},
                       {"tooltip", tip}}}},
@@ -490,7 +493,7 @@ Chart history_chart(const std::string& id, const TraceRuns& t, const Json& color
     for (const auto& [b, a] : per_backend)
       rows.push_back({{"run", run},
                       {"backend", b},
-                      {"total_median_us", a[0]},
+                      {"sum_per_call_us", a[0]},
                       {"p10_us", a[1]},
                       {"p90_us", a[2]},
                       {"ops", a[3]},
@@ -499,7 +502,7 @@ Chart history_chart(const std::string& id, const TraceRuns& t, const Json& color
                       {"host", prov(pv, "host")}});
   }
   Json spec = base_spec("History over commits: " + t.name,
-                        {range_text(provenances(t.runs)), "line: sum over ops of the median time per op; band: sum of 10th-90th percentiles (noise)"});
+                        {range_text(provenances(t.runs)), "line: sum over ops of the median time per call; band: sum of 10th-90th percentiles (noise)"});
   spec["data"] = {{"values", rows}};
   spec["width"] = std::max<std::size_t>(360, t.runs.size() * 70);
   spec["height"] = 260;
@@ -514,10 +517,10 @@ Chart history_chart(const std::string& id, const TraceRuns& t, const Json& color
                                   {"color", {{"field", "backend"}, {"type", "nominal"}, {"scale", colors}, {"legend", nullptr}}}}}},
                                {{"mark", {{"type", "line"}, {"point", {{"filled", true}, {"size", 50}}}, {"strokeWidth", 2.5}}},
                                 {"encoding",
-                                 {{"y", {{"field", "total_median_us"}, {"type", "quantitative"}}},
+                                 {{"y", {{"field", "sum_per_call_us"}, {"type", "quantitative"}}},
                                   {"tooltip", tooltip({{"run", "nominal"},
                                                        {"backend", "nominal"},
-                                                       {"total_median_us", "quantitative"},
+                                                       {"sum_per_call_us", "quantitative"},
                                                        {"p10_us", "quantitative"},
                                                        {"p90_us", "quantitative"},
                                                        {"ops", "quantitative"},
@@ -567,7 +570,7 @@ std::string ranking_tables(const ResultSet& rs, const std::map<std::string, Trac
     o << "<h3>Backend ranking: " << esc(t.name) << "</h3>\n<p class=\"sub\">" << esc(range_text(provenances(docs)))
       << (sim != newest_sim.end() ? " · predicted on " + esc(sim->second->machine)
                                   : std::string(" · no simulation of this trace"))
-      << "</p>\n<table class=\"rank\"><tr><th>op</th><th>measured in the newest run, fastest first (median us)</th><th>winner's "
+      << "</p>\n<table class=\"rank\"><tr><th>op</th><th>measured in the newest run, fastest first (median us per call)</th><th>winner's "
          "margin</th><th>predicted "
          "order</th></tr>\n";
     for (auto& [op, v] : by_op) {
@@ -597,9 +600,18 @@ std::string ranking_tables(const ResultSet& rs, const std::map<std::string, Trac
   return o.str();
 }
 
+// Every chart, ranking and error compares ops per call: a captured op record stands for `repeat`
+// calls, its measured iteration for all of them, and the simulator predicts one.
+ResultSet per_call(ResultSet rs) {
+  for (auto& doc : rs.timings)
+    for (auto& r : doc.results) r = trace::per_call(std::move(r));
+  return rs;
+}
+
 }  // namespace
 
-DashboardContent build_dashboard(const ResultSet& rs) {
+DashboardContent build_dashboard(const ResultSet& measured) {
+  const ResultSet rs = per_call(measured);
   DashboardContent d;
   const auto traces = timings_by_trace(rs);
   const Json colors = backend_colors(rs);

@@ -36,13 +36,14 @@ void star_forests(std::ostringstream& o, const TraceStats& ts) {
 
 void measured(std::ostringstream& o, const trace::TimingDoc& j) {
   o << "\n## Measured times (MPI executor)\n\n"
-    << j.iters << " timed iterations per op; per iteration the maximum over " << j.nranks << " ranks.\n\n";
-  o << "| op# | op | sf | backend | unit | bs | bytes | messages | min us | median us | max us "
-       "|\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+    << j.iters << " timed iterations per op; an iteration runs the op `repeat` times, and its time is the maximum over " << j.nranks
+    << " ranks. Per call: the iterations' median over `repeat`; the iteration columns are totals of `repeat` calls.\n\n";
+  o << "| op# | op | sf | backend | unit | bs | bytes | messages | repeat | per call us | iteration min us | iteration median us | "
+       "iteration max us |\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& r : j.results)
     o << "| " << r.index << " | " << r.op << " | " << r.sf << " | " << r.backend << " | " << r.unit << " | " << r.bs << " | " << r.bytes
-      << " | " << r.messages << " | " << fmt("%.2f", r.min_us) << " | " << fmt("%.2f", r.median_us) << " | " << fmt("%.2f", r.max_us)
-      << " |\n";
+      << " | " << r.messages << " | " << r.repeat << " | " << fmt("%.2f", r.per_call_us()) << " | " << fmt("%.2f", r.min_us) << " | "
+      << fmt("%.2f", r.median_us) << " | " << fmt("%.2f", r.max_us) << " |\n";
 }
 
 // Backend name of a simulator result without its GPU path suffix ("basic:aware" -> "basic").
@@ -73,13 +74,14 @@ void predicted(std::ostringstream& o, const trace::SimulationDoc& j, bool what_i
 // backend (host path). The ratio shows how far the chosen machine model is from the machine the
 // timings were taken on (the calibration target).
 void side_by_side(std::ostringstream& o, const trace::TimingDoc& timing, const trace::SimulationDoc& sim) {
-  std::map<std::pair<std::string, std::size_t>, double> pred;  // (backend, op index) -> seconds
+  std::map<std::pair<std::string, std::size_t>, double> pred;  // (backend, op index) -> us per call
   for (const auto& b : sim.backends) {
     if (b.backend.find(":aware") != std::string::npos) continue;
-    for (const auto& op : b.ops) pred[{base_backend(b.backend), op.index}] = op.total;
+    for (const auto& op : b.ops) pred[{base_backend(b.backend), op.index}] = op.per_call_us();
   }
   std::ostringstream rows;
-  for (const auto& r : timing.results) {
+  for (const auto& measured : timing.results) {
+    const trace::TimingResult r = trace::per_call(measured);
     std::string backend = r.backend;
     if (backend.rfind("auto:", 0) == 0) backend = backend.substr(5);  // --backend auto: the backend it chose
     const auto it = pred.find({backend, r.index});
@@ -87,7 +89,7 @@ void side_by_side(std::ostringstream& o, const trace::TimingDoc& timing, const t
     // The statistic the model is fitted on (core::low_share_of), where the document has the samples.
     std::vector<double> sorted = r.samples_us;
     std::sort(sorted.begin(), sorted.end());
-    const double m = sorted.empty() ? r.median_us : core::low_share_of(sorted), p = it->second * 1e6;
+    const double m = sorted.empty() ? r.median_us : core::low_share_of(sorted), p = it->second;
     rows << "| " << r.index << " | " << r.op << " | " << r.backend << " | " << fmt("%.2f", m) << " | " << fmt("%.3f", p) << " | "
          << (p > 0 ? fmt("%.1f", m / p) : std::string("-")) << " |\n";
   }
@@ -101,7 +103,7 @@ void side_by_side(std::ostringstream& o, const trace::TimingDoc& timing, const t
             : "Machine `" + machine +
                   "` is not a calibration of the machine measured: the ratio compares two machines (a what-if), it is not the "
                   "model's error. `sf-replay calibrate` makes a machine file of the machine measured.\n\n")
-    << "| op# | op | backend | measured us | predicted us | measured / predicted |\n|---:|---|---|---:|---:|---:|\n"
+    << "| op# | op | backend | measured us per call | predicted us per call | measured / predicted |\n|---:|---|---|---:|---:|---:|\n"
     << rows.str();
 }
 
@@ -144,8 +146,8 @@ void captured(std::ostringstream& o, const CaptureSummary& c) {
   for (const auto& r : c.rows) total += static_cast<double>(r.count) * (c.backend.empty() ? r.remote_bytes : std::max(r.us, 0.0));
   o << "\nWhere the communication goes, heaviest first ("
     << (c.backend.empty() ? "by op count x bytes sent between ranks per op; give --timing for times"
-                          : "by op count x measured median per op on `" + c.backend + "`, the fastest backend measured")
-    << "):\n\n| SF | op | count | via VecScatter | remote bytes/op | us/op | total ms | share |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
+                          : "by op count x measured median per call on `" + c.backend + "`, the backend whose application total (count x per call) is least")
+    << "):\n\n| SF | op | count | via VecScatter | remote bytes per call | us per call | total ms | share |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& r : c.rows) {
     const double w = static_cast<double>(r.count) * (c.backend.empty() ? r.remote_bytes : std::max(r.us, 0.0));
     o << "| " << r.sf << " | " << r.op << " | " << r.count << " | " << r.vecscatter << " | " << fmt("%.0f", r.remote_bytes) << " | "

@@ -142,9 +142,11 @@ int cmd_validate_model(const Args& args) {
       for (std::size_t i = 0; i < measured[k].front().size(); ++i) {
         const std::size_t index = measured[k].front()[i].index;
         const auto& o = res.backends.at(k).ops.at(index);
-        sim::ModelPair p{tr.name, index, o.label, ran_on[k], 0, o.total_s * 1e6};
+        // Per call, both sides: the executor's iteration is all of the op record's `repeat` calls.
+        sim::ModelPair p{tr.name, index, o.label, ran_on[k], 0, o.per_call_s * 1e6};
+        const double calls = static_cast<double>(std::max<core::Index>(1, tr.ops.at(index).repeat));
         std::vector<double> lows;
-        for (const auto& rep : measured[k]) lows.push_back(rep.at(i).low_us);
+        for (const auto& rep : measured[k]) lows.push_back(rep.at(i).low_us / calls);
         sim::set_measured(p, lows);
         pairs.push_back(std::move(p));
       }

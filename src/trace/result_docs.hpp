@@ -55,7 +55,13 @@ struct TimingResult {
   bool samples_exact = true;
   std::optional<DeviceWork> device;  // ops on a device (a cuda-* backend, or data in device memory)
   bool operator==(const TimingResult&) const = default;
+  // The times above are per timed iteration: all `repeat` calls of the op, a total. One call:
+  double calls() const { return repeat > 1 ? static_cast<double>(repeat) : 1.0; }
+  double per_call_us() const { return median_us / calls(); }
 };
+// The result with its times (min, median, max, mean, samples) per call: what every comparison
+// between ops, backends and predictions uses (the simulator predicts per call).
+TimingResult per_call(TimingResult r);
 struct TimingDoc {
   io::Json provenance;  // null: none (documents from before provenance)
   std::string trace;

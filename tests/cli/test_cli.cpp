@@ -146,6 +146,30 @@ TEST_F(Cli, ReportRejectsBadTimingFile) {
   EXPECT_FALSE(fs::exists(md));
 }
 
+// Op 14 of the sample runs 10 times an iteration: its measured iteration (10 calls) is compared
+// per call with the simulator's per-call prediction, and the measured table names both.
+TEST_F(Cli, ReportComparesOneCallOfARepeatedOp) {
+  const fs::path sim = dir_ / "sim.json", md = dir_ / "r.md";
+  ASSERT_EQ(run("simulate " + kSample + " --machine generic --backend basic --json " + sim.string()).status, 0);
+  const auto op = nlohmann::json::parse(slurp(sim))["backends"][0]["ops"][14];
+  ASSERT_EQ(op["repeat"], 10) << op.dump();
+  const double call_us = op["per_call"].get<double>() * 1e6;
+  char median[32], per_call[32];
+  std::snprintf(median, sizeof median, "%.6f", 10 * 3 * call_us);
+  std::snprintf(per_call, sizeof per_call, "| 10 | %.2f | ", 3 * call_us);
+  const fs::path timing =
+      write("t.json", std::string(R"({"format": "sf-timing", "version": 1, "trace": "handmade-4", "nranks": 4, "warmup": 0,
+    "iters": 3, "results": [{"index": 14, "op": "bcast", "sf": "L", "backend": "basic", "unit": "int64", "bs": 1, "bytes": 8,
+    "messages": 2, "repeat": 10, "min_us": 1.0, "median_us": )") +
+                          median + R"(, "max_us": 1000.0}]})");
+  const auto r = run("report " + kSample + " -o " + md.string() + " --timing " + timing.string() + " --simulation " + sim.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string text = slurp(md);
+  EXPECT_NE(text.find(" | 3.0 |\n"), std::string::npos) << text;  // measured / predicted, one call each
+  EXPECT_NE(text.find(per_call), std::string::npos) << text;
+  EXPECT_NE(text.find("| repeat | per call us | iteration min us |"), std::string::npos) << text;
+}
+
 // Measured (a hand-written sf-timing document with known medians) next to predicted (the
 // simulator's JSON): the ratio column must be measured / predicted of the same op and backend.
 TEST_F(Cli, ReportPutsMeasuredNextToPredicted) {

@@ -293,9 +293,10 @@ TEST(MpiTiming, TimingJsonAndTable) {
   const std::string trace_file = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
   const auto r = mpirun(4, "run " + trace_file + " --backend basic,neighbor --iters 11 --warmup 1 --timing " + timing.string());
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("median(us)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("p20(us)"), std::string::npos) << r.out;
-  // The table's rows in order: op#, op, sf, backend, unit, bs, bytes, msgs, min, median, max, p20.
+  EXPECT_NE(r.out.find("per_call(us)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("iter_median(us)"), std::string::npos) << r.out;
+  // The table's rows in order: op#, op, sf, backend, unit, bs, bytes, msgs, repeat, per call
+  // (median / repeat), p20 per call, then the iterations' min, median, max (all repeat calls).
   std::vector<std::vector<std::string>> rows;
   {
     std::istringstream lines(r.out);
@@ -303,7 +304,7 @@ TEST(MpiTiming, TimingJsonAndTable) {
       std::istringstream w(line);
       std::vector<std::string> f;
       for (std::string x; w >> x;) f.push_back(x);
-      if (f.size() == 12 && std::isdigit(static_cast<unsigned char>(f[0][0]))) rows.push_back(f);
+      if (f.size() == 14 && std::isdigit(static_cast<unsigned char>(f[0][0]))) rows.push_back(f);
     }
   }
   const auto j = nlohmann::json::parse(slurp(timing));
@@ -322,11 +323,17 @@ TEST(MpiTiming, TimingJsonAndTable) {
     EXPECT_DOUBLE_EQ(res.at("min_us").get<double>(), s.front());
     EXPECT_DOUBLE_EQ(res.at("median_us").get<double>(), s[5]);
     EXPECT_DOUBLE_EQ(res.at("max_us").get<double>(), s.back());
-    // The 20th percentile of the 11 iterations: the third lowest (nearest rank below).
-    char p20[32];
-    std::snprintf(p20, sizeof p20, "%.2f", s[2]);
+    // Per call: the trace's repeat (op 14 of handmade-4 runs 10 times an iteration), not the document's.
+    const double calls = static_cast<double>(t.trace().ops.at(res.at("index").get<std::size_t>()).repeat);
+    EXPECT_DOUBLE_EQ(res.at("per_call_us").get<double>(), s[5] / calls);
+    // The 20th percentile of the 11 iterations: the third lowest (nearest rank below), per call.
+    char p20[32], med[32];
+    std::snprintf(p20, sizeof p20, "%.2f", s[2] / calls);
+    std::snprintf(med, sizeof med, "%.2f", s[5] / calls);
     EXPECT_EQ(rows[row][3], res.at("backend").get<std::string>());
-    EXPECT_EQ(rows[row++][11], p20) << r.out;
+    EXPECT_EQ(rows[row][8], std::to_string(static_cast<long long>(calls))) << r.out;
+    EXPECT_EQ(rows[row][9], med) << r.out;
+    EXPECT_EQ(rows[row++][10], p20) << r.out;
   }
   EXPECT_EQ(per_backend["basic"], t.trace().ops.size());
   EXPECT_EQ(per_backend["neighbor"], t.trace().ops.size());

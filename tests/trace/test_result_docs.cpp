@@ -128,6 +128,7 @@ TEST(ResultDocs, TimingTextIsTheOldWritersPlusTheAdditions) {
                        {"samples_us", r.samples_us}});
     added.push_back(results.back());
     added.back()["samples_exact"] = r.samples_exact;
+    added.back()["per_call_us"] = r.median_us / static_cast<double>(r.repeat);  // named per call: the median over `repeat` calls
     if (r.mean_us) added.back()["mean_us"] = *r.mean_us;
     if (r.device)
       added.back()["device"] = {{"launches", 2.0}, {"stream_syncs", 1.0}, {"event_syncs", 1.0}, {"device_syncs", 0.0}, {"memsets", 0.0}, {"h2d", 1.0},

@@ -482,19 +482,22 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
 
 std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>& res, int iters) {
   std::string o;
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "# sf-replay run: %s on %d ranks, %d timed iterations (max over ranks per iteration)\n",
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "# sf-replay run: %s on %d ranks, %d timed iterations (max over ranks per iteration); an iteration runs the op repeat "
+                "times: per call = iteration / repeat, iter_* are totals\n",
                 t.trace().name.c_str(), t.trace().nranks, iters);
   o += buf;
-  std::snprintf(buf, sizeof buf, "# %-4s %-12s %-12s %-15s %-11s %3s %12s %8s %12s %12s %12s %12s\n", "op#", "op", "sf", "backend", "unit",
-                "bs", "bytes", "msgs", "min(us)", "median(us)", "max(us)", "p20(us)");
+  std::snprintf(buf, sizeof buf, "# %-4s %-12s %-12s %-15s %-11s %3s %12s %8s %6s %12s %12s %13s %15s %13s\n", "op#", "op", "sf", "backend",
+                "unit", "bs", "bytes", "msgs", "repeat", "per_call(us)", "p20_call(us)", "iter_min(us)", "iter_median(us)", "iter_max(us)");
   o += buf;
   for (const auto& r : res) {
     const auto& op = t.trace().ops[r.index];
-    std::snprintf(buf, sizeof buf, "  %-4zu %-12s %-12s %-15s %-11s %3d %12lld %8lld %12.2f %12.2f %12.2f %12.2f\n", r.index,
+    const double calls = static_cast<double>(std::max<Index>(1, op.repeat));
+    std::snprintf(buf, sizeof buf, "  %-4zu %-12s %-12s %-15s %-11s %3d %12lld %8lld %6lld %12.2f %12.2f %13.2f %15.2f %13.2f\n", r.index,
                   core::op_kind_name(op.op), op.sf.c_str(), r.backend.c_str(),
-                  core::op_traits(op.op).has_unit ? core::unit_name(op.unit) : "-", op.bs, r.bytes, r.messages, r.min_us, r.median_us,
-                  r.max_us, r.low_us);
+                  core::op_traits(op.op).has_unit ? core::unit_name(op.unit) : "-", op.bs, r.bytes, r.messages,
+                  static_cast<long long>(op.repeat), r.median_us / calls, r.low_us / calls, r.min_us, r.median_us, r.max_us);
     o += buf;
   }
   if (std::any_of(res.begin(), res.end(), [](const OpTiming& r) { return !r.samples_exact; }))
