@@ -50,6 +50,9 @@ struct MachineModel {
   // Topology used when the trace has no `machine` (or when override_topology is set).
   trace::Machine topology{1, 1, 0};
   bool override_topology = false;
+  // Who set override_topology where it was not the machine file ("--ranks-per-node", the launch's
+  // nodes): what the placement line names as its source.
+  std::string topology_from;
   // [memory: 0 host, 1 device][tier][protocol]
   std::array<std::array<std::array<AlphaBeta, 3>, 3>, 2> p2p{};
   std::int64_t short_max = 512;   // bytes: size <= short_max uses short

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -22,6 +23,51 @@ Layout layout_for(const trace::Trace& t, const MachineModel& m) {
   l.ranks_per_socket = std::max(1, std::min(mt.ranks_per_socket, l.ranks_per_node));
   l.gpus_per_node = mt.gpus_per_node;
   return l;
+}
+
+namespace {
+// The hosts a captured trace's ranks ran on (meta.hosts, one per rank), counted; 0 where the
+// trace records none.
+std::size_t captured_hosts(const trace::Trace& t) {
+  if (t.meta_json.empty()) return 0;
+  const io::Json meta = io::Json::parse(t.meta_json, nullptr, false);
+  if (!meta.is_object() || !meta.contains("hosts") || !meta["hosts"].is_array()) return 0;
+  std::set<std::string> hosts;
+  for (const auto& h : meta["hosts"])
+    if (h.is_string()) hosts.insert(h.get<std::string>());
+  return hosts.size();
+}
+}  // namespace
+
+std::string placement_text(const trace::Trace& t, const MachineModel& m) {
+  const Layout l = layout_for(t, m);
+  const std::string from = !m.topology_from.empty()  ? m.topology_from
+                           : m.override_topology     ? "machine " + m.name + "'s nodes (it overrides the trace's placement)"
+                           : t.machine.has_value()   ? "the trace's placement"
+                                                     : "machine " + m.name + "'s nodes (the trace records no placement)";
+  std::string s = "placement: " + std::to_string(l.nranks) + " ranks on " + std::to_string(l.nnodes()) + " node(s) of " +
+                  std::to_string(l.ranks_per_node) + " ranks, sockets of " + std::to_string(l.ranks_per_socket) + ", from " + from;
+  const std::size_t hosts = captured_hosts(t);
+  if (hosts > 1 && static_cast<std::size_t>(l.nnodes()) < hosts)
+    s += "; the capture ran on " + std::to_string(hosts) + " hosts: this what-if puts its ranks on " + std::to_string(l.nnodes()) +
+         " node(s)" + (l.nnodes() == 1 ? ", all on one" : "");
+  return s;
+}
+
+void set_placement(MachineModel& m, const trace::Trace& t, int ranks_per_node, int ranks_per_socket) {
+  if (ranks_per_node == 0 && ranks_per_socket == 0) return;
+  const Layout now = layout_for(t, m);
+  const int rpn = ranks_per_node > 0 ? ranks_per_node : now.ranks_per_node;
+  if (ranks_per_node < 0 || rpn > t.nranks)
+    throw InputError("--ranks-per-node", "expected 1.." + std::to_string(t.nranks) + " (the trace's ranks), got " + std::to_string(ranks_per_node));
+  const int rps = ranks_per_socket > 0 ? ranks_per_socket : std::min(now.ranks_per_socket, rpn);
+  if (ranks_per_socket < 0 || rps > rpn || rpn % rps != 0)
+    throw InputError("--ranks-per-socket", std::to_string(rps) + " must be >= 1 and divide the " + std::to_string(rpn) + " ranks per node");
+  m.override_topology = true;
+  m.topology_from = ranks_per_node > 0 ? "--ranks-per-node" : "--ranks-per-socket";
+  m.topology.ranks_per_node = rpn;
+  m.topology.ranks_per_socket = rps;
+  if (t.machine && !m.topology.gpus_per_node) m.topology.gpus_per_node = t.machine->gpus_per_node;
 }
 
 bool uses_device(const trace::Trace& t) {
@@ -216,6 +262,8 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
   res.machine = m.name;
   res.model = model_name(m.model);
   const Layout lay = layout_for(t, m);
+  res.layout = lay;
+  res.placement = placement_text(t, m);
   std::map<const core::Graph*, std::vector<core::RankPlan>> plans;
   std::map<std::pair<const core::Graph*, bool>, std::vector<RankShape>> shapes;  // rank_shapes per graph, all messages or off-node
   if (timeline) {
@@ -490,6 +538,10 @@ trace::SimulationDoc simulation_doc(const SimResult& r, const io::Json& provenan
   d.trace = r.trace;
   d.machine = r.machine;
   d.model = r.model;
+  d.placement = {{"ranks_per_node", r.layout.ranks_per_node},
+                 {"ranks_per_socket", r.layout.ranks_per_socket},
+                 {"nodes", r.layout.nnodes()},
+                 {"text", r.placement}};
   for (const auto& b : r.backends) {
     trace::SimBackend sb;
     sb.backend = b.backend.name();

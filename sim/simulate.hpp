@@ -48,10 +48,18 @@ struct BackendResult {
 };
 struct SimResult {
   std::string trace, machine, model;
+  Layout layout;          // where the ranks were put
+  std::string placement;  // that, in words, with where it came from (placement_text)
   std::vector<BackendResult> backends;
 };
 
 Layout layout_for(const trace::Trace& t, const MachineModel& m);
+// The layout in one line, with its source (the trace's placement, the machine's nodes, or who
+// overrode them), and where it puts a capture's ranks on fewer nodes than it ran on, that.
+std::string placement_text(const trace::Trace& t, const MachineModel& m);
+// --ranks-per-node / --ranks-per-socket (0: not given): the machine's topology overridden, after
+// checking them against the trace's ranks.
+void set_placement(MachineModel& m, const trace::Trace& t, int ranks_per_node, int ranks_per_socket);
 // Whether any op of the trace touches device memory (then device-aware variants make sense).
 bool uses_device(const trace::Trace& t);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "core/calibration_data.hpp"
@@ -61,6 +62,7 @@ void predicted(std::ostringstream& o, const trace::SimulationDoc& j, bool what_i
   else
     o << "\n## Predicted times (simulator)\n\nmachine `" << j.machine << "` (" << j.model
       << " model); all repeats of every op, in microseconds.\n\n";
+  if (j.placement.is_object()) o << "The simulator's " << j.placement.value("text", std::string()) << ".\n\n";
   double best = -1;
   for (const auto& b : j.backends)
     if (best < 0 || b.total < best) best = b.total;
@@ -142,6 +144,11 @@ void captured(std::ostringstream& o, const CaptureSummary& c) {
   std::int64_t skipped = 0;
   for (const auto& n : m.value("not_recorded", io::Json::array())) skipped += n.value("count_all_ranks", 0LL);
   if (skipped > 0) o << "- calls not recorded (summed over ranks; reasons in the trace's meta): " << skipped << "\n";
+  if (const auto hosts = m.value("hosts", io::Json::array()); !hosts.empty()) {
+    std::set<std::string> distinct;
+    for (const auto& h : hosts) distinct.insert(h.is_string() ? h.get<std::string>() : h.dump());
+    o << "- ran on " << distinct.size() << " host(s): " << m.value("placement", std::string("its placement not recorded")) << "\n";
+  }
   double total = 0;
   for (const auto& r : c.rows) total += static_cast<double>(r.count) * (c.backend.empty() ? r.remote_bytes : std::max(r.us, 0.0));
   o << "\nWhere the communication goes, heaviest first ("

@@ -36,6 +36,66 @@ const Json& field(const RankFile& f, const Json& obj, const std::string& base, c
   return obj[k];
 }
 
+// Where the ranks ran, from the rank files' hosts and sockets: the trace's machine where each
+// host holds one block of consecutive ranks, all blocks of one size but the last (what an
+// mpiexec by slot, a hostfile or Slurm's block distribution gives), and sockets the same within
+// the nodes where every rank was bound within one. `text` says what was found, also when the
+// placement cannot be written (ranks round-robin over hosts).
+struct CapturedPlacement {
+  Json hosts = Json::array();  // per rank; empty when the rank files predate hosts
+  std::optional<trace::Machine> machine;
+  std::string text;
+};
+
+// Consecutive runs of equal values: the common length of all but the last (which may be
+// shorter), or 0 when a value comes back after another or the runs differ.
+int block_size(const std::vector<std::string>& v) {
+  std::vector<int> runs;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i > 0 && v[i] == v[i - 1]) {
+      ++runs.back();
+      continue;
+    }
+    if (!seen.insert(v[i]).second) return 0;
+    runs.push_back(1);
+  }
+  for (std::size_t k = 0; k + 1 < runs.size(); ++k)
+    if (runs[k] != runs[0]) return 0;
+  return runs.empty() || runs.back() > runs[0] ? 0 : runs[0];
+}
+
+CapturedPlacement captured_placement(const std::vector<RankFile>& files) {
+  CapturedPlacement p;
+  std::vector<std::string> hosts, sockets;
+  for (const RankFile& f : files) {
+    if (!f.doc.contains("host") || !f.doc["host"].is_string()) {
+      p.hosts = Json::array();
+      p.text = "not recorded (rank files without hosts)";
+      return p;
+    }
+    hosts.push_back(f.doc["host"].get<std::string>());
+    p.hosts.push_back(hosts.back());
+    const int socket = f.doc.contains("socket") && f.doc["socket"].is_number_integer() ? f.doc["socket"].get<int>() : -1;
+    sockets.push_back(socket < 0 ? "" : hosts.back() + "/" + std::to_string(socket));
+  }
+  const std::size_t nhosts = std::set<std::string>(hosts.begin(), hosts.end()).size();
+  const int rpn = block_size(hosts);
+  if (rpn == 0) {
+    p.text = std::to_string(nhosts) + " hosts, ranks not in consecutive blocks of one size per host: no placement written (simulate "
+             "with --ranks-per-node)";
+    return p;
+  }
+  const bool bound = std::none_of(sockets.begin(), sockets.end(), [](const std::string& s) { return s.empty(); });
+  const int by_socket = bound ? block_size(sockets) : 0;
+  const bool known = by_socket > 0 && rpn % by_socket == 0;
+  const int rps = known ? by_socket : rpn;  // unknown: the socket tier is not told apart
+  p.machine = trace::Machine{rpn, rps, 0};
+  p.text = std::to_string(rpn) + " rank(s) per node on " + std::to_string(nhosts) + " host(s), " +
+           (known ? std::to_string(rps) + " per socket" : std::string("sockets not known (ranks not each bound within one socket)"));
+  return p;
+}
+
 std::vector<core::Index> ints(const RankFile& f, const Json& a, const std::string& ptr) {
   std::vector<core::Index> v;
   v.reserve(a.size());
@@ -180,6 +240,8 @@ trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
   trace::Trace t;
   t.name = info.name;
   t.nranks = nranks;
+  const CapturedPlacement placed = captured_placement(files);
+  t.machine = placed.machine;
   std::vector<std::string> names;
   for (std::size_t i = 0; i < sfs0.size(); ++i) names.push_back("sf" + std::to_string(i));
   trace::GraphLookup lookup;
@@ -250,6 +312,8 @@ trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
   meta["petsc_version"] = str_or(f0.doc, "petsc");
   meta["ranks"] = nranks;
   meta["date"] = info.date;
+  if (!placed.hosts.empty()) meta["hosts"] = placed.hosts;
+  meta["placement"] = placed.text;
   Json counts = Json::array();
   std::int64_t total = 0;
   for (const auto& c : f0.doc.value("op_counts", Json::array())) {

@@ -80,7 +80,7 @@ int cmd_compare(const Args& args) {
                     "[--bytes S..] [--duplicate F]",
                     args, opts, pos, vm))
     return 0;
-  const auto machine = load_sim_machine(a);
+  auto machine = load_sim_machine(a);
   // Either mode writes --json: its path is checked before any work.
   if (!a.json.empty()) io::check_output_path("--json", a.json);
   if (use_analytic) {
@@ -89,6 +89,8 @@ int cmd_compare(const Args& args) {
       throw InputError("--analytic", "ranks all of the study's strategies: --backend/--all-backends do not apply");
     if (dup < 0 || dup >= 1) throw InputError("--duplicate", "expected a fraction in [0, 1)");
     if (vm.count("max-memory")) throw InputError("--max-memory", "applies to a trace; --analytic builds nothing");
+    for (const char* opt : {"ranks-per-node", "ranks-per-socket"})
+      if (vm.count(opt)) throw InputError(std::string("--") + opt, "places a trace's ranks; --analytic takes --nodes");
     return analytic(machine, messages.empty() ? std::vector<int>{32, 256} : messages, nodes.empty() ? std::vector<int>{4, 16} : nodes,
                     sizes.empty() ? std::vector<double>{10, 100, 1000, 10000, 100000} : sizes, dup, a.json);
   }
@@ -98,10 +100,11 @@ int cmd_compare(const Args& args) {
   const auto list = sim_backend_list("compare", a, true);
   const auto bt = trace::read_trace_file(a.file, {a.max_memory});
   core::check_budget(sim::memory_estimate(bt), bt.max_memory());
+  apply_sim_placement(vm, a, machine, bt.trace());
   const auto backends = sim::select_backends(list.names, list.all, bt.trace());
   say_skipped_backends("compare", list);
   const auto res = sim::simulate(bt, machine, backends);
-  std::cout << sim::render_ranking(res);
+  std::cout << res.placement << "\n" << sim::render_ranking(res);
   if (!a.json.empty())
     io::write_file_atomic(a.json, sim::render_json(res, trace::provenance({"compare", bt.trace().nranks, bt.trace().name, a.file, ""})));
   return 0;

@@ -18,6 +18,7 @@ int cmd_report(const Args& args) {
   std::string file, out, dump, timing, simulation, what_if, model_check;
   bool reference = false;
   std::uint64_t max_memory = 0;
+  int rpn = 0, rps = 0;
   opts.add_options()("trace", po::value(&file)->required(), "trace file")("output,o", po::value(&out)->required(),
                                                                           "Markdown report to write (atomically)")(
       "reference", po::bool_switch(&reference), "also run the trace with the reference executor and summarise the run")(
@@ -29,6 +30,9 @@ int cmd_report(const Args& args) {
       "what-if", po::value(&what_if), "include predictions on another machine (sf-replay simulate --json), labelled as a what-if")(
       "model-check", po::value(&model_check),
       "include measured vs predicted per op and backend from sf-replay validate-model --json (sf-model-check; its pairs of this trace)");
+  opts.add_options()("ranks-per-node", po::value(&rpn),
+                     "count the star forests' messages as on nodes of N consecutive ranks (default: the trace's placement, else every rank "
+                     "its own node)")("ranks-per-socket", po::value(&rps), "with --ranks-per-node: N consecutive ranks share a socket");
   add_max_memory_option(opts, &max_memory);
   po::positional_options_description pos;
   pos.add("trace", 1);
@@ -41,7 +45,16 @@ int cmd_report(const Args& args) {
   if (!dump.empty() && !reference) throw InputError("--dump", "only a run writes a dump: add --reference");
   io::check_output_path("--output", out);
   if (!dump.empty()) io::check_output_path("--dump", dump);
-  const auto t = trace::read_trace_file(file, {max_memory});
+  if (vm.count("ranks-per-socket") && !vm.count("ranks-per-node")) throw InputError("--ranks-per-socket", "needs --ranks-per-node");
+  auto t = trace::read_trace_file(file, {max_memory});
+  if (vm.count("ranks-per-node")) {
+    const int gpus = t.trace().machine ? t.trace().machine->gpus_per_node : 0;
+    if (rpn < 1 || rpn > t.trace().nranks)
+      throw InputError("--ranks-per-node", "expected 1.." + std::to_string(t.trace().nranks) + " (the trace's ranks), got " + std::to_string(rpn));
+    if (!vm.count("ranks-per-socket")) rps = rpn;
+    if (rps < 1 || rpn % rps != 0) throw InputError("--ranks-per-socket", "must be >= 1 and divide --ranks-per-node " + std::to_string(rpn));
+    t.set_machine({rpn, rps, gpus});
+  }
   if (reference) core::check_budget(exec::data_estimate(t, -1, true, !dump.empty()), t.max_memory());
   analysis::ReportInputs in;
   if (!timing.empty()) in.timing = analysis::load_timing_doc(timing, t.trace().name);

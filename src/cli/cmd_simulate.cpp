@@ -28,18 +28,19 @@ int cmd_simulate(const Args& args) {
                     "TRACE --machine M [--backend B,... ...|--all-backends] [--json OUT] [--store DIR] [--timeline OUT] [--export-simgrid DIR]",
                     args, opts, pos, vm))
     return 0;
-  const auto machine = load_sim_machine(a);
+  auto machine = load_sim_machine(a);
   const auto list = sim_backend_list("simulate", a, false);
   if (!a.json.empty()) io::check_output_path("--json", a.json);
   if (!a.timeline.empty()) io::check_output_path("--timeline", a.timeline);
   if (!a.store.empty()) trace::check_store_dir("--store", a.store);
   const auto bt = trace::read_trace_file(a.file, {a.max_memory});
   core::check_budget(sim::memory_estimate(bt), bt.max_memory());
+  apply_sim_placement(vm, a, machine, bt.trace());
   const auto backends = sim::select_backends(list.names, list.all, bt.trace());
   say_skipped_backends("simulate", list);
   sim::Timeline tl;
   const auto res = sim::simulate(bt, machine, backends, a.timeline.empty() ? nullptr : &tl);
-  std::cout << sim::render_table(res);
+  std::cout << res.placement << "\n" << sim::render_table(res);
   io::OutputBatch out;  // all or none
   if (!a.json.empty() || !a.store.empty()) {
     const std::string doc = sim::render_json(res, trace::provenance({"simulate", bt.trace().nranks, bt.trace().name, a.file, ""}));

@@ -36,7 +36,7 @@ int cmd_validate_model(const Args& args) {
   std::vector<std::string> files;
   std::string machine, json, store;
   std::vector<std::string> backend_values;
-  int warmup = 2, iters = 10, repeats = core::kJudgedRepeats;
+  int warmup = 2, iters = 10, repeats = core::kJudgedRepeats, ranks_per_node = 0;
   std::uint64_t max_memory = 0;
   opts.add_options()("traces", po::value(&files)->composing(), "trace files (those of another rank count are skipped, and said)")(
       "machine,m", po::value(&machine)->required(),
@@ -46,6 +46,9 @@ int cmd_validate_model(const Args& args) {
       "and cuda-* are skipped, said once)")(
       "json", po::value(&json), "also write the comparison (sf-model-check JSON) to this file")(
       "store", po::value(&store), "also file the comparison under this folder (a new file per run, never rewritten)")(
+      "ranks-per-node", po::value(&ranks_per_node),
+      "nodes of N consecutive ranks, emulated inside the launch's, for the run and the prediction (default: the trace's placement "
+      "where the launch allows it, else the launch's nodes); the placement used is printed")(
       "warmup", po::value(&warmup), "untimed iterations per op (default 2)")("iters", po::value(&iters),
                                                                              "timed iterations per op (default 10)")(
       "repeats", po::value(&repeats),
@@ -62,6 +65,7 @@ int cmd_validate_model(const Args& args) {
     return 0;
   if (files.empty()) throw InputError("", "no trace given (usage: sf-replay validate-model TRACE... --machine M ...)");
   if (warmup < 0) throw InputError("--warmup", "must be >= 0, got " + std::to_string(warmup));
+  if (vm.count("ranks-per-node") && ranks_per_node < 1) throw InputError("--ranks-per-node", "must be >= 1, got " + std::to_string(ranks_per_node));
   if (iters < 1) throw InputError("--iters", "must be >= 1, got " + std::to_string(iters));
   if (repeats < 1 || repeats > 1000) throw InputError("--repeats", "must be in 1..1000, got " + std::to_string(repeats));
   // Run and simulated: the catalogue's simulated backends (why_not_simulated).
@@ -107,7 +111,10 @@ int cmd_validate_model(const Args& args) {
     const sim::Layout lay = sim::layout_for(tr, m);
     int rpn = 0;
     std::string note;
-    if (!agreed("validate-model", rank, size, [&] { rpn = exec::mpi::run_ranks_per_node(launch, lay.ranks_per_node, false, &note); }))
+    const bool given = ranks_per_node > 0;
+    if (!agreed("validate-model", rank, size, [&] {
+          rpn = exec::mpi::run_ranks_per_node(launch, given ? ranks_per_node : lay.ranks_per_node, given, &note);
+        }))
       return 2;
     if (rank == 0 && !note.empty() && !warned) warn("validate-model", note);
     if (const std::string w = sim::machine_mismatch(machine, {trace::host_name(), size, rpn}); rank == 0 && !w.empty() && !warned) {
@@ -117,9 +124,13 @@ int cmd_validate_model(const Args& args) {
     auto mt = m;
     mt.procs_per_node = rpn;
     mt.override_topology = true;  // the run's nodes, whatever the trace says
+    mt.topology_from = given                                         ? "--ranks-per-node (emulated inside this launch's nodes)"
+                       : tr.machine && rpn == lay.ranks_per_node ? "the trace's placement (inside this launch's nodes)"
+                                                                 : "this launch's nodes";
     mt.topology.ranks_per_node = rpn;
     mt.topology.ranks_per_socket = std::min(lay.ranks_per_socket, rpn);
     mt.topology.gpus_per_node = lay.gpus_per_node;
+    if (rank == 0) std::cout << tr.name << ": " << sim::placement_text(tr, mt) << "\n";
     for (const auto& b : backends) {
       try {
         exec::mpi::check_backend(*t, b, facts);

@@ -7,6 +7,7 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "sim/machine.hpp"
+#include "sim/simulate.hpp"
 
 namespace sfr::cli {
 
@@ -15,6 +16,7 @@ struct SimArgs {
   std::vector<std::string> backends;
   bool all = false;
   std::uint64_t max_memory = 0;
+  int ranks_per_node = 0, ranks_per_socket = 0;  // 0: not given
 };
 
 // `trace_required`: false for compare, whose --analytic mode needs no trace.
@@ -32,7 +34,10 @@ inline void add_sim_options(po::options_description& opts, SimArgs& a, bool trac
       "cuda-* are run only), optionally :aware (GPU buffers handed to MPI; default: staged through the host); all: every "
       "simulated one (with its device-aware variant when the trace uses device memory)")(
       "all-backends", po::bool_switch(&a.all), "the same as --backend all")(
-      "json", po::value(&a.json), "also write the results as JSON to this file");
+      "json", po::value(&a.json), "also write the results as JSON to this file")(
+      "ranks-per-node", po::value(&a.ranks_per_node),
+      "put N consecutive ranks on a node (default: the trace's placement, else the machine's nodes); the placement used is printed")(
+      "ranks-per-socket", po::value(&a.ranks_per_socket), "N consecutive ranks share a socket (must divide the ranks per node)");
   add_max_memory_option(opts, &a.max_memory);
 }
 
@@ -46,6 +51,13 @@ inline BackendList sim_backend_list(const char* cmd, const SimArgs& a, bool defa
   std::vector<std::string> values = a.backends;
   if (a.all || (values.empty() && default_all)) values = {"all"};
   return parse_backends(cmd, values, {.why_not = why_not_simulated, .gpu_paths = true});
+}
+
+// --ranks-per-node / --ranks-per-socket onto the machine, checked against the trace's ranks.
+inline void apply_sim_placement(const po::variables_map& vm, const SimArgs& a, sim::MachineModel& m, const trace::Trace& t) {
+  for (const auto& [opt, v] : {std::pair{"ranks-per-node", a.ranks_per_node}, std::pair{"ranks-per-socket", a.ranks_per_socket}})
+    if (vm.count(opt) && v < 1) throw InputError(std::string("--") + opt, "must be >= 1, got " + std::to_string(v));
+  sim::set_placement(m, t, a.ranks_per_node, a.ranks_per_socket);
 }
 
 // The machine named by --machine, with --model applied.

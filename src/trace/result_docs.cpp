@@ -239,6 +239,7 @@ Json to_json(const SimulationDoc& d) {
   j["machine"] = d.machine;
   j["model"] = d.model;
   j["unit"] = d.unit;
+  if (!d.placement.is_null()) j["placement"] = d.placement;
   j["backends"] = Json::array();
   for (const auto& b : d.backends) {
     Json jb;
@@ -296,6 +297,11 @@ SimulationDoc simulation_doc_from_json(const Json& j, const std::string& source)
   d.machine = o.str("machine");
   d.model = o.str("model");
   d.unit = o.str_or("unit", "seconds");
+  if (o.has("placement")) {
+    const Obj p = o.sub("placement");
+    p.i64("ranks_per_node"), p.i64("ranks_per_socket"), p.i64("nodes"), p.str("text");  // checked: each named where wrong
+    d.placement = j["placement"];
+  }
   o.each("backends", [&](const Obj& b) {
     SimBackend sb;
     sb.backend = b.str("backend");

@@ -118,6 +118,9 @@ struct SimulationDoc {
   std::string unit = "seconds";
   std::vector<SimBackend> backends;
   std::optional<SimRanking> ranking;  // written as null without backends
+  // Where the ranks were put: {"ranks_per_node", "ranks_per_socket", "nodes", "text"}; null in
+  // documents from before it was written.
+  io::Json placement;
   bool operator==(const SimulationDoc&) const = default;
 };
 

@@ -92,6 +92,8 @@ public:
   const core::Graph& multi(std::string_view name) const;  // multi-SF of the named SF
   const core::Graph& graph_for(const OpSpec& op) const;   // multi for gather/scatter
   std::uint64_t max_memory() const { return max_memory_; }
+  // Another placement to look at the trace under (report --ranks-per-node): the graphs stay.
+  void set_machine(const Machine& m) { trace_.machine = m; }
 
 private:
   Trace trace_;

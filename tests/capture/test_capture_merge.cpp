@@ -260,3 +260,35 @@ TEST(CaptureMerge, RefusesWhatCannotBeATrace) {
     EXPECT_NE(e.find("a user-defined MPI_Op"), std::string::npos) << e;
   }
 }
+
+// Where the ranks ran: hosts in consecutive blocks give the trace's machine (ranks per node, and
+// per socket where every rank was bound within one); round robin over hosts gives none, said so.
+TEST(CaptureMerge, RecordsHostsAndTheirPlacement) {
+  auto run = [](const std::vector<std::string>& hosts, const std::vector<int>& sockets) {
+    Dir d;
+    for (int r = 0; r < static_cast<int>(hosts.size()); ++r) {
+      Recorder rec(10);
+      rec.add_sf(sf(1, {}, {}));
+      rec.op(bcast(0), false);
+      d.write(r, rec.to_json(r, static_cast<int>(hosts.size()), "3.18.5", "", {hosts[static_cast<std::size_t>(r)], sockets[static_cast<std::size_t>(r)]}));
+    }
+    return merge(d);
+  };
+  auto meta = [](const sfr::trace::Trace& t) { return json::parse(t.meta_json); };
+  auto t = run({"a", "a", "b", "b", "c"}, {0, 1, 0, 1, 0});
+  ASSERT_TRUE(t.machine);
+  EXPECT_EQ(t.machine->ranks_per_node, 2);
+  EXPECT_EQ(t.machine->ranks_per_socket, 1);
+  EXPECT_EQ(meta(t)["hosts"], json({"a", "a", "b", "b", "c"}));
+  EXPECT_EQ(meta(t)["placement"], "2 rank(s) per node on 3 host(s), 1 per socket");
+  t = run({"a", "a", "a", "a"}, {0, 0, 1, -1});  // one rank not bound: sockets unknown
+  ASSERT_TRUE(t.machine);
+  EXPECT_EQ(t.machine->ranks_per_node, 4);
+  EXPECT_EQ(t.machine->ranks_per_socket, 4);
+  EXPECT_NE(meta(t)["placement"].get<std::string>().find("sockets not known"), std::string::npos) << meta(t).dump();
+  t = run({"a", "b", "a", "b"}, {0, 0, 0, 0});  // round robin: no consecutive blocks
+  EXPECT_FALSE(t.machine);
+  EXPECT_NE(meta(t)["placement"].get<std::string>().find("not in consecutive blocks"), std::string::npos) << meta(t).dump();
+  t = run({"a", "b", "b"}, {-1, -1, -1});  // a last block longer than the first is no block placement either
+  EXPECT_FALSE(t.machine);
+}

@@ -146,6 +146,60 @@ TEST_F(Cli, ReportRejectsBadTimingFile) {
   EXPECT_FALSE(fs::exists(md));
 }
 
+// simulate and compare say where they put the ranks and why; a what-if that puts a capture made
+// on 4 hosts on one node says so; --ranks-per-node outside the trace's ranks is refused.
+TEST_F(Cli, SimulationsStateTheirPlacement) {
+  const std::string ranks = R"([{"nroots": 1, "remote_rank": [1], "remote_index": [0]}, {"nroots": 1, "remote_rank": [2], "remote_index": [0]},
+    {"nroots": 1, "remote_rank": [3], "remote_index": [0]}, {"nroots": 1, "remote_rank": [0], "remote_index": [0]}])";
+  const fs::path bare = write("bare.json", R"({"format": "sf-trace", "version": 1, "name": "ring", "nranks": 4, "sfs": {"A": {"ranks": )" +
+                                               ranks + R"(}}, "ops": [{"op": "bcast", "sf": "A", "unit": "float64"}]})");
+  const fs::path cap = write("cap.json", R"({"format": "sf-trace", "version": 1, "name": "ring", "nranks": 4,
+    "machine": {"ranks_per_node": 1, "ranks_per_socket": 1, "gpus_per_node": 0},
+    "meta": {"generator": "capture", "hosts": ["n0", "n1", "n2", "n3"]}, "sfs": {"A": {"ranks": )" +
+                                              ranks + R"(}}, "ops": [{"op": "bcast", "sf": "A", "unit": "float64"}]})");
+  auto r = run("simulate " + bare.string() + " --machine lassen");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("placement: 4 ranks on 1 node(s) of 4 ranks, sockets of 2, from machine lassen's nodes (the trace records no "
+                       "placement)"),
+            std::string::npos)
+      << r.out;
+  r = run("compare " + cap.string() + " --machine lassen");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("placement: 4 ranks on 4 node(s) of 1 ranks, sockets of 1, from the trace's placement\n"), std::string::npos) << r.out;
+  const fs::path json = dir_ / "sim.json";
+  r = run("compare " + cap.string() + " --machine lassen --ranks-per-node 4 --json " + json.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("from --ranks-per-node; the capture ran on 4 hosts: this what-if puts its ranks on 1 node(s), all on one"),
+            std::string::npos)
+      << r.out;
+  const auto doc = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(doc["placement"]["nodes"], 1);
+  EXPECT_EQ(doc["placement"]["ranks_per_node"], 4);
+  EXPECT_EQ(doc["placement"]["ranks_per_socket"], 1);  // the trace's sockets of 1, within the node of 4
+  for (const std::string bad : {"--ranks-per-node 5", "--ranks-per-node 0", "--ranks-per-node 4 --ranks-per-socket 3"}) {
+    r = run("simulate " + cap.string() + " " + bad);
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_NE(r.err.find("error: --ranks-per-"), std::string::npos) << r.err;
+  }
+}
+
+// report --ranks-per-node counts the star forests' messages on those nodes (handmade-4's own
+// machine has 2 per node; at 4 per node every message is on one node), and refuses a placement
+// outside the trace's ranks.
+TEST_F(Cli, ReportTakesAPlacement) {
+  const fs::path md = dir_ / "r.md";
+  ASSERT_EQ(run("report " + kSample + " -o " + md.string() + " --ranks-per-node 4 --ranks-per-socket 2").status, 0);
+  const std::string text = slurp(md);
+  EXPECT_NE(text.find("- machine: 4 ranks/node, 2 ranks/socket"), std::string::npos) << text;
+  // A's 5 messages (leaf rank <- root rank): 0<-1, 1<-0 within socket {0,1}; 0<-2, 2<-0, 2<-1 across
+  // the sockets of the one node (on the trace's own 2 per node: 0, 2 and 3).
+  EXPECT_NE(text.find("| A | explicit | 7 | 8 | 0 / 1.14 / 3 | 5 | 2 | 3 | 0 |"), std::string::npos) << text;
+  const auto r = run("report " + kSample + " -o " + md.string() + " --ranks-per-node 9");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--ranks-per-node: expected 1..4"), std::string::npos) << r.err;
+  EXPECT_EQ(run("report " + kSample + " -o " + md.string() + " --ranks-per-socket 2").status, 2);
+}
+
 // Op 14 of the sample runs 10 times an iteration: its measured iteration (10 calls) is compared
 // per call with the simulator's per-call prediction, and the measured table names both.
 TEST_F(Cli, ReportComparesOneCallOfARepeatedOp) {

@@ -18,8 +18,10 @@
 // Nothing is recorded unless SFR_CAPTURE_DIR is set; the rank file is written at PetscFinalize.
 #include <dlfcn.h>
 #include <mpi.h>
+#include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -38,6 +40,7 @@ namespace {
 
 using sfr::capture::OpRecord;
 using sfr::capture::Recorder;
+using sfr::capture::RankPlace;
 using sfr::capture::SfRecord;
 
 // The real function behind an interposed name, resolved once.
@@ -353,6 +356,35 @@ void derived(PetscSF child, const char* kind, std::vector<PetscSF> of, PetscInt 
   st().derivations.emplace(key(child), std::move(d));
 }
 
+// The socket (physical package) every core this process may run on belongs to; -1 when they span
+// several or the kernel does not say.
+int bound_socket() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
+  int socket = -1;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (!CPU_ISSET(c, &set)) continue;
+    int pkg = -1;
+    const std::string f = "/sys/devices/system/cpu/cpu" + std::to_string(c) + "/topology/physical_package_id";
+    if (FILE* in = std::fopen(f.c_str(), "r")) {
+      if (std::fscanf(in, "%d", &pkg) != 1) pkg = -1;
+      std::fclose(in);
+    }
+    if (pkg < 0 || (socket >= 0 && pkg != socket)) return -1;
+    socket = pkg;
+  }
+  return socket;
+}
+
+RankPlace where_this_rank_ran() {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0;
+  int inited = 0;
+  MPI_Initialized(&inited);
+  if (!inited || MPI_Get_processor_name(name, &len) != MPI_SUCCESS) len = 0;
+  return {std::string(name, static_cast<std::size_t>(std::max(0, len))), bound_socket()};
+}
+
 void write_rank_file() {
   State& s = st();
   initialise();
@@ -365,7 +397,7 @@ void write_rank_file() {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
   }
   if (!s.rec) s.rec = std::make_unique<Recorder>(0);
-  const std::string text = s.rec->to_json(rank, size, s.version, s.refused);
+  const std::string text = s.rec->to_json(rank, size, s.version, s.refused, where_this_rank_ran());
   const std::string path = s.dir + "/rank-" + std::to_string(rank) + ".json";
   const std::string tmp = path + ".part";
   if (FILE* f = std::fopen(tmp.c_str(), "w")) {

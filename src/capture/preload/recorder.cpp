@@ -26,9 +26,11 @@ std::int64_t Recorder::count(int sf, const std::string& op) const {
   return it == counts_.end() ? 0 : it->second.first;
 }
 
-std::string Recorder::to_json(int rank, int size, const std::string& petsc_version, const std::string& refused) const {
+std::string Recorder::to_json(int rank, int size, const std::string& petsc_version, const std::string& refused, const RankPlace& where) const {
   using nlohmann::json;
   json doc = {{"format", "sf-capture-rank"}, {"version", 1}, {"rank", rank}, {"size", size}, {"petsc", petsc_version}};
+  if (!where.host.empty()) doc["host"] = where.host;
+  if (where.socket >= 0) doc["socket"] = where.socket;
   if (!refused.empty()) doc["refused"] = refused;
   json sfs = json::array();
   for (const auto& s : sfs_) {

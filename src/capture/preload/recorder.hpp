@@ -46,6 +46,13 @@ struct SfRecord {
   std::string first_via;    // how its first op came: "VecScatter" or "PetscSF"
 };
 
+// Where a rank ran: its host (MPI_Get_processor_name) and the socket its cores lie on (-1: not
+// bound within one socket, or unknown).
+struct RankPlace {
+  std::string host;
+  int socket = -1;
+};
+
 class Recorder {
 public:
   explicit Recorder(std::size_t max_ops) : max_ops_(max_ops) {}
@@ -86,7 +93,7 @@ public:
   std::int64_t count(int sf, const std::string& op) const;
 
   // The rank file (sf-capture-rank v1) as JSON text.
-  std::string to_json(int rank, int size, const std::string& petsc_version, const std::string& refused) const;
+  std::string to_json(int rank, int size, const std::string& petsc_version, const std::string& refused, const RankPlace& where = {}) const;
 
 private:
   std::size_t max_ops_;
