@@ -44,6 +44,7 @@ std::optional<CaptureSummary> capture_summary(const trace::BuiltTrace& t, const 
   }
   for (auto& row : c.rows) {
     const auto rec = records(row);
+    row.records = rec.size();
     if (rec.empty()) continue;
     double bytes = 0;
     for (const std::size_t i : rec) bytes += static_cast<double>(s.ops.at(i).remote_bytes);

@@ -19,6 +19,7 @@ struct CaptureRow {
   std::string sf, op;
   std::int64_t count = 0, vecscatter = 0;
   double remote_bytes = 0;  // per call, mean over the trace's records of this (SF, op)
+  std::size_t records = 0;  // the trace's op records of this (SF, op); 0: its calls came beyond the cap
   double us = -1;           // measured median per call on `backend`; < 0: not measured
 };
 

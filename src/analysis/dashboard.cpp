@@ -88,6 +88,13 @@ Series series_of(const std::string& b) {
   return {b, ""};
 }
 std::string series_label(const Series& s) { return s.chose.empty() ? s.backend : s.backend + " (chose " + s.chose + ")"; }
+// Two series that run the same backend's code: one is auto having chosen the other (or both auto
+// having chosen the same).
+bool same_code(const Series& a, const Series& b) {
+  const std::string& ca = a.chose.empty() ? a.backend : a.chose;
+  const std::string& cb = b.chose.empty() ? b.backend : b.chose;
+  return ca == cb;
+}
 
 std::string op_label(const trace::TimingResult& r) { return "#" + std::to_string(r.index) + " " + r.op + " " + r.sf; }
 
@@ -559,11 +566,11 @@ std::string ranking_tables(const ResultSet& rs, const std::map<std::string, Trac
   }
   std::ostringstream o;
   for (const auto& [key, t] : traces) {
-    std::map<std::size_t, std::vector<std::pair<double, std::string>>> by_op;
+    std::map<std::size_t, std::vector<std::pair<double, Series>>> by_op;
     std::map<std::size_t, std::string> labels;
     const std::vector<const trace::TimingDoc*> docs = {t.runs.back()};
     for (const auto& [k, rd] : results_of(docs)) {
-      by_op[k.first].push_back({rd.first->median_us, series_label(series_of(rd.first->backend))});
+      by_op[k.first].push_back({rd.first->median_us, series_of(rd.first->backend)});
       labels[k.first] = op_label(*rd.first);
     }
     const auto sim = newest_sim.find(key);
@@ -574,10 +581,14 @@ std::string ranking_tables(const ResultSet& rs, const std::map<std::string, Trac
          "margin</th><th>predicted "
          "order</th></tr>\n";
     for (auto& [op, v] : by_op) {
-      std::sort(v.begin(), v.end());
+      std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return std::pair(a.first, series_label(a.second)) < std::pair(b.first, series_label(b.second)); });
       std::string measured, margin = "-", predicted = "-";
-      for (const auto& [us, b] : v) measured += (measured.empty() ? "" : " &lt; ") + esc(b) + " " + fmt_us(us);
-      if (v.size() >= 2 && v[0].first > 0) margin = "+" + fmt_us(100 * (v[1].first / v[0].first - 1)) + "% to " + esc(v[1].second);
+      for (const auto& [us, s] : v) measured += (measured.empty() ? "" : " &lt; ") + esc(series_label(s)) + " " + fmt_us(us);
+      // The winner's margin is to the next other implementation: auto that chose basic and basic
+      // run the same code, so neither is the other's runner-up.
+      const auto runner_up = std::find_if(v.begin() + (v.empty() ? 0 : 1), v.end(), [&](const auto& x) { return !same_code(x.second, v[0].second); });
+      if (runner_up != v.end() && v[0].first > 0)
+        margin = "+" + fmt_us(100 * (runner_up->first / v[0].first - 1)) + "% to " + esc(series_label(runner_up->second));
       if (sim != newest_sim.end() && sim->second->ranking) {
         for (const auto& ro : sim->second->ranking->ops)
           if (ro.index == op && !ro.order.empty()) {

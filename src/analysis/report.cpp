@@ -149,6 +149,13 @@ void captured(std::ostringstream& o, const CaptureSummary& c) {
     for (const auto& h : hosts) distinct.insert(h.is_string() ? h.get<std::string>() : h.dump());
     o << "- ran on " << distinct.size() << " host(s): " << m.value("placement", std::string("its placement not recorded")) << "\n";
   }
+  // Calls beyond the op records' cap have no record: nothing says what they move or take.
+  std::int64_t calls = 0, unknown = 0;
+  for (const auto& r : c.rows) calls += r.count, unknown += r.records == 0 ? r.count : 0;
+  if (unknown > 0)
+    o << "\n**Warning:** " << unknown << " of " << calls
+      << " calls have no op record in the trace (they came after its --max-ops records were full): their bytes and times count as 0 "
+         "below, so the shares understate them. Capture again with a larger --max-ops to weigh them.\n";
   double total = 0;
   for (const auto& r : c.rows) total += static_cast<double>(r.count) * (c.backend.empty() ? r.remote_bytes : std::max(r.us, 0.0));
   o << "\nWhere the communication goes, heaviest first ("

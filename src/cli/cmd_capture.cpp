@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <set>
 #include <iostream>
 #include <thread>
 
@@ -183,6 +184,27 @@ int run_with_library(const std::vector<std::string>& cmd, const std::string& lib
   return status;
 }
 
+// A command given without "--" (sf-replay capture -o t.json mpiexec -n 2 ./app): the first word
+// that is neither an option nor an option's value; "" when there is none.
+std::string command_without_separator(const Args& args) {
+  static const std::set<std::string> with_value = {"-o", "--output", "--name", "--max-ops", "--sf-view"};
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    if (with_value.count(args[k])) {
+      ++k;
+      continue;
+    }
+    if (!args[k].empty() && args[k][0] != '-') return args[k];
+  }
+  return "";
+}
+
+// This process is a rank of an MPI launch: capture itself must start the launcher, once.
+std::string launched_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* r = std::getenv(v)) return std::string(v) + "=" + r;
+  return "";
+}
+
 }  // namespace
 
 int cmd_capture(const Args& all) {
@@ -199,6 +221,16 @@ int cmd_capture(const Args& all) {
   }
   po::options_description opts("capture options");
   std::string out, name, view_dir;
+  // A --sf-view folder this run made is removed again when the capture fails and it stayed empty.
+  fs::path created_view;
+  struct RemoveIfEmpty {
+    const fs::path& p;
+    bool keep = false;
+    ~RemoveIfEmpty() {
+      std::error_code ec;
+      if (!keep && !p.empty() && fs::is_empty(p, ec)) fs::remove(p, ec);
+    }
+  } view_guard{created_view};
   std::uint64_t max_ops = 1000;
   opts.add_options()("output,o", po::value(&out), "trace file to write (atomically)")(
       "name", po::value(&name), "the trace's name (default: capture-APP-pP)")(
@@ -207,6 +239,9 @@ int cmd_capture(const Args& all) {
       "sf-view", po::value(&view_dir), "folder where PETSc prints each recorded SF (PetscSFView, ascii_info_detail) as view-sfN.txt")(
       "library", "print the capture library's path (for LD_PRELOAD by hand) and exit");
   po::variables_map vm;
+  if (cmd.empty())
+    if (const std::string word = command_without_separator(args); !word.empty())
+      throw InputError("", "'" + word + "': the application's command goes after '--' (sf-replay capture -o TRACE -- mpiexec -n P ./app ARGS)");
   if (parse_options("capture", "-o TRACE [options] -- COMMAND [ARGS...]  |  --library", args, opts, {}, vm)) return 0;
   if (vm.count("library")) {
     if (!out.empty() || !cmd.empty() || vm.count("name") || vm.count("sf-view") || !vm["max-ops"].defaulted())
@@ -217,10 +252,18 @@ int cmd_capture(const Args& all) {
   if (out.empty()) throw InputError("", "no --output given (usage: sf-replay capture -o TRACE -- COMMAND [ARGS...])");
   if (cmd.empty()) throw InputError("", "no command given after '--' (usage: sf-replay capture -o TRACE -- mpiexec -n P ./app ARGS)");
   if (max_ops < 1) throw InputError("--max-ops", "must be at least 1");
+  if (const std::string rank = launched_rank(); !rank.empty())
+    throw InputError("", "this capture runs as a rank of an MPI launch (" + rank +
+                             "): run sf-replay capture once, with the launcher after '--' (sf-replay capture -o TRACE -- mpiexec -n P ./app)");
   io::check_output_path("--output", out);
   if (!view_dir.empty()) {
     std::error_code ec;
-    if (!fs::is_directory(view_dir, ec)) throw InputError("--sf-view", "'" + view_dir + "' is not a folder");
+    if (fs::exists(view_dir, ec) && !fs::is_directory(view_dir, ec)) throw InputError("--sf-view", "'" + view_dir + "' is not a folder");
+    if (!fs::exists(view_dir, ec)) {
+      fs::create_directories(view_dir, ec);
+      if (ec) throw InputError("--sf-view", "cannot create '" + view_dir + "': " + ec.message());
+      created_view = fs::absolute(view_dir);
+    }
     if (const auto why = io::cannot_create_in(view_dir); !why.empty()) throw InputError("--sf-view", "cannot write in '" + view_dir + "': " + why);
     view_dir = fs::absolute(view_dir).string();
   }
@@ -256,6 +299,7 @@ int cmd_capture(const Args& all) {
   const std::string text = trace::write_trace(t);
   trace::parse_trace(text, out);  // what is written validates (the reader `validate` runs)
   io::write_file_atomic(out, text);
+  view_guard.keep = true;
   std::size_t nops = t.ops.size();
   std::cerr << "wrote " << out << " (" << t.name << ", " << t.nranks << " ranks, " << t.sfs.size() << " SFs, " << nops << " op records)\n";
   return 0;

@@ -4,18 +4,20 @@
 #include <gtest/gtest.h>
 
 #include "analysis/capture_summary.hpp"
+#include "analysis/report.hpp"
 #include "trace/reader.hpp"
 
 using namespace sfr;
 
 namespace {
 
-const char* kCaptured = R"({"format": "sf-trace", "version": 1, "name": "cap", "nranks": 2,
-  "meta": {"generator": "capture", "op_counts": [{"sf": "A", "op": "bcast", "count": 2000}, {"sf": "A", "op": "reduce", "count": 3}]},
+const char* kCaptured = R"json({"format": "sf-trace", "version": 1, "name": "cap", "nranks": 2,
+  "meta": {"generator": "capture", "op_counts": [{"sf": "A", "op": "bcast", "count": 2000}, {"sf": "A", "op": "reduce", "count": 3},
+    {"sf": "(SFs first used beyond --max-ops)", "op": "bcast", "count": 500}]},
   "sfs": {"A": {"ranks": [{"nroots": 2, "remote_rank": [1, 1], "remote_index": [0, 1]},
                           {"nroots": 2, "remote_rank": [0, 0], "remote_index": [0, 1]}]}},
   "ops": [{"op": "bcast", "sf": "A", "unit": "float64", "repeat": 2000},
-          {"op": "reduce", "sf": "A", "unit": "float64", "mpi_op": "sum", "repeat": 3}]})";
+          {"op": "reduce", "sf": "A", "unit": "float64", "mpi_op": "sum", "repeat": 3}]})json";
 
 trace::TimingResult result(std::size_t index, const std::string& backend, std::int64_t repeat, double median_us) {
   trace::TimingResult r;
@@ -40,10 +42,25 @@ TEST(CaptureSummary, RowsArePerCallAndTheBackendIsTheLeastApplicationTotal) {
   const auto c = analysis::capture_summary(t, stats, &timing);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->backend, "basic");
-  ASSERT_EQ(c->rows.size(), 2u);
+  ASSERT_EQ(c->rows.size(), 3u);
   EXPECT_EQ(c->rows[0].op, "bcast");  // 2,000 x 10.5 us: the heaviest
   EXPECT_DOUBLE_EQ(c->rows[0].us, 10.5);
   EXPECT_EQ(c->rows[1].op, "reduce");
   EXPECT_DOUBLE_EQ(c->rows[1].us, 4);
   EXPECT_DOUBLE_EQ(c->rows[1].remote_bytes, 2 * 2 * 8);  // per call: 2 leaves a rank, both remote
+}
+
+// Calls that came after the op records were full have no record: the report says how many, since
+// the rows weigh them as nothing.
+TEST(CaptureSummary, TheReportWarnsOfCallsWithoutARecord) {
+  const auto t = trace::parse_trace(kCaptured, "cap.json");
+  const auto stats = analysis::compute_stats(t);
+  const auto c = analysis::capture_summary(t, stats, nullptr);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->rows.back().records, 0u);
+  EXPECT_EQ(c->rows.front().records, 1u);
+  analysis::ReportInputs in;
+  in.capture = &*c;
+  const std::string text = analysis::render_markdown(stats, in);
+  EXPECT_NE(text.find("**Warning:** 500 of 2503 calls have no op record"), std::string::npos) << text;
 }

@@ -358,6 +358,26 @@ TEST(Dashboard, RankingsComeFromOneRun) {
   EXPECT_NE(d.tables_html.find("commit c2"), std::string::npos) << d.tables_html;
 }
 
+// The winner's margin is to the next other implementation: auto that chose basic runs basic's
+// code, so basic (10 us) wins by 20 % over neighbor (12 us), not by 2 % over itself under auto.
+TEST(Dashboard, AutoIsNeverTheRunnerUpOfWhatItChose) {
+  analysis::ResultSet rs;
+  Json t = timing("2026-01-01T00:00:00Z", "c1", 10, 12);
+  for (int op = 0; op < 2; ++op) {
+    Json a = t["results"][0];
+    a["index"] = op;
+    a["backend"] = "auto:basic";
+    a["median_us"] = 10.2 * (1 + op);
+    a["samples_us"] = {10.2 * (1 + op)};
+    t["results"].push_back(a);
+  }
+  rs.timings = T({t});
+  const auto d = analysis::build_dashboard(rs);
+  EXPECT_NE(d.tables_html.find("basic 10.00 &lt; auto (chose basic) 10.20 &lt; neighbor 12.00</td><td>+20.00% to neighbor"), std::string::npos)
+      << d.tables_html;
+  EXPECT_EQ(d.tables_html.find("% to auto"), std::string::npos) << d.tables_html;
+}
+
 // One trace: the chart draws, per backend, the median over the ops of each message size as a line
 // (ops 0 and 1 have 400 bytes per message: medians 10 and 20 -> 15), and no shape by trace.
 TEST(Dashboard, MessageSizeChartIsUsefulWithOneTrace) {

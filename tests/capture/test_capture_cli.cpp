@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "support/process.hpp"
@@ -91,12 +92,30 @@ TEST_F(CaptureCli, OptionsThatCannotWork) {
   auto zero = capture("--max-ops 0 -- true");
   EXPECT_EQ(zero.status, 2);
   EXPECT_NE(zero.out.find("--max-ops"), std::string::npos) << zero.out;
-  auto view = capture("--sf-view " + (dir / "nowhere").string() + " -- true");
+  std::ofstream(dir / "a-file") << "x";
+  auto view = capture("--sf-view " + (dir / "a-file").string() + " -- true");
   EXPECT_EQ(view.status, 2);
-  EXPECT_NE(view.out.find("--sf-view"), std::string::npos) << view.out;
+  EXPECT_NE(view.out.find("--sf-view: '" + (dir / "a-file").string() + "' is not a folder"), std::string::npos) << view.out;
+  // The command without '--': said, with where it goes.
+  auto no_sep = capture("mpiexec -n 2 ./app");
+  EXPECT_EQ(no_sep.status, 2);
+  EXPECT_EQ(occurrences(no_sep.out, "'mpiexec': the application's command goes after '--'"), 1u) << no_sep.out;
+  // capture itself started by mpiexec (each rank would capture again): refused before anything runs.
+  const fs::path marker = dir / "ran";
+  expect_refused(capture("-- touch " + marker.string(), "OMPI_COMM_WORLD_RANK=1"), "this capture runs as a rank of an MPI launch");
+  expect_refused(capture("-- touch " + marker.string(), "PMIX_RANK=0"), "PMIX_RANK=0");
+  EXPECT_FALSE(fs::exists(marker));
   auto lib_and_more = capture("--library");
   EXPECT_EQ(lib_and_more.status, 2);
   EXPECT_NE(lib_and_more.out.find("--library: takes no other option"), std::string::npos) << lib_and_more.out;
+}
+
+// --sf-view makes its folder (CapturePetsc writes the views into one); a capture that fails
+// leaves none behind.
+TEST_F(CaptureCli, SfViewOfAFailedCaptureLeavesNoFolder) {
+  const fs::path failed = dir / "failed-views";
+  EXPECT_EQ(capture("--sf-view " + failed.string() + " -- sh -c 'exit 3'").status, 3);
+  EXPECT_FALSE(fs::exists(failed));
 }
 
 TEST_F(CaptureCli, LibraryPrintsAnExistingPath) {

@@ -8,6 +8,7 @@
 //    SFFetchOpBegin, ops made by VecScatterBegin -> VecScatterBegin only, and the calls PETSc makes
 //    inside gather, scatter, degree and SF construction -> their own events).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <map>
@@ -97,7 +98,7 @@ protected:
   void SetUp() override {
     dir = fs::temp_directory_path() / ("sfr_capture_petsc_" + std::to_string(::getpid()) + "_" + GetParam().name);
     fs::remove_all(dir);
-    fs::create_directories(dir / "views");
+    fs::create_directories(dir);  // not views/: --sf-view makes its folder
   }
   void TearDown() override {
     if (!HasFailure()) fs::remove_all(dir);
@@ -138,6 +139,12 @@ TEST_P(CapturePetsc, TraceMatchesWhatPetscSaysAndConforms) {
   EXPECT_EQ(meta["generator"], "capture");
   EXPECT_EQ(meta["petsc_version"], "3.18.5");
   EXPECT_EQ(meta["ranks"], ex.ranks);
+  // Every rank ran on this host (one launch here): the trace places them all on one node.
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  EXPECT_EQ(meta["hosts"], json(std::vector<std::string>(static_cast<std::size_t>(ex.ranks), host))) << meta.dump();
+  ASSERT_TRUE(t.trace().machine);
+  EXPECT_EQ(t.trace().machine->ranks_per_node, ex.ranks);
   EXPECT_FALSE(meta["command"].empty());
   EXPECT_FALSE(meta["date"].get<std::string>().empty());
   ASSERT_FALSE(t.trace().sfs.empty());

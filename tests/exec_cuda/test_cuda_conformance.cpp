@@ -101,6 +101,8 @@ TEST(CudaBadInput, NoGpuIsOneLineAndExitTwo) {
     EXPECT_EQ(r4.status, 2) << b << ": " << r4.out;
     EXPECT_EQ(sfr_test::occurrences(r4.out, std::string("sf-replay run: error: --backend: ") + b + ": no CUDA device"), 1u) << r4.out;
     EXPECT_FALSE(fs::exists(dump)) << b;
+    // No GPU is said as such, not as the runtime's "driver version is insufficient".
+    EXPECT_EQ(r4.out.find("insufficient"), std::string::npos) << r4.out;
   }
 }
 

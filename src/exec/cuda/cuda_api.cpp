@@ -2,6 +2,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 #include "exec/cuda/device_api.hpp"
@@ -31,6 +32,10 @@ public:
     const cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
       (void)cudaGetLastError();
+      // Without a GPU the runtime finds no driver and calls it too old: say what is true.
+      std::error_code ec;
+      if (e == cudaErrorNoDevice || (e == cudaErrorInsufficientDriver && !std::filesystem::exists("/proc/driver/nvidia/version", ec)))
+        return "no CUDA device: this machine has no GPU (no NVIDIA driver is loaded)";
       return std::string("no CUDA device is usable here (") + cudaGetErrorString(e) + ")";
     }
     return n > 0 ? "" : "no CUDA device is visible to this process";
