@@ -257,13 +257,16 @@ void print_backend_list() {
     need(b.gpu, "a GPU");
     need(b.pattern_only, "a pattern SF");
     if (!needs.empty()) needs += "]";
-    std::printf("%-11s %s%s%s%s\n", b.name, b.what, b.pattern_only ? "" : "; every op, unit, MPI op and block size (no fallback)",
+    const char* scope = b.pattern_only ? ""
+                        : b.petsc      ? "; the ops PETSc 3.18 can run (it refuses the others, each named)"
+                                       : "; every op, unit, MPI op and block size (no fallback)";
+    std::printf("%-14s %s%s%s%s\n", b.name, b.what, scope,
                 needs.c_str(), b.simulated ? "" : " (not simulated)");
   }
   std::string candidates;
   for (const auto& b : core::kBackends)
     if (b.auto_candidate) candidates += (candidates.empty() ? "" : ", ") + std::string(b.name) + (b.node_aware ? "*" : "");
-  std::printf("%-11s per SF and motion (bcasts, reduces), the backend among %s the simulator predicts fastest (* on more than one node only)\n", "auto",
+  std::printf("%-14s per SF and motion (bcasts, reduces), the backend among %s the simulator predicts fastest (* on more than one node only)\n", "auto",
               candidates.c_str());
 }
 

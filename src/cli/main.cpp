@@ -7,6 +7,11 @@
 #include "cli/options.hpp"
 #include "cli/signals.hpp"
 #include "trace/provenance.hpp"
+#ifdef HAVE_SFREPLAY_MPI
+#include <filesystem>
+
+#include "exec/mpi/runner.hpp"
+#endif
 
 namespace sfr::cli {
 
@@ -40,6 +45,17 @@ void usage(std::ostream& o) {
 }
 }  // namespace
 
+#if defined(HAVE_SFREPLAY_MPI) && defined(SFR_PETSC_MODULE_BUILD)
+// The petsc* backends' module: installed beside the binary's lib folder, else in the build tree.
+std::string petsc_module() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec && fs::exists(exe.parent_path() / SFR_PETSC_MODULE_REL, ec)) return (exe.parent_path() / SFR_PETSC_MODULE_REL).string();
+  return fs::exists(SFR_PETSC_MODULE_BUILD, ec) ? SFR_PETSC_MODULE_BUILD : "";
+}
+#endif
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     usage(std::cerr);
@@ -59,6 +75,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   sfr::cli::remove_partial_output_on_signals();
+#if defined(HAVE_SFREPLAY_MPI) && defined(SFR_PETSC_MODULE_BUILD)
+  sfr::exec::mpi::set_petsc_module(petsc_module());  // the petsc* backends, loaded when one is asked for
+#endif
   for (const auto& c : sfr::cli::commands())
     if (name == c.name) return sfr::cli::run_guarded(c.name, c.run, sfr::cli::Args(argv + 2, argv + argc));
   std::cerr << "sf-replay: error: unknown command '" << name << "'\n";

@@ -56,6 +56,7 @@ std::string why_not_simulated(const core::BackendInfo& b) {
   if (b.simulated) return "";
   if (b.gpu) return "the simulator does not model the CUDA executor (device buffers are the :staged / :aware forms of the others)";
   if (b.pattern_only) return "the simulator does not model MPI collectives (sf-replay run times it)";
+  if (b.petsc) return "PETSc's own PetscSF is run only (the simulator's " + std::string(b.petsc_type) + " is its transport)";
   return "the simulator does not model it";
 }
 
@@ -88,7 +89,7 @@ BackendList parse_backends(const char* cmd, const std::vector<std::string>& valu
     for (const auto& b : core::kBackends)
       if (!rules.why_not || rules.why_not(b).empty()) l += (l.empty() ? "" : ", ") + std::string(b.name);
     for (const auto& e : rules.extra) l += ", " + e;
-    if (!rules.one) l += ", all (every one of them)";
+    if (!rules.one) l += ", all (every one of sf-replay's own)";
     if (rules.gpu_paths) l += "; optionally :staged or :aware";
     return l;
   };
@@ -122,6 +123,7 @@ BackendList parse_backends(const char* cmd, const std::vector<std::string>& valu
     BackendList named = std::move(out);
     out = {};
     for (const auto& info : core::kBackends) {
+      if (info.petsc) continue;  // sf-replay's own backends; PETSc's (the baseline, loading libpetsc) are asked for by name
       const std::string why = rules.why_not ? rules.why_not(info) : "";
       if (why.empty())
         add(info.name, true);

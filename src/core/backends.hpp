@@ -1,5 +1,5 @@
 // The backend catalogue, one table: every backend's name, what it does, what it needs and which
-// commands take it. `run --backend all` runs them in this order, `--backend list` prints it, the
+// commands take it. `run --backend all` runs them in this order (but for PETSc's own, named apart), `--backend list` prints it, the
 // simulator's `all` is its `simulated` rows, `--backend auto` chooses among its `auto_candidate`
 // rows and README.md's backend table lists every name (tests/cli checks both). Commands read the
 // table through cli::parse_backends (src/cli/options.hpp); nothing else lists backends.
@@ -24,6 +24,9 @@ struct BackendInfo {
   bool simulated = false;       // the simulator models it (simulate, compare, validate-model)
   bool auto_candidate = false;  // `--backend auto` may choose it (the node-aware ones only on more than one node)
   bool calibrated = false;      // calibrate measures the executor's own per-call cost on it (kCalibratedBackends)
+  // PETSc.
+  bool petsc = false;              // libpetsc's own PetscSF runs it (built where PETSc is found; the user's baseline)
+  const char* petsc_type = nullptr;  // the -sf_type that gives this transport in PETSc 3.18; nullptr: PETSc has none
 };
 
 inline constexpr BackendInfo kBackends[] = {
@@ -31,17 +34,20 @@ inline constexpr BackendInfo kBackends[] = {
      .what = "persistent point-to-point, one message per peer (PetscSF's default)",
      .simulated = true,
      .auto_candidate = true,
-     .calibrated = true},
+     .calibrated = true,
+     .petsc_type = "basic"},
     {.name = "neighbor",
      .what = "MPI-3 neighborhood collectives (persistent where the MPI has them)",
      .simulated = true,
      .auto_candidate = true,
-     .calibrated = true},
+     .calibrated = true,
+     .petsc_type = "neighbor"},
     {.name = "window",
      .what = "one-sided: MPI_Get / MPI_Accumulate in fence epochs, fetch_and_op under locks",
      .simulated = true,
      .auto_candidate = true,
-     .calibrated = true},
+     .calibrated = true,
+     .petsc_type = "window"},
     {.name = "alltoallv",
      .what = "MPI_Ialltoallv over the whole communicator",
      .simulated = true,
@@ -96,6 +102,10 @@ inline constexpr BackendInfo kBackends[] = {
      .what = "CUDA: ranks of one node write into each other's device receive buffers through CUDA IPC (no host round trip); one node only",
      .shared_memory = true,
      .gpu = true},
+    // PETSc's own PetscSF on the trace's graphs, in the same run and timing document: the baseline.
+    {.name = "petsc", .what = "PETSc's own PetscSF, its default type (-sf_type basic)", .petsc = true, .petsc_type = "basic"},
+    {.name = "petsc-neighbor", .what = "PETSc's own PetscSF, -sf_type neighbor", .petsc = true, .petsc_type = "neighbor"},
+    {.name = "petsc-window", .what = "PETSc's own PetscSF, -sf_type window", .petsc = true, .petsc_type = "window"},
 };
 
 inline constexpr const BackendInfo* find_backend(std::string_view name) {

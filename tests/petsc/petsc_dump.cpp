@@ -16,6 +16,7 @@
 #include "exec/dump.hpp"
 #include "exec/mpi/mpi_types.hpp"
 #include "exec/mpi/runner.hpp"
+#include "exec/petsc/petsc_sf.hpp"
 #include "io/json_strict.hpp"
 #include "trace/reader.hpp"
 
@@ -121,24 +122,6 @@ PetscSF build(const trace::SFDef& def, const std::map<std::string, PetscSF>& don
   if (own_type) CK(PetscSFSetFromOptions(sf));
   CK(PetscSFSetUp(sf));
   return sf;
-}
-
-// Why PETSc 3.18 (this build: real double scalars, 32-bit PetscInt) cannot run this op (empty: it
-// can). Units without a PETSc pack kernel ("dumb" types) fall back to MPI_Reduce_local, which
-// rejects predefined ops on the contiguous block types we use for bs > 1.
-std::string petsc_cannot(const core::OpSpec& op, const std::string& sf_type) {
-  const bool has_kernel =
-      op.unit == core::Unit::int32 || op.unit == core::Unit::float64 || (op.unit == core::Unit::int32_pair && op.bs == 1);
-  const bool reduces = op.op == core::OpKind::reduce || (op.op == core::OpKind::bcast && op.mpi_op != core::MpiOp::replace);
-  if (reduces && op.mpi_op != core::MpiOp::replace && op.bs > 1 && !has_kernel)
-    return std::string("no PETSc kernel for ") + core::unit_name(op.unit) + " blocks; MPI_Reduce_local rejects the block type (MPI_ERR_OP)";
-  if (sf_type == "window" && op.op == core::OpKind::bcast && op.mpi_op != core::MpiOp::replace)
-    return "PetscSFBcastBegin_Window with op != MPI_REPLACE is not implemented";
-  if (op.op != core::OpKind::fetch_and_op) return "";
-  if (op.mpi_op != core::MpiOp::sum) return "PetscSFFetchAndOp supports only MPI_SUM";
-  if (op.unit != core::Unit::int32 && op.unit != core::Unit::float64)
-    return std::string("PetscSFFetchAndOp has no kernel for ") + core::unit_name(op.unit) + " in this build (NULL call)";
-  return "";
 }
 
 struct Sizes {
@@ -257,7 +240,7 @@ int main(int argc, char** argv) {
     std::vector<exec::SkippedOp> skipped;
     for (size_t i = 0; i < t.trace().ops.size(); ++i) {
       const auto& op = t.trace().ops[i];
-      const std::string why = petsc_cannot(op, sf_type);
+      const std::string why = exec::petsc::refuses(op, sf_type);
       if (!why.empty()) {
         skipped.push_back({i, why});
         continue;

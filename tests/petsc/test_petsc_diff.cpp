@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -115,4 +116,49 @@ TEST(PetscDiff, OrderDependentResultsEqualPetscExactly) {
   }
   fs::remove(p);
   fs::remove(out);
+}
+
+// The petsc* backends: the trace's graphs through libpetsc's PetscSF inside sf-replay run, the
+// same conformance data as every backend, checked against the serial reference (sf-replay check);
+// the ops PETSc cannot run refused by name; not part of `all`; timed into the same document.
+TEST(PetscBackend, RunsTheTraceThroughPetscSfAndConforms) {
+  const fs::path dir = fs::temp_directory_path() / ("sfr_petsc_backend_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // handmade-4's graphs (roots of degree 0 and > 1, holes, an empty rank, every derived form) with
+  // the ops PETSc runs: its units and MPI ops made float64 and sum where PETSc has no kernel.
+  auto t = trace::read_trace_file(std::string(SFR_TRACES_DIR) + "/handmade-4.json").trace();
+  std::vector<core::OpSpec> ops;
+  for (auto op : t.ops) {
+    if (op.op == core::OpKind::fetch_and_op) continue;
+    op.unit = core::Unit::float64, op.bs = 1, op.root_mem = op.leaf_mem = core::MemType::host;
+    if (core::op_takes_mpi_op(op.op)) op.mpi_op = op.op == core::OpKind::bcast ? core::MpiOp::replace : core::MpiOp::sum;
+    ops.push_back(op);
+  }
+  t.ops = ops;
+  const fs::path file = dir / "t.json", dump = dir / "d.json", timing = dir / "timing.json";
+  trace::write_trace_file(t, file.string());
+  for (const std::string b : {"petsc", "petsc-neighbor"}) {
+    const auto r = sfr_test::run_command(sfr_test::mpiexec(4) + SFR_CLI + " run " + file.string() + " --backend " + b + " --dump " + dump.string());
+    ASSERT_EQ(r.status, 0) << b << ": " << r.out;
+    const auto res = exec::check_dump(trace::read_trace_file(file.string()), slurp(dump), dump.string(), {});
+    EXPECT_TRUE(res.ok()) << b << ": " << res.problems.size() << " problems, first: " << res.problems.front();
+    EXPECT_EQ(res.ops_checked, t.ops.size()) << b;
+  }
+  // PETSc's window type aborts on gather / scatter: refused before anything runs, op named.
+  const auto w = sfr_test::run_command(sfr_test::mpiexec(4) + SFR_CLI + " run " + file.string() + " --backend petsc-window");
+  EXPECT_EQ(w.status, 2) << w.out;
+  EXPECT_NE(w.out.find("PETSc (petsc-window) cannot run it: the window type's multi-SF"), std::string::npos) << w.out;
+  // Timed beside an sf-replay backend into one document; `all` leaves PETSc's out.
+  const std::string spmv = std::string(SFR_TRACES_DIR) + "/spmv-bcsstk13-rows-p4.json";
+  const auto r = sfr_test::run_command(sfr_test::mpiexec(4) + SFR_CLI + " run " + spmv + " --backend basic,petsc --iters 3 --timing " +
+                                       timing.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::set<std::string> timed;
+  const auto doc = nlohmann::json::parse(slurp(timing));
+  for (const auto& res : doc["results"]) timed.insert(res["backend"].get<std::string>());
+  EXPECT_EQ(timed, (std::set<std::string>{"basic", "petsc"}));
+  const auto all = sfr_test::run_command(sfr_test::mpiexec(4) + SFR_CLI + " run " + spmv + " --backend all --iters 1");
+  ASSERT_EQ(all.status, 0) << all.out;
+  EXPECT_EQ(all.out.find(" petsc"), std::string::npos) << all.out;
+  fs::remove_all(dir);
 }

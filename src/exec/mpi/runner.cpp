@@ -2,6 +2,8 @@
 
 #include "plan/plan.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -30,6 +32,24 @@ namespace sfr::exec::mpi {
 using core::OpKind;
 
 namespace {
+
+// The petsc* backends' module, loaded at their first use (never unloaded: PETSc finalises as MPI
+// does); an empty executor where there is none.
+std::string& petsc_module() {
+  static std::string path;
+  return path;
+}
+const PetscExecutor& petsc_executor() {
+  static const PetscExecutor e = [] {
+    if (petsc_module().empty()) return PetscExecutor{};
+    void* h = dlopen(petsc_module().c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) throw InputError("--backend", std::string("cannot load the PETSc module: ") + dlerror());
+    auto entry = reinterpret_cast<const PetscExecutor* (*)()>(dlsym(h, "sfr_petsc_executor_v1"));
+    if (!entry) throw InputError("--backend", petsc_module() + " is not sf-replay's PETSc module (no sfr_petsc_executor_v1)");
+    return *entry();
+  }();
+  return e;
+}
 
 int rank_of(MPI_Comm c) {
   int r = 0;
@@ -72,7 +92,9 @@ public:
     if (it != sfs_.end()) return *it->second;
     std::unique_ptr<Sf> sf;
     cuda::Transport transport = cuda::Transport::staged;
-    if (cuda::parse_transport(backend_, transport)) {
+    if (const auto* info = core::find_backend(backend); info && info->petsc) {
+      sf = petsc_executor().make(comm_, t_.graph(op.sf), info->petsc_type);
+    } else if (cuda::parse_transport(backend_, transport)) {
       select_gpu();
       sf = std::make_unique<cuda::DeviceStarForest>(comm_, t_.graph(op.sf), transport);
     } else {
@@ -327,6 +349,8 @@ LaunchFacts launch_facts(MPI_Comm comm, const std::vector<std::string>& backends
   return f;
 }
 
+void set_petsc_module(const std::string& path) { petsc_module() = path; }
+
 void check_backend(const trace::BuiltTrace& t, const std::string& backend, const LaunchFacts& facts) {
   const auto names = backend_names();
   if (std::find(names.begin(), names.end(), backend) == names.end()) {
@@ -339,6 +363,14 @@ void check_backend(const trace::BuiltTrace& t, const std::string& backend, const
     if (backend == "cuda-aware")
       if (const std::string why = cuda::cuda_aware_refusal(); !why.empty()) throw InputError("--backend", backend + ": " + why);
     (void)t;
+    return;
+  }
+  if (const auto* info = core::find_backend(backend); info && info->petsc) {
+    if (!petsc_executor().make)
+      throw InputError("--backend", backend + ": this sf-replay was built without PETSc (petsc-dev was not found when it was configured)");
+    for (std::size_t i = 0; i < t.trace().ops.size(); ++i)
+      if (const std::string why = petsc_executor().refuses(t.trace().ops[i], info->petsc_type); !why.empty())
+        throw InputError("/ops/" + std::to_string(i), "PETSc (" + backend + ") cannot run it: " + why);
     return;
   }
   if (backend == "window" && !facts.window_refusal.empty()) throw InputError("--backend", "window: " + facts.window_refusal);

@@ -6,11 +6,13 @@
 #include <mpi.h>
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "exec/conformance.hpp"
+#include "exec/sf.hpp"
 #include "io/json_strict.hpp"
 #include "plan/plan.hpp"
 #include "trace/result_docs.hpp"
@@ -46,6 +48,16 @@ struct LaunchFacts {
   std::string window_refusal;  // "" where they can (launch.hpp)
 };
 LaunchFacts launch_facts(MPI_Comm comm, const std::vector<std::string>& backends);
+
+// The petsc* backends (core::BackendInfo::petsc): libpetsc's own PetscSF of the row's petsc_type,
+// where the program links it (src/exec/petsc registers itself; without, those backends refuse).
+struct PetscExecutor {
+  std::unique_ptr<Sf> (*make)(MPI_Comm comm, const core::Graph& g, const std::string& type) = nullptr;
+  std::string (*refuses)(const core::OpSpec& op, const std::string& type) = nullptr;  // "" where PETSc can run the op
+};
+// Where the module that provides it lives (src/exec/petsc: libsfr_petsc.so), loaded at the first
+// petsc* backend; "" or a missing file: those backends refuse, saying this build has no PETSc.
+void set_petsc_module(const std::string& path);
 
 // Throws InputError (same on every rank) if `backend` cannot run some op of the trace, or cannot
 // run in this launch (window: no window across its nodes).
