@@ -1,9 +1,26 @@
 #include "analysis/capture_summary.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 namespace sfr::analysis {
+
+namespace {
+
+// One op record's time per call on one backend: the 25th, 50th and 75th percentiles of its
+// iterations (nearest rank), each over the record's `repeat`; documents without samples give
+// their median three times.
+std::array<double, 3> quartiles_per_call(const trace::TimingResult& measured) {
+  const trace::TimingResult r = trace::per_call(measured);
+  std::vector<double> s = r.samples_us;
+  if (s.empty()) return {r.median_us, r.median_us, r.median_us};
+  std::sort(s.begin(), s.end());
+  auto at = [&](double q) { return s[static_cast<std::size_t>(q * static_cast<double>(s.size() - 1) + 0.5)]; };
+  return {at(0.25), r.median_us, at(0.75)};
+}
+
+}  // namespace
 
 std::optional<CaptureSummary> capture_summary(const trace::BuiltTrace& t, const TraceStats& s, const trace::TimingDoc* timing) {
   if (t.trace().meta_json.empty()) return std::nullopt;
@@ -13,43 +30,46 @@ std::optional<CaptureSummary> capture_summary(const trace::BuiltTrace& t, const 
   c.meta = meta;
   const auto& ops = t.trace().ops;
   auto kind_of = [&](std::size_t i) { return std::string(core::op_kind_name(ops[i].op)); };
-  // Per backend, each op record's median per call (its measured iteration is all of its
-  // `repeat` calls; op_counts count calls).
-  std::map<std::string, std::map<std::size_t, double>> med;  // backend -> op index -> median us per call
+  // Per backend, each op record's time per call (its measured iteration is all of its `repeat`
+  // calls; op_counts count calls).
+  std::map<std::string, std::map<std::size_t, std::array<double, 3>>> per_call;  // backend -> op index -> quartiles
   if (timing)
     for (const auto& r : timing->results)
-      if (r.index < ops.size()) med[r.backend][r.index] = r.per_call_us();
+      if (r.index < ops.size()) per_call[r.backend][r.index] = quartiles_per_call(r);
   for (const auto& e : meta["op_counts"])
     c.rows.push_back({e.value("sf", ""), e.value("op", ""), e.value("count", std::int64_t{0}), e.value("vecscatter", std::int64_t{0})});
   // A row's records: the trace's ops of its (SF, op kind); its bytes and time are their mean.
-  auto records = [&](const CaptureRow& row) {
-    std::vector<std::size_t> v;
+  std::vector<std::vector<std::size_t>> records(c.rows.size());
+  for (std::size_t k = 0; k < c.rows.size(); ++k)
     for (std::size_t i = 0; i < ops.size(); ++i)
-      if (ops[i].sf == row.sf && kind_of(i) == row.op) v.push_back(i);
-    return v;
-  };
-  auto mean_us = [&](const std::map<std::size_t, double>& m, const std::vector<std::size_t>& rec) {
+      if (ops[i].sf == c.rows[k].sf && kind_of(i) == c.rows[k].op) records[k].push_back(i);
+  auto mean = [&](const std::map<std::size_t, std::array<double, 3>>& m, const std::vector<std::size_t>& rec, int q) {
     double us = 0;
-    for (const std::size_t i : rec) us += m.at(i);
+    for (const std::size_t i : rec) us += m.at(i)[static_cast<std::size_t>(q)];
     return us / static_cast<double>(rec.size());
   };
-  // The backend that ran every record and whose application total (count x per call) is least.
-  double best = -1;
-  for (const auto& [b, m] : med) {
+  // Per backend that ran every record: the application's communication, count x per call over
+  // the rows (at the quartiles too: the noise).
+  for (const auto& [b, m] : per_call) {
     if (m.size() != ops.size()) continue;
-    double total = 0;
-    for (const auto& row : c.rows)
-      if (const auto rec = records(row); !rec.empty()) total += static_cast<double>(row.count) * mean_us(m, rec);
-    if (best < 0 || total < best) best = total, c.backend = b;
+    BackendTotal tot{b, 0, 0, 0};
+    for (std::size_t k = 0; k < c.rows.size(); ++k) {
+      if (records[k].empty()) continue;
+      const double n = static_cast<double>(c.rows[k].count);
+      tot.p25_us += n * mean(m, records[k], 0), tot.median_us += n * mean(m, records[k], 1), tot.p75_us += n * mean(m, records[k], 2);
+    }
+    c.totals.push_back(tot);
   }
-  for (auto& row : c.rows) {
-    const auto rec = records(row);
-    row.records = rec.size();
-    if (rec.empty()) continue;
+  std::stable_sort(c.totals.begin(), c.totals.end(), [](const auto& a, const auto& b) { return a.median_us < b.median_us; });
+  if (!c.totals.empty()) c.backend = c.totals.front().backend;
+  for (std::size_t k = 0; k < c.rows.size(); ++k) {
+    CaptureRow& row = c.rows[k];
+    row.records = records[k].size();
+    if (records[k].empty()) continue;
     double bytes = 0;
-    for (const std::size_t i : rec) bytes += static_cast<double>(s.ops.at(i).remote_bytes);
-    row.remote_bytes = bytes / static_cast<double>(rec.size());
-    if (!c.backend.empty()) row.us = mean_us(med[c.backend], rec);
+    for (const std::size_t i : records[k]) bytes += static_cast<double>(s.ops.at(i).remote_bytes);
+    row.remote_bytes = bytes / static_cast<double>(records[k].size());
+    if (!c.backend.empty()) row.us = mean(per_call.at(c.backend), records[k], 1);
   }
   auto weight = [&](const CaptureRow& r) {
     return static_cast<double>(r.count) * (c.backend.empty() ? r.remote_bytes : std::max(r.us, 0.0));

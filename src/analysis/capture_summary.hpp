@@ -23,8 +23,18 @@ struct CaptureRow {
   double us = -1;           // measured median per call on `backend`; < 0: not measured
 };
 
+// One backend's share of the verdict: the captured application's communication on it, the sum
+// over (SF, op) of the call count x the time per call (its records' mean), in microseconds; at
+// the records' 25th and 75th percentiles too, so that two backends are told apart only beyond
+// their noise.
+struct BackendTotal {
+  std::string backend;
+  double median_us = 0, p25_us = 0, p75_us = 0;
+};
+
 struct CaptureSummary {
   io::Json meta;             // the trace's meta (generator "capture")
+  std::vector<BackendTotal> totals;  // per backend that ran every op record, least first
   std::string backend;       // the backend whose times are used (least count x per call over the rows), or ""
   std::vector<CaptureRow> rows;  // heaviest first: by total time where measured, else by count x bytes
 };

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/backends.hpp"
 #include "core/calibration_data.hpp"
 #include "core/statistic.hpp"
 
@@ -171,6 +172,51 @@ void captured(std::ostringstream& o, const CaptureSummary& c) {
   }
 }
 
+// The backend a timing result ran: auto's choice where it chose ("auto:shm" ran shm's code).
+const core::BackendInfo* ran_on(const std::string& backend) {
+  return core::find_backend(backend.rfind("auto:", 0) == 0 ? backend.substr(5) : backend);
+}
+
+std::string in_petsc(const std::string& backend) {
+  const auto* b = ran_on(backend);
+  if (!b) return "-";
+  if (b->petsc) return std::string("PetscSF itself (-sf_type ") + b->petsc_type + ")";
+  return b->petsc_type ? std::string("-sf_type ") + b->petsc_type : "not in PETSc: needs sf-replay's implementation";
+}
+
+// The end of a captured application's report: per backend measured, the application's
+// communication (count x per call), its ratio to PetscSF's best type, and what to set in PETSc.
+void verdict(std::ostringstream& o, const CaptureSummary& c) {
+  if (c.totals.empty()) return;
+  const bool petsc_ran = std::any_of(c.totals.begin(), c.totals.end(), [](const BackendTotal& t) { return ran_on(t.backend) && ran_on(t.backend)->petsc; });
+  // PETSc's own fastest type where it ran; the fastest with a PETSc type (PETSc's own where they
+  // ran, else sf-replay's of the same transport): what to set. totals are least first.
+  const BackendTotal *petsc = nullptr, *settable = nullptr;
+  for (const auto& t : c.totals) {
+    const auto* b = ran_on(t.backend);
+    if (!b) continue;
+    if (b->petsc && !petsc) petsc = &t;
+    if (b->petsc_type && (b->petsc || !petsc_ran) && !settable) settable = &t;
+  }
+  o << "\n## Verdict\n\nThe captured run's communication (" << c.meta.value("ranks", 0) << " ranks) on each backend measured: per SF and "
+    << "op, its calls x its time per call, summed (median; p25-p75: the noise).\n\n";
+  o << "| backend | total ms | p25-p75 ms | vs PetscSF | in PETSc 3.18 |\n|---|---:|---:|---:|---|\n";
+  for (const auto& t : c.totals)
+    o << "| " << t.backend << " | " << fmt("%.3f", t.median_us / 1e3) << " | " << fmt("%.3f", t.p25_us / 1e3) << "-"
+      << fmt("%.3f", t.p75_us / 1e3) << " | " << (petsc && petsc->median_us > 0 ? fmt("%.2fx", t.median_us / petsc->median_us) : std::string("-"))
+      << " | " << in_petsc(t.backend) << " |\n";
+  const BackendTotal& best = c.totals.front();
+  o << "\n**Verdict:** `" << best.backend << "` is fastest";
+  if (petsc && petsc != &best)
+    o << ", " << fmt("%.2fx", best.median_us / petsc->median_us) << " PetscSF's best type (`" << petsc->backend << "`), "
+      << (best.p75_us < petsc->p25_us ? "beyond the noise" : "within the noise of it");
+  if (settable)
+    o << ". In PETSc 3.18 set `-sf_type " << ran_on(settable->backend)->petsc_type << "`"
+      << (settable != &best ? " (its fastest type here: `" + settable->backend + "`)" : "");
+  if (!ran_on(best.backend) || !ran_on(best.backend)->petsc_type) o << "; `" << best.backend << "` itself is not in PETSc: it needs sf-replay's implementation";
+  o << (petsc_ran ? "." : "; add `--backend ...,petsc,petsc-neighbor` to `sf-replay run` for PetscSF's own times.") << "\n";
+}
+
 }  // namespace
 
 std::string render_markdown(const TraceStats& ts, const ReportInputs& in) {
@@ -190,6 +236,7 @@ std::string render_markdown(const TraceStats& ts, const ReportInputs& in) {
   if (in.what_if) predicted(o, *in.what_if, true);
   if (in.model_check) model_check(o, *in.model_check, ts.name);
   if (in.capture) captured(o, *in.capture);
+  if (in.capture) verdict(o, *in.capture);
   return o.str();
 }
 

@@ -3,6 +3,8 @@
 // and its total is count x that (the case: 2,000 calls of 10.5 us read as 1,999 us each).
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "analysis/capture_summary.hpp"
 #include "analysis/report.hpp"
 #include "trace/reader.hpp"
@@ -63,4 +65,39 @@ TEST(CaptureSummary, TheReportWarnsOfCallsWithoutARecord) {
   in.capture = &*c;
   const std::string text = analysis::render_markdown(stats, in);
   EXPECT_NE(text.find("**Warning:** 500 of 2503 calls have no op record"), std::string::npos) << text;
+}
+
+// The verdict: per backend the application's communication (count x per call; basic 2,000 x 9 +
+// 3 x 4 us = 18.012 ms), the ratio to PetscSF's fastest type (petsc, 20.012 ms), and the
+// -sf_type to set (the fastest of PETSc's own: basic); shm, fastest and beyond the noise (its
+// p75 11.0 ms < petsc's p25 18.0 ms), is not in PETSc.
+TEST(CaptureSummary, TheVerdictComparesTheApplicationWithPetscSF) {
+  const auto t = trace::parse_trace(kCaptured, "cap.json");
+  const auto stats = analysis::compute_stats(t);
+  trace::TimingDoc timing;
+  const std::vector<std::tuple<std::string, double, double>> per_call = {
+      {"basic", 9, 4}, {"shm", 5, 2}, {"petsc", 10, 4}, {"petsc-neighbor", 12, 1}};
+  for (const auto& [b, bcast, reduce] : per_call)
+    for (const auto& [index, repeat, us] : {std::tuple<std::size_t, std::int64_t, double>{0, 2000, bcast}, {1, 3, reduce}}) {
+      auto r = result(index, b, repeat, us * static_cast<double>(repeat));
+      for (const double f : {0.8, 0.9, 1.0, 1.1, 1.2}) r.samples_us.push_back(f * r.median_us);
+      timing.results.push_back(r);
+    }
+  const auto c = analysis::capture_summary(t, stats, &timing);
+  ASSERT_TRUE(c);
+  ASSERT_EQ(c->totals.size(), 4u);
+  EXPECT_EQ(c->totals[0].backend, "shm");
+  EXPECT_NEAR(c->totals[0].median_us, 2000 * 5 + 3 * 2, 1e-6);
+  EXPECT_NEAR(c->totals[0].p25_us, 0.9 * (2000 * 5 + 3 * 2), 1e-6);
+  EXPECT_EQ(c->totals[2].backend, "petsc");
+  analysis::ReportInputs in;
+  in.capture = &*c;
+  const std::string text = analysis::render_markdown(stats, in);
+  EXPECT_NE(text.find("| basic | 18.012 | 16.211-19.813 | 0.90x | -sf_type basic |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| shm | 10.006 | 9.005-11.007 | 0.50x | not in PETSc: needs sf-replay's implementation |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| petsc-neighbor | 24.003 | 21.603-26.403 | 1.20x | PetscSF itself (-sf_type neighbor) |"), std::string::npos) << text;
+  EXPECT_NE(text.find("**Verdict:** `shm` is fastest, 0.50x PetscSF's best type (`petsc`), beyond the noise. In PETSc 3.18 set "
+                      "`-sf_type basic` (its fastest type here: `petsc`); `shm` itself is not in PETSc"),
+            std::string::npos)
+      << text;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's capture loop ("Your own application: capture, then ask"), run as written: the
 # block is taken from the README itself, run in a scratch folder with the built CLI on PATH, and
-# its report must name the captured application's dominant SF.
+# its report must name the captured application's dominant SF and end in the verdict, PetscSF beside.
 # Usage: readme_loop.sh README CLI_DIR
 set -euo pipefail
 readme=$1 cli_dir=$2
@@ -16,4 +16,8 @@ bash -euo pipefail loop.sh > log.txt 2>&1 || { cat log.txt; echo "the README's c
 report=out/capture/ex5.md
 grep -q '^## Captured application' "$report" || { echo "no 'Captured application' section in $report"; exit 1; }
 grep -q '^| sf[0-9]* | bcast | [0-9]* | [0-9]* |' "$report" || { echo "no SF rows in the report"; exit 1; }
+# The verdict ends it, with PetscSF's own rows beside sf-replay's.
+grep -q '^## Verdict' "$report" || { echo "no 'Verdict' section in $report"; exit 1; }
+grep -q '^| petsc | .* | [0-9.]*x | PetscSF itself (-sf_type basic) |' "$report" || { echo "no PetscSF row in the verdict"; exit 1; }
+grep -q '^\*\*Verdict:\*\* `.*` is fastest' "$report" || { echo "no verdict line"; exit 1; }
 echo "the README's capture loop ran as written"
