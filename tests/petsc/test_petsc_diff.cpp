@@ -121,7 +121,7 @@ TEST(PetscDiff, OrderDependentResultsEqualPetscExactly) {
 // The petsc* backends: the trace's graphs through libpetsc's PetscSF inside sf-replay run, the
 // same conformance data as every backend, checked against the serial reference (sf-replay check);
 // the ops PETSc cannot run refused by name; not part of `all`; timed into the same document.
-TEST(PetscBackend, RunsTheTraceThroughPetscSfAndConforms) {
+TEST(PetscDiff, BackendsRunTheTraceThroughPetscSfAndConform) {
   const fs::path dir = fs::temp_directory_path() / ("sfr_petsc_backend_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   // handmade-4's graphs (roots of degree 0 and > 1, holes, an empty rank, every derived form) with
