@@ -164,10 +164,12 @@ TEST(MpiValidateModel, MeasuredAgainstPredicted) {
     EXPECT_NEAR(p["error"].get<double>(),
                 (p["predicted_us"].get<double>() - p["measured_us"].get<double>()) / p["measured_us"].get<double>(), 1e-12);
   }
-  // The reduce repeats 3 times per timed iteration: the prediction covers the 3 calls.
+  // The reduce repeats 3 times per timed iteration; both sides are compared per call. On `generic`
+  // a message costs more than 1 us: one reduce call (one message each way, like the bcast) is
+  // predicted at about one bcast, where the 3 calls of the iteration would cost more than two.
   EXPECT_EQ(j["ops"].size(), 2u);
-  // On `generic` a message costs more than 1 us: 3 sequential reduces cost more than one bcast.
-  EXPECT_GT(j["pairs"][1]["predicted_us"].get<double>(), 2 * j["pairs"][0]["predicted_us"].get<double>()) << j["pairs"].dump();
+  EXPECT_LT(j["pairs"][1]["predicted_us"].get<double>(), 2 * j["pairs"][0]["predicted_us"].get<double>()) << j["pairs"].dump();
+  EXPECT_GT(j["pairs"][1]["predicted_us"].get<double>(), 0.5 * j["pairs"][0]["predicted_us"].get<double>()) << j["pairs"].dump();
   fs::remove(json);
   const struct {
     int np;
