@@ -145,6 +145,20 @@ void captured(std::ostringstream& o, const CaptureSummary& c) {
   std::int64_t skipped = 0;
   for (const auto& n : m.value("not_recorded", io::Json::array())) skipped += n.value("count_all_ranks", 0LL);
   if (skipped > 0) o << "- calls not recorded (summed over ranks; reasons in the trace's meta): " << skipped << "\n";
+  for (const auto& s : m.value("sfs", io::Json::array()))
+    if (s.contains("built_by") && s["built_by"].contains("dmda")) {
+      const auto& d = s["built_by"]["dmda"];
+      const auto& n = d.value("sizes", io::Json::array());
+      const auto& p = d.value("processes", io::Json::array());
+      const std::size_t dim = d.value("dim", std::size_t{0});
+      std::string sizes, procs;
+      for (std::size_t k = 0; k < dim && k < n.size() && k < p.size(); ++k)
+        sizes += (k ? " x " : "") + n[k].dump(), procs += (k ? " x " : "") + p[k].dump();
+      o << "- " << s.value("name", "") << ": " << (s["built_by"].value("role", "") == "matmult" ? "the MatMult scatter of a matrix made from"
+                                                                                                    : "the global-to-local scatter of")
+        << " a " << dim << "-D DMDA (" << sizes << ", dof " << d.value("dof", 0) << ", " << d.value("stencil", "") << " stencil of width "
+        << d.value("stencil_width", 0) << ", " << procs << " processes)\n";
+    }
   if (const auto hosts = m.value("hosts", io::Json::array()); !hosts.empty()) {
     std::set<std::string> distinct;
     for (const auto& h : hosts) distinct.insert(h.is_string() ? h.get<std::string>() : h.dump());

@@ -261,6 +261,7 @@ trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
         if (rr < 0 || rr >= nranks) f0.r.fail(ptr, "a leaf names rank " + std::to_string(rr) + " outside the " + std::to_string(nranks) + " ranks");
     const Json& s0 = sfs0[i];
     Json m = {{"name", names[i]}, {"petsc_type", str_or(s0, "petsc_type")}, {"first_via", str_or(s0, "first_via")}};
+    if (s0.contains("built_by") && s0["built_by"].is_object()) m["built_by"] = s0["built_by"];
     std::optional<trace::SFDef> form;
     std::string note;
     auto agree = [&](const char* k) {

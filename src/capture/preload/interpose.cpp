@@ -88,6 +88,13 @@ struct State {
   std::set<Key> counted_only;           // world-sized SFs first used after the records were full
   std::map<Key, Derivation> derivations;
   std::map<Key, std::string> patterns;
+  // What PETSc made SFs for (SfRecord::built_by): a DMDA's global-to-local scatter, found at its
+  // DMSetUp; a DMDA's description per DM, per matrix DMCreateMatrix made from one, and the
+  // matrix whose MatMult is running (its scatter's first op is one).
+  std::map<Key, std::string> built_by;
+  std::map<DM, std::string> dmdas;
+  std::map<Mat, DM> dmda_mats;
+  Mat in_matmult = nullptr;
   // The last recorded op's call, for the fast path of loops (cleared by any new graph).
   struct Last {
     PetscSF sf = nullptr;
@@ -213,6 +220,9 @@ int ensure_sf(const Key& k, const char* via, std::string& why) {
   if (auto get_type = petsc<PetscErrorCode (*)(PetscSF, PetscSFType*)>("PetscSFGetType"); get_type && !get_type(sf, &type) && type)
     r.petsc_type = type;
   if (auto it = s.patterns.find(k); it != s.patterns.end()) r.pattern = it->second;
+  if (auto it = s.built_by.find(k); it != s.built_by.end()) r.built_by = it->second;
+  else if (auto m = s.dmda_mats.find(s.in_matmult); s.in_matmult && m != s.dmda_mats.end() && s.dmdas.count(m->second))
+    r.built_by = "{\"role\": \"matmult\", " + s.dmdas[m->second] + "}";
   if (auto it = s.derivations.find(k); it != s.derivations.end()) {
     // Its parents first (they get lower ids), while their graphs are still the ones it came from.
     std::vector<int> of;
@@ -406,6 +416,32 @@ void write_rank_file() {
   }
 }
 
+// ---- where PETSc made an SF: a DMDA's ghost update, the MatMult of a matrix made from a DMDA ---
+// The DMDA as JSON members (no braces): its dimension, global sizes, process grid, dof, stencil
+// type and width, boundary types, from DMDAGetInfo after its set-up.
+std::string dmda_members(DM dm) {
+  auto get_info = petsc<PetscErrorCode (*)(DM, PetscInt*, PetscInt*, PetscInt*, PetscInt*, PetscInt*, PetscInt*, PetscInt*, PetscInt*,
+                                           PetscInt*, DMBoundaryType*, DMBoundaryType*, DMBoundaryType*, DMDAStencilType*)>("DMDAGetInfo");
+  PetscInt dim = 0, M = 0, N = 0, P = 0, m = 0, n = 0, p = 0, dof = 0, s = 0;
+  DMBoundaryType bx = 0, by = 0, bz = 0;
+  DMDAStencilType stencil = 0;
+  if (!get_info || get_info(dm, &dim, &M, &N, &P, &m, &n, &p, &dof, &s, &bx, &by, &bz, &stencil)) return "";
+  using sfr::capture::abi::boundary_name;
+  using sfr::capture::abi::stencil_name;
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "\"dmda\": {\"dim\": %d, \"sizes\": [%d, %d, %d], \"processes\": [%d, %d, %d], \"dof\": %d, \"stencil\": \"%s\", "
+                "\"stencil_width\": %d, \"boundary\": [\"%s\", \"%s\", \"%s\"]}",
+                dim, M, N, P, m, n, p, dof, stencil_name(stencil), s, boundary_name(bx), boundary_name(by), boundary_name(bz));
+  return text;
+}
+
+bool is_dmda(DM dm) {
+  DMType type = nullptr;
+  auto get_type = petsc<PetscErrorCode (*)(DM, DMType*)>("DMGetType");
+  return get_type && !get_type(dm, &type) && type && std::strcmp(type, "da") == 0;
+}
+
 }  // namespace
 
 #define SFR_REAL(name) real(name##_real, #name)
@@ -481,6 +517,35 @@ PetscErrorCode VecScatterBegin(PetscSF sf, Vec x, Vec y, InsertMode addv, Scatte
   const PetscErrorCode e = SFR_REAL(VecScatterBegin)(sf, x, y, addv, mode);
   s.in_vecscatter = was;
   s.vecscatter = prev;
+  return e;
+}
+
+// ---- what PETSc makes SFs for: a DMDA's set-up, a matrix made from it, its MatMult ------------
+static PetscErrorCode (*DMSetUp_real)(DM);
+PetscErrorCode DMSetUp(DM dm) {
+  const PetscErrorCode e = SFR_REAL(DMSetUp)(dm);
+  if (e || !active() || !is_dmda(dm)) return e;
+  const std::string members = dmda_members(dm);
+  if (members.empty()) return e;
+  st().dmdas[dm] = members;
+  PetscSF gtol = nullptr;
+  if (auto get_scatter = petsc<PetscErrorCode (*)(DM, PetscSF*, PetscSF*)>("DMDAGetScatter"); get_scatter && !get_scatter(dm, &gtol, nullptr) && gtol)
+    st().built_by[key(gtol)] = "{\"role\": \"global_to_local\", " + members + "}";
+  return e;
+}
+static PetscErrorCode (*DMCreateMatrix_real)(DM, Mat*);
+PetscErrorCode DMCreateMatrix(DM dm, Mat* A) {
+  const PetscErrorCode e = SFR_REAL(DMCreateMatrix)(dm, A);
+  if (!e && active() && A && *A && st().dmdas.count(dm)) st().dmda_mats[*A] = dm;
+  return e;
+}
+static PetscErrorCode (*MatMult_real)(Mat, Vec, Vec);
+PetscErrorCode MatMult(Mat A, Vec x, Vec y) {
+  if (!active()) return SFR_REAL(MatMult)(A, x, y);
+  Mat prev = st().in_matmult;
+  st().in_matmult = A;
+  const PetscErrorCode e = SFR_REAL(MatMult)(A, x, y);
+  st().in_matmult = prev;
   return e;
 }
 

@@ -17,6 +17,11 @@ typedef struct _p_PetscObject* PetscObject;
 typedef struct _p_PetscViewer* PetscViewer;
 typedef struct _p_PetscLayout* PetscLayout;
 typedef struct _p_Vec* Vec;
+typedef struct _p_DM* DM;
+typedef struct _p_Mat* Mat;
+typedef const char* DMType;
+typedef int DMBoundaryType;   // enum: DM_BOUNDARY_NONE, GHOSTED, MIRROR, PERIODIC, TWIST
+typedef int DMDAStencilType;  // enum: DMDA_STENCIL_STAR, DMDA_STENCIL_BOX
 typedef const char* PetscSFType;
 typedef struct {
   PetscInt rank;
@@ -38,4 +43,9 @@ inline constexpr PetscViewerFormat kViewerAsciiInfoDetail = 5;  // PETSC_VIEWER_
 inline constexpr PetscDataType kPetscInt = 16;                 // PETSC_INT
 inline constexpr int kPatternAllgather = 1, kPatternGather = 2, kPatternAlltoall = 3;  // PetscSFPattern
 inline bool is_device(PetscMemType m) { return (m & 1) != 0; }  // PETSC_MEMTYPE_DEVICE and its kinds
+inline const char* boundary_name(DMBoundaryType b) {
+  static const char* names[] = {"none", "ghosted", "mirror", "periodic", "twist"};
+  return b >= 0 && b < 5 ? names[b] : "unknown";
+}
+inline const char* stencil_name(DMDAStencilType s) { return s == 0 ? "star" : s == 1 ? "box" : "unknown"; }
 }  // namespace sfr::capture::abi

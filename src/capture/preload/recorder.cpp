@@ -38,6 +38,7 @@ std::string Recorder::to_json(int rank, int size, const std::string& petsc_versi
               {"first_via", s.first_via}};
     j["ilocal"] = s.has_ilocal ? json(s.ilocal) : json(nullptr);
     if (!s.pattern.empty()) j["pattern"] = s.pattern;
+    if (!s.built_by.empty()) j["built_by"] = json::parse(s.built_by);
     if (!s.derive.empty()) {
       j["derive"] = s.derive;
       j["of"] = s.of;

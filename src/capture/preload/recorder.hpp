@@ -44,6 +44,7 @@ struct SfRecord {
   bool has_selected = false;
   std::vector<std::int64_t> selected;  // embed_*: this rank's selection, as given to PETSc
   std::string first_via;    // how its first op came: "VecScatter" or "PetscSF"
+  std::string built_by;     // what PETSc made it for, a JSON object ("" unknown): a DMDA's ghost update or MatMult
 };
 
 // Where a rank ran: its host (MPI_Get_processor_name) and the socket its cores lie on (-1: not
