@@ -1,4 +1,5 @@
 #include "analysis/capture_summary.hpp"
+#include "analysis/regress.hpp"
 
 #include <algorithm>
 #include <array>
@@ -8,16 +9,13 @@ namespace sfr::analysis {
 
 namespace {
 
-// One op record's time per call on one backend: the 25th, 50th and 75th percentiles of its
-// iterations (nearest rank), each over the record's `repeat`; documents without samples give
-// their median three times.
+// One op record's time per call on one backend: its iterations' 25th percentile, median and 75th
+// percentile (analysis::quantile, as the dashboard's whiskers), each over the record's `repeat`;
+// documents without samples give their median three times.
 std::array<double, 3> quartiles_per_call(const trace::TimingResult& measured) {
   const trace::TimingResult r = trace::per_call(measured);
-  std::vector<double> s = r.samples_us;
-  if (s.empty()) return {r.median_us, r.median_us, r.median_us};
-  std::sort(s.begin(), s.end());
-  auto at = [&](double q) { return s[static_cast<std::size_t>(q * static_cast<double>(s.size() - 1) + 0.5)]; };
-  return {at(0.25), r.median_us, at(0.75)};
+  if (r.samples_us.empty()) return {r.median_us, r.median_us, r.median_us};
+  return {quantile(r.samples_us, 0.25), r.median_us, quantile(r.samples_us, 0.75)};
 }
 
 }  // namespace

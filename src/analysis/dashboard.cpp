@@ -274,7 +274,7 @@ Chart message_size_chart(const std::string& id, const std::map<std::string, Trac
                       {"backend", key.second},
                       {"bytes_per_message", size},
                       {"per_call_us", r.median_us},
-                    {"repeat", r.repeat},
+                      {"repeat", r.repeat},
                       {"messages", r.messages}});
       by_size[{key.second, size}].push_back(r.median_us);
       if (std::find(docs.begin(), docs.end(), &rd.second->provenance) == docs.end()) docs.push_back(&rd.second->provenance);

@@ -48,6 +48,9 @@ void measured(std::ostringstream& o, const trace::TimingDoc& j) {
       << fmt("%.2f", r.median_us) << " | " << fmt("%.2f", r.max_us) << " |\n";
 }
 
+// The backend a timing result ran: under --backend auto the one it chose ("auto:shm" ran shm's code).
+std::string chosen(const std::string& backend) { return backend.rfind("auto:", 0) == 0 ? backend.substr(5) : backend; }
+
 // Backend name of a simulator result without its GPU path suffix ("basic:aware" -> "basic").
 std::string base_backend(const std::string& b) { return b.substr(0, b.find(':')); }
 
@@ -85,9 +88,7 @@ void side_by_side(std::ostringstream& o, const trace::TimingDoc& timing, const t
   std::ostringstream rows;
   for (const auto& measured : timing.results) {
     const trace::TimingResult r = trace::per_call(measured);
-    std::string backend = r.backend;
-    if (backend.rfind("auto:", 0) == 0) backend = backend.substr(5);  // --backend auto: the backend it chose
-    const auto it = pred.find({backend, r.index});
+    const auto it = pred.find({chosen(r.backend), r.index});
     if (it == pred.end()) continue;
     // The statistic the model is fitted on (core::low_share_of), where the document has the samples.
     std::vector<double> sorted = r.samples_us;
@@ -186,10 +187,7 @@ void captured(std::ostringstream& o, const CaptureSummary& c) {
   }
 }
 
-// The backend a timing result ran: auto's choice where it chose ("auto:shm" ran shm's code).
-const core::BackendInfo* ran_on(const std::string& backend) {
-  return core::find_backend(backend.rfind("auto:", 0) == 0 ? backend.substr(5) : backend);
-}
+const core::BackendInfo* ran_on(const std::string& backend) { return core::find_backend(chosen(backend)); }
 
 std::string in_petsc(const std::string& backend) {
   const auto* b = ran_on(backend);
