@@ -58,16 +58,11 @@ void set_placement(MachineModel& m, const trace::Trace& t, int ranks_per_node, i
   if (ranks_per_node == 0 && ranks_per_socket == 0) return;
   const Layout now = layout_for(t, m);
   const int rpn = ranks_per_node > 0 ? ranks_per_node : now.ranks_per_node;
-  if (ranks_per_node < 0 || rpn > t.nranks)
-    throw InputError("--ranks-per-node", "expected 1.." + std::to_string(t.nranks) + " (the trace's ranks), got " + std::to_string(ranks_per_node));
   const int rps = ranks_per_socket > 0 ? ranks_per_socket : std::min(now.ranks_per_socket, rpn);
-  if (ranks_per_socket < 0 || rps > rpn || rpn % rps != 0)
-    throw InputError("--ranks-per-socket", std::to_string(rps) + " must be >= 1 and divide the " + std::to_string(rpn) + " ranks per node");
+  const int gpus = t.machine && !m.topology.gpus_per_node ? t.machine->gpus_per_node : m.topology.gpus_per_node;
+  m.topology = trace::checked_placement(t.nranks, rpn, rps, gpus);
   m.override_topology = true;
   m.topology_from = ranks_per_node > 0 ? "--ranks-per-node" : "--ranks-per-socket";
-  m.topology.ranks_per_node = rpn;
-  m.topology.ranks_per_socket = rps;
-  if (t.machine && !m.topology.gpus_per_node) m.topology.gpus_per_node = t.machine->gpus_per_node;
 }
 
 bool uses_device(const trace::Trace& t) {

@@ -47,14 +47,9 @@ int cmd_report(const Args& args) {
   if (!dump.empty()) io::check_output_path("--dump", dump);
   if (vm.count("ranks-per-socket") && !vm.count("ranks-per-node")) throw InputError("--ranks-per-socket", "needs --ranks-per-node");
   auto t = trace::read_trace_file(file, {max_memory});
-  if (vm.count("ranks-per-node")) {
-    const int gpus = t.trace().machine ? t.trace().machine->gpus_per_node : 0;
-    if (rpn < 1 || rpn > t.trace().nranks)
-      throw InputError("--ranks-per-node", "expected 1.." + std::to_string(t.trace().nranks) + " (the trace's ranks), got " + std::to_string(rpn));
-    if (!vm.count("ranks-per-socket")) rps = rpn;
-    if (rps < 1 || rpn % rps != 0) throw InputError("--ranks-per-socket", "must be >= 1 and divide --ranks-per-node " + std::to_string(rpn));
-    t.set_machine({rpn, rps, gpus});
-  }
+  if (vm.count("ranks-per-node"))
+    t.set_machine(trace::checked_placement(t.trace().nranks, rpn, vm.count("ranks-per-socket") ? rps : rpn,
+                                           t.trace().machine ? t.trace().machine->gpus_per_node : 0));
   if (reference) core::check_budget(exec::data_estimate(t, -1, true, !dump.empty()), t.max_memory());
   analysis::ReportInputs in;
   if (!timing.empty()) in.timing = analysis::load_timing_doc(timing, t.trace().name);

@@ -83,6 +83,16 @@ const core::Graph& BuiltTrace::multi(std::string_view name) const {
 
 const core::Graph& BuiltTrace::graph_for(const OpSpec& op) const { return core::op_traits(op.op).on_multi ? multi(op.sf) : graph(op.sf); }
 
+Machine checked_placement(int nranks, int ranks_per_node, int ranks_per_socket, int gpus_per_node) {
+  if (ranks_per_node < 1 || ranks_per_node > nranks)
+    throw InputError("--ranks-per-node",
+                     "expected 1.." + std::to_string(nranks) + " (the trace's ranks), got " + std::to_string(ranks_per_node));
+  if (ranks_per_socket < 1 || ranks_per_node % ranks_per_socket != 0)
+    throw InputError("--ranks-per-socket", std::to_string(ranks_per_socket) + " must be >= 1 and divide the " +
+                                               std::to_string(ranks_per_node) + " ranks per node");
+  return {ranks_per_node, ranks_per_socket, gpus_per_node};
+}
+
 core::Tier tier_of(const std::optional<Machine>& m, int a, int b) {
   if (!m) return core::Tier::network;
   return core::tier_between(core::placement_of(a, m->ranks_per_node, m->ranks_per_socket),

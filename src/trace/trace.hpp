@@ -103,6 +103,10 @@ private:
   mutable long double bytes_built_ = 0;
 };
 
+// A placement given for a trace of `nranks` ranks (--ranks-per-node, --ranks-per-socket): the
+// machine it makes, or InputError naming the option that does not fit.
+Machine checked_placement(int nranks, int ranks_per_node, int ranks_per_socket, int gpus_per_node);
+
 // Locality tier of two distinct ranks under `machine` (absent machine: every rank its own node).
 core::Tier tier_of(const std::optional<Machine>& m, int a, int b);
 
