@@ -143,6 +143,10 @@ void captured(std::ostringstream& o, const CaptureSummary& c) {
   o << "- command: `" << cmd << "`\n- PETSc " << m.value("petsc_version", "") << ", " << m.value("ranks", 0) << " ranks, captured "
     << m.value("date", "") << "\n- SF operations: " << m.value("ops_recorded", 0LL) << " (" << m.value("ops_in_trace", 0LL)
     << " in the trace's op records, " << m.value("ops_dropped", 0LL) << " beyond its cap only counted)\n";
+  if (const auto sc = m.value("scaled", io::Json::object()); !sc.empty())
+    o << "- scaled by `sf-replay scale` from the capture at " << sc.value("from_ranks", 0) << " ranks: " << sc.value("regenerated", io::Json::array()).size()
+      << " DMDA SF(s) regenerated at " << sc.value("ranks", 0) << ", " << sc.value("left_out", io::Json::array()).size()
+      << " left out; the op stream and counts as captured\n";
   std::int64_t skipped = 0;
   for (const auto& n : m.value("not_recorded", io::Json::array())) skipped += n.value("count_all_ranks", 0LL);
   if (skipped > 0) o << "- calls not recorded (summed over ranks; reasons in the trace's meta): " << skipped << "\n";

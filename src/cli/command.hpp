@@ -28,6 +28,7 @@ int cmd_validate_model(const Args& args);
 int cmd_regress(const Args& args);
 int cmd_dashboard(const Args& args);
 int cmd_capture(const Args& args);
+int cmd_scale(const Args& args);
 
 const std::vector<Command>& commands();
 

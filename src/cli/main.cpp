@@ -29,6 +29,7 @@ const std::vector<Command>& commands() {
       {"report", "write a Markdown report of a trace (and optionally its run and timing results)", cmd_report},
       {"dashboard", "build a static site of charts (per op, message size, model error, history) from result folders", cmd_dashboard},
       {"capture", "run an unchanged PETSc application with the capture library preloaded and write its SFs and ops as a trace", cmd_capture},
+      {"scale", "regenerate a captured DMDA application's SFs at another rank count (the op stream as captured)", cmd_scale},
       {"regress", "compare timing results with a baseline (noise-aware); exit 3 when something got slower", cmd_regress},
   };
   return cmds;

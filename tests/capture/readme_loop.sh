@@ -20,4 +20,7 @@ grep -q '^| sf[0-9]* | bcast | [0-9]* | [0-9]* |' "$report" || { echo "no SF row
 grep -q '^## Verdict' "$report" || { echo "no 'Verdict' section in $report"; exit 1; }
 grep -q '^| petsc | .* | [0-9.]*x | PetscSF itself (-sf_type basic) |' "$report" || { echo "no PetscSF row in the verdict"; exit 1; }
 grep -q '^\*\*Verdict:\*\* `.*` is fastest' "$report" || { echo "no verdict line"; exit 1; }
+# ... and scales to 4,096 ranks, which compare answers on Lassen.
+grep -q '^sf0 .* 2x2 -> 64x64 ' log.txt || { echo "scale did not regenerate the ghost update at 64 x 64 processes"; cat log.txt; exit 1; }
+grep -q '^placement: 4096 ranks on 1024 node(s)' log.txt || { echo "compare did not answer at 4096 ranks"; cat log.txt; exit 1; }
 echo "the README's capture loop ran as written"
