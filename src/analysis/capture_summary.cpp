@@ -20,7 +20,8 @@ std::array<double, 3> quartiles_per_call(const trace::TimingResult& measured) {
 
 }  // namespace
 
-std::optional<CaptureSummary> capture_summary(const trace::BuiltTrace& t, const TraceStats& s, const trace::TimingDoc* timing) {
+std::optional<CaptureSummary> capture_summary(const trace::BuiltTrace& t, const TraceStats& s, const trace::TimingDoc* timing,
+                                              const trace::SimulationDoc* prediction) {
   if (t.trace().meta_json.empty()) return std::nullopt;
   io::Json meta = io::Json::parse(t.trace().meta_json, nullptr, false);
   if (meta.is_discarded() || !meta.is_object() || meta.value("generator", "") != "capture" || !meta.contains("op_counts")) return std::nullopt;
@@ -47,18 +48,32 @@ std::optional<CaptureSummary> capture_summary(const trace::BuiltTrace& t, const 
     return us / static_cast<double>(rec.size());
   };
   // Per backend that ran every record: the application's communication, count x per call over
-  // the rows (at the quartiles too: the noise).
-  for (const auto& [b, m] : per_call) {
-    if (m.size() != ops.size()) continue;
-    BackendTotal tot{b, 0, 0, 0};
-    for (std::size_t k = 0; k < c.rows.size(); ++k) {
-      if (records[k].empty()) continue;
-      const double n = static_cast<double>(c.rows[k].count);
-      tot.p25_us += n * mean(m, records[k], 0), tot.median_us += n * mean(m, records[k], 1), tot.p75_us += n * mean(m, records[k], 2);
+  // the rows (at the quartiles too: the noise), least first.
+  auto totals = [&](const std::map<std::string, std::map<std::size_t, std::array<double, 3>>>& per_backend) {
+    std::vector<BackendTotal> out;
+    for (const auto& [b, m] : per_backend) {
+      if (m.size() != ops.size()) continue;
+      BackendTotal tot{b, 0, 0, 0};
+      for (std::size_t k = 0; k < c.rows.size(); ++k) {
+        if (records[k].empty()) continue;
+        const double n = static_cast<double>(c.rows[k].count);
+        tot.p25_us += n * mean(m, records[k], 0), tot.median_us += n * mean(m, records[k], 1), tot.p75_us += n * mean(m, records[k], 2);
+      }
+      out.push_back(tot);
     }
-    c.totals.push_back(tot);
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.median_us < b.median_us; });
+    return out;
+  };
+  c.totals = totals(per_call);
+  if (prediction) {
+    std::map<std::string, std::map<std::size_t, std::array<double, 3>>> predicted;
+    for (const auto& b : prediction->backends)
+      for (const auto& op : b.ops)
+        if (op.index < ops.size()) predicted[b.backend][op.index].fill(op.per_call_us());
+    c.predicted = totals(predicted);
+    c.predicted_machine = prediction->machine;
+    c.predicted_placement = prediction->placement.is_object() ? prediction->placement.value("text", "") : "";
   }
-  std::stable_sort(c.totals.begin(), c.totals.end(), [](const auto& a, const auto& b) { return a.median_us < b.median_us; });
   if (!c.totals.empty()) c.backend = c.totals.front().backend;
   for (std::size_t k = 0; k < c.rows.size(); ++k) {
     CaptureRow& row = c.rows[k];

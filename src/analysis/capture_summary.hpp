@@ -37,9 +37,14 @@ struct CaptureSummary {
   std::vector<BackendTotal> totals;  // per backend that ran every op record, least first
   std::string backend;       // the backend whose times are used (least count x per call over the rows), or ""
   std::vector<CaptureRow> rows;  // heaviest first: by total time where measured, else by count x bytes
+  // The same totals from a prediction (simulate/compare --json of this trace), per simulated
+  // backend, least first (p25 = p75 = median: a prediction has no noise); its machine and placement.
+  std::vector<BackendTotal> predicted;
+  std::string predicted_machine, predicted_placement;
 };
 
-// Empty when the trace was not made by sf-replay capture; `timing` may be null (no times).
-std::optional<CaptureSummary> capture_summary(const trace::BuiltTrace& t, const TraceStats& s, const trace::TimingDoc* timing);
+// Empty when the trace was not made by sf-replay capture; `timing` and `prediction` may be null.
+std::optional<CaptureSummary> capture_summary(const trace::BuiltTrace& t, const TraceStats& s, const trace::TimingDoc* timing,
+                                              const trace::SimulationDoc* prediction = nullptr);
 
 }  // namespace sfr::analysis

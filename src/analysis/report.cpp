@@ -233,6 +233,29 @@ void verdict(std::ostringstream& o, const CaptureSummary& c) {
   o << (petsc_ran ? "." : "; add `--backend ...,petsc,petsc-neighbor` to `sf-replay run` for PetscSF's own times.") << "\n";
 }
 
+// The same verdict from a prediction (a scaled trace's, on a machine one does not have): per
+// simulated backend, the run's communication and what to set in PETSc. PetscSF's own code is not
+// simulated: the -sf_type named is that of sf-replay's backend of the same transport.
+void predicted_verdict(std::ostringstream& o, const CaptureSummary& c) {
+  if (c.predicted.empty()) return;
+  const BackendTotal& best = c.predicted.front();
+  o << "\n## Predicted verdict (" << c.predicted_machine << ")\n\nThe run's communication (" << c.meta.value("ranks", 0)
+    << " ranks) as the simulator predicts it on `" << c.predicted_machine << "`: per SF and op, its calls x its predicted time per call, summed"
+    << (c.predicted_placement.empty() ? "" : " (" + c.predicted_placement + ")") << ".\n\n";
+  o << "| backend | total ms | vs fastest | in PETSc 3.18 |\n|---|---:|---:|---|\n";
+  for (const auto& t : c.predicted)
+    o << "| " << t.backend << " | " << fmt("%.3f", t.median_us / 1e3) << " | "
+      << (best.median_us > 0 ? fmt("%.2fx", t.median_us / best.median_us) : std::string("-")) << " | " << in_petsc(t.backend) << " |\n";
+  const auto settable = std::find_if(c.predicted.begin(), c.predicted.end(), [](const BackendTotal& t) { return ran_on(t.backend) && ran_on(t.backend)->petsc_type; });
+  o << "\n**Predicted verdict:** `" << best.backend << "` is fastest on `" << c.predicted_machine << "`, " << fmt("%.3f", best.median_us / 1e3)
+    << " ms of communication over the run";
+  if (settable != c.predicted.end())
+    o << ". In PETSc 3.18 set `-sf_type " << ran_on(settable->backend)->petsc_type << "`"
+      << (settable->backend != best.backend ? " (its fastest type predicted: `" + settable->backend + "`)" : "");
+  if (!ran_on(best.backend) || !ran_on(best.backend)->petsc_type) o << "; `" << best.backend << "` itself is not in PETSc: it needs sf-replay's implementation";
+  o << " (PetscSF's own code is not simulated: measure it with `sf-replay run --backend petsc,...` where the ranks exist).\n";
+}
+
 }  // namespace
 
 std::string render_markdown(const TraceStats& ts, const ReportInputs& in) {
@@ -253,6 +276,7 @@ std::string render_markdown(const TraceStats& ts, const ReportInputs& in) {
   if (in.model_check) model_check(o, *in.model_check, ts.name);
   if (in.capture) captured(o, *in.capture);
   if (in.capture) verdict(o, *in.capture);
+  if (in.capture) predicted_verdict(o, *in.capture);
   return o.str();
 }
 

@@ -57,7 +57,9 @@ int cmd_report(const Args& args) {
   if (!what_if.empty()) in.what_if = analysis::load_simulation_doc(what_if, t.trace().name);
   if (!model_check.empty()) in.model_check = analysis::load_model_check_doc(model_check, t.trace().name);
   const auto stats = analysis::compute_stats(t);
-  const auto capture = analysis::capture_summary(t, stats, in.timing ? &*in.timing : nullptr);
+  // The captured run's predicted communication: on the what-if machine if one is given, else the simulation's.
+  const trace::SimulationDoc* prediction = in.what_if ? &*in.what_if : in.simulation ? &*in.simulation : nullptr;
+  const auto capture = analysis::capture_summary(t, stats, in.timing ? &*in.timing : nullptr, prediction);
   if (capture) in.capture = &*capture;
   analysis::RunSummary run{"reference (serial, all ranks in one process)", dump, 0};
   if (reference) {

@@ -101,3 +101,50 @@ TEST(CaptureSummary, TheVerdictComparesTheApplicationWithPetscSF) {
             std::string::npos)
       << text;
 }
+
+// A prediction (simulate/compare --json, a scaled trace's on a machine one does not have) gives the
+// same count x per-call totals per simulated backend; the report's predicted verdict names the
+// fastest and the -sf_type of the fastest backend PETSc has a type for.
+TEST(CaptureSummary, APredictionGivesThePredictedVerdict) {
+  const auto t = trace::parse_trace(kCaptured, "cap.json");
+  const auto stats = analysis::compute_stats(t);
+  trace::SimulationDoc sim;
+  sim.machine = "lassen";
+  sim.placement = {{"text", "placement: 2 ranks on 1 node(s)"}};
+  // Per call in seconds: shm 6 us a bcast, 1 us a reduce; neighbor 7 and 2; window 1 and 1 but
+  // without the reduce's record (it ran only some ops: no total).
+  for (const auto& [b, bcast, reduce] : std::vector<std::tuple<std::string, double, double>>{{"shm", 6, 1}, {"neighbor", 7, 2}}) {
+    trace::SimBackend sb;
+    sb.backend = b;
+    for (const auto& [index, repeat, us] : {std::tuple<std::size_t, std::int64_t, double>{0, 2000, bcast}, {1, 3, reduce}}) {
+      trace::SimOp op;
+      op.index = index;
+      op.repeat = repeat;
+      op.per_call = us * 1e-6;
+      op.total = *op.per_call * static_cast<double>(repeat);
+      sb.ops.push_back(op);
+    }
+    sim.backends.push_back(sb);
+  }
+  trace::SimBackend partial;
+  partial.backend = "window";
+  partial.ops.push_back(sim.backends[0].ops[0]);
+  sim.backends.push_back(partial);
+  const auto c = analysis::capture_summary(t, stats, nullptr, &sim);
+  ASSERT_TRUE(c);
+  ASSERT_EQ(c->predicted.size(), 2u);
+  EXPECT_EQ(c->predicted[0].backend, "shm");
+  EXPECT_NEAR(c->predicted[0].median_us, 2000 * 6 + 3 * 1, 1e-6);
+  EXPECT_NEAR(c->predicted[1].median_us, 2000 * 7 + 3 * 2, 1e-6);
+  EXPECT_TRUE(c->totals.empty());  // nothing measured
+  analysis::ReportInputs in;
+  in.capture = &*c;
+  const std::string text = analysis::render_markdown(stats, in);
+  EXPECT_EQ(text.find("## Verdict"), std::string::npos) << text;
+  EXPECT_NE(text.find("## Predicted verdict (lassen)"), std::string::npos) << text;
+  EXPECT_NE(text.find("| neighbor | 14.006 | 1.17x | -sf_type neighbor |"), std::string::npos) << text;
+  EXPECT_NE(text.find("**Predicted verdict:** `shm` is fastest on `lassen`, 12.003 ms of communication over the run. In PETSc 3.18 set "
+                      "`-sf_type neighbor` (its fastest type predicted: `neighbor`); `shm` itself is not in PETSc"),
+            std::string::npos)
+      << text;
+}

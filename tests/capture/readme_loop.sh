@@ -23,4 +23,5 @@ grep -q '^\*\*Verdict:\*\* `.*` is fastest' "$report" || { echo "no verdict line
 # ... and scales to 4,096 ranks, which compare answers on Lassen.
 grep -q '^sf0 .* 2x2 -> 64x64 ' log.txt || { echo "scale did not regenerate the ghost update at 64 x 64 processes"; cat log.txt; exit 1; }
 grep -q '^placement: 4096 ranks on 1024 node(s)' log.txt || { echo "compare did not answer at 4096 ranks"; cat log.txt; exit 1; }
+grep -q '^\*\*Predicted verdict:\*\* `.*` is fastest on `lassen`' out/capture/ex5-4096.md || { echo "no predicted verdict at 4096 ranks"; exit 1; }
 echo "the README's capture loop ran as written"
