@@ -139,6 +139,9 @@ ScalePlan plan_scale(const trace::BuiltTrace& bt, const std::string& path, const
     throw InputError(path, "cannot scale " + refused + "; --leave-out-unscalable leaves them and their " + std::to_string(calls) +
                                " op call(s) out");
   if (o.leave_out && plan.left_out.empty()) throw InputError("--leave-out-unscalable", "every SF of " + path + " scales: nothing to leave out");
+  // Calls the capture only counted (their SF first used beyond --max-ops, never read): nothing to scale.
+  for (const auto& c : meta.value("op_counts", json::array()))
+    if (c.is_object() && !t.find_sf(c.value("sf", ""))) plan.calls_without_sf += c.value("count", 0LL);
   bool any_op = false;
   for (const auto& op : t.ops) any_op = any_op || kept.count(op.sf);
   if (!any_op) throw InputError(path, "no op of the trace runs on an SF that scales");
@@ -200,6 +203,7 @@ trace::Trace scale_trace(const trace::BuiltTrace& bt, const ScalePlan& plan, con
                     {"regenerated", regenerated},
                     {"derived", plan.derived},
                     {"left_out", left},
+                    {"calls_without_sf", plan.calls_without_sf},
                     {"op_stream", "as captured: the same ops and counts at every rank count"}};
   out.meta_json = meta.dump();
   return out;

@@ -40,6 +40,7 @@ struct ScalePlan {
   std::vector<RegeneratedSF> regenerated;
   std::vector<std::string> derived;  // SFs kept in their derived form (built from regenerated ones)
   std::vector<LeftOutSF> left_out;
+  long long calls_without_sf = 0;    // meta.op_counts' calls whose SF the capture did not keep (beyond --max-ops): dropped
   core::SizeEstimate size;           // the scaled trace's graphs
 };
 

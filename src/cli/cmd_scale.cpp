@@ -46,6 +46,8 @@ void print_plan(std::ostream& o, const trace::BuiltTrace& in, const trace::Trace
   }
   for (const auto& name : plan.derived) o << std::left << std::setw(7) << name << "derived: rebuilt from the regenerated SFs\n";
   for (const auto& l : plan.left_out) o << std::left << std::setw(7) << l.name << "left out (" << l.op_calls << " op calls): " << l.reason << "\n";
+  if (plan.calls_without_sf > 0)
+    o << "(" << plan.calls_without_sf << " op calls the capture only counted, their SFs first used beyond --max-ops: left out)\n";
   o << "ops: " << out.ops.size() << " records as captured (the same op stream and counts at " << out.nranks << " ranks)\n";
 }
 

@@ -40,7 +40,9 @@ trace::Trace captured(int extra = 0) {
   json sfs = {{{"name", "sf0"}, {"built_by", {{"role", "global_to_local"}, {"dmda", kDmda}}}},
               {{"name", "sf1"}, {"built_by", {{"role", "matmult"}, {"dmda", kDmda}}}},
               {{"name", "sf2"}}};
-  json counts = {{{"sf", "sf0"}, {"op", "bcast"}, {"count", 9}}, {{"sf", "sf1"}, {"op", "bcast"}, {"count", 71}}};
+  json counts = {{{"sf", "sf0"}, {"op", "bcast"}, {"count", 9}},
+                 {{"sf", "sf1"}, {"op", "bcast"}, {"count", 71}},
+                 {{"sf", "(SFs first used beyond --max-ops)"}, {"op", "reduce"}, {"count", 7}}};
   for (int i = 0; i < extra; ++i) {
     const std::string name = "sf" + std::to_string(3 + i);
     t.sfs.push_back(gen::explicit_sf(name, gen::stencil_graph(ex5({2, 2, 1}))));
@@ -53,7 +55,7 @@ trace::Trace captured(int extra = 0) {
     t.ops.push_back(op);
   }
   t.meta_json = json{{"generator", "capture"}, {"ranks", 4}, {"hosts", {"a", "a", "b", "b"}}, {"sfs", sfs}, {"op_counts", counts},
-                     {"ops_recorded", 80 + 5 * extra}}
+                     {"ops_recorded", 87 + 5 * extra}}
                     .dump();
   return t;
 }
@@ -96,6 +98,8 @@ TEST(Scale, RegeneratesTheDmdaSfsAndKeepsTheOpStream) {
   EXPECT_EQ(meta["sfs"][0]["built_by"]["dmda"]["processes"], json({3, 3, 1}));
   EXPECT_EQ(meta["ops_recorded"], 80);
   EXPECT_EQ(meta["scaled"]["from_ranks"], 4);
+  EXPECT_EQ(meta["scaled"]["calls_without_sf"], 7);  // counted beyond the capture's cap, never read: not scaled
+  EXPECT_EQ(meta["op_counts"].size(), 2u);
   EXPECT_EQ(meta["scaled"]["regenerated"][1]["processes_captured"], json({2, 2, 1}));
 }
 
