@@ -84,8 +84,8 @@ struct Series {
   std::string backend, chose;
 };
 Series series_of(const std::string& b) {
-  if (b.rfind("auto:", 0) == 0) return {"auto", b.substr(5)};
-  return {b, ""};
+  const std::string chose = trace::auto_choice(b);
+  return chose.empty() ? Series{b, ""} : Series{"auto", chose};
 }
 std::string series_label(const Series& s) { return s.chose.empty() ? s.backend : s.backend + " (chose " + s.chose + ")"; }
 // Two series that run the same backend's code: one is auto having chosen the other (or both auto

@@ -49,7 +49,10 @@ void measured(std::ostringstream& o, const trace::TimingDoc& j) {
 }
 
 // The backend a timing result ran: under --backend auto the one it chose ("auto:shm" ran shm's code).
-std::string chosen(const std::string& backend) { return backend.rfind("auto:", 0) == 0 ? backend.substr(5) : backend; }
+std::string chosen(const std::string& backend) {
+  const std::string c = trace::auto_choice(backend);
+  return c.empty() ? backend : c;
+}
 
 // Backend name of a simulator result without its GPU path suffix ("basic:aware" -> "basic").
 std::string base_backend(const std::string& b) { return b.substr(0, b.find(':')); }

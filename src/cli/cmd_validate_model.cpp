@@ -155,7 +155,7 @@ int cmd_validate_model(const Args& args) {
         const auto& o = res.backends.at(k).ops.at(index);
         // Per call, both sides: the executor's iteration is all of the op record's `repeat` calls.
         sim::ModelPair p{tr.name, index, o.label, ran_on[k], 0, o.per_call_s * 1e6};
-        const double calls = static_cast<double>(std::max<core::Index>(1, tr.ops.at(index).repeat));
+        const double calls = trace::calls_of(tr.ops.at(index).repeat);
         std::vector<double> lows;
         for (const auto& rep : measured[k]) lows.push_back(rep.at(i).low_us / calls);
         sim::set_measured(p, lows);

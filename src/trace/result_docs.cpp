@@ -212,6 +212,9 @@ TimingDoc timing_doc_from_json(const Json& j, const std::string& source) {
   return d;
 }
 
+std::string auto_label(const std::string& chose) { return "auto:" + chose; }
+std::string auto_choice(const std::string& label) { return label.rfind("auto:", 0) == 0 ? label.substr(5) : ""; }
+
 TimingResult per_call(TimingResult r) {
   const double n = r.calls();
   r.min_us /= n;

@@ -39,6 +39,10 @@ struct DeviceWork {
   double h2d = 0, h2d_bytes = 0, d2h = 0, d2h_bytes = 0, d2d = 0, d2d_bytes = 0;
   bool operator==(const DeviceWork&) const = default;
 };
+// The calls an op record stands for: its `repeat` (a record with repeat <= 1 is one call). A
+// timed iteration runs all of them; every per-call time divides by this.
+inline double calls_of(std::int64_t repeat) { return repeat > 1 ? static_cast<double>(repeat) : 1.0; }
+
 struct TimingResult {
   std::size_t index = 0;  // the op's position in the trace
   std::string op, sf, backend, unit;
@@ -56,9 +60,13 @@ struct TimingResult {
   std::optional<DeviceWork> device;  // ops on a device (a cuda-* backend, or data in device memory)
   bool operator==(const TimingResult&) const = default;
   // The times above are per timed iteration: all `repeat` calls of the op, a total. One call:
-  double calls() const { return repeat > 1 ? static_cast<double>(repeat) : 1.0; }
+  double calls() const { return calls_of(repeat); }
   double per_call_us() const { return median_us / calls(); }
 };
+// `run --backend auto` labels each result with the backend it chose: "auto:basic".
+std::string auto_label(const std::string& chose);
+// What auto chose, from such a label ("basic" for "auto:basic"); "" for a fixed backend's name.
+std::string auto_choice(const std::string& label);
 // The result with its times (min, median, max, mean, samples) per call: what every comparison
 // between ops, backends and predictions uses (the simulator predicts per call).
 TimingResult per_call(TimingResult r);

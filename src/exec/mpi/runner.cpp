@@ -492,7 +492,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     r.samples_exact = iterations.exact();
     r.mean_us = iterations.mean();
     r.index = i;
-    r.backend = backend == "auto" ? "auto:" + cache.backend_of(op) : backend;
+    r.backend = backend == "auto" ? trace::auto_label(cache.backend_of(op)) : backend;
     r.bytes = sent.bytes;
     r.messages = sent.messages;
     r.ranks_per_node = place.ranks_per_node;
@@ -525,7 +525,7 @@ std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>
   o += buf;
   for (const auto& r : res) {
     const auto& op = t.trace().ops[r.index];
-    const double calls = static_cast<double>(std::max<Index>(1, op.repeat));
+    const double calls = trace::calls_of(op.repeat);
     std::snprintf(buf, sizeof buf, "  %-4zu %-12s %-12s %-15s %-11s %3d %12lld %8lld %6lld %12.2f %12.2f %13.2f %15.2f %13.2f\n", r.index,
                   core::op_kind_name(op.op), op.sf.c_str(), r.backend.c_str(),
                   core::op_traits(op.op).has_unit ? core::unit_name(op.unit) : "-", op.bs, r.bytes, r.messages,
