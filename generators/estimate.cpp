@@ -19,11 +19,11 @@ std::string count(LD v) {
   return buf;
 }
 
-core::SizeEstimate leaves_and_ranks(const char* option, LD leaves, LD ranks, LD extra = 0) {
+}  // namespace
+
+core::SizeEstimate leaves_and_ranks(const char* option, LD leaves, LD ranks, LD extra) {
   return {option, leaves * kLeafBytes + ranks * kRankBytes + extra, count(leaves) + " leaves on " + count(ranks) + " ranks"};
 }
-
-}  // namespace
 
 core::SizeEstimate estimate(const SpmvOptions& o) {
   // The matrix (CHOLMOD triplets and CSR, ~16 bytes a stored entry, at least 4 bytes of file each)

@@ -15,6 +15,9 @@
 
 namespace sfr::gen {
 
+// A generator's graphs of `leaves` leaves on `ranks` ranks, plus `extra` bytes of its own tables.
+core::SizeEstimate leaves_and_ranks(const char* option, long double leaves, long double ranks, long double extra = 0);
+
 core::SizeEstimate estimate(const SpmvOptions& o);  // from the matrix file's size
 core::SizeEstimate estimate(const StencilOptions& o);
 core::SizeEstimate estimate(const HexmeshOptions& o);

@@ -22,11 +22,16 @@ struct ScaleOptions {
   bool leave_out = false;                 // drop the SFs that cannot scale, and their ops
 };
 
+// Which of a DMDA's SFs it is (the capture's built_by.role).
+enum class DmdaRole { global_to_local, matmult };
+const char* role_name(DmdaRole r);
+
 // One SF regenerated at P ranks: which of a DMDA's SFs it is, and its process grids.
 struct RegeneratedSF {
-  std::string name, role;  // role: "global_to_local" | "matmult"
+  std::string name;
+  DmdaRole role = DmdaRole::global_to_local;
   DmdaShape shape;
-  std::array<int, 3> captured{1, 1, 1}, scaled{1, 1, 1};
+  std::array<int, 3> grid_captured{1, 1, 1}, grid_scaled{1, 1, 1};
 };
 
 struct LeftOutSF {

@@ -1,5 +1,6 @@
 #include "stencil.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -33,40 +34,44 @@ void check_stencil(const StencilOptions& o) {
   }
 }
 
+GridLayout::GridLayout(const StencilOptions& o) : procs_(o.procs) {
+  for (std::size_t d = 0; d < 3; ++d) {
+    lay_[d] = split_ownership(o.size[d], o.procs[d]);
+    owner_[d].resize(static_cast<std::size_t>(o.size[d]));
+    for (int p = 0; p < o.procs[d]; ++p)
+      for (Index i = lo(d, p); i < hi(d, p); ++i) owner_[d][static_cast<std::size_t>(i)] = p;
+  }
+}
+
+Index GridLayout::owned(int rank) const {
+  const auto p = coords(rank);
+  return (hi(0, p[0]) - lo(0, p[0])) * (hi(1, p[1]) - lo(1, p[1])) * (hi(2, p[2]) - lo(2, p[2]));
+}
+
+std::pair<int, Index> GridLayout::locate(const std::array<Index, 3>& point) const {
+  std::array<int, 3> q{};
+  for (std::size_t d = 0; d < 3; ++d) q[d] = owner_[d][static_cast<std::size_t>(point[d])];
+  const Index local = (point[0] - lo(0, q[0])) +
+                      (hi(0, q[0]) - lo(0, q[0])) * ((point[1] - lo(1, q[1])) + (hi(1, q[1]) - lo(1, q[1])) * (point[2] - lo(2, q[2])));
+  return {rank(q), local};
+}
+
 core::Graph stencil_graph(const StencilOptions& o) {
   check_stencil(o);
-  std::array<std::vector<Index>, 3> lay;
-  for (std::size_t d = 0; d < 3; ++d) lay[d] = split_ownership(o.size[d], o.procs[d]);
-  const int nranks = o.procs[0] * o.procs[1] * o.procs[2];
-  // First global number of every rank's block.
-  std::vector<Index> start(static_cast<std::size_t>(nranks) + 1, 0);
-  auto rank_of = [&](const std::array<int, 3>& p) { return p[0] + o.procs[0] * (p[1] + o.procs[1] * p[2]); };
-  auto extent = [&](std::size_t d, int p) { return lay[d][static_cast<std::size_t>(p) + 1] - lay[d][static_cast<std::size_t>(p)]; };
-  for (int r = 0; r < nranks; ++r) {
-    const std::array<int, 3> p{r % o.procs[0], (r / o.procs[0]) % o.procs[1], r / (o.procs[0] * o.procs[1])};
-    start[static_cast<std::size_t>(r) + 1] = start[static_cast<std::size_t>(r)] + extent(0, p[0]) * extent(1, p[1]) * extent(2, p[2]);
-  }
-  // Owner coordinate per grid index per dimension.
-  std::array<std::vector<int>, 3> owner;
-  for (std::size_t d = 0; d < 3; ++d) {
-    owner[d].resize(static_cast<std::size_t>(o.size[d]));
-    for (int p = 0; p < o.procs[d]; ++p)
-      for (Index i = lay[d][static_cast<std::size_t>(p)]; i < lay[d][static_cast<std::size_t>(p) + 1]; ++i)
-        owner[d][static_cast<std::size_t>(i)] = p;
-  }
-  core::Graph g(nranks);
-  for (int r = 0; r < nranks; ++r) {
-    const std::array<int, 3> p{r % o.procs[0], (r / o.procs[0]) % o.procs[1], r / (o.procs[0] * o.procs[1])};
+  const GridLayout layout(o);
+  core::Graph g(layout.nranks());
+  for (int r = 0; r < layout.nranks(); ++r) {
+    const auto p = layout.coords(r);
     std::array<Index, 3> s{}, e{}, gs{}, ge{};
     for (std::size_t d = 0; d < 3; ++d) {
-      s[d] = lay[d][static_cast<std::size_t>(p[d])];
-      e[d] = lay[d][static_cast<std::size_t>(p[d]) + 1];
+      s[d] = layout.lo(d, p[d]);
+      e[d] = layout.hi(d, p[d]);
       const Index w = static_cast<int>(d) < o.dims ? o.width : 0;
       gs[d] = o.periodic[d] ? s[d] - w : std::max<Index>(0, s[d] - w);
       ge[d] = o.periodic[d] ? e[d] + w : std::min(o.size[d], e[d] + w);
     }
     core::RankGraph& rg = g[r];
-    rg.nroots = start[static_cast<std::size_t>(r) + 1] - start[static_cast<std::size_t>(r)];
+    rg.nroots = layout.owned(r);
     Index pos = 0;
     for (Index k = gs[2]; k < ge[2]; ++k)
       for (Index j = gs[1]; j < ge[1]; ++j)
@@ -74,17 +79,13 @@ core::Graph stencil_graph(const StencilOptions& o) {
           const std::array<Index, 3> c{i, j, k};
           int outside = 0;
           std::array<Index, 3> w{};
-          std::array<int, 3> q{};
           for (std::size_t d = 0; d < 3; ++d) {
             outside += (c[d] < s[d] || c[d] >= e[d]) ? 1 : 0;
             w[d] = ((c[d] % o.size[d]) + o.size[d]) % o.size[d];
-            q[d] = owner[d][static_cast<std::size_t>(w[d])];
           }
           if (o.stencil == StencilKind::star && outside > 1) continue;
-          const Index local = (w[0] - lay[0][static_cast<std::size_t>(q[0])]) +
-                              extent(0, q[0]) * ((w[1] - lay[1][static_cast<std::size_t>(q[1])]) +
-                                                 extent(1, q[1]) * (w[2] - lay[2][static_cast<std::size_t>(q[2])]));
-          rg.add_leaf(pos, rank_of(q), local);
+          const auto [owner, local] = layout.locate(w);
+          rg.add_leaf(pos, owner, local);
         }
     rg.normalize_ilocal();
   }

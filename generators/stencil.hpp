@@ -3,6 +3,8 @@
 
 #include <array>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common.hpp"
 
@@ -24,6 +26,27 @@ struct StencilOptions {
 // Checks the options like DMSetUp_DA (InputError naming the option): sizes and procs >= 1, procs
 // not larger than the grid, every rank's owned extent >= width in each used dimension.
 void check_stencil(const StencilOptions& o);
+
+// A DMDA's ownership of its grid (DMSetUp_DA's default split): per dimension the first M % P ranks
+// own one more point; rank (px,py,pz) = px + Px*(py + Py*pz); a rank's points are numbered x
+// fastest inside its block. Shared by the ghost update and the MatMult scatter.
+class GridLayout {
+public:
+  explicit GridLayout(const StencilOptions& o);
+  int nranks() const { return procs_[0] * procs_[1] * procs_[2]; }
+  std::array<int, 3> coords(int rank) const { return {rank % procs_[0], (rank / procs_[0]) % procs_[1], rank / (procs_[0] * procs_[1])}; }
+  int rank(const std::array<int, 3>& p) const { return p[0] + procs_[0] * (p[1] + procs_[1] * p[2]); }
+  Index lo(std::size_t d, int p) const { return lay_[d][static_cast<std::size_t>(p)]; }
+  Index hi(std::size_t d, int p) const { return lay_[d][static_cast<std::size_t>(p) + 1]; }
+  Index owned(int rank) const;  // points of its block
+  // The rank owning a grid point (inside the grid) and the point's index in that rank's block.
+  std::pair<int, Index> locate(const std::array<Index, 3>& point) const;
+
+private:
+  std::array<int, 3> procs_;
+  std::array<std::vector<Index>, 3> lay_;    // per dimension: split_ownership
+  std::array<std::vector<int>, 3> owner_;    // per dimension and grid index: the process coordinate
+};
 
 // Roots of rank r: its owned grid points in PETSc's global order (rank blocks in rank order, rank
 // (px,py,pz) = px + Px*(py + Py*pz), x fastest inside a block; per dimension the first M % P ranks

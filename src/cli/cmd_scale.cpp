@@ -40,8 +40,8 @@ void print_plan(std::ostream& o, const trace::BuiltTrace& in, const trace::Trace
   for (const auto& sf : plan.regenerated) {
     const auto* def = out.find_sf(sf.name);
     const auto& g = *std::get<trace::ExplicitSF>(def->def).graph;
-    o << std::left << std::setw(7) << sf.name << std::setw(17) << sf.role << std::setw(30) << dmda_text(sf.shape) << std::setw(21)
-      << (grid(sf.captured, sf.shape.dim) + " -> " + grid(sf.scaled, sf.shape.dim)) << in.graph(sf.name).total_leaves() << " -> "
+    o << std::left << std::setw(7) << sf.name << std::setw(17) << gen::role_name(sf.role) << std::setw(30) << dmda_text(sf.shape) << std::setw(21)
+      << (grid(sf.grid_captured, sf.shape.dim) + " -> " + grid(sf.grid_scaled, sf.shape.dim)) << in.graph(sf.name).total_leaves() << " -> "
       << g.total_leaves() << "\n";
   }
   for (const auto& name : plan.derived) o << std::left << std::setw(7) << name << "derived: rebuilt from the regenerated SFs\n";

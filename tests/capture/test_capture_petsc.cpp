@@ -151,7 +151,7 @@ TEST_P(CapturePetsc, TraceMatchesWhatPetscSaysAndConforms) {
   // ghost update and which the MatMult of the Jacobian DMCreateMatrix made from it.
   if (ex.name == std::string("snes_ex5")) {
     const json dmda = {{"dim", 2}, {"sizes", {17, 13, 1}}, {"processes", {2, 2, 1}}, {"dof", 1}, {"stencil", "star"},
-                       {"stencil_width", 1}, {"boundary", {"none", "none", "none"}}};
+                       {"stencil_width", 1}, {"boundary", {"none", "none", "none"}}, {"refine_level", 0}, {"coarsen_level", 0}};
     std::set<std::string> roles;
     for (const auto& s : meta["sfs"])
       if (s.contains("built_by")) {

@@ -82,7 +82,7 @@ TEST(Scale, RegeneratesTheDmdaSfsAndKeepsTheOpStream) {
   const gen::ScaleOptions o = opts(9);
   const auto plan = gen::plan_scale(bt, "ex5.json", o);
   ASSERT_EQ(plan.regenerated.size(), 2u);
-  EXPECT_EQ(plan.regenerated[0].scaled, (std::array<int, 3>{3, 3, 1}));
+  EXPECT_EQ(plan.regenerated[0].grid_scaled, (std::array<int, 3>{3, 3, 1}));
   EXPECT_EQ(plan.derived, std::vector<std::string>{"sf2"});
   EXPECT_TRUE(plan.left_out.empty());
   const trace::Trace s = gen::scale_trace(bt, plan, o);
@@ -119,7 +119,7 @@ TEST(Scale, RefusesWhatItCannotRegenerateByNameOrLeavesItOut) {
   EXPECT_EQ(meta["op_counts"].size(), 2u);
   EXPECT_EQ(meta["ops_recorded"], 80);
   // Nothing to leave out is an option that does nothing.
-  EXPECT_EQ(refusal(captured(), opts(9, true)), "--leave-out-unscalable: every SF of ex5.json scales: nothing to leave out");
+  EXPECT_EQ(refusal(captured(), opts(9, true)), "--leave-out-unscalable: every SF the ops of ex5.json use scales: nothing to leave out");
 }
 
 TEST(Scale, AGraphItsConstructionDoesNotReproduceIsRefused) {

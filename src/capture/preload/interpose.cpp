@@ -418,7 +418,8 @@ void write_rank_file() {
 
 // ---- where PETSc made an SF: a DMDA's ghost update, the MatMult of a matrix made from a DMDA ---
 // The DMDA as JSON members (no braces): its dimension, global sizes, process grid, dof, stencil
-// type and width, boundary types, from DMDAGetInfo after its set-up.
+// type and width, boundary types, from DMDAGetInfo after its set-up; and whether DMRefine or
+// DMCoarsen made it (their DMDAs take the process grid and ownership of the one they came from).
 std::string dmda_members(DM dm) {
   auto get_info = petsc<PetscErrorCode (*)(DM, PetscInt*, PetscInt*, PetscInt*, PetscInt*, PetscInt*, PetscInt*, PetscInt*, PetscInt*,
                                            PetscInt*, DMBoundaryType*, DMBoundaryType*, DMBoundaryType*, DMDAStencilType*)>("DMDAGetInfo");
@@ -426,13 +427,16 @@ std::string dmda_members(DM dm) {
   DMBoundaryType bx = 0, by = 0, bz = 0;
   DMDAStencilType stencil = 0;
   if (!get_info || get_info(dm, &dim, &M, &N, &P, &m, &n, &p, &dof, &s, &bx, &by, &bz, &stencil)) return "";
+  PetscInt refine = 0, coarsen = 0;
+  if (auto level = petsc<PetscErrorCode (*)(DM, PetscInt*)>("DMGetRefineLevel"); !level || level(dm, &refine)) return "";
+  if (auto level = petsc<PetscErrorCode (*)(DM, PetscInt*)>("DMGetCoarsenLevel"); !level || level(dm, &coarsen)) return "";
   using sfr::capture::abi::boundary_name;
   using sfr::capture::abi::stencil_name;
   char text[512];
   std::snprintf(text, sizeof text,
                 "\"dmda\": {\"dim\": %d, \"sizes\": [%d, %d, %d], \"processes\": [%d, %d, %d], \"dof\": %d, \"stencil\": \"%s\", "
-                "\"stencil_width\": %d, \"boundary\": [\"%s\", \"%s\", \"%s\"]}",
-                dim, M, N, P, m, n, p, dof, stencil_name(stencil), s, boundary_name(bx), boundary_name(by), boundary_name(bz));
+                "\"stencil_width\": %d, \"boundary\": [\"%s\", \"%s\", \"%s\"], \"refine_level\": %d, \"coarsen_level\": %d}",
+                dim, M, N, P, m, n, p, dof, stencil_name(stencil), s, boundary_name(bx), boundary_name(by), boundary_name(bz), refine, coarsen);
   return text;
 }
 
