@@ -45,6 +45,10 @@ std::array<int, 3> squarish_3d(Index M, Index N, Index P, int size) {
 
 }  // namespace
 
+std::string grid_text(const std::array<int, 3>& procs, int dim) {
+  return sz(procs[0]) + " x " + sz(procs[1]) + (dim == 3 ? " x " + sz(procs[2]) : "");
+}
+
 std::array<int, 3> dmda_processes(const DmdaShape& s, int nranks, const char* option) {
   if (s.dim != 2 && s.dim != 3) throw InputError(option, "a " + sz(s.dim) + "-D DMDA is not regenerated (2-D and 3-D are)");
   if (nranks < 1) throw InputError(option, "must be at least 1");
@@ -52,8 +56,8 @@ std::array<int, 3> dmda_processes(const DmdaShape& s, int nranks, const char* op
   if (procs[0] * procs[1] * procs[2] != nranks)
     throw InputError(option, "PETSc finds no process grid for " + sz(nranks) + " ranks (" + sz(procs[0]) + " x " + sz(procs[1]) + " x " +
                                  sz(procs[2]) + ")");
+  const std::string grid = grid_text(procs, s.dim);
   for (std::size_t d = 0; d < static_cast<std::size_t>(s.dim); ++d) {
-    const std::string grid = sz(procs[0]) + " x " + sz(procs[1]) + (s.dim == 3 ? " x " + sz(procs[2]) : "");
     if (s.sizes[d] < procs[d])
       throw InputError(option, "PETSc splits " + sz(nranks) + " ranks as " + grid + ", more than the " + sz(s.sizes[d]) +
                                    " grid points in dimension " + "xyz"[d] + " (PETSc: partition too fine)");

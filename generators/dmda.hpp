@@ -26,6 +26,9 @@ struct DmdaShape {
 // points than the stencil width.
 std::array<int, 3> dmda_processes(const DmdaShape& s, int nranks, const char* option);
 
+// A process grid in words: "3 x 3" (2-D), "3 x 1 x 3" (3-D).
+std::string grid_text(const std::array<int, 3>& procs, int dim);
+
 // The generator options of that DMDA on a given process grid (its ghost update: stencil_graph).
 StencilOptions dmda_stencil(const DmdaShape& s, const std::array<int, 3>& procs);
 

@@ -63,11 +63,6 @@ std::string read_dmda(const json& built_by, RegeneratedSF& out) {
   return check_shape(out.shape, out.grid_captured);
 }
 
-std::string grid_text(const std::array<int, 3>& p, int dim) {
-  std::string s = std::to_string(p[0]) + " x " + std::to_string(p[1]);
-  return dim == 3 ? s + " x " + std::to_string(p[2]) : s;
-}
-
 // Why the regeneration at the captured grid is not PETSc's graph ("" if it is).
 std::string check_reproduces(const RegeneratedSF& sf, int nranks, const core::Graph& held) {
   std::array<int, 3> petsc{};
@@ -205,11 +200,12 @@ ScalePlan plan_scale(const trace::BuiltTrace& bt, const std::string& path, const
 namespace {
 
 // The captured meta at P ranks: what was kept, the DMDAs' new grids, and what scale did.
-json scaled_meta(const trace::Trace& t, const ScalePlan& plan, const ScaleOptions& o, const std::set<std::string>& kept, long long in_trace) {
+using RegeneratedByName = std::map<std::string, const RegeneratedSF*>;
+
+json scaled_meta(const trace::Trace& t, const ScalePlan& plan, const ScaleOptions& o, const RegeneratedByName& regen,
+                 const std::set<std::string>& kept, long long in_trace) {
   json meta = json::parse(t.meta_json.empty() ? "{}" : t.meta_json, nullptr, false);
   if (!meta.is_object()) meta = json::object();
-  std::map<std::string, const RegeneratedSF*> regen;
-  for (const auto& sf : plan.regenerated) regen[sf.name] = &sf;
   json captured_only = json::object();  // per captured rank, or summed over the captured ranks
   for (const char* key : {"hosts", "petsc_events_per_rank", "not_recorded", "internal_calls"})
     if (meta.contains(key)) captured_only[key] = meta[key], meta.erase(key);
@@ -257,7 +253,7 @@ trace::Trace scale_trace(const trace::BuiltTrace& bt, const ScalePlan& plan, con
   out.name = (named_by_count ? t.name.substr(0, t.name.size() - from.size()) : t.name) + "-p" + std::to_string(o.ranks);
   out.nranks = o.ranks;
   out.machine = o.machine;
-  std::map<std::string, const RegeneratedSF*> regen;
+  RegeneratedByName regen;
   for (const auto& sf : plan.regenerated) regen[sf.name] = &sf;
   std::set<std::string> kept(plan.derived.begin(), plan.derived.end());
   for (const auto& def : t.sfs)
@@ -270,7 +266,7 @@ trace::Trace scale_trace(const trace::BuiltTrace& bt, const ScalePlan& plan, con
   long long in_trace = 0;
   for (const auto& op : t.ops)
     if (kept.count(op.sf)) out.ops.push_back(op), in_trace += op.repeat;
-  out.meta_json = scaled_meta(t, plan, o, kept, in_trace).dump();
+  out.meta_json = scaled_meta(t, plan, o, regen, kept, in_trace).dump();
   return out;
 }
 

@@ -203,6 +203,16 @@ std::string in_petsc(const std::string& backend) {
   return b->petsc_type ? std::string("-sf_type ") + b->petsc_type : "not in PETSc: needs sf-replay's implementation";
 }
 
+// What to set in PETSc: the -sf_type of `settable` (the fastest backend PETSc has a type for; null:
+// none ran), naming it where it is not the fastest, `best`; and that `best` needs sf-replay's own
+// implementation where PETSc has no type for it.
+void sf_type_advice(std::ostringstream& o, const BackendTotal* settable, const BackendTotal& best, const char* where) {
+  if (settable)
+    o << ". In PETSc 3.18 set `-sf_type " << ran_on(settable->backend)->petsc_type << "`"
+      << (settable->backend != best.backend ? std::string(" (its fastest type ") + where + ": `" + settable->backend + "`)" : "");
+  if (!ran_on(best.backend) || !ran_on(best.backend)->petsc_type) o << "; `" << best.backend << "` itself is not in PETSc: it needs sf-replay's implementation";
+}
+
 // The end of a captured application's report: per backend measured, the application's
 // communication (count x per call), its ratio to PetscSF's best type, and what to set in PETSc.
 void verdict(std::ostringstream& o, const CaptureSummary& c) {
@@ -229,10 +239,7 @@ void verdict(std::ostringstream& o, const CaptureSummary& c) {
   if (petsc && petsc != &best)
     o << ", " << fmt("%.2fx", best.median_us / petsc->median_us) << " PetscSF's best type (`" << petsc->backend << "`), "
       << (best.p75_us < petsc->p25_us ? "beyond the noise" : "within the noise of it");
-  if (settable)
-    o << ". In PETSc 3.18 set `-sf_type " << ran_on(settable->backend)->petsc_type << "`"
-      << (settable != &best ? " (its fastest type here: `" + settable->backend + "`)" : "");
-  if (!ran_on(best.backend) || !ran_on(best.backend)->petsc_type) o << "; `" << best.backend << "` itself is not in PETSc: it needs sf-replay's implementation";
+  sf_type_advice(o, settable, best, "here");
   o << (petsc_ran ? "." : "; add `--backend ...,petsc,petsc-neighbor` to `sf-replay run` for PetscSF's own times.") << "\n";
 }
 
@@ -252,10 +259,7 @@ void predicted_verdict(std::ostringstream& o, const CaptureSummary& c) {
   const auto settable = std::find_if(c.predicted.begin(), c.predicted.end(), [](const BackendTotal& t) { return ran_on(t.backend) && ran_on(t.backend)->petsc_type; });
   o << "\n**Predicted verdict:** `" << best.backend << "` is fastest on `" << c.predicted_machine << "`, " << fmt("%.3f", best.median_us / 1e3)
     << " ms of communication over the run";
-  if (settable != c.predicted.end())
-    o << ". In PETSc 3.18 set `-sf_type " << ran_on(settable->backend)->petsc_type << "`"
-      << (settable->backend != best.backend ? " (its fastest type predicted: `" + settable->backend + "`)" : "");
-  if (!ran_on(best.backend) || !ran_on(best.backend)->petsc_type) o << "; `" << best.backend << "` itself is not in PETSc: it needs sf-replay's implementation";
+  sf_type_advice(o, settable != c.predicted.end() ? &*settable : nullptr, best, "predicted");
   o << " (PetscSF's own code is not simulated: measure it with `sf-replay run --backend petsc,...` where the ranks exist).\n";
 }
 
