@@ -312,14 +312,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
     // model (everything else calibrated, no such work) predicts for it, per backend.
     MachineModel bare = m;
     bare.op_overhead = 0;
-    bare.op_overhead_by_backend.clear();
-    bare.block_cost_by_backend.clear();
-    bare.peer_cost_by_backend.clear();
-    bare.byte_cost_by_backend.clear();
-    bare.small_byte_cost_by_backend.clear();
-    bare.large_message_cost_by_backend.clear();
-    bare.scatter_cost_by_backend.clear();
-    bare.leaf_to_root_by_backend.clear();
+    bare.backend_costs.clear();
     using trace::CalibrationShape;
     // Each pattern's trace is built once, for every backend.
     std::map<std::pair<CalibrationShape, core::OpKind>, trace::BuiltTrace> patterns;
@@ -355,18 +348,11 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       mm.large_message_bytes = m.large_message_bytes;
       mm.small_byte_until = e.small_until;
       mm.scatter_beyond = wire_beyond;
-      if (kind == core::OpKind::reduce) {
-        mm.leaf_to_root_by_backend[name] = {e.op, e.run, e.byte, e.small_byte, e.scatter};
-      } else {
-        mm.op_overhead_by_backend[name] = e.op;
-        mm.block_cost_by_backend[name] = e.run;
-        mm.byte_cost_by_backend[name] = e.byte;
-        if (e.scatter) mm.scatter_cost_by_backend[name] = *e.scatter;
-        if (e.small_byte) mm.small_byte_cost_by_backend[name] = *e.small_byte;
-      }
-      mm.peer_cost_by_backend[name] = e.peer;
-      mm.large_message_cost_by_backend[name] = e.large;
-      if (e.wire != 1) mm.wire_factor_by_backend[name] = e.wire, mm.wire_factor_beyond = wire_beyond;
+      MachineModel::BackendCosts& b = mm.backend_costs[name];
+      MachineModel::CostTerms& dir = kind == core::OpKind::reduce ? b.leaf_to_root.emplace() : b;
+      dir.op = e.op, dir.run = e.run, dir.byte = e.byte, dir.scatter = e.scatter, dir.small_byte = e.small_byte;
+      b.peer = e.peer, b.large = e.large;
+      if (e.wire != 1) b.wire = e.wire, mm.wire_factor_beyond = wire_beyond;
       return simulate(pattern(shape, kind), mm, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s - shift;
     };
     // One line of the fit for `name` begins so; a direction is named by its op.
@@ -654,12 +640,13 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       e.run = down.run;
       e.op = down.base;
       small_bytes(name, core::OpKind::bcast, down.in_order ? d.sf_op_backend_small[k] : -1, d.sf_op_backend[k], down.model, e);
-      m.small_byte_cost_by_backend[name] = *e.small_byte;
-      if (down.in_order) m.block_cost_by_backend[name] = e.run;
+      MachineModel::BackendCosts& out = m.backend_costs[name];
+      out.small_byte = e.small_byte;
+      if (down.in_order) out.run = e.run;
       // Backends without costs of their own (the node-aware ones on one node) fall back to basic's
       // cost per op: at the ring's bytes, where basic's line was fitted (with a cost per small byte,
       // which they do not have, basic's own cost per op is the line's at no byte).
-      m.op_overhead_by_backend[name] = std::max(0.0, e.op);
+      out.op = std::max(0.0, e.op);
       if (k == 0) m.op_overhead = std::max(0.0, e.op + e.small_byte.value_or(0) * until);
       std::optional<MachineModel::ExecutorCosts> up_costs;
       if (d.sf_reduce_backend[k] >= 0) {
@@ -681,7 +668,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
                                 static_cast<double>(ru), static_cast<double>(rd)));
         }
         up_costs = u;
-        m.leaf_to_root_by_backend[name] = {std::max(0.0, u.op), u.run, -1, u.small_byte};
+        out.leaf_to_root = MachineModel::CostTerms{.op = std::max(0.0, u.op), .run = u.run, .small_byte = u.small_byte};
       }
       if (std::string_view(name) == "basic" && m.core_sharing.cores > 0 && d.sf_mate_ring_small > 0 && d.sf_mate_ring > 0) mate(e);
       // 2. The fan against the rings' costs: P - 1 peers each way and P - 1 runs where the ring has
@@ -690,7 +677,7 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         if (const auto peer = term(name, CalibrationShape::fan, core::OpKind::bcast, d.sf_op_backend_fan[k], e, &MachineModel::ExecutorCosts::peer,
                                    1e-4, "us per peer beyond one each way", 1e6, "%.3f",
                                    fmt("the fan of %.0f peers", static_cast<double>(fan_peers))))
-          m.peer_cost_by_backend[name] = e.peer = *peer;
+          out.peer = e.peer = *peer;
       // 3. The large ring (both ways: from 3 ranks two peers each way, as a halo has) and the large
       // fan (the fan's peers with large messages): per byte beyond the ring's and per large
       // message beyond one each way, together where both were measured.
@@ -699,17 +686,17 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       if (d.sf_op_backend_large[k] >= 0 && fan_large) {
         const auto [byte, large] = byte_and_large(name, d.sf_op_backend_large[k], d.sf_op_backend_fan_large[k],
                                                   fmt("the fan of %.0f B per peer", static_cast<double>(sizes[1])), e);
-        if (byte) m.byte_cost_by_backend[name] = e.byte = *byte;
-        if (large) m.large_message_cost_by_backend[name] = e.large = *large;
+        if (byte) out.byte = e.byte = *byte;
+        if (large) out.large = e.large = *large;
       } else if (d.sf_op_backend_large[k] >= 0) {
         if (const auto byte = term(name, CalibrationShape::ring_large, core::OpKind::bcast, d.sf_op_backend_large[k], e,
                                    &MachineModel::ExecutorCosts::byte, 1e-8, beyond, 1e9, "%.4f", large_ring))
-          m.byte_cost_by_backend[name] = e.byte = *byte;
+          out.byte = e.byte = *byte;
       } else if (fan_large) {
         if (const auto large = term(name, CalibrationShape::fan_large, core::OpKind::bcast, d.sf_op_backend_fan_large[k], e,
                                     &MachineModel::ExecutorCosts::large, 1e-4, "us per large message beyond one each way", 1e6, "%.3f",
                                     fmt("the fan of %.0f B per peer", static_cast<double>(sizes[1]))))
-          m.large_message_cost_by_backend[name] = e.large = *large;
+          out.large = e.large = *large;
       }
       // 3b. The large ring below the model even without a cost per byte (which can only add):
       // what a message beyond the ring's costs the wire more than the ring's is scaled instead, as
@@ -717,8 +704,8 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
       if (d.sf_op_backend_large[k] >= 0 && e.byte <= 0 &&
           predicted(CalibrationShape::ring_large, core::OpKind::bcast, name, e) > d.sf_op_backend_large[k] * 1.001) {
         const bool refitted = wire(name, d.sf_op_backend_large[k], fan_large ? d.sf_op_backend_fan_large[k] : -1, e);
-        if (e.wire != 1) m.wire_factor_by_backend[name] = e.wire, m.wire_factor_beyond = wire_beyond;
-        if (refitted) m.large_message_cost_by_backend[name] = e.large;
+        if (e.wire != 1) out.wire = e.wire, m.wire_factor_beyond = wire_beyond;
+        if (refitted) out.large = e.large;
       }
       // 4. The large ring with a reduce: the leaf-to-root direction's own cost per byte.
       if (up_costs && d.sf_reduce_backend_large[k] >= 0) {
@@ -726,20 +713,20 @@ Calibration calibrate_machine(const core::CalibrationData& d) {
         u.peer = e.peer, u.large = e.large, u.wire = e.wire;
         if (const auto b = term(name, CalibrationShape::ring_large, core::OpKind::reduce, d.sf_reduce_backend_large[k], u,
                                 &MachineModel::ExecutorCosts::byte, 1e-8, beyond + ", reduce", 1e9, "%.4f", large_ring))
-          m.leaf_to_root_by_backend[name].byte = u.byte = *b;
+          out.leaf_to_root->byte = u.byte = *b;
         up_costs = u;
       }
       // 5. The large rings permuted against the large rings in order: per value packed or unpacked
       // through an index list in a message past the ring's, beyond the cost per run, each direction.
       if (d.sf_op_backend_large_permuted[k] >= 0 && d.sf_op_backend_large[k] >= 0)
         if (const auto s = scatter(name, core::OpKind::bcast, d.sf_op_backend_large_permuted[k], d.sf_op_backend_large[k], e))
-          e.scatter = *s, m.scatter_cost_by_backend[name] = *s, m.scatter_beyond = wire_beyond;
+          e.scatter = *s, out.scatter = *s, m.scatter_beyond = wire_beyond;
       if (up_costs && d.sf_reduce_backend_large_permuted[k] >= 0 && d.sf_reduce_backend_large[k] >= 0) {
         MachineModel::ExecutorCosts u = *up_costs;
         u.peer = e.peer, u.large = e.large, u.wire = e.wire;
-        if (m.leaf_to_root_by_backend[name].byte < 0) u.byte = e.byte;  // not fitted apart: the bcast's, as the file has it
+        if (!out.leaf_to_root->byte) u.byte = e.byte;  // not fitted apart: the bcast's, as the file has it
         if (const auto s = scatter(name, core::OpKind::reduce, d.sf_reduce_backend_large_permuted[k], d.sf_reduce_backend_large[k], u))
-          m.leaf_to_root_by_backend[name].scatter = *s, m.scatter_beyond = wire_beyond;
+          out.leaf_to_root->scatter = *s, m.scatter_beyond = wire_beyond;
       }
     }
   }

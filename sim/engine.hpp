@@ -158,7 +158,7 @@ public:
   // replay); otherwise the engine keeps its own across the steps it runs. `wire_factor` scales
   // what a host message beyond the model's wire_factor_beyond bytes costs the wire more than one
   // of that size (its bytes, and a rendezvous's latency beyond the eager one's; a backend's,
-  // MachineModel::wire_factor_for).
+  // MachineModel::CostTerms::wire).
   Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vector<Time>* busy = nullptr, double wire_factor = 1);
   std::size_t endpoints() const { return node_.size(); }
   const std::vector<std::int32_t>& node() const { return node_; }

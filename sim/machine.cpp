@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <span>
+#include <vector>
 
 #include "core/backends.hpp"
 #include "core/error.hpp"
@@ -143,6 +144,12 @@ struct Reader : io::StrictReader {
     if (v < lo || v > hi) fail(ptr, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
     return v;
   }
+  // One backend's value of a cost term, within the term's bounds.
+  double term(const CostTerm& t, const Json& v, const std::string& ptr) const {
+    const double x = t.least < 0 ? signed_number(v, ptr) : number(v, ptr);
+    if (x > t.most || x < t.least) fail(ptr, "expected " + std::string(t.expected) + ", got " + v.dump());
+    return x;
+  }
   AlphaBeta ab(const Json& j, const std::string& ptr) const {
     if (!j.is_array() || j.size() != 2) fail(ptr, "expected [alpha seconds, beta seconds per byte]");
     return {number(j[0], io::pointer_join(ptr, std::size_t{0})), number(j[1], io::pointer_join(ptr, std::size_t{1}))};
@@ -163,6 +170,95 @@ struct Reader : io::StrictReader {
   }
 };
 
+// The machine file's keys of the cost terms: each term's object and the keys that say where terms
+// apply.
+constexpr auto kCostTermKeys = [] {
+  std::array<std::string_view, 2 * kCostTerms.size()> v{};
+  std::size_t n = 0;
+  for (const CostTerm& t : kCostTerms) {
+    v[n++] = t.key;
+    if (!t.applies.empty()) v[n++] = t.applies;
+  }
+  return std::pair{v, n};
+}();
+// A leaf_to_root_by_backend record's keys: the terms fitted apart.
+constexpr auto kLeafKeys = [] {
+  std::array<std::string_view, kCostTerms.size()> v{};
+  std::size_t n = 0;
+  for (const CostTerm& t : kCostTerms)
+    if (!t.leaf_key.empty()) v[n++] = t.leaf_key;
+  return std::pair{v, n};
+}();
+std::span<const std::string_view> keys_of(const auto& table) { return {table.first.data(), table.second}; }
+
+// The per-backend keys: the backends calibrate measures (core::kCalibratedBackends).
+std::span<const std::string_view> calibrated_keys() {
+  static const auto keys = [] {
+    std::array<std::string_view, core::kCalibratedBackends.size()> v{};
+    std::copy(core::kCalibratedBackends.begin(), core::kCalibratedBackends.end(), v.begin());
+    return v;
+  }();
+  return keys;
+}
+
+// Whether any backend has the term, in either direction.
+bool any_has(const MachineModel& m, const CostTerm& t) {
+  return std::any_of(m.backend_costs.begin(), m.backend_costs.end(), [&](const auto& b) {
+    return (b.second.*t.term).has_value() || (b.second.leaf_to_root && ((*b.second.leaf_to_root).*t.term).has_value());
+  });
+}
+
+// The keys that say where terms apply, read (bounds checked) where present.
+void read_where_terms_apply(const Reader& r, const Json& j, MachineModel& m) {
+  if (j.contains("small_byte_until")) m.small_byte_until = r.integer(j["small_byte_until"], "/small_byte_until", 1);
+  if (j.contains("wire_factor_beyond")) m.wire_factor_beyond = r.integer(j["wire_factor_beyond"], "/wire_factor_beyond", 0);
+  if (j.contains("scatter_beyond")) m.scatter_beyond = r.integer(j["scatter_beyond"], "/scatter_beyond", 0);
+  if (j.contains("large_message_bytes")) {
+    const auto& b = j["large_message_bytes"];
+    if (!b.is_array() || b.size() != 2) r.fail("/large_message_bytes", "expected [from, to]: two sizes in bytes, from < to");
+    m.large_message_bytes = {r.integer(b[0], "/large_message_bytes/0", 0), r.integer(b[1], "/large_message_bytes/1", 1)};
+    if (m.large_message_bytes[0] >= m.large_message_bytes[1]) r.fail("/large_message_bytes", "expected from < to, got " + b.dump());
+  }
+}
+
+// A leaf_to_root_by_backend record: the terms fitted apart, each needing what says where it
+// applies as the bcast's does.
+MachineModel::CostTerms read_leaf_to_root(const Reader& r, const Json& j, const Json& v, const std::string& at) {
+  r.object(v, at, keys_of(kLeafKeys));
+  MachineModel::CostTerms l;
+  for (const CostTerm& t : kCostTerms) {
+    const std::string key(t.leaf_key);
+    if (key.empty() || !v.contains(key)) continue;
+    l.*t.term = r.term(t, v[key], at + "/" + key);
+    if (!t.applies.empty() && !j.contains(std::string(t.applies)))
+      r.fail(at + "/" + key, "needs " + std::string(t.applies) + " (" + std::string(t.applies_what) + ")");
+  }
+  return l;
+}
+
+// Every cost term of kCostTerms, one number per calibrated backend, and the leaf-to-root records;
+// a term that applies somewhere needs the key saying where, and that key needs a backend with
+// the term (else it would do nothing).
+void read_cost_terms(const Reader& r, const Json& j, MachineModel& m) {
+  for (const CostTerm& t : kCostTerms) {
+    const std::string key(t.key), at = "/" + key;
+    if (!j.contains(key)) continue;
+    r.object(j[key], at, calibrated_keys());
+    for (const auto& [b, v] : j[key].items()) m.backend_costs[b].*t.term = r.term(t, v, at + "/" + b);
+    if (!t.applies.empty() && !j.contains(std::string(t.applies)))
+      r.fail(at, "needs " + std::string(t.applies) + " (" + std::string(t.applies_what) + ")");
+  }
+  if (j.contains("leaf_to_root_by_backend")) {
+    const auto& o = j["leaf_to_root_by_backend"];
+    r.object(o, "/leaf_to_root_by_backend", calibrated_keys());
+    for (const auto& [b, v] : o.items()) m.backend_costs[b].leaf_to_root = read_leaf_to_root(r, j, v, "/leaf_to_root_by_backend/" + b);
+  }
+  read_where_terms_apply(r, j, m);
+  for (const CostTerm& t : kCostTerms)
+    if (!t.applies.empty() && j.contains(std::string(t.applies)) && !any_has(m, t))
+      r.fail("/" + std::string(t.applies), "no backend has " + std::string(t.noun) + ": it would do nothing");
+}
+
 }  // namespace
 
 const char* preset_names() { return "lassen, generic"; }
@@ -175,18 +271,16 @@ std::optional<MachineModel> preset(const std::string& name) {
 
 MachineModel parse_machine(const Json& j, const std::string& source) {
   const Reader r{source};
-  // The per-backend keys: the backends calibrate measures (core::kCalibratedBackends).
-  static const auto calibrated_keys = [] {
-    std::array<std::string_view, core::kCalibratedBackends.size()> v{};
-    std::copy(core::kCalibratedBackends.begin(), core::kCalibratedBackends.end(), v.begin());
+  if (j.is_object()) io::check_format(j, source, "sf-machine", false);  // first: another kind of file is named as such
+  // The file's keys: the model's own, then the cost terms' (kCostTerms).
+  static const std::vector<std::string_view> keys = [] {
+    std::vector<std::string_view> v{"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta",
+                                    "copy", "pack", "kernels", "loggp", "collective_overhead", "fence_overhead", "op_overhead",
+                                    "leaf_to_root_by_backend", "core_sharing", "split", "calibration"};
+    for (const std::string_view k : keys_of(kCostTermKeys)) v.push_back(k);
     return v;
   }();
-  if (j.is_object()) io::check_format(j, source, "sf-machine", false);  // first: another kind of file is named as such
-  r.object(j, "",
-           {"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta", "copy", "pack", "kernels", "loggp",
-            "collective_overhead", "fence_overhead", "op_overhead", "op_overhead_by_backend", "block_cost_by_backend",
-            "peer_cost_by_backend", "byte_cost_by_backend", "small_byte_cost_by_backend", "small_byte_until", "large_message_cost_by_backend", "large_message_bytes", "leaf_to_root_by_backend", "wire_factor_by_backend", "wire_factor_beyond", "scatter_cost_by_backend", "scatter_beyond", "core_sharing", "split",
-            "calibration"});
+  r.object(j, "", std::span<const std::string_view>(keys));
   std::string base = "generic";
   if (j.contains("base")) {
     if (!j["base"].is_string() || !preset(j["base"].get<std::string>()))
@@ -263,89 +357,7 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   if (j.contains("collective_overhead")) m.collective_overhead = r.number(j["collective_overhead"], "/collective_overhead");
   if (j.contains("fence_overhead")) m.fence_overhead = r.number(j["fence_overhead"], "/fence_overhead");
   if (j.contains("op_overhead")) m.op_overhead = r.number(j["op_overhead"], "/op_overhead");
-  if (j.contains("op_overhead_by_backend")) {
-    const auto& o = j["op_overhead_by_backend"];
-    r.object(o, "/op_overhead_by_backend", std::span<const std::string_view>(calibrated_keys));
-    for (const auto& [k, v] : o.items()) m.op_overhead_by_backend[k] = r.number(v, "/op_overhead_by_backend/" + k);
-  }
-  // Seconds per unit of something, per calibrated backend, at most `most` (additive keys: machine
-  // files before them have none).
-  // One number per backend, from `least` to `most` (`what`: the error's expectation).
-  auto per_backend = [&](const char* key, double least, double most, const char* what, std::map<std::string, double>& into) {
-    if (!j.contains(key)) return;
-    const std::string at = std::string("/") + key;
-    const auto& o = j[key];
-    r.object(o, at, std::span<const std::string_view>(calibrated_keys));
-    for (const auto& [k, v] : o.items()) {
-      const double x = least < 0 ? r.signed_number(v, at + "/" + k) : r.number(v, at + "/" + k);
-      if (x > most || x < least) r.fail(at + "/" + k, std::string("expected ") + what + ", got " + v.dump());
-      into[k] = x;
-    }
-  };
-  per_backend("block_cost_by_backend", 0, 1e-6, "seconds per run of roots, at most 1e-6 (1 us)", m.block_cost_by_backend);
-  per_backend("peer_cost_by_backend", 0, 1e-4, "seconds per peer, at most 1e-4 (100 us)", m.peer_cost_by_backend);
-  per_backend("byte_cost_by_backend", 0, 1e-8, "seconds per byte, at most 1e-8 (10 ns)", m.byte_cost_by_backend);
-  per_backend("small_byte_cost_by_backend", -1e-8, 1e-8, "seconds per byte, from -1e-8 to 1e-8 (10 ns)", m.small_byte_cost_by_backend);
-  per_backend("wire_factor_by_backend", 0.05, 1, "a factor from 0.05 to 1", m.wire_factor_by_backend);
-  if (j.contains("wire_factor_by_backend") && !j.contains("wire_factor_beyond"))
-    r.fail("/wire_factor_by_backend", "needs wire_factor_beyond (the bytes of a message beyond which it applies)");
-  if (j.contains("wire_factor_beyond")) {
-    m.wire_factor_beyond = r.integer(j["wire_factor_beyond"], "/wire_factor_beyond", 0);
-    if (m.wire_factor_by_backend.empty()) r.fail("/wire_factor_beyond", "no backend has a wire factor: it would do nothing");
-  }
-  per_backend("scatter_cost_by_backend", 0, 1e-6, "seconds per value, at most 1e-6 (1 us)", m.scatter_cost_by_backend);
-  if (j.contains("small_byte_cost_by_backend") && !j.contains("small_byte_until"))
-    r.fail("/small_byte_cost_by_backend", "needs small_byte_until (the bytes a rank sends plus receives up to which it applies)");
-  if (j.contains("small_byte_until")) m.small_byte_until = r.integer(j["small_byte_until"], "/small_byte_until", 1);
-  per_backend("large_message_cost_by_backend", 0, 1e-4, "seconds per large message, at most 1e-4 (100 us)", m.large_message_cost_by_backend);
-  if (j.contains("large_message_cost_by_backend") && !j.contains("large_message_bytes"))
-    r.fail("/large_message_cost_by_backend", "needs large_message_bytes ([from, to]: which messages are large)");
-  if (j.contains("large_message_bytes")) {
-    const auto& b = j["large_message_bytes"];
-    if (!b.is_array() || b.size() != 2) r.fail("/large_message_bytes", "expected [from, to]: two sizes in bytes, from < to");
-    m.large_message_bytes = {r.integer(b[0], "/large_message_bytes/0", 0), r.integer(b[1], "/large_message_bytes/1", 1)};
-    if (m.large_message_bytes[0] >= m.large_message_bytes[1])
-      r.fail("/large_message_bytes", "expected from < to, got " + b.dump());
-  }
-  if (j.contains("leaf_to_root_by_backend")) {
-    const auto& o = j["leaf_to_root_by_backend"];
-    r.object(o, "/leaf_to_root_by_backend", std::span<const std::string_view>(calibrated_keys));
-    for (const auto& [k, v] : o.items()) {
-      const std::string at = "/leaf_to_root_by_backend/" + k;
-      r.object(v, at, {"op", "run", "byte", "small_byte", "scatter"});
-      MachineModel::ExecutorCost c;
-      if (v.contains("op")) c.op = r.number(v["op"], at + "/op");
-      if (v.contains("run")) c.run = r.number(v["run"], at + "/run");
-      if (c.run > 1e-6) r.fail(at + "/run", "expected seconds per run of roots, at most 1e-6 (1 us), got " + v["run"].dump());
-      if (v.contains("byte")) c.byte = r.number(v["byte"], at + "/byte");
-      if (c.byte > 1e-8) r.fail(at + "/byte", "expected seconds per byte, at most 1e-8 (10 ns), got " + v["byte"].dump());
-      if (v.contains("small_byte")) {
-        c.small_byte = r.signed_number(v["small_byte"], at + "/small_byte");
-        if (std::abs(*c.small_byte) > 1e-8)
-          r.fail(at + "/small_byte", "expected seconds per byte, from -1e-8 to 1e-8 (10 ns), got " + v["small_byte"].dump());
-        if (!j.contains("small_byte_until")) r.fail(at + "/small_byte", "needs small_byte_until (up to which bytes it applies)");
-      }
-      if (v.contains("scatter")) {
-        c.scatter = r.number(v["scatter"], at + "/scatter");
-        if (*c.scatter > 1e-6) r.fail(at + "/scatter", "expected seconds per value, at most 1e-6 (1 us), got " + v["scatter"].dump());
-        if (!j.contains("scatter_beyond")) r.fail(at + "/scatter", "needs scatter_beyond (the bytes of a message beyond which it applies)");
-      }
-      m.leaf_to_root_by_backend[k] = c;
-    }
-  }
-  if (j.contains("scatter_cost_by_backend") && !j.contains("scatter_beyond"))
-    r.fail("/scatter_cost_by_backend", "needs scatter_beyond (the bytes of a message beyond which it applies)");
-  if (j.contains("scatter_beyond")) {
-    m.scatter_beyond = r.integer(j["scatter_beyond"], "/scatter_beyond", 0);
-    bool used = !m.scatter_cost_by_backend.empty();
-    for (const auto& [k, c] : m.leaf_to_root_by_backend) used = used || c.scatter.has_value();
-    if (!used) r.fail("/scatter_beyond", "no backend has a scatter cost: it would do nothing");
-  }
-  if (j.contains("small_byte_until")) {
-    bool used = !m.small_byte_cost_by_backend.empty();
-    for (const auto& [k, c] : m.leaf_to_root_by_backend) used = used || c.small_byte.has_value();
-    if (!used) r.fail("/small_byte_until", "no backend has a small_byte cost: it would do nothing");
-  }
+  read_cost_terms(r, j, m);
   if (j.contains("calibration") && !j["calibration"].is_object()) r.fail("/calibration", "expected an object (what calibrate measured)");
   if (j.contains("core_sharing")) {
     const auto& s = j["core_sharing"];
@@ -430,6 +442,36 @@ MachineModel load_machine(const std::string& name_or_path) {
   return parse_machine(io::parse_json_strict(text, name_or_path), name_or_path);
 }
 
+namespace {
+// What says where a term applies, as the machine file has it.
+Json where_it_applies(const MachineModel& m, std::string_view key) {
+  if (key == "small_byte_until") return m.small_byte_until;
+  if (key == "wire_factor_beyond") return m.wire_factor_beyond;
+  if (key == "scatter_beyond") return m.scatter_beyond;
+  return m.large_message_bytes;
+}
+
+// Each cost term where a backend has it (op_overhead_by_backend always), the leaf-to-root records,
+// and what says where a term applies where one has it. Costs per small byte apply up to
+// small_byte_until bytes: with none (a model made in code) they do nothing and are not written.
+void write_cost_terms(const MachineModel& m, Json& j) {
+  const auto written = [&](const CostTerm& t) { return t.term != &MachineModel::CostTerms::small_byte || m.small_byte_until >= 1; };
+  j["op_overhead_by_backend"] = Json::object();
+  for (const CostTerm& t : kCostTerms) {
+    if (!written(t)) continue;
+    for (const auto& [b, costs] : m.backend_costs)
+      if (const auto& v = costs.*t.term) j[std::string(t.key)][b] = *v;
+    if (!t.applies.empty() && any_has(m, t)) j[std::string(t.applies)] = where_it_applies(m, t.applies);
+  }
+  for (const auto& [b, costs] : m.backend_costs) {
+    if (!costs.leaf_to_root) continue;
+    Json& l = j["leaf_to_root_by_backend"][b] = Json::object();
+    for (const CostTerm& t : kCostTerms)
+      if (const auto& v = (*costs.leaf_to_root).*t.term; v && !t.leaf_key.empty() && written(t)) l[std::string(t.leaf_key)] = *v;
+  }
+}
+}  // namespace
+
 Json machine_to_json(const MachineModel& m) {
   Json j;
   j["format"] = "sf-machine";
@@ -459,36 +501,7 @@ Json machine_to_json(const MachineModel& m) {
   j["collective_overhead"] = m.collective_overhead;
   j["fence_overhead"] = m.fence_overhead;
   j["op_overhead"] = m.op_overhead;
-  j["op_overhead_by_backend"] = Json::object();
-  for (const auto& [k, v] : m.op_overhead_by_backend) j["op_overhead_by_backend"][k] = v;
-  // The additive per-backend keys, written only where calibrate fitted them.
-  for (const auto& [key, costs] :
-       {std::pair{"block_cost_by_backend", &m.block_cost_by_backend}, std::pair{"peer_cost_by_backend", &m.peer_cost_by_backend},
-        std::pair{"byte_cost_by_backend", &m.byte_cost_by_backend}, std::pair{"large_message_cost_by_backend", &m.large_message_cost_by_backend}})
-    if (!costs->empty()) j[key] = *costs;
-  // Costs per small byte apply up to small_byte_until bytes: with none (a model made in code), they
-  // do nothing and are not written.
-  const bool small_applies = m.small_byte_until >= 1;
-  bool small = small_applies && !m.small_byte_cost_by_backend.empty();
-  if (small) j["small_byte_cost_by_backend"] = m.small_byte_cost_by_backend;
-  for (const auto& [k, v] : m.leaf_to_root_by_backend) small = small || (small_applies && v.small_byte.has_value());
-  if (small) j["small_byte_until"] = m.small_byte_until;
-  if (!m.large_message_cost_by_backend.empty()) j["large_message_bytes"] = m.large_message_bytes;
-  if (!m.wire_factor_by_backend.empty())
-    j["wire_factor_by_backend"] = m.wire_factor_by_backend, j["wire_factor_beyond"] = m.wire_factor_beyond;
-  bool scatter = !m.scatter_cost_by_backend.empty();
-  for (const auto& [k, v] : m.leaf_to_root_by_backend) scatter = scatter || v.scatter.has_value();
-  if (!m.scatter_cost_by_backend.empty()) j["scatter_cost_by_backend"] = m.scatter_cost_by_backend;
-  if (scatter) j["scatter_beyond"] = m.scatter_beyond;
-  if (!m.leaf_to_root_by_backend.empty()) {
-    j["leaf_to_root_by_backend"] = Json::object();
-    for (const auto& [k, v] : m.leaf_to_root_by_backend) {
-      j["leaf_to_root_by_backend"][k] = {{"op", v.op}, {"run", v.run}};
-      if (v.byte >= 0) j["leaf_to_root_by_backend"][k]["byte"] = v.byte;
-      if (small_applies && v.small_byte) j["leaf_to_root_by_backend"][k]["small_byte"] = *v.small_byte;
-      if (v.scatter) j["leaf_to_root_by_backend"][k]["scatter"] = *v.scatter;
-    }
-  }
+  write_cost_terms(m, j);
   if (m.core_sharing.cores > 0) {
     j["core_sharing"] = {{"cores", m.core_sharing.cores}, {"fitted_ranks_per_core", m.core_sharing.fitted_ranks_per_core}};
     if (m.core_sharing.mate_factor != 1) j["core_sharing"]["mate_factor"] = m.core_sharing.mate_factor;

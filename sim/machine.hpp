@@ -20,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "io/json_strict.hpp"
 #include "trace/trace.hpp"
@@ -79,93 +80,62 @@ struct MachineModel {
   double collective_overhead = 0;                        // per call of a collective (neighbor, alltoallv), seconds
   double fence_overhead = 0;                             // per MPI_Win_fence beyond its dissemination rounds, seconds
   double op_overhead = 0;                                // per op call and rank: the executor's own CPU work (begin/end), seconds
-  std::map<std::string, double> op_overhead_by_backend;  // the same for a backend (its name), when it differs
-  double op_overhead_for(const std::string& backend) const {
-    const auto it = op_overhead_by_backend.find(backend);
-    return it == op_overhead_by_backend.end() ? op_overhead : it->second;
-  }
-  // A backend's cost per run of consecutive roots that a rank's leaves read on one peer (seconds):
-  // one-sided transfers name their targets as an indexed datatype of one block per run, which
-  // MPI walks block by block. calibrate fits it from its ring permuted and in order; the simulator
-  // adds it times the rank's runs to the op overhead of every call (with a cost per scattered
-  // value, scatter_cost_by_backend: the runs of scattered lists in messages up to scatter_beyond
-  // bytes only).
-  std::map<std::string, double> block_cost_by_backend;
-  double block_cost_for(const std::string& backend) const {
-    const auto it = block_cost_by_backend.find(backend);
-    return it == block_cost_by_backend.end() ? 0 : it->second;
-  }
-  // A backend's cost per peer (seconds): per peer a rank sends to or receives from beyond the one
-  // of each that calibrate's ring has (a request to start and complete, a block to pack or
-  // unpack). calibrate fits it from its fan of peers (at least 3 ranks) against the ring in order.
-  std::map<std::string, double> peer_cost_by_backend;
-  double peer_cost_for(const std::string& backend) const {
-    const auto it = peer_cost_by_backend.find(backend);
-    return it == peer_cost_by_backend.end() ? 0 : it->second;
-  }
-  // A backend's cost per byte a rank sends or receives beyond the wire's (seconds per byte; beyond
-  // small_byte_until bytes where the backend has a cost per small byte): the copies of ranks that
-  // share a core, a protocol's extra copy. calibrate fits it from its large ring (both ways),
-  // together with the cost per large message.
-  std::map<std::string, double> byte_cost_by_backend;
-  double byte_cost_for(const std::string& backend) const {
-    const auto it = byte_cost_by_backend.find(backend);
-    return it == byte_cost_by_backend.end() ? 0 : it->second;
-  }
-  // A backend's cost per byte a rank sends or receives up to small_byte_until bytes (sent plus
-  // received; byte_cost_for's beyond): below the ring's size, where copies and protocols cost
-  // more or less per byte than above it. calibrate fits it from its small ring against the ring in
-  // order. It may be negative: where the wire's model charges the bytes below the ring more than
-  // the backend spends on them, the cost per call falls from the cost per op (at no byte) towards
-  // what is left at the ring's bytes, and never below 0 (ExecutorCosts::per_call). A backend
-  // without one pays byte_cost_for on every byte.
-  std::map<std::string, double> small_byte_cost_by_backend;
-  std::int64_t small_byte_until = 0;
-  std::optional<double> small_byte_cost_for(const std::string& backend) const {
-    const auto it = small_byte_cost_by_backend.find(backend);
-    if (it == small_byte_cost_by_backend.end()) return std::nullopt;
-    return it->second;
-  }
-  // A backend's factor on what the bytes of a host message beyond wire_factor_beyond bytes cost on
-  // the wire more than one of that size, and on a rendezvous's latency beyond the eager one's
-  // (only an excess; 0.05 to 1, 1 where it has none): where the backend moves large messages faster than the ping-pong
-  // the wire was fitted on (a one-sided get or put on one node is one memory copy, an eager
-  // message two through the MPI's buffers; an exchange both ways overlaps the rendezvous
-  // handshake a ping-pong waits for). calibrate fits it from its large ring where that ring is
-  // measured below the model (a cost per byte, which can only add, would be negative); beyond the
-  // ring's message size, so the rings' own fits keep.
-  std::map<std::string, double> wire_factor_by_backend;
-  std::int64_t wire_factor_beyond = 0;  // bytes of one message
-  double wire_factor_for(const std::string& backend) const {
-    const auto it = wire_factor_by_backend.find(backend);
-    return it == wire_factor_by_backend.end() ? 1 : it->second;
-  }
-  // A backend's cost per value a rank packs into or unpacks from a message of more than
-  // scatter_beyond bytes through an index list (a peer's list of roots or leaves that is not one
-  // contiguous block; seconds per value), in place of the cost per run for those lists: past the
-  // MPI's eager limit a contiguous block is handed to the MPI as it is, a packed one is written
-  // first and then read again by the MPI or the peer from the writer's cache, value by value and
-  // not run by run. calibrate fits it from its large ring permuted against the large ring in order
-  // (each direction); the simulator charges it to the rank whose lists they are (in a bcast the
-  // roots' rank packs them). A backend without one pays its cost per run on every list.
-  std::map<std::string, double> scatter_cost_by_backend;
-  std::int64_t scatter_beyond = 0;  // bytes of one message
-  std::optional<double> scatter_cost_for(const std::string& backend) const {
-    const auto it = scatter_cost_by_backend.find(backend);
-    if (it == scatter_cost_by_backend.end()) return std::nullopt;
-    return it->second;
-  }
-  // A backend's cost per large message a rank sends or receives beyond two (seconds; past the
-  // MPI's eager limit each one's handshake waits for the peer to answer). calibrate fits it from
-  // its large fan, together with the cost per byte. A message of at most large_message_bytes[0]
-  // (the fan's) counts for nothing, one of at least [1] (the large fan's) for a whole one, one in
-  // between for the fraction of the way.
-  std::map<std::string, double> large_message_cost_by_backend;
+  // The executor's own costs per backend, term by term, as calibrate fitted them (sim/README.md
+  // "Executor costs"): one record per backend, one optional number per term (none: not fitted,
+  // the term's default applies), the leaf-to-root direction's own terms where calibrate measured
+  // them apart. kCostTerms (below) lists the terms once: their machine-file keys, bounds and
+  // defaults, for the file's reader and writer.
+  struct CostTerms {
+    // Per op call and rank (seconds); default op_overhead.
+    std::optional<double> op{};
+    // Per run of consecutive roots that a rank's leaves read on one peer (seconds): one-sided
+    // transfers name their targets as an indexed datatype of one block per run, which MPI walks
+    // block by block. Fitted from calibrate's ring permuted against the ring in order.
+    std::optional<double> run{};
+    // Per peer a rank sends to or receives from beyond the one of each that calibrate's ring has
+    // (a request to start and complete, a block to pack or unpack); fitted from its fan of peers.
+    std::optional<double> peer{};
+    // Per byte a rank sends or receives beyond the wire's (beyond small_byte_until where the
+    // backend has a cost per small byte): the copies of ranks that share a core, a protocol's
+    // extra copy. Fitted from the large ring, with the cost per large message.
+    std::optional<double> byte{};
+    // Per byte up to small_byte_until bytes (sent plus received), where copies and protocols cost
+    // more or less per byte than above it; may be negative (the wire's model charges those bytes
+    // more than the backend spends on them): the cost per call then falls from the cost per op
+    // towards what is left at the ring's bytes, never below 0 (ExecutorCosts::per_call). None:
+    // `byte` on every byte.
+    std::optional<double> small_byte{};
+    // A factor (0.05 to 1; default 1) on what the bytes of a host message beyond
+    // wire_factor_beyond cost on the wire more than one of that size, and on a rendezvous's
+    // latency beyond the eager one's: where the backend moves large messages faster than the
+    // ping-pong the wire was fitted on (a one-sided get or put on one node is one memory copy).
+    // Fitted from the large ring where it is measured below the model.
+    std::optional<double> wire{};
+    // Per value packed or unpacked through an index list (not one contiguous block) in a message
+    // beyond scatter_beyond bytes, in place of the cost per run for those lists: past the MPI's
+    // eager limit a packed block is written and read again value by value. Fitted from the large
+    // ring permuted against the large ring in order; charged to the rank whose lists they are.
+    // None: the cost per run on every list.
+    std::optional<double> scatter{};
+    // Per large message a rank sends or receives beyond two (seconds; each one's handshake waits
+    // for the peer), counted by large_share; fitted from the large fan.
+    std::optional<double> large{};
+    bool operator==(const CostTerms&) const = default;
+  };
+  struct BackendCosts : CostTerms {
+    // The reduce direction's (reduce, gather, fetch-and-op, degree) op, run, byte, small_byte and
+    // scatter where calibrate's rings with a reduce fitted them apart (none of those: the bcast's;
+    // op and run: 0).
+    std::optional<CostTerms> leaf_to_root{};
+    bool operator==(const BackendCosts&) const = default;
+  };
+  std::map<std::string, BackendCosts> backend_costs;
+  std::int64_t small_byte_until = 0;    // bytes a rank sends plus receives: where small_byte applies
+  std::int64_t wire_factor_beyond = 0;  // bytes of one message: where wire applies
+  std::int64_t scatter_beyond = 0;      // bytes of one message: where scatter applies
+  // A message of at most large_message_bytes[0] (the fan's) counts as no large message, one of at
+  // least [1] (the large fan's) as a whole one, one in between for the fraction of the way.
   std::array<std::int64_t, 2> large_message_bytes{0, 0};
-  double large_message_cost_for(const std::string& backend) const {
-    const auto it = large_message_cost_by_backend.find(backend);
-    return it == large_message_cost_by_backend.end() ? 0 : it->second;
-  }
   // How much of a large message one of `bytes` is (above).
   double large_share(std::int64_t bytes) const {
     const auto [from, to] = large_message_bytes;
@@ -173,18 +143,6 @@ struct MachineModel {
     if (bytes >= to) return 1;
     return static_cast<double>(bytes - from) / static_cast<double>(to - from);
   }
-  // The leaf-to-root direction's own costs (reduce, gather, fetch-and-op, degree), where calibrate
-  // measured them apart (its rings with a reduce): per op call, per run of roots, per byte, per
-  // byte up to small_byte_until and per value scattered past scatter_beyond, in place of
-  // op_overhead_for, block_cost_for, byte_cost_for, small_byte_cost_for and scatter_cost_for.
-  struct ExecutorCost {
-    double op = 0, run = 0;
-    double byte = -1;                 // per byte; -1: not fitted apart (the bcast's, byte_cost_for)
-    std::optional<double> small_byte{};  // per byte up to small_byte_until (may be < 0); none: as `byte`
-    std::optional<double> scatter{};  // per value scattered past scatter_beyond; none: the bcast's
-    bool operator==(const ExecutorCost&) const = default;
-  };
-  std::map<std::string, ExecutorCost> leaf_to_root_by_backend;
   // The executor's own costs on `backend` for an op whose first direction is `leaf_to_root` or
   // not, looked up once (the simulator charges them to every rank of every call).
   struct ExecutorCosts {
@@ -192,7 +150,7 @@ struct MachineModel {
     std::optional<double> scatter{};  // per value scattered past scatter_beyond; none: runs everywhere
     std::optional<double> small_byte{};  // per byte up to small_until (may be < 0); none: as `byte`
     std::int64_t small_until = 0;      // bytes (sent plus received)
-    double wire = 1;                   // not per call: the engine's factor on the wire (wire_factor_for)
+    double wire = 1;                   // not per call: the engine's factor on the wire
     // One rank's work per call, the rank reading `runs` runs of roots, exchanging with `peers`
     // peers (those it sends to plus those it receives from), `bytes` bytes (sent plus received),
     // `large` large messages (sent plus received, each counted by large_share) and `scattered`
@@ -207,12 +165,15 @@ struct MachineModel {
     }
   };
   ExecutorCosts executor_costs(const std::string& backend, bool leaf_to_root) const {
-    ExecutorCosts c{op_overhead_for(backend),        block_cost_for(backend), peer_cost_for(backend), byte_cost_for(backend),
-                    large_message_cost_for(backend), scatter_cost_for(backend), small_byte_cost_for(backend), small_byte_until,
-                    wire_factor_for(backend)};
-    if (const auto it = leaf_to_root_by_backend.find(backend); leaf_to_root && it != leaf_to_root_by_backend.end()) {
-      const ExecutorCost& l = it->second;
-      c.op = l.op, c.run = l.run, c.byte = l.byte >= 0 ? l.byte : c.byte;
+    ExecutorCosts c{.op = op_overhead, .small_until = small_byte_until};
+    const auto it = backend_costs.find(backend);
+    if (it == backend_costs.end()) return c;
+    const BackendCosts& b = it->second;
+    c.op = b.op.value_or(op_overhead), c.run = b.run.value_or(0), c.peer = b.peer.value_or(0), c.byte = b.byte.value_or(0);
+    c.large = b.large.value_or(0), c.scatter = b.scatter, c.small_byte = b.small_byte, c.wire = b.wire.value_or(1);
+    if (leaf_to_root && b.leaf_to_root) {
+      const CostTerms& l = *b.leaf_to_root;
+      c.op = l.op.value_or(0), c.run = l.run.value_or(0), c.byte = l.byte.value_or(c.byte);
       if (l.scatter) c.scatter = l.scatter;
       if (l.small_byte) c.small_byte = l.small_byte;
     }
@@ -261,6 +222,35 @@ struct MachineModel {
     return c[concurrent > 1 ? 1 : 0];
   }
 };
+
+// The executor's cost terms (MachineModel::CostTerms), one row each, for the machine file's reader
+// and writer: the file's object of one number per calibrated backend, the term's key in a
+// leaf_to_root_by_backend record ("": not fitted apart), the bounds the reader checks (and what
+// its error says is expected), and the key that says where the term applies ("": everywhere),
+// with what that key holds and what to call the term where no backend has it.
+struct CostTerm {
+  std::optional<double> MachineModel::CostTerms::*term;
+  std::string_view key, leaf_key;
+  double least, most;
+  std::string_view expected;
+  std::string_view applies, applies_what, noun;
+};
+inline constexpr double kNoBound = 1e300;
+inline constexpr std::array<CostTerm, 8> kCostTerms{{
+    {&MachineModel::CostTerms::op, "op_overhead_by_backend", "op", 0, kNoBound, "seconds per op call", "", "", ""},
+    {&MachineModel::CostTerms::run, "block_cost_by_backend", "run", 0, 1e-6, "seconds per run of roots, at most 1e-6 (1 us)", "", "", ""},
+    {&MachineModel::CostTerms::peer, "peer_cost_by_backend", "", 0, 1e-4, "seconds per peer, at most 1e-4 (100 us)", "", "", ""},
+    {&MachineModel::CostTerms::byte, "byte_cost_by_backend", "byte", 0, 1e-8, "seconds per byte, at most 1e-8 (10 ns)", "", "", ""},
+    {&MachineModel::CostTerms::small_byte, "small_byte_cost_by_backend", "small_byte", -1e-8, 1e-8,
+     "seconds per byte, from -1e-8 to 1e-8 (10 ns)", "small_byte_until", "the bytes a rank sends plus receives up to which it applies",
+     "a small_byte cost"},
+    {&MachineModel::CostTerms::wire, "wire_factor_by_backend", "", 0.05, 1, "a factor from 0.05 to 1", "wire_factor_beyond",
+     "the bytes of a message beyond which it applies", "a wire factor"},
+    {&MachineModel::CostTerms::scatter, "scatter_cost_by_backend", "scatter", 0, 1e-6, "seconds per value, at most 1e-6 (1 us)",
+     "scatter_beyond", "the bytes of a message beyond which it applies", "a scatter cost"},
+    {&MachineModel::CostTerms::large, "large_message_cost_by_backend", "", 0, 1e-4, "seconds per large message, at most 1e-4 (100 us)",
+     "large_message_bytes", "[from, to]: which messages are large", "a large message cost"},
+}};
 
 // Built-in presets by name; nullopt when unknown.
 std::optional<MachineModel> preset(const std::string& name);

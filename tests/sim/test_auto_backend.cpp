@@ -190,8 +190,8 @@ TEST(SimAutoBackend, ChoosesPerMotionOfAnSf) {
   auto m = flat(ModelKind::loggp);
   m.collective_overhead = 5e-6;            // neighbor and alltoallv out
   m.fence_overhead = 100e-6;               // window out
-  m.op_overhead_by_backend["shm"] = 3e-6;  // shm's bcast costs 3 us more per call than basic's
-  m.leaf_to_root_by_backend["basic"] = {20e-6, 0, -1, std::nullopt, std::nullopt};
+  m.backend_costs["shm"].op = 3e-6;  // shm's bcast costs 3 us more per call than basic's
+  m.backend_costs["basic"].leaf_to_root = sim::MachineModel::CostTerms{.op = 20e-6, .run = 0};
   auto alone = [&](std::vector<core::OpSpec> ops) {
     const auto t = candidate_times(make_trace(g, std::move(ops), node), m, false);
     auto sorted = t;
@@ -215,8 +215,7 @@ TEST(SimAutoBackend, ChoosesPerMotionOfAnSf) {
   EXPECT_EQ(c[1].backend, up.first);
   EXPECT_EQ(c[1].runner_up, up.second);
   // Without those costs one backend is fastest for both motions: the SF runs on it alone.
-  m.leaf_to_root_by_backend.clear();
-  m.op_overhead_by_backend.clear();
+  m.backend_costs.clear();
   const auto one = sim::choose_backends(both, m);
   ASSERT_EQ(one.size(), 2u);
   EXPECT_EQ(one[0].backend, one[1].backend);
@@ -234,7 +233,7 @@ TEST(SimAutoBackend, ATieWithinAMotionGoesToTheSfsBest) {
   auto m = flat(ModelKind::loggp);
   m.collective_overhead = 5e-6;  // neighbor and alltoallv out
   m.fence_overhead = 100e-6;     // window out
-  m.leaf_to_root_by_backend["basic"] = {20e-6, 0, -1, std::nullopt, std::nullopt};
+  m.backend_costs["basic"].leaf_to_root = sim::MachineModel::CostTerms{.op = 20e-6, .run = 0};
   const auto bcast_alone = candidate_times(make_trace(g, {op(OpKind::bcast)}, trace::Machine{1, 1, 0}), m, false);
   ASSERT_EQ(bcast_alone[0].first, "basic");
   ASSERT_EQ(bcast_alone[4].first, "shm");

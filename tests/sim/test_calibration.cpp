@@ -17,6 +17,16 @@ using namespace sfr;
 using core::TimedSample;
 
 namespace {
+using Term = std::optional<double> sim::MachineModel::CostTerms::*;
+// Whether backend `b` has its own term `t` (bcast direction).
+bool has(const sim::MachineModel& m, const std::string& b, Term t) {
+  const auto it = m.backend_costs.find(b);
+  return it != m.backend_costs.end() && (it->second.*t).has_value();
+}
+// Whether any backend has its own term `t` (bcast direction).
+bool any_has(const sim::MachineModel& m, Term t) {
+  return std::any_of(m.backend_costs.begin(), m.backend_costs.end(), [&](const auto& b) { return (b.second.*t).has_value(); });
+}
 
 // Per calibrated backend in catalogue order (basic, neighbor, window, alltoallv, ...); those not
 // given are not measured (-1).
@@ -220,8 +230,8 @@ TEST(SimCalibration, MachineFromOneNode) {
   EXPECT_NEAR(m.op_overhead, 5e-6 - (2e-6 + 0.08e-9 * 2048) - (50e-9 + 0.2e-9 * 2048), 1e-12);
   // With its overheads, the model reproduces every backend measured on that ring; neighbor, not
   // measured, takes basic's.
-  EXPECT_EQ(m.op_overhead_by_backend.count("neighbor"), 0u);
-  EXPECT_EQ(m.op_overhead_for("neighbor"), m.op_overhead);
+  EXPECT_EQ(has(m, "neighbor", &sim::MachineModel::CostTerms::op), false);
+  EXPECT_EQ(m.executor_costs("neighbor", false).op, m.op_overhead);
   const trace::BuiltTrace bt(trace::calibration_ring_trace(2, trace::Machine{2, 2, 0}));
   for (const auto& [name, measured] : {std::pair{"basic", 5e-6}, std::pair{"window", 9e-6}, std::pair{"alltoallv", 7e-6}})
     EXPECT_NEAR(sim::simulate(bt, m, {sim::parse_backend(name, "test")}).backends[0].ops[0].total_s, measured, 1e-11) << name;
@@ -233,7 +243,7 @@ TEST(SimCalibration, MachineFromOneNode) {
   EXPECT_EQ(sim::machine_to_json(back).dump(), sim::machine_to_json(m).dump());
   EXPECT_EQ(back.fence_overhead, m.fence_overhead);
   EXPECT_EQ(back.op_overhead, m.op_overhead);
-  EXPECT_EQ(back.op_overhead_by_backend, m.op_overhead_by_backend);
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
   EXPECT_EQ(back.gap, m.gap);
   EXPECT_EQ(back.short_max, m.short_max);
   EXPECT_EQ(back.ab(false, sim::Tier::socket, sim::Proto::eager).beta, m.ab(false, sim::Tier::socket, sim::Proto::eager).beta);
@@ -256,10 +266,10 @@ TEST(SimCalibration, CostPerRunOfRootsFromTheRingInOrder) {
   EXPECT_NEAR(t(perm, "window"), 9e-6, 1e-11);
   EXPECT_NEAR(t(in_order, "window"), 6e-6, 1e-11);
   EXPECT_NEAR(t(perm, "alltoallv"), 7e-6, 1e-11);
-  EXPECT_GT(m.block_cost_for("window"), 0);
-  EXPECT_EQ(m.block_cost_by_backend.count("alltoallv"), 0u);
+  EXPECT_GT(m.executor_costs("window", false).run, 0);
+  EXPECT_EQ(has(m, "alltoallv", &sim::MachineModel::CostTerms::run), false);
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
-  EXPECT_EQ(back.block_cost_by_backend, m.block_cost_by_backend);
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
 }
 
 // The cost per run in a simulation: both ranks of a 2-rank graph read 3 runs of roots (0-2, 5-6,
@@ -274,7 +284,7 @@ TEST(SimCalibration, CostPerRunIsChargedPerRunOfRootsRead) {
   const trace::BuiltTrace bt(bcast_trace(g));
   auto m = *sim::preset("generic");
   const double base = sim::simulate(bt, m, {sim::parse_backend("window", "test")}).backends[0].ops[0].total_s;
-  m.block_cost_by_backend["window"] = 40e-9;
+  m.backend_costs["window"].run = 40e-9;
   const double with = sim::simulate(bt, m, {sim::parse_backend("window", "test")}).backends[0].ops[0].total_s;
   EXPECT_NEAR(with - base, 3 * 40e-9, 1e-12);
   // Another backend's cost per run is not window's.
@@ -306,23 +316,23 @@ TEST(SimCalibration, LeafToRootCostsFromTheReduceRings) {
   }
   // Window's reduce per run: (14 - 6.5 us, less the model's difference, which is none: the rings
   // move the same bytes) over the 255 runs more of the permuted ring.
-  EXPECT_NEAR(m.leaf_to_root_by_backend.at("window").run, (14e-6 - 6.5e-6) / 255, 1e-15);
-  EXPECT_NEAR(m.block_cost_for("window"), (9e-6 - 6e-6) / 255, 1e-15);
+  EXPECT_NEAR(m.backend_costs.at("window").leaf_to_root->run.value(), (14e-6 - 6.5e-6) / 255, 1e-15);
+  EXPECT_NEAR(m.executor_costs("window", false).run, (9e-6 - 6e-6) / 255, 1e-15);
   // A gather on the permuted ring is charged the reduce's costs, a bcast the bcast's.
   const double gather = t(CalibrationShape::ring_permuted, core::OpKind::gather, "window");
   auto bare = m;
-  bare.leaf_to_root_by_backend.clear();
+  bare.backend_costs.at("window").leaf_to_root.reset();
   const double gather_as_bcast =
       sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, CalibrationShape::ring_permuted, core::OpKind::gather)), bare,
                     {sim::parse_backend("window", "test")})
           .backends[0]
           .ops[0]
           .total_s;
-  const auto& l2r = m.leaf_to_root_by_backend.at("window");
+  const auto& l2r = m.backend_costs.at("window").leaf_to_root.value();
   EXPECT_NEAR(gather - gather_as_bcast,
-              (l2r.op + 256 * l2r.run) - (m.op_overhead_for("window") + 256 * m.block_cost_for("window")), 1e-12);
+              (l2r.op.value() + 256 * l2r.run.value()) - (m.executor_costs("window", false).op + 256 * m.executor_costs("window", false).run), 1e-12);
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
-  EXPECT_EQ(back.leaf_to_root_by_backend, m.leaf_to_root_by_backend);
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
 }
 
 // The fan (4 ranks, 3 peers each way) against the ring in order gives the cost per peer: the model
@@ -347,16 +357,16 @@ TEST(SimCalibration, CostPerPeerFromTheFan) {
   d.sf_op_backend_fan = by_backend({fan_model + 4 * 0.25e-6, -1, -1, t(fan, no_peer, "alltoallv") - 0.4e-6});
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
-  EXPECT_NEAR(m.peer_cost_for("basic"), 0.25e-6, 1e-12);
+  EXPECT_NEAR(m.executor_costs("basic", false).peer, 0.25e-6, 1e-12);
   EXPECT_NEAR(t(fan, m, "basic"), d.sf_op_backend_fan[0], 1e-11);
   EXPECT_NEAR(t(in_order, m, "basic"), d.sf_op_backend_contiguous[0], 1e-11);
-  EXPECT_EQ(m.peer_cost_for("alltoallv"), 0);
+  EXPECT_EQ(m.executor_costs("alltoallv", false).peer, 0);
   bool said = false;
   for (const auto& l : c.lines) said = said || (l.find("alltoallv") != std::string::npos && l.find("kept at 0") != std::string::npos);
   EXPECT_TRUE(said);
-  EXPECT_EQ(m.peer_cost_for("window"), 0);  // not measured
+  EXPECT_EQ(m.executor_costs("window", false).peer, 0);  // not measured
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
-  EXPECT_EQ(back.peer_cost_by_backend, m.peer_cost_by_backend);
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
 }
 
 // The cost per peer in a simulation: on 5 ranks, rank 0 reads a root of each other rank and each
@@ -366,7 +376,7 @@ TEST(SimCalibration, CostPerPeerIsChargedPerPeerBeyondTwo) {
   const trace::BuiltTrace bt(bcast_trace(star(5, 1)));
   const auto m = *sim::preset("generic");
   auto with = m;
-  with.peer_cost_by_backend["basic"] = 70e-9;
+  with.backend_costs["basic"].peer = 70e-9;
   EXPECT_NEAR(slower(bt, m, with, "basic"), 6 * 70e-9, 1e-12);
 }
 
@@ -391,21 +401,21 @@ TEST(SimCalibration, CostPerByteFromTheLargeRing) {
                                       t(CalibrationShape::ring_large, no_byte, "neighbor") - 1e-6});
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
-  EXPECT_NEAR(m.byte_cost_for("basic"), 0.1e-9, 1e-16);
+  EXPECT_NEAR(m.executor_costs("basic", false).byte, 0.1e-9, 1e-16);
   EXPECT_NEAR(t(CalibrationShape::ring_large, m, "basic"), d.sf_op_backend_large[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, m, "basic"), d.sf_op_backend_contiguous[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_permuted, m, "basic"), d.sf_op_backend[0], 1e-11);
   // The cost per byte is for the bytes beyond the ring's: without the small ring the ring's own
   // bytes stay in the cost per op, which is what the model without a cost per byte fitted.
   EXPECT_NEAR(m.op_overhead, no_byte.op_overhead, 1e-12);
-  EXPECT_EQ(m.small_byte_cost_for("basic"), 0);
-  EXPECT_EQ(m.byte_cost_for("neighbor"), 0);
+  EXPECT_EQ(m.executor_costs("basic", false).small_byte, 0);
+  EXPECT_EQ(m.executor_costs("neighbor", false).byte, 0);
   bool said = false;
   for (const auto& l : c.lines) said = said || (l.find("neighbor  ") != std::string::npos && l.find("per byte") != std::string::npos &&
                                                 l.find("kept at 0") != std::string::npos);
   EXPECT_TRUE(said);
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
-  EXPECT_EQ(back.byte_cost_by_backend, m.byte_cost_by_backend);
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
 }
 
 // One node of 2 ranks with basic's rings measured both ways round (permuted and in order, a bcast
@@ -444,9 +454,9 @@ TEST(SimCalibration, CostPerByteBelowTheRingFromTheSmallRing) {
   d.sf_op_backend_small = by_backend({t(CalibrationShape::ring_small, core::OpKind::bcast, m0) - 0.3e-9 * (ring - small)});
   d.sf_reduce_backend_small = by_backend({t(CalibrationShape::ring_small, core::OpKind::reduce, m0) - 0.05e-9 * (ring - small)});
   const auto m = sim::calibrate_machine(d).machine;
-  EXPECT_NEAR(m.byte_cost_for("basic"), 0.1e-9, 1e-16);
-  EXPECT_NEAR(m.small_byte_cost_for("basic").value(), 0.3e-9, 1e-16);
-  EXPECT_NEAR(m.leaf_to_root_by_backend.at("basic").small_byte.value(), 0.05e-9, 1e-16);
+  EXPECT_NEAR(m.executor_costs("basic", false).byte, 0.1e-9, 1e-16);
+  EXPECT_NEAR(m.executor_costs("basic", false).small_byte.value(), 0.3e-9, 1e-16);
+  EXPECT_NEAR(m.backend_costs.at("basic").leaf_to_root->small_byte.value(), 0.05e-9, 1e-16);
   EXPECT_EQ(m.small_byte_until, static_cast<std::int64_t>(ring));
   for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
     const bool up = kind == core::OpKind::reduce;
@@ -456,20 +466,20 @@ TEST(SimCalibration, CostPerByteBelowTheRingFromTheSmallRing) {
     EXPECT_NEAR(t(CalibrationShape::ring_large, kind, m), (up ? d.sf_reduce_backend_large : d.sf_op_backend_large)[0], 1e-11);
   }
   // The ring's bytes now cost 0.3 ns each, and the cost per op gives back what that adds.
-  EXPECT_NEAR(m.op_overhead_for("basic"), m0.op_overhead_for("basic") - 0.3e-9 * ring, 1e-12);
+  EXPECT_NEAR(m.executor_costs("basic", false).op, m0.executor_costs("basic", false).op - 0.3e-9 * ring, 1e-12);
   EXPECT_NEAR(m.op_overhead, m0.op_overhead, 1e-12);  // others' fallback: basic's at the ring's bytes
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
-  EXPECT_EQ(back.small_byte_cost_by_backend, m.small_byte_cost_by_backend);
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
   EXPECT_EQ(back.small_byte_until, m.small_byte_until);
-  EXPECT_EQ(back.leaf_to_root_by_backend, m.leaf_to_root_by_backend);
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
 }
 
 // A model made in code with costs per small byte but no small_byte_until: they apply to no byte,
 // and the file written from it leaves them out (the reader would refuse them without the limit).
 TEST(SimCalibration, CostsPerSmallByteWithoutTheirLimitAreNotWritten) {
   auto m = *sim::preset("generic");
-  m.small_byte_cost_by_backend["shm"] = 1e-10;
-  m.leaf_to_root_by_backend["shm"] = {1e-7, 0, -1, 2e-10};
+  m.backend_costs["shm"].small_byte = 1e-10;
+  m.backend_costs["shm"].leaf_to_root = sim::MachineModel::CostTerms{.op = 1e-7, .run = 0, .small_byte = 2e-10};
   const auto j = sim::machine_to_json(m);
   EXPECT_FALSE(j.contains("small_byte_cost_by_backend"));
   EXPECT_FALSE(j.contains("small_byte_until"));
@@ -477,8 +487,8 @@ TEST(SimCalibration, CostsPerSmallByteWithoutTheirLimitAreNotWritten) {
   EXPECT_NO_THROW(sim::parse_machine(j, "m.json"));
   m.small_byte_until = 4096;
   const auto back = sim::parse_machine(sim::machine_to_json(m), "m.json");
-  EXPECT_EQ(back.small_byte_cost_by_backend, m.small_byte_cost_by_backend);
-  EXPECT_EQ(back.leaf_to_root_by_backend, m.leaf_to_root_by_backend);
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
 }
 
 // Per byte up to small_byte_until at the small cost, beyond it at the cost per byte: a rank of 1000
@@ -517,10 +527,10 @@ TEST(SimCalibration, NegativeCostPerSmallByteWhereTheSmallRingIsAboveTheModel) {
   d.sf_reduce_backend_small = by_backend({t(CalibrationShape::ring_small, core::OpKind::reduce, m0) + 0.05e-9 * (ring - small)});
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
-  EXPECT_NEAR(m.small_byte_cost_for("basic").value(), -0.05e-9, 1e-16);
-  EXPECT_NEAR(m.leaf_to_root_by_backend.at("basic").small_byte.value(), -0.05e-9, 1e-16);
-  EXPECT_NEAR(m.op_overhead_for("basic"), m0.op_overhead_for("basic") + 0.05e-9 * ring, 1e-12);
-  EXPECT_NEAR(m.op_overhead_for("3step"), m0.op_overhead, 1e-12);  // no cost of its own: basic's at the ring's bytes
+  EXPECT_NEAR(m.executor_costs("basic", false).small_byte.value(), -0.05e-9, 1e-16);
+  EXPECT_NEAR(m.backend_costs.at("basic").leaf_to_root->small_byte.value(), -0.05e-9, 1e-16);
+  EXPECT_NEAR(m.executor_costs("basic", false).op, m0.executor_costs("basic", false).op + 0.05e-9 * ring, 1e-12);
+  EXPECT_NEAR(m.executor_costs("3step", false).op, m0.op_overhead, 1e-12);  // no cost of its own: basic's at the ring's bytes
   for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
     const bool up = kind == core::OpKind::reduce;
     EXPECT_NEAR(t(CalibrationShape::ring_small, kind, m), (up ? d.sf_reduce_backend_small : d.sf_op_backend_small)[0], 1e-11);
@@ -529,8 +539,8 @@ TEST(SimCalibration, NegativeCostPerSmallByteWhereTheSmallRingIsAboveTheModel) {
   }
   EXPECT_TRUE(says(c.lines, "-0.0500 ns per byte a rank sends or receives up to"));
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
-  EXPECT_EQ(back.small_byte_cost_by_backend, m.small_byte_cost_by_backend);
-  EXPECT_EQ(back.leaf_to_root_by_backend, m.leaf_to_root_by_backend);
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
 }
 
 // A ring in order measured below the model (its cost per op would be negative) and a small ring
@@ -543,8 +553,8 @@ TEST(SimCalibration, ALineThroughARingBelowTheModelIsChargedAboveZero) {
   using trace::CalibrationShape;
   const auto t = basic_time;
   auto bare = sim::calibrate_machine(d).machine;
-  bare.op_overhead = 0, bare.op_overhead_by_backend.clear();
-  bare.leaf_to_root_by_backend.clear();
+  bare.op_overhead = 0;
+  for (auto& [b, costs] : bare.backend_costs) costs.op.reset(), costs.leaf_to_root.reset();
   d.sf_op_backend_contiguous = by_backend({t(CalibrationShape::ring_in_order, core::OpKind::bcast, bare) - 0.05e-6});
   d.sf_op_backend = by_backend({t(CalibrationShape::ring_permuted, core::OpKind::bcast, bare) - 0.05e-6});
   d.sf_op_backend_small = by_backend({t(CalibrationShape::ring_small, core::OpKind::bcast, bare) + 0.1e-6});
@@ -552,8 +562,8 @@ TEST(SimCalibration, ALineThroughARingBelowTheModelIsChargedAboveZero) {
   // The line: -0.05 us at the ring's bytes, +0.1 us at the small ring's (a quarter of them), so
   // 0.15 us at no byte, and 0.15 us less per 3/4 of the ring's bytes.
   const double ring = 2.0 * 8 * core::kCalibrationSfOpValues, small = 2.0 * 8 * core::kCalibrationSmallValues;
-  EXPECT_NEAR(m.op_overhead_for("basic"), -0.05e-6 + 0.15e-6 * ring / (ring - small), 1e-12);
-  EXPECT_NEAR(m.small_byte_cost_for("basic").value(), -0.15e-6 / (ring - small), 1e-15);  // the simulator times in ps
+  EXPECT_NEAR(m.executor_costs("basic", false).op, -0.05e-6 + 0.15e-6 * ring / (ring - small), 1e-12);
+  EXPECT_NEAR(m.executor_costs("basic", false).small_byte.value(), -0.15e-6 / (ring - small), 1e-15);  // the simulator times in ps
   EXPECT_NEAR(t(CalibrationShape::ring_small, core::OpKind::bcast, m), d.sf_op_backend_small[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, core::OpKind::bcast, m), t(CalibrationShape::ring_in_order, core::OpKind::bcast, bare), 1e-11);
 }
@@ -578,15 +588,15 @@ TEST(SimCalibration, LeafToRootCostPerByteFromTheLargeReduceRing) {
   using trace::CalibrationShape;
   const auto t = basic_time;
   const auto m = sim::calibrate_machine(d).machine;
-  EXPECT_NEAR(m.byte_cost_for("basic"), 0.1e-9, 1e-16);
-  EXPECT_NEAR(m.leaf_to_root_by_backend.at("basic").byte, 0.3e-9, 1e-16);
+  EXPECT_NEAR(m.executor_costs("basic", false).byte, 0.1e-9, 1e-16);
+  EXPECT_NEAR(m.backend_costs.at("basic").leaf_to_root->byte.value(), 0.3e-9, 1e-16);
   EXPECT_NEAR(m.executor_costs("basic", true).byte, 0.3e-9, 1e-16);
   EXPECT_NEAR(t(CalibrationShape::ring_large, core::OpKind::bcast, m), d.sf_op_backend_large[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, core::OpKind::bcast, m), d.sf_op_backend_contiguous[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_large, core::OpKind::reduce, m), d.sf_reduce_backend_large[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, core::OpKind::reduce, m), d.sf_reduce_backend_contiguous[0], 1e-11);
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
-  EXPECT_EQ(back.leaf_to_root_by_backend, m.leaf_to_root_by_backend);
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
   auto older = sim::machine_to_json(m);
   older["leaf_to_root_by_backend"]["basic"].erase("byte");
   EXPECT_NEAR(sim::parse_machine(older, "older.json").executor_costs("basic", true).byte, 0.1e-9, 1e-16);
@@ -610,7 +620,7 @@ TEST(SimCalibration, CostPerByteWhenTheRingIsBelowTheModel) {
   d.sf_op_backend_contiguous = by_backend({in_order - 0.2e-6});
   d.sf_op_backend_large = by_backend({large - 0.2e-6 + 0.1e-9 * more});
   const auto c = sim::calibrate_machine(d);
-  EXPECT_NEAR(c.machine.byte_cost_for("basic"), 0.1e-9, 1e-16);
+  EXPECT_NEAR(c.machine.executor_costs("basic", false).byte, 0.1e-9, 1e-16);
   EXPECT_EQ(c.machine.op_overhead, 0);
   bool said = false;
   for (const auto& l : c.lines) said = said || (l.find("per op call") != std::string::npos && l.find("kept at 0") != std::string::npos);
@@ -628,12 +638,12 @@ TEST(SimCalibration, ATermWithoutUnitsIsNotFitted) {
   d.sf_op_backend_large = by_backend({20e-6, -1, -1, -1, 12e-6});
   d.sf_op_backend_fan_large = by_backend({30e-6, -1, -1, -1, 14e-6});
   const auto c = sim::calibrate_machine(d);
-  EXPECT_EQ(c.machine.peer_cost_by_backend.count("shm"), 0u);
-  EXPECT_EQ(c.machine.peer_cost_by_backend.count("basic"), 1u);
+  EXPECT_EQ(has(c.machine, "shm", &sim::MachineModel::CostTerms::peer), false);
+  EXPECT_EQ(has(c.machine, "basic", &sim::MachineModel::CostTerms::peer), true);
   // Nor a large message: the large fan's are copies too (its bytes are still bytes).
-  EXPECT_EQ(c.machine.large_message_cost_by_backend.count("shm"), 0u);
-  EXPECT_EQ(c.machine.large_message_cost_by_backend.count("basic"), 1u);
-  EXPECT_EQ(c.machine.byte_cost_by_backend.count("shm"), 1u);
+  EXPECT_EQ(has(c.machine, "shm", &sim::MachineModel::CostTerms::large), false);
+  EXPECT_EQ(has(c.machine, "basic", &sim::MachineModel::CostTerms::large), true);
+  EXPECT_EQ(has(c.machine, "shm", &sim::MachineModel::CostTerms::byte), true);
   bool said = false, said_large = false;
   for (const auto& l : c.lines) {
     said = said || (l.find("shm") != std::string::npos && l.find("not fitted: no peer") != std::string::npos);
@@ -656,7 +666,7 @@ TEST(SimCalibration, NoCostPerSmallByteWhereTheRingIsBelowTheModel) {
   d.sf_op_backend_contiguous = by_backend({in_order - 0.2e-6});
   d.sf_op_backend_small = by_backend({small - 0.5e-6});  // steeper below: 0.3 us over the 3 KiB between
   const auto c = sim::calibrate_machine(d);
-  EXPECT_EQ(c.machine.small_byte_cost_for("basic"), 0);
+  EXPECT_EQ(c.machine.executor_costs("basic", false).small_byte, 0);
   EXPECT_EQ(c.machine.op_overhead, 0);
   EXPECT_NEAR(basic_time(CalibrationShape::ring_in_order, core::OpKind::bcast, c.machine), in_order, 1e-11);
   bool said = false;
@@ -677,7 +687,7 @@ TEST(SimCalibration, TheCheaperRingGivesTheCostPerOp) {
   auto t = [&](CalibrationShape shape) {
     return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, shape)), m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
   };
-  EXPECT_EQ(m.block_cost_for("basic"), 0);
+  EXPECT_EQ(m.executor_costs("basic", false).run, 0);
   EXPECT_NEAR(t(CalibrationShape::ring_permuted), 5e-6, 1e-11);
   EXPECT_LT(t(CalibrationShape::ring_in_order), 5.4e-6 - 0.3e-6);
 }
@@ -708,17 +718,17 @@ TEST(SimCalibration, CostPerLargeMessageFromTheLargeFan) {
   using trace::CalibrationShape;
   const auto t = basic_time4;
   auto truth = sim::calibrate_machine(d).machine;  // the rings' costs
-  truth.peer_cost_by_backend["basic"] = 0.2e-6;
-  truth.byte_cost_by_backend["basic"] = 0.05e-9;
-  truth.large_message_cost_by_backend["basic"] = 1.5e-6;
+  truth.backend_costs["basic"].peer = 0.2e-6;
+  truth.backend_costs["basic"].byte = 0.05e-9;
+  truth.backend_costs["basic"].large = 1.5e-6;
   truth.large_message_bytes = {8 * 85, 8 * 682};
   d.sf_op_backend_large = by_backend({t(CalibrationShape::ring_large, truth)});
   d.sf_op_backend_fan = by_backend({t(CalibrationShape::fan, truth)});
   d.sf_op_backend_fan_large = by_backend({t(CalibrationShape::fan_large, truth)});
   const auto m = sim::calibrate_machine(d).machine;
-  EXPECT_NEAR(m.large_message_cost_for("basic"), 1.5e-6, 1e-12);
-  EXPECT_NEAR(m.byte_cost_for("basic"), 0.05e-9, 1e-16);
-  EXPECT_NEAR(m.peer_cost_for("basic"), 0.2e-6, 1e-12);
+  EXPECT_NEAR(m.executor_costs("basic", false).large, 1.5e-6, 1e-12);
+  EXPECT_NEAR(m.executor_costs("basic", false).byte, 0.05e-9, 1e-16);
+  EXPECT_NEAR(m.executor_costs("basic", false).peer, 0.2e-6, 1e-12);
   EXPECT_EQ(m.large_message_bytes, (std::array<std::int64_t, 2>{8 * 85, 8 * 682}));
   EXPECT_NEAR(t(CalibrationShape::ring_permuted, m), d.sf_op_backend[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, m), d.sf_op_backend_contiguous[0], 1e-11);
@@ -726,7 +736,7 @@ TEST(SimCalibration, CostPerLargeMessageFromTheLargeFan) {
   EXPECT_NEAR(t(CalibrationShape::fan, m), d.sf_op_backend_fan[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::fan_large, m), d.sf_op_backend_fan_large[0], 1e-11);
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
-  EXPECT_EQ(back.large_message_cost_by_backend, m.large_message_cost_by_backend);
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
   EXPECT_EQ(back.large_message_bytes, m.large_message_bytes);
 }
 
@@ -760,7 +770,7 @@ TEST(SimCalibration, LargeMessagesAreChargedByHowLargeTheyAre) {
   EXPECT_EQ(m.large_share(800), 0);
   EXPECT_EQ(m.large_share(1 << 20), 1);
   auto with = m;
-  with.large_message_cost_by_backend["basic"] = 1e-6;
+  with.backend_costs["basic"].large = 1e-6;
   EXPECT_NEAR(slower(bt, m, with, "basic"), 2 * 1e-6, 1e-12);
 }
 
@@ -770,7 +780,7 @@ TEST(SimCalibration, CostPerByteIsChargedPerByteSentAndReceived) {
   const trace::BuiltTrace bt(bcast_trace(star(5, 300)));
   const auto m = *sim::preset("generic");
   auto with = m;
-  with.byte_cost_by_backend["basic"] = 0.1e-9;
+  with.backend_costs["basic"].byte = 0.1e-9;
   EXPECT_NEAR(slower(bt, m, with, "basic"), 19200 * 0.1e-9, 1e-12);
 }
 
@@ -784,7 +794,7 @@ TEST(SimCalibration, ShmOnNodePeersAreNotMessages) {
   const auto m = *sim::preset("generic");
   for (const auto& [b, beyond] : {std::pair{"basic", 4}, std::pair{"shm", 2}}) {
     auto with = m;
-    with.peer_cost_by_backend[b] = 0.5e-6;
+    with.backend_costs[b].peer = 0.5e-6;
     // (shm's rank 0 waits a little less on its copies: within 10 ns.)
     EXPECT_NEAR(slower(bt, m, with, b), beyond * 0.5e-6, 1e-8) << b;
   }
@@ -840,9 +850,9 @@ TEST(SimCalibration, AReduceRingThatLeavesStepsOutTakesTheBcastsCostPerOp) {
   };
   ASSERT_LT(sent(core::OpKind::reduce, "split-md"), sent(core::OpKind::bcast, "split-md"));
   ASSERT_EQ(sent(core::OpKind::reduce, "3step"), sent(core::OpKind::bcast, "3step"));
-  EXPECT_NEAR(m.leaf_to_root_by_backend.at("split-md").op, m.op_overhead_for("split-md"), 1e-15);
-  EXPECT_GT(m.op_overhead_for("split-md"), 10e-6);
-  EXPECT_NEAR(m.op_overhead_for("3step") - m.leaf_to_root_by_backend.at("3step").op, 10e-6, 0.1e-6);
+  EXPECT_NEAR(m.backend_costs.at("split-md").leaf_to_root->op.value(), m.executor_costs("split-md", false).op, 1e-15);
+  EXPECT_GT(m.executor_costs("split-md", false).op, 10e-6);
+  EXPECT_NEAR(m.executor_costs("3step", false).op - m.backend_costs.at("3step").leaf_to_root->op.value(), 10e-6, 0.1e-6);
   int said = 0;
   for (const auto& l : c.lines) said += l.find("as the bcast's") != std::string::npos;
   EXPECT_EQ(said, 1);
@@ -910,7 +920,7 @@ TEST(SimCalibration, TheWireFactorScalesTheBytesOfAMessageBeyondItsLimit) {
   const auto m = sim::uniform_machine(1e-6, 1e9);  // one tier, no NIC
   const double beta = 1e-9;
   auto with = m;
-  with.wire_factor_by_backend["basic"] = 0.5, with.wire_factor_beyond = 400;
+  with.backend_costs["basic"].wire = 0.5, with.wire_factor_beyond = 400;
   const double less = -slower(bt, m, with, "basic"), one = 0.5 * beta * 2000;
   EXPECT_GE(less, one * (1 - 1e-6));
   EXPECT_LE(less, 4 * one * (1 + 1e-6));
@@ -933,7 +943,7 @@ TEST(SimCalibration, TheWireFactorScalesARendezvousLatencyBeyondTheEagerOne) {
     for (auto& mem : m.p2p)
       for (auto& tier : mem) tier[static_cast<int>(p)].alpha = latency;
     auto with = m;
-    with.wire_factor_by_backend["basic"] = 0.5, with.wire_factor_beyond = 400;
+    with.backend_costs["basic"].wire = 0.5, with.wire_factor_beyond = 400;
     return -slower(bt, m, with, "basic");
   };
   const double more = less(1000, sim::Proto::rendezvous, 5e-6) - less(1000, sim::Proto::rendezvous, 1e-6);
@@ -951,25 +961,25 @@ TEST(SimCalibration, WireFactorWhereTheLargeRingIsBelowTheModel) {
   using trace::CalibrationShape;
   const auto t = basic_time;
   auto truth = sim::calibrate_machine(d).machine;
-  truth.wire_factor_by_backend["basic"] = 0.4, truth.wire_factor_beyond = 8 * core::kCalibrationSfOpValues;
+  truth.backend_costs["basic"].wire = 0.4, truth.wire_factor_beyond = 8 * core::kCalibrationSfOpValues;
   d.sf_op_backend_large = by_backend({t(CalibrationShape::ring_large, core::OpKind::bcast, truth)});
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
-  EXPECT_NEAR(m.wire_factor_for("basic"), 0.4, 1e-6);
+  EXPECT_NEAR(m.executor_costs("basic", false).wire, 0.4, 1e-6);
   EXPECT_EQ(m.wire_factor_beyond, 8 * core::kCalibrationSfOpValues);
-  EXPECT_EQ(m.byte_cost_for("basic"), 0);
+  EXPECT_EQ(m.executor_costs("basic", false).byte, 0);
   EXPECT_NEAR(t(CalibrationShape::ring_large, core::OpKind::bcast, m), d.sf_op_backend_large[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, core::OpKind::bcast, m), d.sf_op_backend_contiguous[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_permuted, core::OpKind::bcast, m), d.sf_op_backend[0], 1e-11);
   EXPECT_TRUE(says(c.lines, "x0.400 on what a message beyond 2048 B costs the wire more"));
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
-  EXPECT_EQ(back.wire_factor_by_backend, m.wire_factor_by_backend);
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
   EXPECT_EQ(back.wire_factor_beyond, m.wire_factor_beyond);
   // Above the model: a cost per byte, no factor.
   d.sf_op_backend_large = by_backend({t(CalibrationShape::ring_large, core::OpKind::bcast, sim::calibrate_machine(rings_both_directions()).machine) + 1e-6});
   const auto above = sim::calibrate_machine(d).machine;
-  EXPECT_GT(above.byte_cost_for("basic"), 0);
-  EXPECT_TRUE(above.wire_factor_by_backend.empty());
+  EXPECT_GT(above.executor_costs("basic", false).byte, 0);
+  EXPECT_FALSE(any_has(above, &sim::MachineModel::CostTerms::wire));
 }
 
 // From 3 ranks the factor and the cost per large message are fitted in turns against the large
@@ -980,15 +990,15 @@ TEST(SimCalibration, WireFactorAndCostPerLargeMessageTogether) {
   using trace::CalibrationShape;
   const auto t = basic_time4;
   auto truth = sim::calibrate_machine(d).machine;
-  truth.large_message_cost_by_backend["basic"] = 1e-6;
+  truth.backend_costs["basic"].large = 1e-6;
   truth.large_message_bytes = {8 * 85, 8 * 682};
-  truth.wire_factor_by_backend["basic"] = 0.5, truth.wire_factor_beyond = 8 * core::kCalibrationSfOpValues;
+  truth.backend_costs["basic"].wire = 0.5, truth.wire_factor_beyond = 8 * core::kCalibrationSfOpValues;
   d.sf_op_backend_large = by_backend({t(CalibrationShape::ring_large, truth)});
   d.sf_op_backend_fan = by_backend({t(CalibrationShape::fan, truth)});
   d.sf_op_backend_fan_large = by_backend({t(CalibrationShape::fan_large, truth)});
   const auto m = sim::calibrate_machine(d).machine;
-  EXPECT_NEAR(m.wire_factor_for("basic"), 0.5, 1e-3);
-  EXPECT_NEAR(m.large_message_cost_for("basic"), 1e-6, 1e-9);
+  EXPECT_NEAR(m.executor_costs("basic", false).wire, 0.5, 1e-3);
+  EXPECT_NEAR(m.executor_costs("basic", false).large, 1e-6, 1e-9);
   EXPECT_NEAR(t(CalibrationShape::ring_large, m), d.sf_op_backend_large[0], 1e-9);
   EXPECT_NEAR(t(CalibrationShape::fan_large, m), d.sf_op_backend_fan_large[0], 1e-9);
 }
@@ -1009,13 +1019,14 @@ TEST(SimCalibration, TheWindowsFencesFromItsOwnRing) {
   d.sf_op_backend = by_backend({5e-6, -1, 1, -1});  // window measured; its value set below
   d.sf_op_backend_contiguous = by_backend({4.0e-6, -1, 1, -1});
   auto bare = sim::calibrate_machine(d).machine;
-  bare.op_overhead = 0, bare.op_overhead_by_backend.clear(), bare.block_cost_by_backend.clear(), bare.small_byte_cost_by_backend.clear();
+  bare.op_overhead = 0;
+  for (auto& [b, costs] : bare.backend_costs) costs.op.reset(), costs.run.reset(), costs.small_byte.reset();
   d.sf_op_backend[2] = t(CalibrationShape::ring_permuted, bare) - 0.4e-6;
   d.sf_op_backend_contiguous[2] = t(CalibrationShape::ring_in_order, bare) - 0.4e-6;
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
   EXPECT_NEAR(m.fence_overhead, bare.fence_overhead - 0.2e-6, 1e-12);
-  EXPECT_NEAR(m.op_overhead_by_backend.at("window"), 0, 1e-12);
+  EXPECT_NEAR(m.backend_costs.at("window").op.value(), 0, 1e-12);
   EXPECT_NEAR(t(CalibrationShape::ring_permuted, m), d.sf_op_backend[2], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, m), d.sf_op_backend_contiguous[2], 1e-11);
   EXPECT_TRUE(says(c.lines, "MPI_Win_fence in the window backend's epochs"));
@@ -1036,7 +1047,7 @@ TEST(SimCalibration, TheWireFactorNeverAddsToAMessage) {
       tier[static_cast<int>(sim::Proto::eager)].alpha = 3e-6;
     }
   auto with = m;
-  with.wire_factor_by_backend["basic"] = 0.5, with.wire_factor_beyond = 400;
+  with.backend_costs["basic"].wire = 0.5, with.wire_factor_beyond = 400;
   EXPECT_NEAR(slower(bt, m, with, "basic"), 0, 1e-15);
 }
 
@@ -1055,7 +1066,7 @@ TEST(SimCalibration, NoWireFactorWhereNoMessageIsOnTheWire) {
                          .total_s;
   d.sf_op_backend_large = by_backend({-1, -1, -1, -1, shm - 0.5e-6});
   const auto c = sim::calibrate_machine(d);
-  EXPECT_EQ(c.machine.wire_factor_by_backend.count("shm"), 0u);
+  EXPECT_EQ(has(c.machine, "shm", &sim::MachineModel::CostTerms::wire), false);
   EXPECT_TRUE(says(c.lines, "no wire factor: no message beyond 2048 B on the wire"));
 }
 
@@ -1070,7 +1081,7 @@ TEST(SimCalibration, CostPerScatteredValueFromTheLargeRingsPermuted) {
   core::CalibrationData d = large_rings_both_directions();
   using trace::CalibrationShape;
   const auto t = basic_time;
-  EXPECT_TRUE(sim::calibrate_machine(d).machine.scatter_cost_by_backend.empty());
+  EXPECT_FALSE(any_has(sim::calibrate_machine(d).machine, &sim::MachineModel::CostTerms::scatter));
   const double values = core::kCalibrationLargeValues;  // each rank packs (bcast) or unpacks (reduce) them all
   const double pack = 50e-9 + 0.2e-9 * 8 * values;  // one_node_data's pack rate, one message
   d.sf_op_backend_large_permuted = by_backend({d.sf_op_backend_large[0] + pack + 0.8e-9 * values});
@@ -1078,10 +1089,10 @@ TEST(SimCalibration, CostPerScatteredValueFromTheLargeRingsPermuted) {
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
   // Per value, less the one run of the ring in order that the permuted ring's values replace.
-  const double run = m.block_cost_for("basic"), run_up = m.leaf_to_root_by_backend.at("basic").run;
+  const double run = m.executor_costs("basic", false).run, run_up = m.backend_costs.at("basic").leaf_to_root->run.value();
   EXPECT_GT(run, 1e-10);
-  EXPECT_NEAR(m.scatter_cost_for("basic").value(), 0.8e-9 + run / values, 1e-15);
-  EXPECT_NEAR(m.leaf_to_root_by_backend.at("basic").scatter.value(), 0.2e-9 + run_up / values, 1e-15);
+  EXPECT_NEAR(m.executor_costs("basic", false).scatter.value(), 0.8e-9 + run / values, 1e-15);
+  EXPECT_NEAR(m.backend_costs.at("basic").leaf_to_root->scatter.value(), 0.2e-9 + run_up / values, 1e-15);
   EXPECT_EQ(m.scatter_beyond, 8 * core::kCalibrationSfOpValues);
   for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
     const bool up = kind == core::OpKind::reduce;
@@ -1091,13 +1102,13 @@ TEST(SimCalibration, CostPerScatteredValueFromTheLargeRingsPermuted) {
     EXPECT_NEAR(t(CalibrationShape::ring_in_order, kind, m), (up ? d.sf_reduce_backend_contiguous : d.sf_op_backend_contiguous)[0], 1e-11);
   }
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
-  EXPECT_EQ(back.scatter_cost_by_backend, m.scatter_cost_by_backend);
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
   EXPECT_EQ(back.scatter_beyond, m.scatter_beyond);
-  EXPECT_EQ(back.leaf_to_root_by_backend, m.leaf_to_root_by_backend);
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
   // Below the in-order ring: none.
   d.sf_op_backend_large_permuted = by_backend({d.sf_op_backend_large[0] - 0.1e-6});
   const auto below = sim::calibrate_machine(d);
-  EXPECT_EQ(below.machine.scatter_cost_for("basic").value_or(-1), 0);
+  EXPECT_EQ(below.machine.executor_costs("basic", false).scatter.value_or(-1), 0);
   bool said = false;
   for (const auto& l : below.lines) said = said || (l.find("index list") != std::string::npos && l.find("kept at 0") != std::string::npos);
   EXPECT_TRUE(said);
@@ -1120,7 +1131,7 @@ TEST(SimCalibration, CostPerScatteredValueIsChargedPerValueOfListsPastTheLimit) 
   };
   auto m = *sim::preset("generic");
   const double run = 4e-9;
-  m.block_cost_by_backend["basic"] = run;
+  m.backend_costs["basic"].run = run;
   auto time = [&](const core::Graph& g, const sim::MachineModel& mm, core::OpKind kind = core::OpKind::bcast) {
     trace::Trace tr = bcast_trace(g);
     tr.ops[0].op = kind;
@@ -1128,11 +1139,11 @@ TEST(SimCalibration, CostPerScatteredValueIsChargedPerValueOfListsPastTheLimit) 
     return sim::simulate(trace::BuiltTrace(tr), mm, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
   };
   auto with = m;
-  with.scatter_cost_by_backend["basic"] = 10e-9;
-  with.leaf_to_root_by_backend["basic"] = {m.op_overhead_for("basic"), run, -1, std::nullopt, 3e-9};
+  with.backend_costs["basic"].scatter = 10e-9;
+  with.backend_costs["basic"].leaf_to_root = sim::MachineModel::CostTerms{.op = m.executor_costs("basic", false).op, .run = run, .scatter = 3e-9};
   with.scatter_beyond = 2048;
   auto base_up = m;
-  base_up.leaf_to_root_by_backend["basic"] = {m.op_overhead_for("basic"), run, -1, std::nullopt, std::nullopt};
+  base_up.backend_costs["basic"].leaf_to_root = sim::MachineModel::CostTerms{.op = m.executor_costs("basic", false).op, .run = run};
   EXPECT_NEAR(time(graph(300, 2), with) - time(graph(300, 2), m), 300 * (10e-9 - run), 1e-12);
   EXPECT_NEAR(time(graph(300, 2), with, core::OpKind::reduce) - time(graph(300, 2), base_up, core::OpKind::reduce), 300 * (3e-9 - run), 1e-12);
   EXPECT_NEAR(time(graph(200, 2), with), time(graph(200, 2), m), 1e-15);
@@ -1153,8 +1164,8 @@ TEST(SimCalibration, RanksSharingACoreShareItsWorkPerCall) {
   for (int r = 0; r < 4; ++r)
     for (int i = 0; i < 100; ++i) ring[r].add_leaf(i, (r + 1) % 4, i);
   auto m = *sim::preset("generic");
-  m.op_overhead_by_backend["basic"] = 2e-6;
-  m.byte_cost_by_backend["basic"] = 1e-9;
+  m.backend_costs["basic"].op = 2e-6;
+  m.backend_costs["basic"].byte = 1e-9;
   auto shared = m;
   shared.share_cores(4, 2);
   EXPECT_EQ(shared.core_sharing.cores, 2);
@@ -1208,8 +1219,8 @@ TEST(SimCalibration, RanksSharingACoreReckonFromTheirOwnStart) {
   op.sf = "S";
   tr.ops = {op, op};
   auto m = *sim::preset("generic");
-  m.op_overhead_by_backend["basic"] = 2e-6;
-  m.byte_cost_by_backend["basic"] = 1e-9;
+  m.backend_costs["basic"].op = 2e-6;
+  m.backend_costs["basic"].byte = 1e-9;
   auto shared = m;
   shared.share_cores(4, 2);
   const trace::BuiltTrace bt(tr);
@@ -1241,8 +1252,8 @@ TEST(SimCalibration, RanksOfOneCoreExchangeAtTheMatesShare) {
   };
   const auto mates = pairs(2), across = pairs(1);
   auto m = *sim::preset("generic");
-  m.op_overhead_by_backend["basic"] = 2e-6;
-  m.byte_cost_by_backend["basic"] = 1e-9;
+  m.backend_costs["basic"].op = 2e-6;
+  m.backend_costs["basic"].byte = 1e-9;
   m.share_cores(4, 2);
   auto with = m;
   with.core_sharing.mate_factor = 0.25;
@@ -1259,8 +1270,8 @@ TEST(SimCalibration, RanksOfOneCoreExchangeAtTheMatesShare) {
   // to the call, so nothing of it is taken off; the wire alone is.
   auto negative = m, negative_with = with;
   for (auto* x : {&negative, &negative_with}) {
-    x->byte_cost_by_backend["basic"] = 0;
-    x->small_byte_cost_by_backend["basic"] = -1e-10;
+    x->backend_costs["basic"].byte = 0;
+    x->backend_costs["basic"].small_byte = -1e-10;
     x->small_byte_until = 4096;
   }
   EXPECT_NEAR(slower(mates, negative_with, negative, "basic"), 0.75 * (ab.alpha + ab.beta * 800), 2e-12);
@@ -1326,7 +1337,7 @@ TEST(SimCalibration, ContiguousBlocksAreNotCopiedOnBasic) {
     return g;
   };
   auto m = *sim::preset("generic");
-  m.block_cost_by_backend.clear();
+  m.backend_costs.clear();
   ASSERT_GT(m.pack.at(800), 0);
   auto time = [&](bool reversed, core::OpKind kind, const char* backend) {
     trace::Trace tr = bcast_trace(graph(reversed));

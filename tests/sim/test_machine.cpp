@@ -52,6 +52,48 @@ TEST(SimMachine, JsonRoundTrip) {
   }
 }
 
+// Every cost term of kCostTerms, set for two backends in both directions where it has one (distinct
+// values within its bounds), comes back from the file as it was, and each is looked up as the
+// executor's cost of its own backend only: a term the reader, the writer or the lookup missed fails.
+TEST(SimMachine, EveryCostTermRoundTripsAndIsLookedUp) {
+  auto m = *sim::preset("generic");
+  m.small_byte_until = 4096, m.wire_factor_beyond = 2048, m.scatter_beyond = 1024, m.large_message_bytes = {800, 4000};
+  double v = 0.01;
+  for (const std::string b : {"basic", "shm"}) {
+    sim::MachineModel::CostTerms leaf;
+    for (const auto& t : sim::kCostTerms) {
+      m.backend_costs[b].*t.term = t.least + v * (std::min(t.most, 1.0) - t.least), v += 0.01;
+      if (!t.leaf_key.empty()) leaf.*t.term = t.least + v * (std::min(t.most, 1.0) - t.least), v += 0.01;
+    }
+    m.backend_costs[b].leaf_to_root = leaf;
+  }
+  const auto back = sim::parse_machine(sim::machine_to_json(m), "x");
+  EXPECT_EQ(back.backend_costs, m.backend_costs);
+  EXPECT_EQ(back.small_byte_until, 4096);
+  EXPECT_EQ(back.wire_factor_beyond, 2048);
+  EXPECT_EQ(back.scatter_beyond, 1024);
+  EXPECT_EQ(back.large_message_bytes, (std::array<std::int64_t, 2>{800, 4000}));
+  const auto& basic = m.backend_costs.at("basic");
+  for (const bool up : {false, true}) {
+    const auto c = back.executor_costs("basic", up);
+    const auto& dir = up ? *basic.leaf_to_root : basic;
+    EXPECT_EQ(c.op, *dir.op);
+    EXPECT_EQ(c.run, *dir.run);
+    EXPECT_EQ(c.byte, *dir.byte);
+    EXPECT_EQ(c.small_byte, dir.small_byte);
+    EXPECT_EQ(c.scatter, dir.scatter);
+    EXPECT_EQ(c.peer, *basic.peer);  // not fitted apart: the bcast's both ways
+    EXPECT_EQ(c.large, *basic.large);
+    EXPECT_EQ(c.wire, *basic.wire);
+    EXPECT_EQ(c.small_until, 4096);
+  }
+  const auto none = back.executor_costs("window", true);  // no record: the defaults
+  EXPECT_EQ(none.op, m.op_overhead);
+  EXPECT_EQ(none.run + none.peer + none.byte + none.large, 0);
+  EXPECT_EQ(none.wire, 1);
+  EXPECT_FALSE(none.small_byte || none.scatter);
+}
+
 TEST(SimMachine, PartialFileStartsFromItsBase) {
   const auto m = sim::parse_machine(
       io::parse_json_strict(
@@ -101,6 +143,7 @@ TEST(SimMachine, BadFilesGivePointedErrors) {
       {R"({"large_message_bytes": [4000]})", "m.json: /large_message_bytes: expected [from, to]"},
       {R"({"large_message_bytes": [4000, 800]})", "m.json: /large_message_bytes: expected from < to"},
       {R"({"large_message_bytes": [800.5, 4000]})", "m.json: /large_message_bytes/0: expected an integer"},
+      {R"({"large_message_bytes": [800, 4000]})", "m.json: /large_message_bytes: no backend has a large message cost: it would do nothing"},
       {R"({"leaf_to_root_by_backend": {"window": {"op": 1e-7, "runs": 1e-9}}})", "m.json: /leaf_to_root_by_backend/window/runs: unknown key"},
       {R"({"leaf_to_root_by_backend": {"window": {"run": 2e-6}}})", "m.json: /leaf_to_root_by_backend/window/run: expected seconds per run"},
       {R"({"leaf_to_root_by_backend": {"window": {"op": -1}}})", "m.json: /leaf_to_root_by_backend/window/op: expected a finite number >= 0"},
