@@ -82,16 +82,16 @@ std::vector<Prediction> predict(const Model& model, const Scenario& sc) {
   p.m_proc_node = std::min(m, static_cast<double>(sc.nodes));
   p.m_node_node = 1;
   // Table 5's strategies under the executor's and simulator's names (standard = basic).
-  auto name = [](BackendKind k, bool aware) { return Backend{k, aware}.name(); };
+  auto name = [](core::BackendId k, bool aware) { return Backend{k, aware}.name(); };
   std::vector<Prediction> v = {
-      {name(BackendKind::basic, false), model.standard_staged(m, s_proc, sc.bytes, gpn)},
-      {name(BackendKind::basic, true), model.standard_da(m, s_proc, sc.bytes)},
-      {name(BackendKind::three_step, false), model.three_step(p, false)},
-      {name(BackendKind::three_step, true), model.three_step(p, true)},
-      {name(BackendKind::two_step, false), model.two_step(p, false)},
-      {name(BackendKind::two_step, true), model.two_step(p, true)},
-      {name(BackendKind::split_md, false), model.split(p, false)},
-      {name(BackendKind::split_dd, false), model.split(p, true)},
+      {name(core::BackendId::basic, false), model.standard_staged(m, s_proc, sc.bytes, gpn)},
+      {name(core::BackendId::basic, true), model.standard_da(m, s_proc, sc.bytes)},
+      {name(core::BackendId::three_step, false), model.three_step(p, false)},
+      {name(core::BackendId::three_step, true), model.three_step(p, true)},
+      {name(core::BackendId::two_step, false), model.two_step(p, false)},
+      {name(core::BackendId::two_step, true), model.two_step(p, true)},
+      {name(core::BackendId::split_md, false), model.split(p, false)},
+      {name(core::BackendId::split_dd, false), model.split(p, true)},
   };
   std::stable_sort(v.begin(), v.end(), [](const Prediction& a, const Prediction& b) { return a.seconds < b.seconds; });
   return v;

@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 
+#include "core/backends.hpp"
 #include "sim/simgrid_export.hpp"
 #include "sim/smpi_compare.hpp"
 #ifdef SFR_HAVE_GENERATORS
@@ -129,7 +130,7 @@ int main(int argc, char** argv) {
         const sim::MachineModel* m;
       };
       for (const Row& row :
-           {Row{"basic", sim::Backend{}, &lassen}, Row{"3step", sim::Backend{sim::BackendKind::three_step, false}, &lassen},
+           {Row{core::backend_name(core::BackendId::basic), sim::Backend{}, &lassen}, Row{core::backend_name(core::BackendId::three_step), sim::Backend{core::BackendId::three_step, false}, &lassen},
             Row{"basic/study", sim::Backend{}, &study}}) {
         sim::simulate(bt, *row.m, {row.backend});  // warm up (allocations)
         const auto t0 = Clock::now();
@@ -162,7 +163,7 @@ int main(int argc, char** argv) {
     const auto bt = make_trace("ring-1M", ring(P, 16), {make_op(core::OpKind::bcast, 1), make_op(core::OpKind::reduce, 1)}, {40, 20, 4});
     const double build = seconds_since(t0);
     const auto t1 = Clock::now();
-    const auto res = sim::simulate(bt, lassen, {sim::Backend{}, sim::Backend{sim::BackendKind::two_step, false}});
+    const auto res = sim::simulate(bt, lassen, {sim::Backend{}, sim::Backend{core::BackendId::two_step, false}});
     const double wall = seconds_since(t1);
     const double rss = peak_rss_gib();
     std::printf(

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 
+#include "core/backends.hpp"
 #include "sim/simulate.hpp"
 #include "trace/calibration_ring.hpp"
 
@@ -670,7 +671,7 @@ void ExecutorFit::mate(const Costs& e) {
                                                                  std::pair{CalibrationShape::mate_ring, d_.sf_mate_ring}};
   auto at = [&](double f, CalibrationShape shape) {
     bare_.core_sharing.mate_factor = f;
-    return predicted(shape, core::OpKind::bcast, "basic", e);
+    return predicted(shape, core::OpKind::bcast, core::backend_name(core::BackendId::basic), e);
   };
   double best = 1, least = -1;
   for (int i = 0; i <= 100; ++i) {
@@ -695,7 +696,7 @@ void ExecutorFit::mate(const Costs& e) {
 ExecutorFit::Rings ExecutorFit::bcast_rings(std::size_t k, const char* name) {
   const std::size_t said = c_.lines.size();
   Rings down = rings(name, core::OpKind::bcast, d_.sf_op_backend[k], d_.sf_op_backend_contiguous[k]);
-  if (std::string_view(name) == "window" && down.base < 0 && m_.fence_overhead > 0) {
+  if (std::string_view(name) == core::backend_name(core::BackendId::window) && down.base < 0 && m_.fence_overhead > 0) {
     const double was = m_.fence_overhead;
     m_.fence_overhead = bare_.fence_overhead = std::max(0.0, was + down.base / 2);
     c_.lines.resize(said);
@@ -789,7 +790,7 @@ void ExecutorFit::fit_backend(std::size_t k) {
   if (k == 0) m_.op_overhead = std::max(0.0, e.op + e.small_byte.value_or(0) * until_);
   std::optional<Costs> up = reduce_rings(k, name, e);
   if (up) out.leaf_to_root = MachineModel::CostTerms{.op = std::max(0.0, up->op), .run = up->run, .small_byte = up->small_byte};
-  if (std::string_view(name) == "basic" && m_.core_sharing.cores > 0 && d_.sf_mate_ring_small > 0 && d_.sf_mate_ring > 0) mate(e);
+  if (std::string_view(name) == core::backend_name(core::BackendId::basic) && m_.core_sharing.cores > 0 && d_.sf_mate_ring_small > 0 && d_.sf_mate_ring > 0) mate(e);
   // 2. The fan against the rings' costs: P - 1 peers each way and P - 1 runs where the ring has one
   // of each, about the ring's bytes; what is beyond, per extra peer and direction.
   if (d_.sf_op_backend_fan[k] >= 0 && d_.ranks >= 3)

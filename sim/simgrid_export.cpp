@@ -7,8 +7,8 @@
 #include <map>
 
 #include "core/error.hpp"
-#include "core/plan.hpp"
-#include "plan/plan.hpp"
+#include "core/peer_lists.hpp"
+#include "plan/rounds.hpp"
 #include "sim/simulate.hpp"
 #include "io/output_file.hpp"
 
@@ -28,7 +28,7 @@ SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m,
   };
   const Layout lay = layout_for(t, m);
   const plan::Placement place{lay.nranks, lay.ranks_per_node};
-  const auto transport = plan::transport_of(backend_kind_name(b.kind)).value_or(plan::Transport::direct);
+  const auto transport = plan::transport_of(core::backend_name(b.kind)).value_or(plan::Transport::direct);
   for (const auto& op : t.ops) {
     const core::Graph& g = bt.graph_for(op);
     auto it = plans.find(&g);

@@ -276,7 +276,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
     // The executor's own costs on this backend: [0] ops whose first direction is root to leaf,
     // [1] leaf to root.
     // split-dd is split-md's transport on host buffers: it has split-md's costs.
-    const std::string bname = backend_kind_name(b.kind == BackendKind::split_dd ? BackendKind::split_md : b.kind);
+    const std::string bname = core::backend_name(b.kind == core::BackendId::split_dd ? core::BackendId::split_md : b.kind);
     const std::array<MachineModel::ExecutorCosts, 2> costs{m.executor_costs(bname, false), m.executor_costs(bname, true)};
     std::vector<Time> ready(static_cast<std::size_t>(lay.nranks), 0), helper_ready, busy;
     Accum acc;
@@ -327,7 +327,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       // share), per peer and per large message beyond a ring's one of each, and where the backend
       // has one, per value of its scattered lists in messages past MachineModel::scatter_beyond in
       // place of their runs (MachineModel::ExecutorCosts::per_call).
-      const bool off_node = b.kind == BackendKind::shm;
+      const bool off_node = b.kind == core::BackendId::shm;
       auto shape_it = shapes.find({&g, off_node});
       if (shape_it == shapes.end()) shape_it = shapes.emplace(std::pair{&g, off_node}, rank_shapes(it->second, off_node ? &lay : nullptr, m.core_sharing)).first;
       const auto& cost = costs[core::op_traits(op.op).directions().front() == core::Direction::leaf_to_root ? 1 : 0];

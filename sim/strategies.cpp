@@ -10,60 +10,31 @@
 
 #include "core/backends.hpp"
 #include "core/error.hpp"
-#include "core/names.hpp"
 
 namespace sfr::sim {
 
 namespace {
-constexpr std::array<core::Named<BackendKind>, 9> kKindNames{{{BackendKind::basic, "basic"},
-                                                              {BackendKind::neighbor, "neighbor"},
-                                                              {BackendKind::window, "window"},
-                                                              {BackendKind::alltoallv, "alltoallv"},
-                                                              {BackendKind::shm, "shm"},
-                                                              {BackendKind::three_step, "3step"},
-                                                              {BackendKind::two_step, "2step"},
-                                                              {BackendKind::split_md, "split-md"},
-                                                              {BackendKind::split_dd, "split-dd"}}};
-bool is_split(BackendKind k) { return k == BackendKind::split_md || k == BackendKind::split_dd; }
-bool is_node_aware(BackendKind k) { return static_cast<int>(k) >= static_cast<int>(BackendKind::three_step); }
-bool host_only(BackendKind k) { return is_split(k) || k == BackendKind::shm; }
-plan::Transport transport(BackendKind k) {
-  return k == BackendKind::three_step ? plan::Transport::three_step
-         : k == BackendKind::two_step ? plan::Transport::two_step
-         : is_split(k)                ? plan::Transport::split
-         : k == BackendKind::shm      ? plan::Transport::shm
-         : k == BackendKind::window   ? plan::Transport::one_sided
-                                      : plan::Transport::direct;
+bool host_only(core::BackendId k) {
+  const auto t = core::backend(k).transport;
+  return t == plan::Transport::split || t == plan::Transport::shm;
 }
 }  // namespace
 
-const char* backend_kind_name(BackendKind k) { return core::name_of(k, kKindNames); }
 // The executor's names; the GPU path is named only when device-aware (staged is the default).
-std::string Backend::name() const { return std::string(backend_kind_name(kind)) + (aware ? ":aware" : ""); }
-
-// The simulator's kinds are the catalogue's simulated rows, in its order (all_backends and the
-// error below read the catalogue; this says the two tables agree).
-constexpr bool kinds_match_catalogue() {
-  std::size_t k = 0;
-  for (const auto& b : core::kBackends) {
-    if (!b.simulated) continue;
-    if (k >= kKindNames.size() || std::string_view(kKindNames[k].name) != b.name) return false;
-    ++k;
-  }
-  return k == kKindNames.size();
-}
-static_assert(kinds_match_catalogue(), "sim's BackendKind names must be core::kBackends' simulated rows, in order");
+std::string Backend::name() const { return std::string(core::backend_name(kind)) + (aware ? ":aware" : ""); }
 
 Backend parse_backend(const std::string& s, const std::string& where) {
   const auto colon = s.find(':');
   const std::string kind = s.substr(0, colon), path = colon == std::string::npos ? "staged" : s.substr(colon + 1);
   Backend b;
-  if (!core::parse_name(kind, kKindNames, b.kind)) {
+  const auto* info = core::find_backend(kind);
+  if (!info || !info->simulated) {
     std::string names;
     for (const auto& c : core::kBackends)
       if (c.simulated) names += std::string(names.empty() ? "" : ", ") + c.name;
     throw InputError(where, "unknown backend '" + kind + "' (expected " + names + ", optionally :staged or :aware)");
   }
+  b.kind = info->id;
   if (path != "staged" && path != "aware") throw InputError(where, "unknown GPU path '" + path + "' (expected staged or aware)");
   b.aware = path == "aware";
   if (b.aware && host_only(b.kind))
@@ -71,7 +42,7 @@ Backend parse_backend(const std::string& s, const std::string& where) {
   return b;
 }
 
-bool has_aware_form(BackendKind k) { return !host_only(k); }
+bool has_aware_form(core::BackendId k) { return !host_only(k); }
 
 std::vector<Backend> all_backends(bool with_aware) {
   std::vector<Backend> v;
@@ -261,15 +232,15 @@ void add_direct(Schedule& s, const Layout& lay, const MachineModel& m, Backend b
   std::vector<std::int64_t> sent(static_cast<std::size_t>(lay.nranks)), recvd(sent.size());
   for (const auto& f : t.flows) {
     sb.send(f.src, f.dst, f.count * t.value_bytes);
-    if (b.kind == BackendKind::basic && !dev) direct_flow(sb, t, f);
+    if (b.kind == core::BackendId::basic && !dev) direct_flow(sb, t, f);
     sent[f.src] += f.count * t.value_bytes;
     recvd[f.dst] += f.count * t.value_bytes;
   }
   self_copies(sb, m, t);
   device_work(sb, sb, lay, m, t, b.aware, sent, recvd);
-  if (b.kind == BackendKind::neighbor || b.kind == BackendKind::alltoallv)
+  if (b.kind == core::BackendId::neighbor || b.kind == core::BackendId::alltoallv)
     for (int r = 0; r < lay.nranks; ++r) sb.add_sync(r, to_ps(m.collective_overhead));
-  if (b.kind == BackendKind::alltoallv) {
+  if (b.kind == core::BackendId::alltoallv) {
     // MPI_Alltoallv also sends the empty messages: one short-protocol latency per non-peer,
     // counted per tier from the topology (no O(P^2) message list).
     sb.lat.assign(static_cast<std::size_t>(s.endpoints), 0);
@@ -290,8 +261,8 @@ void add_direct(Schedule& s, const Layout& lay, const MachineModel& m, Backend b
       sb.lat[r] = extra;
     }
   }
-  Step st = sb.finish(backend_kind_name(b.kind));
-  if (b.kind == BackendKind::window) {
+  Step st = sb.finish(core::backend_name(b.kind));
+  if (b.kind == core::BackendId::window) {
     // Each pair's values in its MPI calls (packed once per pair, as the executor packs its block).
     std::map<std::pair<std::int32_t, std::int32_t>, const Flow*> flow;
     for (const auto& f : t.flows) flow[{f.src, f.dst}] = &f;
@@ -350,7 +321,7 @@ void add_shm(Schedule& s, const Layout& lay, const MachineModel& m, const Traffi
 void add_node_aware(Schedule& s, const Layout& lay, const MachineModel& m, Backend b, const Traffic& t) {
   const bool dev = b.aware && (t.send_device || t.recv_device);
   const plan::Placement place{lay.nranks, lay.ranks_per_node};
-  const auto rounds = plan::direction_rounds(*t.plans, t.dir, t.value_bytes, place, transport(b.kind), {m.message_cap}, t.dedupable);
+  const auto rounds = plan::direction_rounds(*t.plans, t.dir, t.value_bytes, place, core::backend(b.kind).transport, {m.message_cap}, t.dedupable);
   std::vector<StepBuilder> steps;
   for (std::size_t k = 0; k < rounds.size(); ++k) steps.emplace_back(s, m, dev);
   for (std::size_t k = 0; k < rounds.size(); ++k) {
@@ -381,9 +352,9 @@ void add_round(Schedule& s, const Layout& lay, const MachineModel& m, Backend b,
     s.steps.push_back(sb.finish("local copies"));
     return;
   }
-  if (is_node_aware(b.kind))
+  if (core::backend(b.kind).node_aware)
     add_node_aware(s, lay, m, b, t);
-  else if (b.kind == BackendKind::shm)
+  else if (b.kind == core::BackendId::shm)
     add_shm(s, lay, m, t);
   else
     add_direct(s, lay, m, b, t);

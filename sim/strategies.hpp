@@ -7,24 +7,24 @@
 #include <string>
 #include <vector>
 
-#include "core/plan.hpp"
-#include "plan/plan.hpp"
+#include "core/backends.hpp"
+#include "core/peer_lists.hpp"
+#include "plan/rounds.hpp"
 #include "sim/engine.hpp"
 
 namespace sfr::sim {
 
-enum class BackendKind { basic, neighbor, window, alltoallv, shm, three_step, two_step, split_md, split_dd };
+// A simulated backend: a row of core::kBackends that is `simulated`, and its GPU path.
 struct Backend {
-  BackendKind kind = BackendKind::basic;
+  core::BackendId kind = core::BackendId::basic;
   bool aware = false;  // device-aware (GPU buffers handed to MPI) instead of staged through the host
   std::string name() const;
   bool operator==(const Backend&) const = default;
 };
-const char* backend_kind_name(BackendKind k);
 // "basic", "3step:aware", "split-md:staged", ... Throws InputError naming `where`.
 Backend parse_backend(const std::string& s, const std::string& where);
 // False for the backends that move host buffers only (shm, split-*): they have no `:aware` form.
-bool has_aware_form(BackendKind k);
+bool has_aware_form(core::BackendId k);
 // Every simulated backend of the catalogue (core::kBackends), in its order; each one's
 // device-aware variant after it only when `with_aware`.
 std::vector<Backend> all_backends(bool with_aware);

@@ -165,7 +165,7 @@ TraceStats compute_stats(const trace::BuiltTrace& t, const InspectPlan* want) {
     line << ": " << o.messages << " messages";
     if (o.rounds.size() == 1) line << " (" << tier_text(s.tier_messages) << ")";
     line << ", " << human_bytes(static_cast<double>(o.remote_bytes)) << " sent + " << human_bytes(static_cast<double>(o.self_bytes)) << " self";
-    if (o.rounds.size() > 1 || (want && ip.backend != "basic")) {
+    if (o.rounds.size() > 1 || (want && ip.backend != core::backend_name(core::BackendId::basic))) {
       line << " [" << ip.backend << ":";
       for (const auto& r : o.rounds) {
         line << " " << r.label << " " << r.messages << " msgs " << human_bytes(static_cast<double>(r.bytes));

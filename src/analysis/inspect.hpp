@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "plan/plan.hpp"
+#include "core/backends.hpp"
+#include "plan/rounds.hpp"
 #include "trace/trace.hpp"
 
 namespace sfr::analysis {
@@ -57,7 +58,7 @@ struct OpSummary {
 
 // The backend and placement inspect plans the ops for (inspect --backend).
 struct InspectPlan {
-  std::string backend = "basic";
+  std::string backend = core::backend_name(core::BackendId::basic);
   plan::Placement place;
   plan::Params params;
 };

@@ -5,7 +5,7 @@
 #include "core/backends.hpp"
 #include "core/error.hpp"
 #include "io/output_file.hpp"
-#include "plan/plan.hpp"
+#include "plan/rounds.hpp"
 #include "trace/reader.hpp"
 #ifdef HAVE_SFREPLAY_SIM
 #include "sim/auto_backend.hpp"

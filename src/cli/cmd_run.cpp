@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/options.hpp"
-#include "plan/plan.hpp"
+#include "plan/rounds.hpp"
 #include "core/backends.hpp"
 #include "core/budget.hpp"
 #include "core/error.hpp"
@@ -314,14 +314,14 @@ int cmd_run(const Args& args) {
   }
   if (a.file.empty()) throw InputError("", "no trace given (usage: sf-replay run TRACE ...; --backend list lists the backends)");
   // Every rank parses the same list before MPI starts (a bad one is one line from rank 0).
-  a.backends = parse_backends("run", a.backend_values.empty() ? std::vector<std::string>{"basic"} : a.backend_values, {.extra = {"auto"}});
+  a.backends = parse_backends("run", a.backend_values.empty() ? std::vector<std::string>{core::backend_name(core::BackendId::basic)} : a.backend_values, {.extra = {"auto"}});
   bool& uses_nodes = a.uses_nodes;
   bool uses_machine = false;
   for (std::size_t k = 0; k < a.backends.names.size(); ++k) {
     const std::string& b = a.backends.names[k];
     const auto* info = core::find_backend(b);
     uses_nodes = uses_nodes || b == "auto" || (info && info->nodes);  // auto may choose shm or a node-aware strategy
-    uses_machine = uses_machine || a.backends.from_all[k] || b == "auto" || b == "split-md" || b == "split-dd";
+    uses_machine = uses_machine || a.backends.from_all[k] || b == "auto" || (info && info->transport == core::Transport::split);  // split-*: the machine's message cap
   }
   if (vm.count("ranks-per-node")) {
     if (a.ranks_per_node < 1) throw InputError("--ranks-per-node", "must be >= 1, got " + std::to_string(a.ranks_per_node));

@@ -2,18 +2,40 @@
 // commands take it. `run --backend all` runs them in this order (but for PETSc's own, named apart), `--backend list` prints it, the
 // simulator's `all` is its `simulated` rows, `--backend auto` chooses among its `auto_candidate`
 // rows and README.md's backend table lists every name (tests/cli checks both). Commands read the
-// table through cli::parse_backends (src/cli/options.hpp); nothing else lists backends.
+// table through cli::parse_backends (src/cli/options.hpp); every other layer reads a row's `id`
+// (the executor's factory, the CUDA executor's transports, the simulator's strategies) and its
+// `transport` (the plan's rounds): the names are spelled here only.
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace sfr::core {
 
+// Which backend a row is (one id per row of kBackends).
+enum class BackendId : std::uint8_t {
+  basic, neighbor, window, alltoallv, collective, shm, three_step, two_step, split_md, split_dd,
+  cuda_staged, cuda_aware, cuda_ipc, petsc, petsc_neighbor, petsc_window
+};
+
+// How a host backend's messages travel, what plan/ builds its rounds from: one message per peer
+// (direct), one-sided gets and accumulates (one_sided), a shared segment on a node (shm), or the
+// node-aware routes through other ranks (three_step, two_step, split). none: the backend has no
+// plan of sf-replay's (the CUDA executor's transports, PETSc's own).
+enum class Transport : std::uint8_t { none, direct, one_sided, shm, three_step, two_step, split };
+// The transport's name as rounds and inspect print it ("direct", "window", "shm", "3step", ...).
+inline constexpr const char* transport_name(Transport t) {
+  constexpr const char* names[] = {"none", "direct", "window", "shm", "3step", "2step", "split"};
+  return names[static_cast<int>(t)];
+}
+
 struct BackendInfo {
   const char* name;
+  BackendId id;
   const char* what;
+  Transport transport = Transport::none;
   // What it needs.
   bool nodes = false;          // uses the placement's nodes (the trace's machine.ranks_per_node or --ranks-per-node)
   bool node_aware = false;     // routes inter-node traffic through nodes (the node-aware study's strategies; implies nodes)
@@ -31,55 +53,73 @@ struct BackendInfo {
 
 inline constexpr BackendInfo kBackends[] = {
     {.name = "basic",
+     .id = BackendId::basic,
      .what = "persistent point-to-point, one message per peer (PetscSF's default)",
+     .transport = Transport::direct,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true,
      .petsc_type = "basic"},
     {.name = "neighbor",
+     .id = BackendId::neighbor,
      .what = "MPI-3 neighborhood collectives (persistent where the MPI has them)",
+     .transport = Transport::direct,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true,
      .petsc_type = "neighbor"},
     {.name = "window",
+     .id = BackendId::window,
      .what = "one-sided: MPI_Get / MPI_Accumulate in fence epochs, fetch_and_op under locks",
+     .transport = Transport::one_sided,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true,
      .petsc_type = "window"},
     {.name = "alltoallv",
+     .id = BackendId::alltoallv,
      .what = "MPI_Ialltoallv over the whole communicator",
+     .transport = Transport::direct,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true},
     {.name = "collective",
+     .id = BackendId::collective,
      .what = "MPI collectives (allgather, gather, scatter, alltoall) for pattern graphs; refuses other graphs",
+     .transport = Transport::direct,
      .pattern_only = true},
     {.name = "shm",
+     .id = BackendId::shm,
      .what = "on-node peers through one MPI-3 shared-memory window per link (pack into my segment, unpack from the sender's), off-node "
              "peers as basic",
+     .transport = Transport::shm,
      .nodes = true,
      .shared_memory = true,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true},
     {.name = "3step",
+     .id = BackendId::three_step,
      .what = "node-aware: gather on the node, one message per node pair, redistribute on the receiving node (on-node steps through shm)",
+     .transport = Transport::three_step,
      .nodes = true,
      .node_aware = true,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true},
     {.name = "2step",
+     .id = BackendId::two_step,
      .what = "node-aware: one message per (rank, node), forwarded by the paired rank of the receiving node",
+     .transport = Transport::two_step,
      .nodes = true,
      .node_aware = true,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true},
     {.name = "split-md",
+     .id = BackendId::split_md,
      .what = "node-aware: a node's inter-node traffic in chunks of <= the machine's split.message_cap spread over all its ranks",
+     .transport = Transport::split,
      .nodes = true,
      .node_aware = true,
      .simulated = true,
@@ -87,25 +127,37 @@ inline constexpr BackendInfo kBackends[] = {
      .calibrated = true},
     // Not a candidate of auto: on host buffers it is split-md's transport, so it could only tie.
     {.name = "split-dd",
+     .id = BackendId::split_dd,
      .what = "as split-md on host buffers (the two differ only in how device buffers are staged)",
+     .transport = Transport::split,
      .nodes = true,
      .node_aware = true,
      .simulated = true},
     // The simulator models device buffers as the :staged / :aware forms of its own backends, not
     // the CUDA executor's transports: these three are run only.
     {.name = "cuda-staged",
+     .id = BackendId::cuda_staged,
      .what = "CUDA: pack on the GPU, device -> pinned host per peer (each send leaves when its copy is done), host MPI, host -> device as "
              "each message lands, unpack on the GPU",
      .gpu = true},
-    {.name = "cuda-aware", .what = "CUDA: device buffers handed to MPI (needs an MPI that reports CUDA support at run time)", .gpu = true},
+    {.name = "cuda-aware",
+     .id = BackendId::cuda_aware,
+     .what = "CUDA: device buffers handed to MPI (needs an MPI that reports CUDA support at run time)", .gpu = true},
     {.name = "cuda-ipc",
+     .id = BackendId::cuda_ipc,
      .what = "CUDA: ranks of one node write into each other's device receive buffers through CUDA IPC (no host round trip); one node only",
      .shared_memory = true,
      .gpu = true},
     // PETSc's own PetscSF on the trace's graphs, in the same run and timing document: the baseline.
-    {.name = "petsc", .what = "PETSc's own PetscSF, its default type (-sf_type basic)", .petsc = true, .petsc_type = "basic"},
-    {.name = "petsc-neighbor", .what = "PETSc's own PetscSF, -sf_type neighbor", .petsc = true, .petsc_type = "neighbor"},
-    {.name = "petsc-window", .what = "PETSc's own PetscSF, -sf_type window", .petsc = true, .petsc_type = "window"},
+    {.name = "petsc",
+     .id = BackendId::petsc,
+     .what = "PETSc's own PetscSF, its default type (-sf_type basic)", .petsc = true, .petsc_type = "basic"},
+    {.name = "petsc-neighbor",
+     .id = BackendId::petsc_neighbor,
+     .what = "PETSc's own PetscSF, -sf_type neighbor", .petsc = true, .petsc_type = "neighbor"},
+    {.name = "petsc-window",
+     .id = BackendId::petsc_window,
+     .what = "PETSc's own PetscSF, -sf_type window", .petsc = true, .petsc_type = "window"},
 };
 
 inline constexpr const BackendInfo* find_backend(std::string_view name) {
@@ -114,7 +166,22 @@ inline constexpr const BackendInfo* find_backend(std::string_view name) {
   return nullptr;
 }
 
+// The row of `id` (every id has one: checked below).
+inline constexpr const BackendInfo& backend(BackendId id) {
+  for (const auto& b : kBackends)
+    if (b.id == id) return b;
+  return kBackends[0];
+}
+inline constexpr const char* backend_name(BackendId id) { return backend(id).name; }
+
 namespace detail {
+inline constexpr bool one_row_per_id() {
+  for (std::size_t i = 0; i < std::size(kBackends); ++i)
+    for (std::size_t j = 0; j < std::size(kBackends); ++j)
+      if ((kBackends[i].id == kBackends[j].id) != (i == j)) return false;
+  return std::size(kBackends) == static_cast<std::size_t>(BackendId::petsc_window) + 1;
+}
+static_assert(one_row_per_id(), "every BackendId has exactly one row of kBackends");
 inline constexpr std::size_t count_calibrated() {
   std::size_t n = 0;
   for (const auto& b : kBackends) n += b.calibrated ? 1 : 0;

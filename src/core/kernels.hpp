@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "core/ops.hpp"
-#include "core/plan.hpp"
+#include "core/peer_lists.hpp"
 #include "core/units.hpp"
 
 namespace sfr::core {

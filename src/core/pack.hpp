@@ -9,7 +9,7 @@
 #include <span>
 
 #include "core/ops.hpp"
-#include "core/plan.hpp"
+#include "core/peer_lists.hpp"
 
 namespace sfr::core {
 

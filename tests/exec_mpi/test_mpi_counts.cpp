@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/plan.hpp"
-#include "plan/plan.hpp"
+#include "core/peer_lists.hpp"
+#include "plan/rounds.hpp"
 #include "support/backends.hpp"
 #include "support/process.hpp"
 #include "support/random_trace.hpp"

@@ -11,8 +11,8 @@
 #include <map>
 #include <vector>
 
-#include "core/plan.hpp"
-#include "plan/plan.hpp"
+#include "core/peer_lists.hpp"
+#include "plan/rounds.hpp"
 
 using namespace sfr;
 using plan::Message;

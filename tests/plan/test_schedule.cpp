@@ -9,7 +9,7 @@
 #include <numeric>
 #include <random>
 
-#include "plan/plan.hpp"
+#include "plan/rounds.hpp"
 
 using sfr::plan::nearest_neighbor_order;
 

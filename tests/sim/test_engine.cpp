@@ -136,20 +136,20 @@ TEST(SimEngine, StagedAndDeviceAwareCopies) {
   auto o = op(OpKind::bcast);
   o.root_mem = o.leaf_mem = core::MemType::device;
   const auto bt = make_trace(g, {o});
-  EXPECT_NEAR(one(bt, m, {sim::BackendKind::basic, false}), (10e-6 + 2e-6) + 2e-6 + (12e-6 + 3e-6), kTol);
-  EXPECT_NEAR(one(bt, m, {sim::BackendKind::basic, true}), 5e-6 + 0.1e-6, kTol);
+  EXPECT_NEAR(one(bt, m, {core::BackendId::basic, false}), (10e-6 + 2e-6) + 2e-6 + (12e-6 + 3e-6), kTol);
+  EXPECT_NEAR(one(bt, m, {core::BackendId::basic, true}), 5e-6 + 0.1e-6, kTol);
   // Four ranks sharing one GPU copy concurrently: the four-process parameters apply.
   m.d2h[1] = {20e-6, 4e-9}, m.h2d[1] = {22e-6, 5e-9};
   const auto shared = make_trace(g, {o}, trace::Machine{2, 2, 1});
-  EXPECT_NEAR(one(shared, m, {sim::BackendKind::basic, false}), (20e-6 + 4e-6) + 2e-6 + (22e-6 + 5e-6), kTol);
+  EXPECT_NEAR(one(shared, m, {core::BackendId::basic, false}), (20e-6 + 4e-6) + 2e-6 + (22e-6 + 5e-6), kTol);
   // The GPU's kernels: one pack at the sender, one unpack at the receiver, each its launch plus
   // the 1000-byte block read and written at the device's bandwidth; staged or aware alike.
   m.kernels = {3e-6, 1e12};
   const double kernel = 3e-6 + 2 * 1000 / 1e12;
-  EXPECT_NEAR(one(bt, m, {sim::BackendKind::basic, false}), (10e-6 + 2e-6) + kernel + 2e-6 + (12e-6 + 3e-6) + kernel, kTol);
-  EXPECT_NEAR(one(bt, m, {sim::BackendKind::basic, true}), kernel + 5e-6 + 0.1e-6 + kernel, kTol);
+  EXPECT_NEAR(one(bt, m, {core::BackendId::basic, false}), (10e-6 + 2e-6) + kernel + 2e-6 + (12e-6 + 3e-6) + kernel, kTol);
+  EXPECT_NEAR(one(bt, m, {core::BackendId::basic, true}), kernel + 5e-6 + 0.1e-6 + kernel, kTol);
   // Host data runs no kernel.
-  EXPECT_NEAR(one(make_trace(g, {op(OpKind::bcast)}), m, {sim::BackendKind::basic, false}), 2e-6, kTol);
+  EXPECT_NEAR(one(make_trace(g, {op(OpKind::bcast)}), m, {core::BackendId::basic, false}), 2e-6, kTol);
 }
 
 TEST(SimEngine, OpsApartAreEachAsAlone) {
@@ -187,7 +187,7 @@ TEST(SimEngine, ExecutorOverheadPerCall) {
   link(g, 0, 1, 125);
   auto m = flat(ModelKind::postal);
   m.op_overhead = 3e-6;
-  EXPECT_NEAR(one(make_trace(g, {op(OpKind::bcast, core::Unit::float64, 1, 2)}), m, {sim::BackendKind::basic, false}), 8e-6, kTol);
+  EXPECT_NEAR(one(make_trace(g, {op(OpKind::bcast, core::Unit::float64, 1, 2)}), m, {core::BackendId::basic, false}), 8e-6, kTol);
 }
 
 TEST(SimEngine, WindowFencesAndAlltoallvEmptyMessages) {
@@ -195,15 +195,15 @@ TEST(SimEngine, WindowFencesAndAlltoallvEmptyMessages) {
   link(g, 0, 1, 125);
   const auto m = flat(ModelKind::postal);
   // fence (log2(2) = 1 round of alpha), put, fence
-  EXPECT_NEAR(one(make_trace(g, {op(OpKind::bcast)}), m, {sim::BackendKind::window, false}), 1e-6 + 2e-6 + 1e-6, kTol);
+  EXPECT_NEAR(one(make_trace(g, {op(OpKind::bcast)}), m, {core::BackendId::window, false}), 1e-6 + 2e-6 + 1e-6, kTol);
   // A calibrated machine's fence overhead is paid by each of the two fences.
   auto mf = m;
   mf.fence_overhead = 5e-6;
-  EXPECT_NEAR(one(make_trace(g, {op(OpKind::bcast)}), mf, {sim::BackendKind::window, false}), (1e-6 + 5e-6) + 2e-6 + (1e-6 + 5e-6), kTol);
+  EXPECT_NEAR(one(make_trace(g, {op(OpKind::bcast)}), mf, {core::BackendId::window, false}), (1e-6 + 5e-6) + 2e-6 + (1e-6 + 5e-6), kTol);
   core::Graph g4(4);
   link(g4, 0, 1, 125);
   // Rank 0 first sends 2 empty messages (alpha each), rank 1 posts after its 3 empty ones.
-  EXPECT_NEAR(one(make_trace(g4, {op(OpKind::bcast)}), m, {sim::BackendKind::alltoallv, false}), 2e-6 + 2e-6, kTol);
+  EXPECT_NEAR(one(make_trace(g4, {op(OpKind::bcast)}), m, {core::BackendId::alltoallv, false}), 2e-6 + 2e-6, kTol);
 }
 
 TEST(SimEngine, NoEdgesMeansNoCommunicationForEveryBackend) {
@@ -252,7 +252,7 @@ TEST(SimEngine, TimelineSlicesCarryPeerAndBytes) {
   for (const auto model : {ModelKind::postal, ModelKind::max_rate, ModelKind::loggp, ModelKind::study_postal, ModelKind::study_max_rate}) {
     auto m = *sim::preset("lassen");
     m.model = model;
-    for (const auto& b : {sim::Backend{}, sim::Backend{sim::BackendKind::three_step, false}}) {
+    for (const auto& b : {sim::Backend{}, sim::Backend{core::BackendId::three_step, false}}) {
       sim::Timeline tl;
       const auto res = sim::simulate(bt, m, {b}, &tl);
       std::multiset<std::tuple<int, int, std::int64_t>> sent, received;
@@ -277,17 +277,17 @@ TEST(SimEngine, NodeAwareMessageCounts) {
     for (int d = 2; d < 4; ++d) link(g, s, d, 10, 0);
   const auto bt = make_trace(g, {op(OpKind::bcast)}, trace::Machine{2, 2, 2});
   auto m = flat(ModelKind::postal);
-  auto count = [&](sim::BackendKind k) { return sim::simulate(bt, m, {{k, false}}).backends[0].messages; };
-  EXPECT_EQ(count(sim::BackendKind::basic), 4u);
+  auto count = [&](core::BackendId k) { return sim::simulate(bt, m, {{k, false}}).backends[0].messages; };
+  EXPECT_EQ(count(core::BackendId::basic), 4u);
   // 3-step: node 0's leader for node 1 is its local rank 1 (1 mod 2): rank 0 sends to rank 1 (1);
   // rank 1 sends one message to node 1's leader for node 0, rank 2 (0 mod 2) (1); rank 2 forwards
   // rank 3's part (1).
-  EXPECT_EQ(count(sim::BackendKind::three_step), 3u);
+  EXPECT_EQ(count(core::BackendId::three_step), 3u);
   // 2-step: each rank sends once to its pair on node 1 (2), the pairs exchange the other half (2).
-  EXPECT_EQ(count(sim::BackendKind::two_step), 4u);
+  EXPECT_EQ(count(core::BackendId::two_step), 4u);
   // 3-step times: rank 0 -> 1 (80 bytes), 1 -> 2 (each root once per sender: 160 bytes, not 320),
   // 2 -> 3 (rank 3's 160 bytes); each step starts when its rank finished the previous one.
-  EXPECT_NEAR(sim::simulate(bt, m, {{sim::BackendKind::three_step, false}}).backends[0].total_s,
+  EXPECT_NEAR(sim::simulate(bt, m, {{core::BackendId::three_step, false}}).backends[0].total_s,
               (1e-6 + 80e-9) + (1e-6 + 160e-9) + (1e-6 + 160e-9), kTol);
 }
 

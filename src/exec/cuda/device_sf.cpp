@@ -1,5 +1,7 @@
 #include "exec/cuda/device_sf.hpp"
 
+#include "core/backends.hpp"
+
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
 #endif
@@ -59,15 +61,14 @@ std::vector<Piece> pieces(const core::PeerLists& side, std::size_t vbytes, bool 
 }  // namespace
 
 bool parse_transport(std::string_view name, Transport& out) {
-  if (name == "cuda-staged")
-    out = Transport::staged;
-  else if (name == "cuda-aware")
-    out = Transport::aware;
-  else if (name == "cuda-ipc")
-    out = Transport::ipc;
-  else
-    return false;
-  return true;
+  const auto* info = core::find_backend(name);
+  if (!info) return false;
+  switch (info->id) {
+    case core::BackendId::cuda_staged: out = Transport::staged; return true;
+    case core::BackendId::cuda_aware: out = Transport::aware; return true;
+    case core::BackendId::cuda_ipc: out = Transport::ipc; return true;
+    default: return false;
+  }
 }
 
 std::string cuda_aware_refusal() {

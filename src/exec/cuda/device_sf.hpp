@@ -25,7 +25,7 @@
 #include "core/kernels.hpp"
 #include "core/op_spec.hpp"
 #include "core/ops.hpp"
-#include "core/plan.hpp"
+#include "core/peer_lists.hpp"
 #include "core/units.hpp"
 #include "exec/cuda/plan_kernels.hpp"
 #include "exec/cuda/runtime.hpp"
@@ -40,7 +40,7 @@ enum class Transport { staged, aware, ipc };
 // is still copied down, and copied up as soon as it lands while the others still travel (one
 // copy engine each way, one network: three stages that overlap).
 inline constexpr std::size_t kPipelineMin = std::size_t{512} << 10, kPipelineChunk = std::size_t{256} << 10;
-// "cuda-staged", "cuda-aware", "cuda-ipc"; false for any other name.
+// The transport of a CUDA executor backend (core::kBackends' gpu rows); false for any other name.
 bool parse_transport(std::string_view name, Transport& out);
 // Why MPI cannot be handed device pointers in this process ("" when the library reports CUDA
 // support at run time).

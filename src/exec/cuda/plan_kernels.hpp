@@ -8,7 +8,7 @@
 
 #include "core/kernels.hpp"
 #include "core/op_spec.hpp"
-#include "core/plan.hpp"
+#include "core/peer_lists.hpp"
 #include "exec/cuda/runtime.hpp"
 #include "exec/sf.hpp"
 

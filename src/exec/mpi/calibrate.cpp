@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "core/backends.hpp"
 #include "core/pack.hpp"
 #include "core/statistic.hpp"
 #include "core/tier.hpp"
@@ -412,7 +413,7 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
       for (const std::size_t k : timed)
         for (auto& p : patterns)
           p.rounds[k].push_back(time_ops(comm, p.bt, core::kCalibratedBackends[k], 5, 60, nullptr, d.ranks_per_node).at(0).low_us);
-      for (auto& p : mates) p.rounds.push_back(time_ops(comm, p.bt, "basic", 5, 60, nullptr, d.ranks_per_node).at(0).low_us);
+      for (auto& p : mates) p.rounds.push_back(time_ops(comm, p.bt, core::backend_name(core::BackendId::basic), 5, 60, nullptr, d.ranks_per_node).at(0).low_us);
     }
     // Of the rounds, what validate-model's least of its repeats would measure (not the luckiest
     // of 60: core/statistic.hpp).

@@ -16,7 +16,7 @@
 #include <map>
 
 #include "exec/mpi/backend.hpp"
-#include "plan/plan.hpp"
+#include "plan/rounds.hpp"
 #include "exec/mpi/vector_collective.hpp"
 
 namespace sfr::exec::mpi {

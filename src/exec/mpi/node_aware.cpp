@@ -19,7 +19,7 @@
 //             spread over all its processes. The two differ only for device buffers (duplicated
 //             device pointers vs copies); on the host they are the same transport. No helper
 //             processes.
-// The groups and their routes are plan::node_groups (src/plan/plan.hpp), the one implementation
+// The groups and their routes are plan::node_groups (src/plan/rounds.hpp), the one implementation
 // the simulator times and inspect prints; this file only builds the buffers and posts them.
 // On-node peers exchange through the shm transport where they share memory (pack into the sender's
 // segment, unpack from it), else directly point to point in step 1. Step 1 and the direct messages are
@@ -30,7 +30,7 @@
 
 #include "core/pack.hpp"
 #include "exec/mpi/backend.hpp"
-#include "plan/plan.hpp"
+#include "plan/rounds.hpp"
 
 namespace sfr::exec::mpi {
 namespace {

@@ -1,6 +1,6 @@
 #include "exec/mpi/runner.hpp"
 
-#include "plan/plan.hpp"
+#include "plan/rounds.hpp"
 
 #include <dlfcn.h>
 
@@ -82,7 +82,7 @@ public:
     if (backend_ != "auto") return backend_;
     if (choice_)
       if (const auto it = choice_->find({op.sf, core::op_traits(op.op).motion}); it != choice_->end()) return it->second;
-    return "basic";
+    return core::backend_name(core::BackendId::basic);
   }
   // The SF an op runs on (one per SF and backend): the host backends' star forest, or for the
   // cuda-* backends the CUDA executor's (its own transports); both the one interface of exec/sf.hpp.
@@ -345,7 +345,8 @@ std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) 
 
 LaunchFacts launch_facts(MPI_Comm comm, const std::vector<std::string>& backends) {
   LaunchFacts f;
-  if (std::find(backends.begin(), backends.end(), "window") != backends.end()) f.window_refusal = window_refusal(comm);
+  if (std::find(backends.begin(), backends.end(), core::backend_name(core::BackendId::window)) != backends.end())
+    f.window_refusal = window_refusal(comm);
   return f;
 }
 
@@ -360,7 +361,7 @@ void check_backend(const trace::BuiltTrace& t, const std::string& backend, const
   }
   if (const auto* info = core::find_backend(backend); info && info->gpu) {
     if (const std::string why = cuda::no_gpu_reason(); !why.empty()) throw InputError("--backend", backend + ": " + why);
-    if (backend == "cuda-aware")
+    if (info->id == core::BackendId::cuda_aware)
       if (const std::string why = cuda::cuda_aware_refusal(); !why.empty()) throw InputError("--backend", backend + ": " + why);
     (void)t;
     return;
@@ -373,8 +374,9 @@ void check_backend(const trace::BuiltTrace& t, const std::string& backend, const
         throw InputError("/ops/" + std::to_string(i), "PETSc (" + backend + ") cannot run it: " + why);
     return;
   }
-  if (backend == "window" && !facts.window_refusal.empty()) throw InputError("--backend", "window: " + facts.window_refusal);
-  if (backend != "collective") return;
+  const auto id = core::find_backend(backend) ? core::find_backend(backend)->id : core::BackendId::basic;  // "auto": basic's
+  if (id == core::BackendId::window && !facts.window_refusal.empty()) throw InputError("--backend", backend + ": " + facts.window_refusal);
+  if (id != core::BackendId::collective) return;
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
     const auto& op = t.trace().ops[i];
     const std::string why = collective_refuses(t.graph_for(op), core::op_traits(op.op).motion, core::op_applied_mpi_op(op));

@@ -14,7 +14,7 @@
 #include "exec/conformance.hpp"
 #include "exec/sf.hpp"
 #include "io/json_strict.hpp"
-#include "plan/plan.hpp"
+#include "plan/rounds.hpp"
 #include "trace/result_docs.hpp"
 #include "trace/trace.hpp"
 

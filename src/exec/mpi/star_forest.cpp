@@ -33,13 +33,22 @@ namespace {
 
 std::unique_ptr<Backend> make_backend(StarForest& sf, const std::string& name, const core::Graph& g, int ranks_per_node,
                                       std::int64_t split_cap) {
-  if (name == "basic" || name == "auto") return make_basic();  // auto without a choice (runner.hpp): basic
-  if (name == "neighbor") return make_neighbor(sf, true);
-  if (name == "window") return make_window();
-  if (name == "alltoallv") return make_alltoallv(sf);
-  if (name == "collective") return make_collective(sf, g);
-  if (name == "shm") return make_shm(sf, true, ranks_per_node);  // on-node = the placement's (emulated) node
-  if (const auto* info = core::find_backend(name); info && info->node_aware) return make_node_aware(sf, name, ranks_per_node, split_cap);
+  using core::BackendId;
+  if (name == "auto") return make_basic();  // auto without a choice (runner.hpp): basic
+  const auto* info = core::find_backend(name);
+  switch (info ? info->id : BackendId::petsc) {
+    case BackendId::basic: return make_basic();
+    case BackendId::neighbor: return make_neighbor(sf, true);
+    case BackendId::window: return make_window();
+    case BackendId::alltoallv: return make_alltoallv(sf);
+    case BackendId::collective: return make_collective(sf, g);
+    case BackendId::shm: return make_shm(sf, true, ranks_per_node);  // on-node = the placement's (emulated) node
+    case BackendId::three_step:
+    case BackendId::two_step:
+    case BackendId::split_md:
+    case BackendId::split_dd: return make_node_aware(sf, name, ranks_per_node, split_cap);
+    default: break;  // the CUDA executor's and PETSc's are not this executor's
+  }
   std::string list;
   for (const auto& n : backend_names()) list += (list.empty() ? "" : ", ") + n;
   throw InputError("--backend", "unknown backend \"" + name + "\" (expected one of " + list + ")");

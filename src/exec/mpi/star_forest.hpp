@@ -22,8 +22,8 @@
 #include "core/graph.hpp"
 #include "core/op_spec.hpp"
 #include "core/ops.hpp"
-#include "core/plan.hpp"
-#include "plan/plan.hpp"
+#include "core/peer_lists.hpp"
+#include "plan/rounds.hpp"
 #include "core/units.hpp"
 #include "exec/sf.hpp"
 

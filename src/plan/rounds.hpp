@@ -21,8 +21,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/backends.hpp"
 #include "core/op_spec.hpp"
-#include "core/plan.hpp"
+#include "core/peer_lists.hpp"
 
 namespace sfr::plan {
 
@@ -40,9 +41,9 @@ struct Placement {
 
 // direct: one message per (sender, receiver) pair (basic, neighbor, alltoallv, collective);
 // one_sided: window's MPI calls (one_sided_calls); shm: on-node pairs as shared-memory copies;
-// the node-aware strategies' relays.
-enum class Transport { direct, one_sided, shm, three_step, two_step, split };
-// The transport of an executor backend name (cuda-* and unknown names: nullopt).
+// the node-aware strategies' relays. Each backend's is its row of core::kBackends.
+using core::Transport;
+// The transport of an executor backend name (cuda-*, PETSc's and unknown names: nullopt).
 std::optional<Transport> transport_of(std::string_view backend);
 bool node_aware(Transport t);
 

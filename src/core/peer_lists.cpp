@@ -1,4 +1,4 @@
-#include "core/plan.hpp"
+#include "core/peer_lists.hpp"
 
 #include <algorithm>
 

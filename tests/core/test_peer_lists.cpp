@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "core/plan.hpp"
+#include "core/peer_lists.hpp"
 #include "support/graphs.hpp"
 
 using namespace sfr;

@@ -1,4 +1,4 @@
-#include "plan/plan.hpp"
+#include "plan/rounds.hpp"
 
 #include <algorithm>
 #include <map>
@@ -9,13 +9,9 @@ namespace sfr::plan {
 int Placement::ranks_on_node(int k) const { return std::min(ranks_per_node, nranks - k * ranks_per_node); }
 
 std::optional<Transport> transport_of(std::string_view b) {
-  if (b == "basic" || b == "neighbor" || b == "alltoallv" || b == "collective") return Transport::direct;
-  if (b == "window") return Transport::one_sided;
-  if (b == "shm") return Transport::shm;
-  if (b == "3step") return Transport::three_step;
-  if (b == "2step") return Transport::two_step;
-  if (b == "split-md" || b == "split-dd") return Transport::split;
-  return std::nullopt;
+  const auto* info = core::find_backend(b);
+  if (!info || info->transport == Transport::none) return std::nullopt;
+  return info->transport;
 }
 
 bool node_aware(Transport t) { return t == Transport::three_step || t == Transport::two_step || t == Transport::split; }
@@ -90,7 +86,7 @@ Round empty_round(std::string label, int nranks) {
 
 // Direct and shm: one message per (sender, receiver) pair, or a shared-memory copy on a node.
 Round pairs_round(const std::vector<core::RankPlan>& plans, core::Direction d, std::int64_t vb, const Placement& p, bool shm) {
-  Round r = empty_round(shm ? "shm" : "direct", p.nranks);
+  Round r = empty_round(core::transport_name(shm ? Transport::shm : Transport::direct), p.nranks);
   for (int s = 0; s < p.nranks; ++s) {
     const auto& side = send_side(plans, s, d);
     for (std::size_t q = 0; q < side.npeers(); ++q) {
@@ -111,7 +107,7 @@ Round pairs_round(const std::vector<core::RankPlan>& plans, core::Direction d, s
 // The node-aware strategies, message for message as src/exec/mpi/node_aware.cpp posts them.
 std::vector<Round> relay_rounds(const std::vector<core::RankPlan>& plans, core::Direction d, std::int64_t vb, const Placement& p,
                                 Transport t, const Params& prm, bool dedup) {
-  const char* name = t == Transport::three_step ? "3step" : t == Transport::two_step ? "2step" : "split";
+  const char* name = core::transport_name(t);
   Round s1 = empty_round(std::string(name) + " step 1 (gather on node)", p.nranks);
   Round s2 = empty_round(std::string(name) + " step 2 (inter-node)", p.nranks);
   Round s3 = empty_round(std::string(name) + " step 3 (redistribute on node)", p.nranks);
@@ -152,7 +148,7 @@ std::vector<Round> relay_rounds(const std::vector<core::RankPlan>& plans, core::
 // window: per pair of ranks its MPI calls (one_sided_calls), each a message from the side that
 // sends the values; the self part as direct's.
 Round one_sided_round(const std::vector<core::RankPlan>& plans, core::Direction d, core::Motion m, std::int64_t vb, const Placement& p) {
-  Round r = empty_round("window", p.nranks);
+  Round r = empty_round(core::transport_name(Transport::one_sided), p.nranks);
   for (int s = 0; s < p.nranks; ++s) {
     const auto& pl = plans[static_cast<std::size_t>(s)];
     for (std::size_t q = 0; q < pl.leaf_side.npeers(); ++q) {
