@@ -74,110 +74,9 @@ void Engine::prepare(const Step& s) const {
     if (i > 0 && msg.src < s.msgs[i - 1].src) throw std::logic_error("Engine: messages not grouped by sender");
     if (i == 0 || msg.src != s.msgs[i - 1].src) s.senders.push_back({static_cast<std::uint32_t>(i), 0, msg.src, false, 0});
     s.senders.back().end = static_cast<std::uint32_t>(i + 1);
-    const int d = msg.device ? 1 : 0, k = static_cast<int>(msg.tier);
-    const int p = static_cast<int>(m_.proto_of(msg.bytes));
-    const auto bytes = static_cast<double>(msg.bytes);
-    auto& c = s.cost[i];
-    c.alpha = alpha_[d][k][p];
-    double wire = beta_[d][k][p] * bytes;
-    // The backend's wire factor (fitted on host messages; device ones keep the wire's) on a host
-    // message beyond `beyond` bytes: on what its bytes cost beyond one of `beyond` (on its
-    // tier, each in its protocol), and where it is a rendezvous and that one is not, on its latency
-    // beyond the eager one's (with calibrate's handshake_legs 0, the handshake, which an exchange
-    // both ways overlaps and a ping-pong waits for). Only an excess is scaled: a message never
-    // costs more for it.
-    if (const std::int64_t beyond = m_.wire_factor_beyond; wire_factor_ != 1 && d == 0 && msg.bytes > beyond) {
-      const int p0 = static_cast<int>(m_.proto_of(beyond)), eager = static_cast<int>(Proto::eager);
-      const double w0 = beta_[d][k][p0] * static_cast<double>(beyond);
-      if (wire > w0) wire = w0 + wire_factor_ * (wire - w0);
-      const auto a0 = static_cast<double>(alpha_[d][k][eager]), a = static_cast<double>(c.alpha);
-      if (p == static_cast<int>(Proto::rendezvous) && p0 != p && a > a0) c.alpha = static_cast<Time>(std::llround(a0 + wire_factor_ * (a - a0)));
-    }
-    c.handshake = p == 2 && m_.handshake_legs > 0 ? alpha_[0][k][0] : 0;
-    // Between two ranks of one core: the mates' share of its latency, bytes and handshake
-    // (MachineModel::CoreSharing).
-    if (msg.mate) {
-      const double f = m_.core_sharing.mate_factor;
-      for (Time* t : {&c.alpha, &c.handshake}) *t = static_cast<Time>(std::llround(static_cast<double>(*t) * f));
-      wire *= f;
-    }
-    c.wire = static_cast<Time>(std::llround(wire));
-    c.inject = nic_ && k == 2 && !msg.device ? static_cast<Time>(std::llround(inj_beta_ * bytes)) : -1;
-    c.rendezvous = p == 2;
-    c.waits = p == 2 || m_.eager_waits_for_receive;
-    c.work_link = wire;
-    c.work_nic = c.inject >= 0 ? inj_beta_ * bytes : 0;
+    s.cost[i] = message_cost(msg);
   }
-  // Flow engine: a node's NIC can only limit its flows when its sending links together can exceed
-  // it (senders x link rate > NIC rate, as in the study's max(ppn*s/R_N, s*beta)); otherwise its
-  // flows skip the NIC. Then the CSR sizes of every resource's flow list (send links, receive
-  // links, NICs), which only the order within each list changes between runs.
-  if (!serial_) {
-    std::vector<std::uint32_t> senders(static_cast<std::size_t>(nnodes_), 0);
-    std::vector<double> min_beta(static_cast<std::size_t>(nnodes_), std::numeric_limits<double>::infinity());
-    for (std::size_t i = 0; i < nm; ++i) {
-      if (s.cost[i].work_nic <= 0) continue;
-      const auto k = static_cast<std::size_t>(node_[s.msgs[i].src]);
-      if (i == 0 || s.msgs[i - 1].src != s.msgs[i].src || s.cost[i - 1].work_nic <= 0) ++senders[k];
-      min_beta[k] = std::min(min_beta[k], s.cost[i].work_link / static_cast<double>(s.msgs[i].bytes));
-    }
-    for (std::size_t i = 0; i < nm; ++i) {
-      const auto k = static_cast<std::size_t>(node_[s.msgs[i].src]);
-      if (s.cost[i].work_nic > 0 && static_cast<double>(senders[k]) * inj_beta_ <= min_beta[k]) s.cost[i].work_nic = 0;
-    }
-    const std::size_t nres = 2 * n + static_cast<std::size_t>(nnodes_);
-    s.res_off.assign(nres + 1, 0);
-    for (std::size_t i = 0; i < nm; ++i) {
-      const Msg& msg = s.msgs[i];
-      ++s.res_off[static_cast<std::size_t>(msg.src) + 1];
-      ++s.res_off[n + static_cast<std::size_t>(msg.dst) + 1];
-      if (s.cost[i].work_nic > 0) ++s.res_off[2 * n + static_cast<std::size_t>(node_[msg.src]) + 1];
-    }
-    for (std::size_t r = 0; r < nres; ++r) s.res_off[r + 1] += s.res_off[r];
-    s.route.resize(nm);
-    for (std::size_t i = 0; i < nm; ++i) {
-      const Msg& msg = s.msgs[i];
-      const auto& c = s.cost[i];
-      s.route[i] = {static_cast<std::uint32_t>(n + static_cast<std::size_t>(msg.dst)),
-                    c.work_nic > 0 ? static_cast<std::uint32_t>(2 * n + static_cast<std::size_t>(node_[msg.src])) : UINT32_MAX, c.work_link,
-                    c.work_nic};
-    }
-    // A send link's flows are its sender's messages. Their activations relative to the sender's
-    // start are fixed unless a message waited for its receiver (`send_rel`: the activation had it
-    // not waited); then, on a link idle when they arrive, so are their departures: the first run
-    // records them (`send_off`), later runs of the step replay them. Per sender: whether any of
-    // its messages waits, and when its CPU posts the last.
-    s.send_rel.resize(nm);
-    for (auto& g : s.senders) {
-      Time t = 0;
-      for (auto i = g.first; i < g.end; ++i) {
-        const auto& c = s.cost[i];
-        const Time post = next_post(t);
-        s.send_rel[i] = transfer_start(c, post, std::numeric_limits<Time>::min(), m_.handshake_legs) + c.alpha;
-        g.waits = g.waits || c.waits;
-        g.cpu_rel = post;
-      }
-    }
-    s.send_off.assign(nm, 0);
-    s.send_known.assign(n, 0);
-    // When all of a sender's messages arrive together (one activation, or all queued behind
-    // earlier data), its link shares them as one batch, whose departures only the works decide:
-    // sorted once here, not per run.
-    s.send_batch.resize(nm);
-    std::vector<std::pair<double, std::uint32_t>> by_work;
-    for (const auto& g : s.senders) {
-      by_work.clear();
-      for (auto e = g.first; e < g.end; ++e) by_work.push_back({s.cost[e].work_link, e});
-      std::sort(by_work.begin(), by_work.end());
-      const std::size_t b = by_work.size();
-      double sum = 0, at = 0;
-      for (std::size_t q = 0; q < b; ++q) {
-        if (q == 0 || by_work[q].first != by_work[q - 1].first) at = sum + static_cast<double>(b - q) * by_work[q].first;
-        sum += by_work[q].first;
-        s.send_batch[by_work[q].second] = at;
-      }
-    }
-  }
+  if (!serial_) prepare_flows(s);
   // The senders' first messages, grouped by the sender's node (stable: node, then src order).
   s.node_groups.assign(static_cast<std::size_t>(nnodes_) + 1, 0);
   for (const auto& g : s.senders) ++s.node_groups[static_cast<std::size_t>(node_[g.src]) + 1];
@@ -186,6 +85,122 @@ void Engine::prepare(const Step& s) const {
   std::vector<std::uint32_t> fill(s.node_groups.begin(), s.node_groups.end() - 1);
   for (const auto& g : s.senders) s.group_first[fill[static_cast<std::size_t>(node_[g.src])]++] = g.first;
   s.prepared_for = id_;
+}
+
+// One message's costs: its latency and wire time on its tier and protocol, its handshake, its
+// time through the NIC, and whether it waits for its receive.
+Step::Cost Engine::message_cost(const Msg& msg) const {
+  const int d = msg.device ? 1 : 0, k = static_cast<int>(msg.tier);
+  const int p = static_cast<int>(m_.proto_of(msg.bytes));
+  const auto bytes = static_cast<double>(msg.bytes);
+  Step::Cost c{};
+  c.alpha = alpha_[d][k][p];
+  double wire = beta_[d][k][p] * bytes;
+  // The backend's wire factor (fitted on host messages; device ones keep the wire's) on a host
+  // message beyond `beyond` bytes: on what its bytes cost beyond one of `beyond` (on its tier,
+  // each in its protocol), and where it is a rendezvous and that one is not, on its latency beyond
+  // the eager one's (with calibrate's handshake_legs 0, the handshake, which an exchange both ways
+  // overlaps and a ping-pong waits for). Only an excess is scaled: a message never costs more for
+  // it.
+  if (const std::int64_t beyond = m_.wire_factor_beyond; wire_factor_ != 1 && d == 0 && msg.bytes > beyond) {
+    const int p0 = static_cast<int>(m_.proto_of(beyond)), eager = static_cast<int>(Proto::eager);
+    const double w0 = beta_[d][k][p0] * static_cast<double>(beyond);
+    if (wire > w0) wire = w0 + wire_factor_ * (wire - w0);
+    const auto a0 = static_cast<double>(alpha_[d][k][eager]), a = static_cast<double>(c.alpha);
+    if (p == static_cast<int>(Proto::rendezvous) && p0 != p && a > a0) c.alpha = static_cast<Time>(std::llround(a0 + wire_factor_ * (a - a0)));
+  }
+  c.handshake = p == 2 && m_.handshake_legs > 0 ? alpha_[0][k][0] : 0;
+  // Between two ranks of one core: the mates' share of its latency, bytes and handshake
+  // (MachineModel::CoreSharing).
+  if (msg.mate) {
+    const double f = m_.core_sharing.mate_factor;
+    for (Time* t : {&c.alpha, &c.handshake}) *t = static_cast<Time>(std::llround(static_cast<double>(*t) * f));
+    wire *= f;
+  }
+  c.wire = static_cast<Time>(std::llround(wire));
+  c.inject = nic_ && k == 2 && !msg.device ? static_cast<Time>(std::llround(inj_beta_ * bytes)) : -1;
+  c.rendezvous = p == 2;
+  c.waits = p == 2 || m_.eager_waits_for_receive;
+  c.work_link = wire;
+  c.work_nic = c.inject >= 0 ? inj_beta_ * bytes : 0;
+  return c;
+}
+
+// The flow engine's part of a step: a node's NIC can only limit its flows when its sending links
+// together can exceed it (senders x link rate > NIC rate, as in the study's max(ppn*s/R_N,
+// s*beta)); otherwise its flows skip the NIC. Then the CSR sizes of every resource's flow list
+// (send links, receive links, NICs), which only the order within each list changes between runs,
+// and each message's route through them.
+void Engine::prepare_flows(const Step& s) const {
+  const std::size_t n = node_.size(), nm = s.msgs.size();
+  std::vector<std::uint32_t> senders(static_cast<std::size_t>(nnodes_), 0);
+  std::vector<double> min_beta(static_cast<std::size_t>(nnodes_), std::numeric_limits<double>::infinity());
+  for (std::size_t i = 0; i < nm; ++i) {
+    if (s.cost[i].work_nic <= 0) continue;
+    const auto k = static_cast<std::size_t>(node_[s.msgs[i].src]);
+    if (i == 0 || s.msgs[i - 1].src != s.msgs[i].src || s.cost[i - 1].work_nic <= 0) ++senders[k];
+    min_beta[k] = std::min(min_beta[k], s.cost[i].work_link / static_cast<double>(s.msgs[i].bytes));
+  }
+  for (std::size_t i = 0; i < nm; ++i) {
+    const auto k = static_cast<std::size_t>(node_[s.msgs[i].src]);
+    if (s.cost[i].work_nic > 0 && static_cast<double>(senders[k]) * inj_beta_ <= min_beta[k]) s.cost[i].work_nic = 0;
+  }
+  const std::size_t nres = 2 * n + static_cast<std::size_t>(nnodes_);
+  s.res_off.assign(nres + 1, 0);
+  for (std::size_t i = 0; i < nm; ++i) {
+    const Msg& msg = s.msgs[i];
+    ++s.res_off[static_cast<std::size_t>(msg.src) + 1];
+    ++s.res_off[n + static_cast<std::size_t>(msg.dst) + 1];
+    if (s.cost[i].work_nic > 0) ++s.res_off[2 * n + static_cast<std::size_t>(node_[msg.src]) + 1];
+  }
+  for (std::size_t r = 0; r < nres; ++r) s.res_off[r + 1] += s.res_off[r];
+  s.route.resize(nm);
+  for (std::size_t i = 0; i < nm; ++i) {
+    const Msg& msg = s.msgs[i];
+    const auto& c = s.cost[i];
+    s.route[i] = {static_cast<std::uint32_t>(n + static_cast<std::size_t>(msg.dst)),
+                  c.work_nic > 0 ? static_cast<std::uint32_t>(2 * n + static_cast<std::size_t>(node_[msg.src])) : UINT32_MAX, c.work_link,
+                  c.work_nic};
+  }
+  prepare_send_links(s);
+}
+
+// A send link's flows are its sender's messages. Their activations relative to the sender's start
+// are fixed unless a message waited for its receiver (`send_rel`: the activation had it not
+// waited); then, on a link idle when they arrive, so are their departures: the first run records
+// them (`send_off`), later runs of the step replay them. Per sender: whether any of its messages
+// waits, and when its CPU posts the last. When all of a sender's messages arrive together (one
+// activation, or all queued behind earlier data), its link shares them as one batch, whose
+// departures only the works decide: sorted once here, not per run.
+void Engine::prepare_send_links(const Step& s) const {
+  const std::size_t n = node_.size(), nm = s.msgs.size();
+  s.send_rel.resize(nm);
+  for (auto& g : s.senders) {
+    Time t = 0;
+    for (auto i = g.first; i < g.end; ++i) {
+      const auto& c = s.cost[i];
+      const Time post = next_post(t);
+      s.send_rel[i] = transfer_start(c, post, std::numeric_limits<Time>::min(), m_.handshake_legs) + c.alpha;
+      g.waits = g.waits || c.waits;
+      g.cpu_rel = post;
+    }
+  }
+  s.send_off.assign(nm, 0);
+  s.send_known.assign(n, 0);
+  s.send_batch.resize(nm);
+  std::vector<std::pair<double, std::uint32_t>> by_work;
+  for (const auto& g : s.senders) {
+    by_work.clear();
+    for (auto e = g.first; e < g.end; ++e) by_work.push_back({s.cost[e].work_link, e});
+    std::sort(by_work.begin(), by_work.end());
+    const std::size_t b = by_work.size();
+    double sum = 0, at = 0;
+    for (std::size_t q = 0; q < b; ++q) {
+      if (q == 0 || by_work[q].first != by_work[q - 1].first) at = sum + static_cast<double>(b - q) * by_work[q].first;
+      sum += by_work[q].first;
+      s.send_batch[by_work[q].second] = at;
+    }
+  }
 }
 
 void Engine::run(const Step& s, std::vector<Time>& ready, Accum& acc, Timeline* tl) {
@@ -668,79 +683,91 @@ void Engine::sort_by_time(const Time* act, std::size_t nm) {
   for (std::size_t j = 0; j < nm; ++j) sorted_act_[j] = act[order_[j]];
 }
 
+// The flow engine: every message a flow through its resources (its sender's link, its receiver's
+// link, a NIC where it leaves the node), bandwidth shared at each; the steps below in order.
 void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
-  const std::size_t n = node_.size();
   const std::size_t nm = s.msgs.size();
-  const int legs = m_.handshake_legs;
   act_.resize(nm);
   done_.resize(nm);
   cpu_end_.assign(start_.begin(), start_.end());
   if (busy_.size() < s.res_off.size() - 1) busy_.resize(s.res_off.size() - 1, 0);
-  // 1. Posts (the sender's CPU: o_send each, at least g apart) and activations (transfer start
-  //    after the handshake or the matching receive, then the wire latency). Receives are posted at
-  //    the receiver's start.
-  //    A send link whose departures are known (its flows all arrive together, or in the recorded
-  //    pattern on an idle link) is done here, in message order: it needs no sorted flow list.
-  //    Runs of consecutive messages with one activation (a sender's messages of one tier and
-  //    protocol) are sorted as one: (activation, index) order is the runs' order, expanded.
-  send_mode_.assign(n, kSweep);
+  // 1. Posts and activations, per sender.
+  send_mode_.assign(node_.size(), kSweep);
   run_first_.clear(), run_act_.clear(), run_src_.clear();
-  for (const auto& g : s.senders) {
-    const auto e = static_cast<std::size_t>(g.src);
-    const Time t0 = start_[e];
-    Time lo = std::numeric_limits<Time>::max(), hi = 0;
-    bool fixed = true;  // every activation as recorded relative to the sender's start
-    auto activate = [&](std::uint32_t i, Time act) {
-      if (i == g.first || act != act_[i - 1]) run_first_.push_back(i), run_act_.push_back(act), run_src_.push_back(g.src);
-      act_[i] = act;
-      done_[i] = act << 2;
-      lo = std::min(lo, act), hi = std::max(hi, act);
-    };
-    if (!g.waits) {  // no message waits for its receiver: activations at fixed offsets
-      for (auto i = g.first; i < g.end; ++i) activate(i, t0 + s.send_rel[i]);
-    } else {
-      Time t = t0;
-      for (auto i = g.first; i < g.end; ++i) {
-        const auto& c = s.cost[i];
-        const Time post = next_post(t);
-        const Time act = transfer_start(c, post, start_[s.msgs[i].dst], legs) + c.alpha;
-        activate(i, act);
-        fixed = fixed && act == t0 + s.send_rel[i];
-      }
-    }
-    cpu_end_[e] = t0 + g.cpu_rel;  // its last post: every eager send has completed by then
-    send_free_[e] = std::max(send_free_[e], cpu_end_[e]);
-    const Time first = std::max(lo, busy_[e]);
-    const double* off = nullptr;
-    double base = 0;
-    if (hi <= first)  // all arrive together: a batch, whose departures only the works decide
-      off = s.send_batch.data(), base = static_cast<double>(first);
-    else if (busy_[e] <= lo && fixed && s.send_known[e])  // idle at the first arrival, as recorded
-      off = s.send_off.data(), base = static_cast<double>(t0);
-    if (!off) {
-      if (busy_[e] <= lo && fixed) send_mode_[e] = kRecord;  // idle at the first arrival: record
-      continue;
-    }
-    send_mode_[e] = kDirect;
-    double end = 0;
-    for (auto q = g.first; q < g.end; ++q) {
-      const double at = base + off[q];
-      end = std::max(end, at);
-      raise_done(q, static_cast<Time>(at + 0.5), kLink);
-    }
-    busy_[e] = std::max(busy_[e], static_cast<Time>(end + 0.5));
-  }
+  for (const auto& g : s.senders) post_sender(s, g);
   messages_ += nm;
-  const std::size_t nruns = run_act_.size();
   run_first_.push_back(static_cast<std::uint32_t>(nm));
-  sort_by_time(run_act_.data(), nruns);
-  // 2. Every other resource's flows in activation order (CSR: send links, receive links, NICs),
-  //    then processor sharing at each; a flow completes when it has left all of its resources.
-  const std::size_t nres = s.res_off.size() - 1;
-  const auto& res_off_ = s.res_off;
-  res_items_.resize(res_off_[nres]);
-  res_fill_.assign(res_off_.begin(), res_off_.end() - 1);
-  for (std::size_t j = 0; j < nruns; ++j) {
+  sort_by_time(run_act_.data(), run_act_.size());
+  // 2. Every resource but the receive links.
+  share_resources(s);
+  // 3. Receive links, and the send sides of rendezvous messages.
+  receive(s);
+  complete_sends(s, tl);
+  // 4. What finished each endpoint.
+  attribute(s, acc);
+}
+
+// One sender's posts (its CPU: o_send each, at least g apart) and its messages' activations
+// (transfer start after the handshake or the matching receive, then the wire latency). Receives
+// are posted at the receiver's start. A send link whose departures are known (its flows all arrive
+// together, or in the recorded pattern on an idle link) is done here, in message order: it needs
+// no sorted flow list. Runs of consecutive messages with one activation (a sender's messages of
+// one tier and protocol) are sorted as one: (activation, index) order is the runs' order, expanded.
+void Engine::post_sender(const Step& s, const Step::Sender& g) {
+  const auto e = static_cast<std::size_t>(g.src);
+  const Time t0 = start_[e];
+  Time lo = std::numeric_limits<Time>::max(), hi = 0;
+  bool fixed = true;  // every activation as recorded relative to the sender's start
+  auto activate = [&](std::uint32_t i, Time act) {
+    if (i == g.first || act != act_[i - 1]) run_first_.push_back(i), run_act_.push_back(act), run_src_.push_back(g.src);
+    act_[i] = act;
+    done_[i] = act << 2;
+    lo = std::min(lo, act), hi = std::max(hi, act);
+  };
+  if (!g.waits) {  // no message waits for its receiver: activations at fixed offsets
+    for (auto i = g.first; i < g.end; ++i) activate(i, t0 + s.send_rel[i]);
+  } else {
+    Time t = t0;
+    for (auto i = g.first; i < g.end; ++i) {
+      const auto& c = s.cost[i];
+      const Time post = next_post(t);
+      const Time act = transfer_start(c, post, start_[s.msgs[i].dst], m_.handshake_legs) + c.alpha;
+      activate(i, act);
+      fixed = fixed && act == t0 + s.send_rel[i];
+    }
+  }
+  cpu_end_[e] = t0 + g.cpu_rel;  // its last post: every eager send has completed by then
+  send_free_[e] = std::max(send_free_[e], cpu_end_[e]);
+  const Time first = std::max(lo, busy_[e]);
+  const double* off = nullptr;
+  double base = 0;
+  if (hi <= first)  // all arrive together: a batch, whose departures only the works decide
+    off = s.send_batch.data(), base = static_cast<double>(first);
+  else if (busy_[e] <= lo && fixed && s.send_known[e])  // idle at the first arrival, as recorded
+    off = s.send_off.data(), base = static_cast<double>(t0);
+  if (!off) {
+    if (busy_[e] <= lo && fixed) send_mode_[e] = kRecord;  // idle at the first arrival: record
+    return;
+  }
+  send_mode_[e] = kDirect;
+  double end = 0;
+  for (auto q = g.first; q < g.end; ++q) {
+    const double at = base + off[q];
+    end = std::max(end, at);
+    raise_done(q, static_cast<Time>(at + 0.5), kLink);
+  }
+  busy_[e] = std::max(busy_[e], static_cast<Time>(end + 0.5));
+}
+
+// Every resource's flows in activation order (CSR: send links, receive links, NICs); processor
+// sharing at each but the receive links (receive does them): a flow completes when it has left
+// all of its resources.
+void Engine::share_resources(const Step& s) {
+  const std::size_t n = node_.size(), nres = s.res_off.size() - 1;
+  const auto& res_off = s.res_off;
+  res_items_.resize(res_off[nres]);
+  res_fill_.assign(res_off.begin(), res_off.end() - 1);
+  for (std::size_t j = 0; j < run_act_.size(); ++j) {
     const Time a = sorted_act_[j];
     const auto run = order_[j];
     const auto src = static_cast<std::size_t>(run_src_[run]);
@@ -752,26 +779,32 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
       if (rt.nic != UINT32_MAX) res_items_[res_fill_[rt.nic]++] = {a, rt.work_nic, i};
     }
   }
-  auto evaluate = [&](std::size_t r) {
-    const auto b = res_off_[r], z = res_off_[r + 1];
-    const ResItem* items = res_items_.data() + b;
-    SendCache sc{}, *use = nullptr;
-    if (r < n && send_mode_[r] == kRecord) sc = {s.send_off.data(), static_cast<double>(start_[r])}, use = &sc, s.send_known[r] = 1;
-    share(items, z - b, r < 2 * n ? kLink : kNic, busy_[r], use);
-  };
   for (std::size_t r = 0; r < n; ++r)
-    if (res_off_[r] != res_off_[r + 1] && send_mode_[r] != kDirect) evaluate(r);
+    if (res_off[r] != res_off[r + 1] && send_mode_[r] != kDirect) share_resource(s, r);
   for (std::size_t r = 2 * n; r < nres; ++r)
-    if (res_off_[r] != res_off_[r + 1]) evaluate(r);
-  // 3. Receive links last: their flows are complete once the link is evaluated (the latest of all
-  //    their resources), and the receiver's CPU takes them (o_recv each, in completion order).
+    if (res_off[r] != res_off[r + 1]) share_resource(s, r);
+}
+
+// Processor sharing at resource r (a send link being recorded gives its departures to later steps).
+void Engine::share_resource(const Step& s, std::size_t r) {
+  const std::size_t n = node_.size();
+  const auto b = s.res_off[r], z = s.res_off[r + 1];
+  SendCache sc{}, *use = nullptr;
+  if (r < n && send_mode_[r] == kRecord) sc = {s.send_off.data(), static_cast<double>(start_[r])}, use = &sc, s.send_known[r] = 1;
+  share(res_items_.data() + b, z - b, r < 2 * n ? kLink : kNic, busy_[r], use);
+}
+
+// Receive links last: their flows are complete once the link is evaluated (the latest of all
+// their resources), and the receiver's CPU takes them (o_recv each, in completion order).
+void Engine::receive(const Step& s) {
+  const std::size_t n = node_.size();
   const Time o_recv = s.one_sided ? 0 : o_recv_;
   crit_msg_.assign(2 * n, kNil);
   nin_.assign(n, 0);
   for (std::size_t e = 0; e < n; ++e) {
-    const auto b = res_off_[n + e], z = res_off_[n + e + 1];
+    const auto b = s.res_off[n + e], z = s.res_off[n + e + 1];
     if (b == z) continue;
-    evaluate(n + e);
+    share_resource(s, n + e);
     auto* first = res_items_.data() + b;
     if (o_recv > 0)
       std::sort(first, first + (z - b), [&](const ResItem& x, const ResItem& y) {
@@ -788,22 +821,33 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
     nin_[e] = static_cast<std::uint32_t>(z - b);
     crit_msg_[e] = crit;
   }
-  // Rendezvous send sides: a send completes with its transfer (a rendezvous message waits).
-  for (const auto& g : s.senders)
-    if (g.waits || tl) {
-      const auto src = static_cast<std::size_t>(g.src);
-      Time t = start_[src];
-      for (auto i = g.first; i < g.end; ++i) {
-        if (s.cost[i].rendezvous && done_time(i) >= send_free_[src]) send_free_[src] = done_time(i), crit_msg_[n + src] = i;
-        const Time post = next_post(t);
-        if (tl) {
-          const Msg& msg = s.msgs[i];
-          tl->add(msg.src, post, done_time(i), Timeline::send, msg.dst, msg.bytes);
-          tl->add(msg.dst, act_[i], done_time(i), Timeline::recv, msg.src, msg.bytes);
-        }
+}
+
+// Rendezvous send sides: a send completes with its transfer (a rendezvous message waits); and
+// the timeline's sends and receives.
+void Engine::complete_sends(const Step& s, Timeline* tl) {
+  const std::size_t n = node_.size();
+  for (const auto& g : s.senders) {
+    if (!g.waits && !tl) continue;
+    const auto src = static_cast<std::size_t>(g.src);
+    Time t = start_[src];
+    for (auto i = g.first; i < g.end; ++i) {
+      if (s.cost[i].rendezvous && done_time(i) >= send_free_[src]) send_free_[src] = done_time(i), crit_msg_[n + src] = i;
+      const Time post = next_post(t);
+      if (tl) {
+        const Msg& msg = s.msgs[i];
+        tl->add(msg.src, post, done_time(i), Timeline::send, msg.dst, msg.bytes);
+        tl->add(msg.dst, act_[i], done_time(i), Timeline::recv, msg.src, msg.bytes);
       }
     }
-  // 4. Attribution: what finished each endpoint.
+  }
+}
+
+// Attribution: what finished each endpoint (its receives, its rendezvous sends, or its CPU), and
+// of its critical message the latency, the bandwidth alone, and the wait for a NIC or a link.
+void Engine::attribute(const Step& s, Accum& acc) {
+  const std::size_t n = node_.size();
+  const Time o_recv = s.one_sided ? 0 : o_recv_;
   for (std::size_t e = 0; e < n; ++e) {
     std::uint32_t i = kNil;
     if (recv_free_[e] >= send_free_[e] && recv_free_[e] > start_[e]) {
@@ -818,7 +862,7 @@ void Engine::run_flows(const Step& s, Accum& acc, Timeline* tl) {
     const auto& c = s.cost[i];
     const Time transfer = done_time(i) - act_[i];
     const Time alone = std::min(c.wire, transfer);
-    acc.latency[e] += c.alpha + (c.rendezvous ? c.handshake * legs : 0);
+    acc.latency[e] += c.alpha + (c.rendezvous ? c.handshake * m_.handshake_legs : 0);
     acc.bandwidth[e] += alone;
     (done_by(i) == kNic ? acc.injection : acc.contention)[e] += transfer - alone;
   }

@@ -177,7 +177,18 @@ private:
   Time next_post(Time& t) const;
   static Time transfer_start(const Step::Cost& c, Time post, Time recv_post, int legs);
   void run_serial(const Step& s, Accum& acc, Timeline* tl);
+  // prepare's parts.
+  Step::Cost message_cost(const Msg& msg) const;
+  void prepare_flows(const Step& s) const;
+  void prepare_send_links(const Step& s) const;
   void run_flows(const Step& s, Accum& acc, Timeline* tl);
+  // run_flows' steps.
+  void post_sender(const Step& s, const Step::Sender& g);
+  void share_resources(const Step& s);
+  void share_resource(const Step& s, std::size_t r);
+  void receive(const Step& s);
+  void complete_sends(const Step& s, Timeline* tl);
+  void attribute(const Step& s, Accum& acc);
 
   // Flow engine state, reused between steps.
   struct PsEntry {

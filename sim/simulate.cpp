@@ -249,6 +249,82 @@ core::SizeEstimate memory_estimate(const trace::BuiltTrace& bt) {
   return {"/ops/" + std::to_string(at), total, "the simulation plans of " + std::to_string(bt.trace().ops.size()) + " ops"};
 }
 
+namespace {
+// One op's schedule on backend b: a round per direction of the op, from the plans of its graph.
+Schedule op_schedule(const core::OpSpec& op, const std::vector<core::RankPlan>& plans, const Layout& lay, const MachineModel& m,
+                     const Backend& b) {
+  Schedule sc = make_schedule(lay, m, b);
+  const std::int64_t vb = core::op_vertex_bytes(op);
+  for (const core::Direction d : core::op_traits(op.op).directions()) {
+    const bool r2l = d == core::Direction::root_to_leaf;
+    const bool root_dev = op.root_mem == core::MemType::device, leaf_dev = op.leaf_mem == core::MemType::device;
+    Traffic tr = traffic_from_plans(plans, r2l, vb, r2l ? root_dev : leaf_dev, r2l ? leaf_dev : root_dev, op.op != core::OpKind::fetch_and_op);
+    // As the executor (exec/mpi/star_forest.cpp): contiguous blocks go to MPI unpacked on the
+    // host, except for fetch-and-op; receives land in place in a bcast with replace.
+    tr.motion = core::op_traits(op.op).motion;
+    tr.send_direct = !root_dev && !leaf_dev && op.op != core::OpKind::fetch_and_op;
+    tr.recv_direct = tr.send_direct && r2l && op.mpi_op == core::MpiOp::replace;
+    add_round(sc, lay, m, b, tr);
+  }
+  return sc;
+}
+
+// The executor's own work per call on each of the `nranks` ranks (picoseconds), from the ranks'
+// shapes and the backend's costs (MachineModel::ExecutorCosts::per_call).
+std::vector<Time> executor_work(const std::vector<RankShape>& shapes, const MachineModel::ExecutorCosts& cost, const MachineModel& m,
+                                std::int64_t vb, std::size_t nranks) {
+  std::vector<Time> op_cpu(nranks, 0);
+  for (std::size_t r = 0; r < nranks && r < shapes.size(); ++r) {
+    const RankShape& rs = shapes[r];
+    // A backend with a cost per scattered value pays it for the lists in messages past the
+    // limit, and its cost per run for the others' runs only.
+    const bool split = cost.scatter.has_value();
+    auto call = [&](std::int64_t bytes) {
+      return cost.per_call(rs.runs(split, m.scatter_beyond, vb), rs.peers, bytes, cost.large > 0 ? rs.large(m, vb) : 0,
+                           split ? rs.scattered(m.scatter_beyond, vb) : 0);
+    };
+    double work = call(rs.values * vb);
+    // What its bytes with its core mates add to the call, at the mates' share (none where they
+    // add nothing: a cost per small byte below 0).
+    if (rs.mate_values > 0 && m.core_sharing.mate_factor != 1)
+      work -= (1 - m.core_sharing.mate_factor) * std::max(0.0, work - call((rs.values - rs.mate_values) * vb));
+    op_cpu[r] = to_ps(work);
+  }
+  return op_cpu;
+}
+
+// One op's result: its messages and bytes per call, its time (the latest rank's finish against
+// the latest before it) and that rank's breakdown per call.
+OpResult op_result(std::size_t oi, const core::OpSpec& op, const Schedule& sc, std::uint64_t messages, const std::vector<Time>& ready,
+                   Time before_max, const Accum& acc, const Accum& before) {
+  OpResult o;
+  o.index = oi;
+  o.label = op_label(op);
+  o.repeat = op.repeat;
+  o.messages = messages;
+  for (const auto& st : sc.steps) {
+    o.call_messages += st.msgs.size();
+    for (const auto& msg : st.msgs) o.call_bytes += msg.bytes;
+  }
+  if (ready.empty()) return o;
+  const auto crit = static_cast<std::size_t>(std::max_element(ready.begin(), ready.end()) - ready.begin());
+  o.total_s = to_seconds(ready[crit] - before_max);
+  o.per_call_s = o.total_s / static_cast<double>(op.repeat);
+  const double rep = static_cast<double>(op.repeat);
+  auto term = [&](const std::vector<Time>& now, const std::vector<Time>& was) { return to_seconds(now[crit] - was[crit]) / rep; };
+  auto& bd = o.breakdown;
+  bd.latency = term(acc.latency, before.latency);
+  bd.bandwidth = term(acc.bandwidth, before.bandwidth);
+  bd.contention = term(acc.contention, before.contention);
+  bd.injection_wait = term(acc.injection, before.injection);
+  bd.overhead = term(acc.overhead, before.overhead);
+  bd.copies = term(acc.copies, before.copies);
+  bd.sync = term(acc.sync, before.sync);
+  bd.fit(o.per_call_s);
+  return o;
+}
+}  // namespace
+
 SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std::vector<Backend>& backends, Timeline* timeline,
                    bool ops_apart) {
   const auto& t = bt.trace();
@@ -288,19 +364,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       auto it = plans.find(&g);
       if (it == plans.end()) it = plans.emplace(&g, core::build_plans(g)).first;
       const std::int64_t vb = core::op_vertex_bytes(op);
-      Schedule sc = make_schedule(lay, m, b);
-      for (const core::Direction d : core::op_traits(op.op).directions()) {
-        const bool r2l = d == core::Direction::root_to_leaf;
-        const bool root_dev = op.root_mem == core::MemType::device, leaf_dev = op.leaf_mem == core::MemType::device;
-        Traffic tr = traffic_from_plans(it->second, r2l, vb, r2l ? root_dev : leaf_dev, r2l ? leaf_dev : root_dev,
-                                        op.op != core::OpKind::fetch_and_op);
-        // As the executor (exec/mpi/star_forest.cpp): contiguous blocks go to MPI unpacked on the
-        // host, except for fetch-and-op; receives land in place in a bcast with replace.
-        tr.motion = core::op_traits(op.op).motion;
-        tr.send_direct = !root_dev && !leaf_dev && op.op != core::OpKind::fetch_and_op;
-        tr.recv_direct = tr.send_direct && r2l && op.mpi_op == core::MpiOp::replace;
-        add_round(sc, lay, m, b, tr);
-      }
+      const Schedule sc = op_schedule(op, it->second, lay, m, b);
       Engine eng(m, sc.node, &busy, costs[0].wire);
       const auto ne = static_cast<std::size_t>(sc.endpoints);
       if (helper_ready.size() < ne - ready.size()) helper_ready.resize(ne - ready.size(), 0);
@@ -331,23 +395,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       auto shape_it = shapes.find({&g, off_node});
       if (shape_it == shapes.end()) shape_it = shapes.emplace(std::pair{&g, off_node}, rank_shapes(it->second, off_node ? &lay : nullptr, m.core_sharing)).first;
       const auto& cost = costs[core::op_traits(op.op).directions().front() == core::Direction::leaf_to_root ? 1 : 0];
-      std::vector<Time> op_cpu(ready.size(), 0);
-      for (std::size_t r = 0; r < ready.size() && r < shape_it->second.size(); ++r) {
-        const RankShape& rs = shape_it->second[r];
-        // A backend with a cost per scattered value pays it for the lists in messages past the
-        // limit, and its cost per run for the others' runs only.
-        const bool split = cost.scatter.has_value();
-        auto call = [&](std::int64_t bytes) {
-          return cost.per_call(rs.runs(split, m.scatter_beyond, vb), rs.peers, bytes, cost.large > 0 ? rs.large(m, vb) : 0,
-                               split ? rs.scattered(m.scatter_beyond, vb) : 0);
-        };
-        double work = call(rs.values * vb);
-        // What its bytes with its core mates add to the call, at the mates' share (none where they
-        // add nothing: a cost per small byte below 0).
-        if (rs.mate_values > 0 && m.core_sharing.mate_factor != 1)
-          work -= (1 - m.core_sharing.mate_factor) * std::max(0.0, work - call((rs.values - rs.mate_values) * vb));
-        op_cpu[r] = to_ps(work);
-      }
+      const std::vector<Time> op_cpu = executor_work(shape_it->second, cost, m, vb, ready.size());
       for (core::Index rep = 0; rep < op.repeat; ++rep) {
         start.assign(rd.begin(), rd.begin() + lay.nranks);
         for (std::size_t r = 0; r < ready.size(); ++r)
@@ -359,32 +407,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       std::copy(rd.begin(), rd.begin() + lay.nranks, ready.begin());
       std::copy(rd.begin() + lay.nranks, rd.end(), helper_ready.begin());
       for (std::size_t r = 0; r < ready.size(); ++r) acc.add(a, r);
-      OpResult o;
-      o.index = oi;
-      o.label = op_label(op);
-      o.repeat = op.repeat;
-      o.messages = eng.messages();
-      for (const auto& st : sc.steps) {
-        o.call_messages += st.msgs.size();
-        for (const auto& msg : st.msgs) o.call_bytes += msg.bytes;
-      }
-      if (!ready.empty()) {
-        const auto crit = static_cast<std::size_t>(std::max_element(ready.begin(), ready.end()) - ready.begin());
-        const Time after_max = ready[crit];
-        o.total_s = to_seconds(after_max - before_max);
-        o.per_call_s = o.total_s / static_cast<double>(op.repeat);
-        const double rep = static_cast<double>(op.repeat);
-        auto term = [&](const std::vector<Time>& now, const std::vector<Time>& was) { return to_seconds(now[crit] - was[crit]) / rep; };
-        auto& bd = o.breakdown;
-        bd.latency = term(acc.latency, before.latency);
-        bd.bandwidth = term(acc.bandwidth, before.bandwidth);
-        bd.contention = term(acc.contention, before.contention);
-        bd.injection_wait = term(acc.injection, before.injection);
-        bd.overhead = term(acc.overhead, before.overhead);
-        bd.copies = term(acc.copies, before.copies);
-        bd.sync = term(acc.sync, before.sync);
-        bd.fit(o.per_call_s);
-      }
+      OpResult o = op_result(oi, op, sc, eng.messages(), ready, before_max, acc, before);
       br.total_s += o.total_s;
       br.messages += o.messages;
       br.breakdown += o.breakdown.scaled(static_cast<double>(op.repeat));

@@ -168,8 +168,10 @@ bool no_rank_files(const std::string& dir) {
   return true;
 }
 
-trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
-  // ---- the files: rank 0 says how many there must be --------------------------------------
+namespace {
+// The rank files of `dir`: rank 0 says how many there must be; each must be there, name its own
+// rank and rank 0's count, and none may carry a refusal.
+std::vector<RankFile> load_rank_files(const std::string& dir) {
   std::vector<RankFile> files;
   auto load = [&](int r) -> std::optional<RankFile> {
     const std::string p = (fs::path(dir) / ("rank-" + std::to_string(r) + ".json")).string();
@@ -206,12 +208,14 @@ trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
   }
   for (int r = 0; r < nranks; ++r) {
     const RankFile& f = files[static_cast<std::size_t>(r)];
-    if (field(f, f.doc, "", "rank", Kind::integer).get<int>() != r ||
-        field(f, f.doc, "", "size", Kind::integer).get<int>() != nranks)
+    if (field(f, f.doc, "", "rank", Kind::integer).get<int>() != r || field(f, f.doc, "", "size", Kind::integer).get<int>() != nranks)
       f.r.fail("/rank", "says another rank or rank count than its name and rank 0's file");
   }
+  return files;
+}
 
-  // ---- the ranks must agree on the SFs and the op stream --------------------------------------
+// The ranks must agree on the SFs and the op stream, and the stream must hold an op.
+void check_ranks_agree(const std::vector<RankFile>& files) {
   const RankFile& f0 = files[0];
   const Json& sfs0 = field(f0, f0.doc, "", "sfs", Kind::array);
   const Json& ops0 = field(f0, f0.doc, "", "ops", Kind::array);
@@ -220,38 +224,63 @@ trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
     const Json& ops = field(f, f.doc, "", "ops", Kind::array);
     if (sfs.size() != sfs0.size())
       f.r.fail("/sfs", "recorded " + std::to_string(sfs.size()) + " SFs where rank 0 recorded " + std::to_string(sfs0.size()) +
-                         " (the ranks did not run the same SF operations in the same order)");
+                           " (the ranks did not run the same SF operations in the same order)");
     for (std::size_t k = 0; k < std::min(ops.size(), ops0.size()); ++k)
       if (ops[k] != ops0[k])
-        f.r.fail(io::pointer_join("/ops", k), "differs from rank 0's op " + std::to_string(k) + " (" + ops0[k].dump() + " there, " + ops[k].dump() + " here)");
-    if (ops.size() != ops0.size()) f.r.fail("/ops", "recorded " + std::to_string(ops.size()) + " ops where rank 0 recorded " + std::to_string(ops0.size()));
+        f.r.fail(io::pointer_join("/ops", k),
+                 "differs from rank 0's op " + std::to_string(k) + " (" + ops0[k].dump() + " there, " + ops[k].dump() + " here)");
+    if (ops.size() != ops0.size())
+      f.r.fail("/ops", "recorded " + std::to_string(ops.size()) + " ops where rank 0 recorded " + std::to_string(ops0.size()));
     if (f.doc.value("op_counts", Json::array()) != f0.doc.value("op_counts", Json::array()))
       f.r.fail("/op_counts", "differ from rank 0's: the ranks did not run the same SF operations");
   }
-  if (ops0.empty()) {
-    std::string why;
-    std::map<std::vector<std::string>, std::int64_t> skipped;
-    for (const RankFile& f : files) add_table(skipped, f.doc.value("not_recorded", Json::array()), {"op", "reason"});
-    for (const auto& [k, n] : skipped) why += (why.empty() ? "" : "; ") + k[0] + " x" + std::to_string(n) + ": " + k[1];
-    throw InputError("", "no PetscSF carried an operation that could be recorded" + (why.empty() ? std::string() : " (not recorded: " + why + ")"));
-  }
+  if (!ops0.empty()) return;
+  std::string why;
+  std::map<std::vector<std::string>, std::int64_t> skipped;
+  for (const RankFile& f : files) add_table(skipped, f.doc.value("not_recorded", Json::array()), {"op", "reason"});
+  for (const auto& [k, n] : skipped) why += (why.empty() ? "" : "; ") + k[0] + " x" + std::to_string(n) + ": " + k[1];
+  throw InputError("", "no PetscSF carried an operation that could be recorded" + (why.empty() ? std::string() : " (not recorded: " + why + ")"));
+}
 
-  // ---- the SFs: the form PETSc built them in, where it gives exactly the graph PETSc held -------
-  trace::Trace t;
-  t.name = info.name;
-  t.nranks = nranks;
-  const CapturedPlacement placed = captured_placement(files);
-  t.machine = placed.machine;
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < sfs0.size(); ++i) names.push_back("sf" + std::to_string(i));
-  trace::GraphLookup lookup;
+// The form PETSc built SF i in (a pattern, or derived from earlier SFs), where the ranks agree on
+// it; nullopt otherwise.
+std::optional<trace::SFDef> petsc_form(const std::vector<RankFile>& files, std::size_t i, const std::vector<std::string>& names,
+                                       const core::Graph& g, const std::string& ptr) {
+  const Json& s0 = files[0].doc["sfs"][i];
+  auto agree = [&](const char* k) {
+    for (const RankFile& f : files)
+      if (f.doc["sfs"][i].value(k, Json()) != s0.value(k, Json())) return false;
+    return true;
+  };
+  if (s0.contains("pattern") && agree("pattern")) {
+    trace::PatternSF p;
+    core::parse_pattern(s0["pattern"].get<std::string>(), p.pattern);
+    for (const auto& rg : g.ranks) p.nroots.push_back(rg.nroots);
+    return trace::SFDef{names[i], p};
+  }
+  if (s0.contains("derive") && agree("derive") && agree("of")) {
+    trace::DerivedSF d;
+    trace::parse_derive_kind(s0["derive"].get<std::string>(), d.kind);
+    for (const auto& p : s0["of"]) d.of.push_back(names.at(p.get<std::size_t>()));
+    if (d.kind == trace::DeriveKind::embed_roots || d.kind == trace::DeriveKind::embed_leaves)
+      for (const RankFile& f : files) d.selected.push_back(ints(f, f.doc["sfs"][i].value("selected", Json::array()), ptr));
+    return trace::SFDef{names[i], d};
+  }
+  return std::nullopt;
+}
+
+// The SFs: each in the form PETSc built it in where that form gives exactly the graph PETSc
+// held, else explicit; and per SF what the trace's meta says of it.
+Json merged_sfs(const std::vector<RankFile>& files, const std::vector<std::string>& names, trace::Trace& t) {
+  const int nranks = t.nranks;
+  const RankFile& f0 = files[0];
   std::map<std::string, std::shared_ptr<const core::Graph>> built;
-  lookup = [&](std::string_view n) -> const core::Graph* {
+  const trace::GraphLookup lookup = [&](std::string_view n) -> const core::Graph* {
     auto it = built.find(std::string(n));
     return it == built.end() ? nullptr : it->second.get();
   };
   Json sf_meta = Json::array();
-  for (std::size_t i = 0; i < sfs0.size(); ++i) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string ptr = io::pointer_join("/sfs", i);
     auto g = std::make_shared<core::Graph>();
     g->nranks = nranks;
@@ -259,33 +288,14 @@ trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
     for (const auto& rg : g->ranks)
       for (int rr : rg.remote_rank)
         if (rr < 0 || rr >= nranks) f0.r.fail(ptr, "a leaf names rank " + std::to_string(rr) + " outside the " + std::to_string(nranks) + " ranks");
-    const Json& s0 = sfs0[i];
+    const Json& s0 = f0.doc["sfs"][i];
     Json m = {{"name", names[i]}, {"petsc_type", str_or(s0, "petsc_type")}, {"first_via", str_or(s0, "first_via")}};
     if (s0.contains("built_by") && s0["built_by"].is_object()) m["built_by"] = s0["built_by"];
-    std::optional<trace::SFDef> form;
+    std::optional<trace::SFDef> form = petsc_form(files, i, names, *g, ptr);
     std::string note;
-    auto agree = [&](const char* k) {
-      for (const RankFile& f : files)
-        if (f.doc["sfs"][i].value(k, Json()) != s0.value(k, Json())) return false;
-      return true;
-    };
-    if (s0.contains("pattern") && agree("pattern")) {
-      trace::PatternSF p;
-      core::parse_pattern(s0["pattern"].get<std::string>(), p.pattern);
-      for (const auto& rg : g->ranks) p.nroots.push_back(rg.nroots);
-      form = trace::SFDef{names[i], p};
-    } else if (s0.contains("derive") && agree("derive") && agree("of")) {
-      trace::DerivedSF d;
-      trace::parse_derive_kind(s0["derive"].get<std::string>(), d.kind);
-      for (const auto& p : s0["of"]) d.of.push_back(names.at(p.get<std::size_t>()));
-      if (d.kind == trace::DeriveKind::embed_roots || d.kind == trace::DeriveKind::embed_leaves)
-        for (const RankFile& f : files) d.selected.push_back(ints(f, f.doc["sfs"][i].value("selected", Json::array()), ptr));
-      form = trace::SFDef{names[i], d};
-    }
     if (form) {
       try {
-        auto derived = trace::build_sf(*form, nranks, lookup);
-        if (!(*derived == *g)) {
+        if (!(*trace::build_sf(*form, nranks, lookup) == *g)) {
           note = "PETSc built it as " + std::string(std::holds_alternative<trace::PatternSF>(form->def) ? "a pattern" : "a derived SF") +
                  ", but that form's graph differs from the one PETSc held: written explicitly";
           form.reset();
@@ -304,17 +314,12 @@ trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
     built[names[i]] = g;
     t.sfs.push_back(std::move(*form));
   }
-  for (std::size_t k = 0; k < ops0.size(); ++k) t.ops.push_back(op_spec(f0, ops0[k], io::pointer_join("/ops", k), names));
+  return sf_meta;
+}
 
-  // ---- meta: what ran, and the exact counts ------------------------------------------------
-  Json meta = Json::object();
-  meta["generator"] = "capture";
-  meta["command"] = info.command;
-  meta["petsc_version"] = str_or(f0.doc, "petsc");
-  meta["ranks"] = nranks;
-  meta["date"] = info.date;
-  if (!placed.hosts.empty()) meta["hosts"] = placed.hosts;
-  meta["placement"] = placed.text;
+// Rank 0's op counts per SF and op (the calls beyond the recorder's cap under kBeyondCapName),
+// and their total.
+std::pair<Json, std::int64_t> op_counts(const RankFile& f0, const std::vector<std::string>& names) {
   Json counts = Json::array();
   std::int64_t total = 0;
   for (const auto& c : f0.doc.value("op_counts", Json::array())) {
@@ -325,13 +330,12 @@ trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
                       {"vecscatter", c.value("vecscatter", std::int64_t{0})}});
     total += c.value("count", std::int64_t{0});
   }
-  meta["op_counts"] = std::move(counts);
-  std::int64_t kept = 0;
-  for (const auto& op : t.ops) kept += op.repeat;
-  meta["ops_recorded"] = total;
-  meta["ops_in_trace"] = kept;
-  meta["ops_dropped"] = f0.doc.value("dropped_ops", std::int64_t{0});
-  meta["sfs"] = std::move(sf_meta);
+  return {counts, total};
+}
+
+// What every rank did not record and called within PETSc, summed over the ranks, and each rank's
+// PETSc events.
+void add_rank_tables(const std::vector<RankFile>& files, Json& meta) {
   std::map<std::vector<std::string>, std::int64_t> skipped, internal;
   Json events = Json::array();
   for (const RankFile& f : files) {
@@ -345,6 +349,41 @@ trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
   meta["not_recorded"] = std::move(sk);
   meta["internal_calls"] = std::move(in);
   meta["petsc_events_per_rank"] = std::move(events);
+}
+}  // namespace
+
+trace::Trace merge_rank_files(const std::string& dir, const MergeInfo& info) {
+  const std::vector<RankFile> files = load_rank_files(dir);
+  check_ranks_agree(files);
+  const RankFile& f0 = files[0];
+  trace::Trace t;
+  t.name = info.name;
+  t.nranks = static_cast<int>(files.size());
+  const CapturedPlacement placed = captured_placement(files);
+  t.machine = placed.machine;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < f0.doc["sfs"].size(); ++i) names.push_back("sf" + std::to_string(i));
+  Json sf_meta = merged_sfs(files, names, t);
+  const Json& ops0 = f0.doc["ops"];
+  for (std::size_t k = 0; k < ops0.size(); ++k) t.ops.push_back(op_spec(f0, ops0[k], io::pointer_join("/ops", k), names));
+  // Meta: what ran, and the exact counts.
+  Json meta = Json::object();
+  meta["generator"] = "capture";
+  meta["command"] = info.command;
+  meta["petsc_version"] = str_or(f0.doc, "petsc");
+  meta["ranks"] = t.nranks;
+  meta["date"] = info.date;
+  if (!placed.hosts.empty()) meta["hosts"] = placed.hosts;
+  meta["placement"] = placed.text;
+  auto [counts, total] = op_counts(f0, names);
+  meta["op_counts"] = std::move(counts);
+  std::int64_t kept = 0;
+  for (const auto& op : t.ops) kept += op.repeat;
+  meta["ops_recorded"] = total;
+  meta["ops_in_trace"] = kept;
+  meta["ops_dropped"] = f0.doc.value("dropped_ops", std::int64_t{0});
+  meta["sfs"] = std::move(sf_meta);
+  add_rank_tables(files, meta);
   t.meta_json = meta.dump();
   return t;
 }

@@ -66,182 +66,220 @@ int run_reference(const RunArgs& a) {
 }
 
 #ifdef HAVE_SFREPLAY_MPI
-int run_mpi(const RunArgs& a) {
-  const MpiSession mpi;
-  const int rank = mpi.rank, size = mpi.size;
-  exec::mpi::stall::start("run", a.stall_timeout);
-  std::optional<trace::BuiltTrace> t;
+// One MPI run as its steps see it: what each step found for the ones after it.
+struct MpiRun {
+  const RunArgs& a;
+  int rank = 0, size = 0;
+  std::optional<trace::BuiltTrace> t{};
   // `all`: every backend of the catalogue. One the trace or this machine refuses (collective on
   // a graph that is no pattern, cuda-* without a GPU) is skipped with its reason where only `all`
   // stands for it, and refused where it was named.
   std::vector<std::string> backends = a.backends.names;
-  std::vector<std::pair<std::string, std::string>> skipped;  // backend, why
-  std::string device_note;
-  const int local = ranks_on_node();
-  if (!agreed("run", rank, size, [&] {
-        if (backends.empty()) throw InputError("--backend", "no backend given");
-        // The node's memory is shared by its ranks.
-        t.emplace(trace::read_trace_file(a.file, {core::memory_limit(a.max_memory) / static_cast<std::uint64_t>(local)}));
-        if (t->trace().nranks != size)
-          throw InputError(a.file, "trace \"" + t->trace().name + "\" needs " + std::to_string(t->trace().nranks) +
-                                       " ranks but this run has " + std::to_string(size) + " (use mpirun -np " +
-                                       std::to_string(t->trace().nranks) + ")");
-        if (a.ranks_per_node > size)
-          throw InputError("--ranks-per-node",
-                           std::to_string(a.ranks_per_node) + " exceeds the trace's " + std::to_string(size) + " ranks");
-        // One op's buffers at a time; rank 0 also gathers every op's results for a dump.
-        core::check_budget(exec::data_estimate(*t, rank, false, false), t->max_memory());
-        if (rank == 0 && !a.dump.empty()) core::check_budget(exec::data_estimate(*t, -1, true, true), t->max_memory());
-      }))
-    return 2;
-  // Every rank is here: what the launch allows is found collectively first, then each rank checks
-  // the same things alike.
-  const auto facts = exec::mpi::launch_facts(MPI_COMM_WORLD, backends);
-  const auto launch = exec::mpi::launch_nodes(MPI_COMM_WORLD);
+  std::vector<std::pair<std::string, std::string>> skipped{};  // backend, why
+  std::string device_note{}, placement_note{};
+  exec::mpi::LaunchFacts facts{};
+  exec::mpi::LaunchNodes launch{};
   int rpn = a.ranks_per_node;  // the nodes of shm, the node-aware backends and auto (0: none used)
-  std::string placement_note;
-  if (!agreed("run", rank, size, [&] {
-        if (a.uses_nodes) {
-          const int asked = a.ranks_per_node > 0 ? a.ranks_per_node : t->trace().machine ? t->trace().machine->ranks_per_node : 0;
-          rpn = exec::mpi::run_ranks_per_node(launch, asked, a.ranks_per_node > 0, &placement_note);
-        }
-        for (std::size_t k = 0; k < backends.size(); ++k) {
-          try {
-            exec::mpi::check_backend(*t, backends[k], facts);
-          } catch (const InputError& e) {
-            if (!a.backends.from_all[k]) throw;
-            skipped.emplace_back(backends[k], e.what());
-          }
-        }
-        for (const auto& [b, why] : skipped) backends.erase(std::find(backends.begin(), backends.end(), b));
-        // Device memory the trace asks for and this process may not have (a malformed
-        // SFR_EMULATE_DEVICE is refused here, on whichever rank has it).
-        device_note = exec::mpi::device_memory_note(*t);
-        // The timings, kept to the end: per op and backend up to core::kSampleCap samples of 8
-        // bytes, and on rank 0 about 24 bytes of text each in the timing document.
-        const long double samples = static_cast<long double>(std::min<std::uint64_t>(static_cast<std::uint64_t>(a.iters), core::kSampleCap)) *
-                                    static_cast<long double>(t->trace().ops.size() * backends.size());
-        core::check_budget({"--iters", samples * (rank == 0 ? 32 : 8), "the timing samples of " + std::to_string(t->trace().ops.size()) +
-                                                                           " op(s) on " + std::to_string(backends.size()) + " backend(s)"},
-                           t->max_memory());
-      }))
-    return 2;
-  if (rank == 0) {
-    say_skipped_backends("run", a.backends);  // none today: run takes every catalogue backend
-    for (const auto& [b, why] : skipped) say_skipped_backend("run", b, why);
+  std::optional<exec::mpi::GpuPlacement> gpu{};
+  exec::mpi::AutoChoice choice{};
+  std::int64_t split_cap = plan::Params{}.split_cap;
+  bool uses_auto = false, uses_split = false;
+  std::string dump_text{};
+  std::vector<exec::mpi::OpTiming> timings{};
+};
+
+// The trace, with as many ranks as the run, within the memory each rank of a node may use.
+bool read_run_trace(MpiRun& r) {
+  const RunArgs& a = r.a;
+  const int local = ranks_on_node();
+  return agreed("run", r.rank, r.size, [&] {
+    if (r.backends.empty()) throw InputError("--backend", "no backend given");
+    // The node's memory is shared by its ranks.
+    r.t.emplace(trace::read_trace_file(a.file, {core::memory_limit(a.max_memory) / static_cast<std::uint64_t>(local)}));
+    const auto& tr = r.t->trace();
+    if (tr.nranks != r.size)
+      throw InputError(a.file, "trace \"" + tr.name + "\" needs " + std::to_string(tr.nranks) + " ranks but this run has " +
+                                   std::to_string(r.size) + " (use mpirun -np " + std::to_string(tr.nranks) + ")");
+    if (a.ranks_per_node > r.size)
+      throw InputError("--ranks-per-node", std::to_string(a.ranks_per_node) + " exceeds the trace's " + std::to_string(r.size) + " ranks");
+    // One op's buffers at a time; rank 0 also gathers every op's results for a dump.
+    core::check_budget(exec::data_estimate(*r.t, r.rank, false, false), r.t->max_memory());
+    if (r.rank == 0 && !a.dump.empty()) core::check_budget(exec::data_estimate(*r.t, -1, true, true), r.t->max_memory());
+  });
+}
+
+// What the launch allows, found collectively first; then each rank checks the same things alike:
+// the nodes, each backend (skipped where only `all` named it), device memory, the samples' memory.
+bool check_run_launch(MpiRun& r) {
+  const RunArgs& a = r.a;
+  r.facts = exec::mpi::launch_facts(MPI_COMM_WORLD, r.backends);
+  r.launch = exec::mpi::launch_nodes(MPI_COMM_WORLD);
+  return agreed("run", r.rank, r.size, [&] {
+    if (a.uses_nodes) {
+      const int asked = a.ranks_per_node > 0 ? a.ranks_per_node : r.t->trace().machine ? r.t->trace().machine->ranks_per_node : 0;
+      r.rpn = exec::mpi::run_ranks_per_node(r.launch, asked, a.ranks_per_node > 0, &r.placement_note);
+    }
+    for (std::size_t k = 0; k < r.backends.size(); ++k) {
+      try {
+        exec::mpi::check_backend(*r.t, r.backends[k], r.facts);
+      } catch (const InputError& e) {
+        if (!a.backends.from_all[k]) throw;
+        r.skipped.emplace_back(r.backends[k], e.what());
+      }
+    }
+    for (const auto& [b, why] : r.skipped) r.backends.erase(std::find(r.backends.begin(), r.backends.end(), b));
+    // Device memory the trace asks for and this process may not have (a malformed
+    // SFR_EMULATE_DEVICE is refused here, on whichever rank has it).
+    r.device_note = exec::mpi::device_memory_note(*r.t);
+    // The timings, kept to the end: per op and backend up to core::kSampleCap samples of 8 bytes,
+    // and on rank 0 about 24 bytes of text each in the timing document.
+    const std::size_t ops = r.t->trace().ops.size();
+    const long double samples = static_cast<long double>(std::min<std::uint64_t>(static_cast<std::uint64_t>(a.iters), core::kSampleCap)) *
+                                static_cast<long double>(ops * r.backends.size());
+    core::check_budget({"--iters", samples * (r.rank == 0 ? 32 : 8),
+                        "the timing samples of " + std::to_string(ops) + " op(s) on " + std::to_string(r.backends.size()) + " backend(s)"},
+                       r.t->max_memory());
+  });
+}
+
+// What rank 0 says before the run: skipped backends, device memory, placement; and for the cuda-*
+// backends which GPU each rank uses, and whether ranks share one without MPS (said once).
+void place_and_say(MpiRun& r) {
+  if (r.rank == 0) {
+    say_skipped_backends("run", r.a.backends);  // none today: run takes every catalogue backend
+    for (const auto& [b, why] : r.skipped) say_skipped_backend("run", b, why);
+    if (!r.device_note.empty()) warn("run", r.device_note);
+    if (!r.placement_note.empty()) warn("run", r.placement_note);
   }
-  if (rank == 0 && !device_note.empty()) warn("run", device_note);
-  if (rank == 0 && !placement_note.empty()) warn("run", placement_note);
-  // The cuda-* backends: which GPU each rank uses, and whether ranks share one without MPS (said once).
-  std::optional<exec::mpi::GpuPlacement> gpu;
-  if (std::any_of(backends.begin(), backends.end(), [](const std::string& b) {
+  if (std::none_of(r.backends.begin(), r.backends.end(), [](const std::string& b) {
         const auto* info = core::find_backend(b);
         return info && info->gpu;
-      })) {
-    gpu = exec::mpi::gpu_placement(MPI_COMM_WORLD);
-    if (const std::string w = exec::mpi::gpu_sharing_warning(*gpu); rank == 0 && !w.empty())
-      warn("run", w);
-  }
-  // --backend auto and the split strategies: rank 0 reads the machine (the --machine given, else
-  // the file calibrate saved, else the generic preset) and sends every rank what it takes from it:
-  // auto's backend per SF and motion (its bcasts, its reduces, its fetch-and-ops), the one the
-  // simulator predicts fastest there, and the split strategies' chunk size (what run executes is
-  // what simulate times; the timing document records it). Ranks that read another machine file
-  // (no shared home directory) or count other ranks on their node (uneven nodes) would otherwise
-  // choose differently, and exchange nothing that matches.
-  exec::mpi::AutoChoice choice;
-  std::int64_t split_cap = plan::Params{}.split_cap;
-  const bool uses_auto = std::find(backends.begin(), backends.end(), "auto") != backends.end();
-  bool uses_split = uses_auto;
-  for (const auto& b : backends) uses_split = uses_split || plan::transport_of(b) == plan::Transport::split;
-  if (uses_split) {
+      }))
+    return;
+  r.gpu = exec::mpi::gpu_placement(MPI_COMM_WORLD);
+  if (const std::string w = exec::mpi::gpu_sharing_warning(*r.gpu); r.rank == 0 && !w.empty()) warn("run", w);
+}
+
 #ifdef HAVE_SFREPLAY_SIM
-    nlohmann::json chosen = nlohmann::json::array();  // [SF, motion, backend] per choice
-    auto choose = [&] {
-      std::string source, file;
-      // A run on emulated nodes (inside the launch's) takes a calibration of emulated nodes.
-      const auto m = sim::auto_machine(a.machine, &source, &file, rpn > 0 && rpn != launch.block);
-      split_cap = m.message_cap;
-      if (!uses_auto) return;
-      // The nodes as the run uses them: shm and the node-aware candidates are predicted on them.
-      for (const auto& c : sim::choose_backends(*t, m, rpn)) {
-        chosen.push_back({c.sf, static_cast<int>(c.motion), c.backend});
-        char line[256];
-        std::snprintf(line, sizeof line, " -> %s (predicted %.3f us for its %zu op(s); next: %s, +%.1f%%)\n", c.backend.c_str(),
-                      c.predicted_s * 1e6, c.ops, c.runner_up.c_str(), 100 * c.margin());
-        std::cout << "auto: SF " << c.sf << " " << c.kinds << line;
-      }
-      std::cout << "auto: predictions for " << m.name << " from " << source << "\n";
-      // A calibration of another placement, host or day: said once.
-      if (const std::string w = sim::machine_mismatch(file, {trace::host_name(), size, rpn}); !w.empty()) warn("run", "auto: " + w);
-    };
-    // (An internal error in rank 0's choice escapes the agreement: run_guarded ends the job.)
-    if (!agreed("run", rank, size, [&] {
-          if (rank == 0) choose();
-        }))
-      return 2;
-    MPI_Bcast(&split_cap, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
-    std::string text = rank == 0 ? chosen.dump() : std::string();
-    exec::mpi::bcast_string(MPI_COMM_WORLD, text);
-    for (const auto& c : nlohmann::json::parse(text))
-      choice[{c[0].get<std::string>(), static_cast<core::Motion>(c[1].get<int>())}] = c[2].get<std::string>();
-#else
-    if (rank == 0 && uses_auto) std::cout << "auto: this build has no simulator; every SF runs on basic\n";
+// Rank 0's reading of the machine: the split strategies' chunk size, and auto's choices as
+// [SF, motion, backend] rows (said).
+nlohmann::json choose_on_machine(MpiRun& r) {
+  nlohmann::json chosen = nlohmann::json::array();
+  std::string source, file;
+  // A run on emulated nodes (inside the launch's) takes a calibration of emulated nodes.
+  const auto m = sim::auto_machine(r.a.machine, &source, &file, r.rpn > 0 && r.rpn != r.launch.block);
+  r.split_cap = m.message_cap;
+  if (!r.uses_auto) return chosen;
+  // The nodes as the run uses them: shm and the node-aware candidates are predicted on them.
+  for (const auto& c : sim::choose_backends(*r.t, m, r.rpn)) {
+    chosen.push_back({c.sf, static_cast<int>(c.motion), c.backend});
+    char line[256];
+    std::snprintf(line, sizeof line, " -> %s (predicted %.3f us for its %zu op(s); next: %s, +%.1f%%)\n", c.backend.c_str(), c.predicted_s * 1e6,
+                  c.ops, c.runner_up.c_str(), 100 * c.margin());
+    std::cout << "auto: SF " << c.sf << " " << c.kinds << line;
+  }
+  std::cout << "auto: predictions for " << m.name << " from " << source << "\n";
+  // A calibration of another placement, host or day: said once.
+  if (const std::string w = sim::machine_mismatch(file, {trace::host_name(), r.size, r.rpn}); !w.empty()) warn("run", "auto: " + w);
+  return chosen;
+}
 #endif
-  }
-  // The outputs appear together at the end (io::OutputBatch): a run that fails on the way leaves
-  // none of them. The one exception is a dump that does not conform, written for the user to see.
-  std::string dump_text;
-  if (!a.dump.empty()) {
-    // Every backend's dump is checked against the reference; the first one's is written.
-    std::string failed;
-    for (const auto& b : backends) {
-      const std::string text = exec::mpi::conformance_dump(MPI_COMM_WORLD, *t, b, &choice, rpn, split_cap);
-      if (rank != 0) continue;
-      if (dump_text.empty()) dump_text = text;
-      if (backends.size() == 1) break;
-      const auto res = exec::check_dump(*t, text, "backend " + b);
-      if (res.ok())
-        std::cout << "backend " << b << ": " << res.ops_checked << " ops conform to the reference\n";
-      else {
-        std::cout << "backend " << b << ": " << res.problems.size() << " problem(s), first: " << res.problems.front() << "\n";
-        failed += (failed.empty() ? "" : ", ") + b;
-      }
+
+// --backend auto and the split strategies: rank 0 reads the machine (the --machine given, else
+// the file calibrate saved, else the generic preset) and sends every rank what it takes from it:
+// auto's backend per SF and motion (its bcasts, its reduces, its fetch-and-ops), the one the
+// simulator predicts fastest there, and the split strategies' chunk size (what run executes is
+// what simulate times; the timing document records it). Ranks that read another machine file
+// (no shared home directory) or count other ranks on their node (uneven nodes) would otherwise
+// choose differently, and exchange nothing that matches.
+bool agree_on_machine(MpiRun& r) {
+  r.uses_auto = std::find(r.backends.begin(), r.backends.end(), "auto") != r.backends.end();
+  r.uses_split = r.uses_auto;
+  for (const auto& b : r.backends) r.uses_split = r.uses_split || plan::transport_of(b) == plan::Transport::split;
+  if (!r.uses_split) return true;
+#ifdef HAVE_SFREPLAY_SIM
+  nlohmann::json chosen;
+  // (An internal error in rank 0's choice escapes the agreement: run_guarded ends the job.)
+  if (!agreed("run", r.rank, r.size, [&] {
+        if (r.rank == 0) chosen = choose_on_machine(r);
+      }))
+    return false;
+  MPI_Bcast(&r.split_cap, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  std::string text = r.rank == 0 ? chosen.dump() : std::string();
+  exec::mpi::bcast_string(MPI_COMM_WORLD, text);
+  for (const auto& c : nlohmann::json::parse(text))
+    r.choice[{c[0].get<std::string>(), static_cast<core::Motion>(c[1].get<int>())}] = c[2].get<std::string>();
+#else
+  if (r.rank == 0 && r.uses_auto) std::cout << "auto: this build has no simulator; every SF runs on basic\n";
+#endif
+  return true;
+}
+
+// Every backend's dump is checked against the reference; the first one's is kept for writing
+// (one that does not conform is written at once, for the user to see, and the run fails).
+bool check_dumps(MpiRun& r) {
+  std::string failed;
+  for (const auto& b : r.backends) {
+    const std::string text = exec::mpi::conformance_dump(MPI_COMM_WORLD, *r.t, b, &r.choice, r.rpn, r.split_cap);
+    if (r.rank != 0) continue;
+    if (r.dump_text.empty()) r.dump_text = text;
+    if (r.backends.size() == 1) break;
+    const auto res = exec::check_dump(*r.t, text, "backend " + b);
+    if (res.ok())
+      std::cout << "backend " << b << ": " << res.ops_checked << " ops conform to the reference\n";
+    else {
+      std::cout << "backend " << b << ": " << res.problems.size() << " problem(s), first: " << res.problems.front() << "\n";
+      failed += (failed.empty() ? "" : ", ") + b;
     }
-    if (!agreed("run", rank, size, [&] {
-          if (rank != 0 || failed.empty()) return;
-          io::write_file_atomic(a.dump, dump_text);
-          throw InputError("--dump", "backend(s) " + failed + " do not conform to the reference (dump of " + backends.front() + " written)");
-        }))
-      return 2;
   }
-  std::vector<exec::mpi::OpTiming> timings;
-  if (a.dump.empty() || !a.timing.empty() || !a.store.empty()) {
-    for (const auto& b : backends) {
-      auto r = exec::mpi::time_ops(MPI_COMM_WORLD, *t, b, a.warmup, a.iters, &choice, rpn, split_cap);
-      timings.insert(timings.end(), r.begin(), r.end());
-    }
-    if (rank == 0) std::cout << exec::mpi::timing_table(*t, timings, a.iters);
-  }
+  return agreed("run", r.rank, r.size, [&] {
+    if (r.rank != 0 || failed.empty()) return;
+    io::write_file_atomic(r.a.dump, r.dump_text);
+    throw InputError("--dump", "backend(s) " + failed + " do not conform to the reference (dump of " + r.backends.front() + " written)");
+  });
+}
+
+// The outputs appear together at the end (io::OutputBatch): a run that fails on the way leaves
+// none of them.
+bool write_run_outputs(MpiRun& r) {
+  const RunArgs& a = r.a;
   std::vector<std::string> written;
-  if (!agreed("run", rank, size, [&] {
-        if (rank != 0) return;
+  if (!agreed("run", r.rank, r.size, [&] {
+        if (r.rank != 0) return;
         std::string timing_doc;
         if (!a.timing.empty() || !a.store.empty()) {
-          auto prov = trace::provenance({"run", size, t->trace().name, a.file, exec::mpi::mpi_library()});
-          if (gpu) prov["gpu"] = gpu->json();
-          timing_doc = exec::mpi::timing_json(*t, timings, a.warmup, a.iters, prov, uses_split ? split_cap : 0);
+          auto prov = trace::provenance({"run", r.size, r.t->trace().name, a.file, exec::mpi::mpi_library()});
+          if (r.gpu) prov["gpu"] = r.gpu->json();
+          timing_doc = exec::mpi::timing_json(*r.t, r.timings, a.warmup, a.iters, prov, r.uses_split ? r.split_cap : 0);
         }
         io::OutputBatch out;
-        if (!a.dump.empty()) out.replace(a.dump, dump_text);
+        if (!a.dump.empty()) out.replace(a.dump, r.dump_text);
         if (!a.timing.empty()) out.replace(a.timing, timing_doc);
-        if (!a.store.empty()) trace::stage_store_document(out, a.store, "timing", t->trace().name, timing_doc);
+        if (!a.store.empty()) trace::stage_store_document(out, a.store, "timing", r.t->trace().name, timing_doc);
         written = out.commit();
       }))
-    return 2;
-  if (rank == 0 && !a.store.empty()) std::cout << "stored " << written.back() << "\n";
-  if (rank == 0 && !a.dump.empty()) std::cout << "dump written to " << a.dump << "\n";
-  return 0;
+    return false;
+  if (r.rank == 0 && !a.store.empty()) std::cout << "stored " << written.back() << "\n";
+  if (r.rank == 0 && !a.dump.empty()) std::cout << "dump written to " << a.dump << "\n";
+  return true;
+}
+
+int run_mpi(const RunArgs& a) {
+  const MpiSession mpi;
+  exec::mpi::stall::start("run", a.stall_timeout);
+  MpiRun r{.a = a, .rank = mpi.rank, .size = mpi.size};
+  if (!read_run_trace(r) || !check_run_launch(r)) return 2;
+  place_and_say(r);
+  if (!agree_on_machine(r)) return 2;
+  if (!a.dump.empty() && !check_dumps(r)) return 2;
+  if (a.dump.empty() || !a.timing.empty() || !a.store.empty()) {
+    for (const auto& b : r.backends) {
+      auto times = exec::mpi::time_ops(MPI_COMM_WORLD, *r.t, b, a.warmup, a.iters, &r.choice, r.rpn, r.split_cap);
+      r.timings.insert(r.timings.end(), times.begin(), times.end());
+    }
+    if (r.rank == 0) std::cout << exec::mpi::timing_table(*r.t, r.timings, a.iters);
+  }
+  return write_run_outputs(r) ? 0 : 2;
 }
 #endif
 

@@ -31,169 +31,211 @@
 
 namespace sfr::cli {
 
-int cmd_validate_model(const Args& args) {
-  po::options_description opts("validate-model options");
+namespace {
+struct ValidateArgs {
   std::vector<std::string> files;
   std::string machine, json, store;
   std::vector<std::string> backend_values;
   int warmup = 2, iters = 10, repeats = core::kJudgedRepeats, ranks_per_node = 0;
   std::uint64_t max_memory = 0;
-  opts.add_options()("traces", po::value(&files)->composing(), "trace files (those of another rank count are skipped, and said)")(
-      "machine,m", po::value(&machine)->required(),
+  double stall_timeout = 60;
+};
+
+// The options, checked; nullopt for --help (printed).
+std::optional<ValidateArgs> parse_validate_args(const Args& args) {
+  ValidateArgs v;
+  po::options_description opts("validate-model options");
+  opts.add_options()("traces", po::value(&v.files)->composing(), "trace files (those of another rank count are skipped, and said)")(
+      "machine,m", po::value(&v.machine)->required(),
       "machine the predictions are for: a calibrated machine file (sf-replay calibrate), a preset or uniform:...")(
-      "backend", backend_value(&backend_values),
+      "backend", backend_value(&v.backend_values),
       "backends run and simulated: a comma list, repeatable; all (the default): every backend the simulator models (collective "
       "and cuda-* are skipped, said once)")(
-      "json", po::value(&json), "also write the comparison (sf-model-check JSON) to this file")(
-      "store", po::value(&store), "also file the comparison under this folder (a new file per run, never rewritten)")(
-      "ranks-per-node", po::value(&ranks_per_node),
+      "json", po::value(&v.json), "also write the comparison (sf-model-check JSON) to this file")(
+      "store", po::value(&v.store), "also file the comparison under this folder (a new file per run, never rewritten)")(
+      "ranks-per-node", po::value(&v.ranks_per_node),
       "nodes of N consecutive ranks, emulated inside the launch's, for the run and the prediction (default: the trace's placement "
       "where the launch allows it, else the launch's nodes); the placement used is printed")(
-      "warmup", po::value(&warmup), "untimed iterations per op (default 2)")("iters", po::value(&iters),
-                                                                             "timed iterations per op (default 10)")(
-      "repeats", po::value(&repeats),
+      "warmup", po::value(&v.warmup), "untimed iterations per op (default 2)")("iters", po::value(&v.iters),
+                                                                               "timed iterations per op (default 10)")(
+      "repeats", po::value(&v.repeats),
       "interleaved repeats of every backend (default 3): the measurement is the lowest of their 20th percentiles of the iterations, its spread their range");
-  add_max_memory_option(opts, &max_memory);
-  double stall_timeout = 60;
-  add_stall_timeout_option(opts, &stall_timeout);
+  add_max_memory_option(opts, &v.max_memory);
+  add_stall_timeout_option(opts, &v.stall_timeout);
   po::positional_options_description pos;
   pos.add("traces", -1);
   po::variables_map vm;
   if (parse_options("validate-model",
                     "TRACE... --machine M [--json F] [--store DIR] [--backend B,... ...] [--warmup N] [--iters N] [--repeats R]   (under mpirun)", args, opts,
                     pos, vm))
-    return 0;
-  if (files.empty()) throw InputError("", "no trace given (usage: sf-replay validate-model TRACE... --machine M ...)");
-  if (warmup < 0) throw InputError("--warmup", "must be >= 0, got " + std::to_string(warmup));
-  if (vm.count("ranks-per-node") && ranks_per_node < 1) throw InputError("--ranks-per-node", "must be >= 1, got " + std::to_string(ranks_per_node));
-  if (iters < 1) throw InputError("--iters", "must be >= 1, got " + std::to_string(iters));
-  if (repeats < 1 || repeats > 1000) throw InputError("--repeats", "must be in 1..1000, got " + std::to_string(repeats));
-  // Run and simulated: the catalogue's simulated backends (why_not_simulated).
-  const auto list =
-      parse_backends("validate-model", backend_values.empty() ? std::vector<std::string>{"all"} : backend_values, {.why_not = why_not_simulated});
-  const auto& backends = list.names;
-  if (!json.empty()) io::check_output_path("--json", json);
-  if (!store.empty()) trace::check_store_dir("--store", store);
+    return std::nullopt;
+  if (v.files.empty()) throw InputError("", "no trace given (usage: sf-replay validate-model TRACE... --machine M ...)");
+  if (v.warmup < 0) throw InputError("--warmup", "must be >= 0, got " + std::to_string(v.warmup));
+  if (vm.count("ranks-per-node") && v.ranks_per_node < 1)
+    throw InputError("--ranks-per-node", "must be >= 1, got " + std::to_string(v.ranks_per_node));
+  if (v.iters < 1) throw InputError("--iters", "must be >= 1, got " + std::to_string(v.iters));
+  if (v.repeats < 1 || v.repeats > 1000) throw InputError("--repeats", "must be in 1..1000, got " + std::to_string(v.repeats));
+  if (!v.json.empty()) io::check_output_path("--json", v.json);
+  if (!v.store.empty()) trace::check_store_dir("--store", v.store);
+  return v;
+}
+
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
-  const auto m = sim::load_machine(machine);
-  const MpiSession mpi;
-  const int rank = mpi.rank, size = mpi.size;
-  exec::mpi::stall::start("validate-model", stall_timeout);
-  say_skipped_backends("validate-model", list);  // rank 0 alone
-  const int local = ranks_on_node();
-  // What the launch allows and its nodes, found by every rank together before any trace.
-  const auto facts = exec::mpi::launch_facts(MPI_COMM_WORLD, backends);
-  const auto launch = exec::mpi::launch_nodes(MPI_COMM_WORLD);
-  std::vector<sim::ModelPair> pairs;
+// What the whole launch shares between its traces.
+struct Validation {
+  const ValidateArgs& v;
+  const sim::MachineModel m;
+  std::vector<std::string> backends;
+  int rank = 0, size = 0, local = 1;
+  exec::mpi::LaunchFacts facts{};
+  exec::mpi::LaunchNodes launch{};
+  std::vector<sim::ModelPair> pairs{};
   std::size_t ran = 0;
-  std::string ran_name, ran_file;
-  bool warned = false;
-  for (const auto& file : files) {
-    std::optional<trace::BuiltTrace> t;
-    if (!agreed("validate-model", rank, size, [&] {
-          t.emplace(trace::read_trace_file(file, {core::memory_limit(max_memory) / static_cast<std::uint64_t>(local)}));
-          if (t->trace().nranks == size) core::check_budget(exec::data_estimate(*t, rank, false, false), t->max_memory());
-        }))
-      return 2;
-    const auto& tr = t->trace();
-    if (tr.nranks != size) {
-      if (rank == 0) std::cout << "skipped " << file << ": needs " << tr.nranks << " ranks, this run has " << size << "\n";
+  std::string ran_name{}, ran_file{};
+  bool warned = false;  // about the placement or the machine file: once, not per trace
+};
+
+// The machine on the run's nodes: the node-aware backends run on the nodes the simulator assumes
+// (the trace's or the machine's, inside the launch's; else the launch's, said once), and the
+// executor has no helper processes: the split strategies are predicted with the node's ranks
+// only. nullopt where the ranks did not agree.
+std::optional<sim::MachineModel> machine_on_run_nodes(Validation& val, const trace::Trace& tr, int& rpn) {
+  const sim::Layout lay = sim::layout_for(tr, val.m);
+  std::string note;
+  const bool given = val.v.ranks_per_node > 0;
+  if (!agreed("validate-model", val.rank, val.size, [&] {
+        rpn = exec::mpi::run_ranks_per_node(val.launch, given ? val.v.ranks_per_node : lay.ranks_per_node, given, &note);
+      }))
+    return std::nullopt;
+  if (val.rank == 0 && !note.empty() && !val.warned) warn("validate-model", note);
+  if (const std::string w = sim::machine_mismatch(val.v.machine, {trace::host_name(), val.size, rpn}); val.rank == 0 && !w.empty() && !val.warned) {
+    warn("validate-model", w);
+    val.warned = true;
+  }
+  auto mt = val.m;
+  mt.procs_per_node = rpn;
+  mt.override_topology = true;  // the run's nodes, whatever the trace says
+  mt.topology_from = given                                    ? "--ranks-per-node (emulated inside this launch's nodes)"
+                     : tr.machine && rpn == lay.ranks_per_node ? "the trace's placement (inside this launch's nodes)"
+                                                               : "this launch's nodes";
+  mt.topology.ranks_per_node = rpn;
+  mt.topology.ranks_per_socket = std::min(lay.ranks_per_socket, rpn);
+  mt.topology.gpus_per_node = lay.gpus_per_node;
+  return mt;
+}
+
+// Rank 0: every op of every backend run, predicted from ranks that start together (the executor
+// times it between barriers), per call on both sides (the executor's iteration is all of the op
+// record's `repeat` calls).
+void add_pairs(Validation& val, const trace::BuiltTrace& t, const sim::MachineModel& mt, const std::vector<std::string>& ran_on,
+               const std::vector<std::vector<std::vector<exec::mpi::OpTiming>>>& measured) {
+  const auto& tr = t.trace();
+  std::vector<sim::Backend> sb;
+  for (const auto& b : ran_on) sb.push_back(sim::parse_backend(b, "--backend"));
+  const auto res = sim::simulate(t, mt, sb, nullptr, true);
+  for (std::size_t k = 0; k < ran_on.size(); ++k)
+    for (std::size_t i = 0; i < measured[k].front().size(); ++i) {
+      const std::size_t index = measured[k].front()[i].index;
+      const auto& o = res.backends.at(k).ops.at(index);
+      sim::ModelPair p{tr.name, index, o.label, ran_on[k], 0, o.per_call_s * 1e6};
+      const double calls = trace::calls_of(tr.ops.at(index).repeat);
+      std::vector<double> lows;
+      for (const auto& rep : measured[k]) lows.push_back(rep.at(i).low_us / calls);
+      sim::set_measured(p, lows);
+      val.pairs.push_back(std::move(p));
+    }
+}
+
+// One trace: skipped (and said) where it has another rank count; else run on every backend this
+// launch can run it on, `repeats` times interleaved, and predicted. False where the ranks did not
+// agree.
+bool validate_trace(Validation& val, const std::string& file) {
+  const ValidateArgs& v = val.v;
+  std::optional<trace::BuiltTrace> t;
+  if (!agreed("validate-model", val.rank, val.size, [&] {
+        t.emplace(trace::read_trace_file(file, {core::memory_limit(v.max_memory) / static_cast<std::uint64_t>(val.local)}));
+        if (t->trace().nranks == val.size) core::check_budget(exec::data_estimate(*t, val.rank, false, false), t->max_memory());
+      }))
+    return false;
+  const auto& tr = t->trace();
+  if (tr.nranks != val.size) {
+    if (val.rank == 0) std::cout << "skipped " << file << ": needs " << tr.nranks << " ranks, this run has " << val.size << "\n";
+    return true;
+  }
+  ++val.ran, val.ran_name = tr.name, val.ran_file = file;
+  int rpn = 0;
+  const auto mt = machine_on_run_nodes(val, tr, rpn);
+  if (!mt) return false;
+  if (val.rank == 0) std::cout << tr.name << ": " << sim::placement_text(tr, *mt) << "\n";
+  std::vector<std::string> ran_on;
+  for (const auto& b : val.backends) {
+    try {
+      exec::mpi::check_backend(*t, b, val.facts);
+    } catch (const InputError& e) {
+      if (val.rank == 0) std::cout << "skipped " << b << " on " << tr.name << ": " << e.what() << "\n";
       continue;
     }
-    ++ran;
-    ran_name = tr.name;
-    ran_file = file;
-    std::vector<std::string> ran_on;
-    std::vector<std::vector<std::vector<exec::mpi::OpTiming>>> measured;  // [backend][repeat][op]
-    // The node-aware backends run on the nodes the simulator assumes (the trace's or the machine's,
-    // inside the launch's; else the launch's, said once), and the executor has no helper
-    // processes: the split strategies are predicted with the node's ranks only.
-    const sim::Layout lay = sim::layout_for(tr, m);
-    int rpn = 0;
-    std::string note;
-    const bool given = ranks_per_node > 0;
-    if (!agreed("validate-model", rank, size, [&] {
-          rpn = exec::mpi::run_ranks_per_node(launch, given ? ranks_per_node : lay.ranks_per_node, given, &note);
-        }))
-      return 2;
-    if (rank == 0 && !note.empty() && !warned) warn("validate-model", note);
-    if (const std::string w = sim::machine_mismatch(machine, {trace::host_name(), size, rpn}); rank == 0 && !w.empty() && !warned) {
-      warn("validate-model", w);
-      warned = true;  // once, not per trace
-    }
-    auto mt = m;
-    mt.procs_per_node = rpn;
-    mt.override_topology = true;  // the run's nodes, whatever the trace says
-    mt.topology_from = given                                         ? "--ranks-per-node (emulated inside this launch's nodes)"
-                       : tr.machine && rpn == lay.ranks_per_node ? "the trace's placement (inside this launch's nodes)"
-                                                                 : "this launch's nodes";
-    mt.topology.ranks_per_node = rpn;
-    mt.topology.ranks_per_socket = std::min(lay.ranks_per_socket, rpn);
-    mt.topology.gpus_per_node = lay.gpus_per_node;
-    if (rank == 0) std::cout << tr.name << ": " << sim::placement_text(tr, mt) << "\n";
-    for (const auto& b : backends) {
-      try {
-        exec::mpi::check_backend(*t, b, facts);
-      } catch (const InputError& e) {
-        if (rank == 0) std::cout << "skipped " << b << " on " << tr.name << ": " << e.what() << "\n";
-        continue;
-      }
-      ran_on.push_back(b);
-    }
-    measured.resize(ran_on.size());
-    for (int rep = 0; rep < repeats; ++rep)
-      for (std::size_t k = 0; k < ran_on.size(); ++k)
-        measured[k].push_back(exec::mpi::time_ops(MPI_COMM_WORLD, *t, ran_on[k], warmup, iters, nullptr, rpn));
-    if (rank != 0 || ran_on.empty()) continue;
-    // Every op from ranks that start together (the executor times it between barriers).
-    std::vector<sim::Backend> sb;
-    for (const auto& b : ran_on) sb.push_back(sim::parse_backend(b, "--backend"));
-    const auto res = sim::simulate(*t, mt, sb, nullptr, true);
-    for (std::size_t k = 0; k < ran_on.size(); ++k)
-      for (std::size_t i = 0; i < measured[k].front().size(); ++i) {
-        const std::size_t index = measured[k].front()[i].index;
-        const auto& o = res.backends.at(k).ops.at(index);
-        // Per call, both sides: the executor's iteration is all of the op record's `repeat` calls.
-        sim::ModelPair p{tr.name, index, o.label, ran_on[k], 0, o.per_call_s * 1e6};
-        const double calls = trace::calls_of(tr.ops.at(index).repeat);
-        std::vector<double> lows;
-        for (const auto& rep : measured[k]) lows.push_back(rep.at(i).low_us / calls);
-        sim::set_measured(p, lows);
-        pairs.push_back(std::move(p));
-      }
+    ran_on.push_back(b);
   }
-  if (!agreed("validate-model", rank, size, [&] {
-        if (ran == 0)
-          throw InputError("validate-model",
-                           "no trace needs " + std::to_string(size) + " ranks (mpirun -np N with the traces' rank count)");
+  std::vector<std::vector<std::vector<exec::mpi::OpTiming>>> measured(ran_on.size());  // [backend][repeat][op]
+  for (int rep = 0; rep < v.repeats; ++rep)
+    for (std::size_t k = 0; k < ran_on.size(); ++k)
+      measured[k].push_back(exec::mpi::time_ops(MPI_COMM_WORLD, *t, ran_on[k], v.warmup, v.iters, nullptr, rpn));
+  if (val.rank == 0 && !ran_on.empty()) add_pairs(val, *t, *mt, ran_on, measured);
+  return true;
+}
+
+// Rank 0 prints the comparison and writes its JSON and stored copy (both or neither).
+bool report_model_check(Validation& val) {
+  const ValidateArgs& v = val.v;
+  const auto c = sim::check_model(std::move(val.pairs));
+  std::cout << sim::render_model_check(c, val.m.name);
+  if (const std::string over = oversubscription(val.local); !over.empty())
+    std::cout << "note: " << over << ": the predictions hold only as far as the machine file was calibrated the same way (these ranks, "
+                 "placement and binding to cores" << (bound_to_cores() ? "" : "; these ranks are not bound") << ")\n";
+  return agreed("validate-model", val.rank, val.size, [&] {
+    if (v.json.empty() && v.store.empty()) return;
+    auto doc = sim::model_check_doc(c, val.m.name);
+    // One trace: its name and hash; several: the names only.
+    const bool one = val.ran == 1;
+    doc.provenance = trace::provenance({"validate-model", val.size, one ? val.ran_name : "", one ? val.ran_file : "", exec::mpi::mpi_library()});
+    const std::string text = trace::to_json(doc).dump(2) + "\n";
+    io::OutputBatch out;
+    if (!v.json.empty()) out.replace(v.json, text);
+    if (!v.store.empty()) trace::stage_store_document(out, v.store, "model-check", one ? val.ran_name : "", text);
+    const auto written = out.commit();
+    if (!v.store.empty()) std::cout << "stored " << written.back() << "\n";
+  });
+}
+#endif
+}  // namespace
+
+int cmd_validate_model(const Args& args) {
+  const auto v = parse_validate_args(args);
+  if (!v) return 0;
+  // Run and simulated: the catalogue's simulated backends (why_not_simulated).
+  const auto list =
+      parse_backends("validate-model", v->backend_values.empty() ? std::vector<std::string>{"all"} : v->backend_values, {.why_not = why_not_simulated});
+#if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
+  Validation val{.v = *v, .m = sim::load_machine(v->machine), .backends = list.names};
+  const MpiSession mpi;
+  val.rank = mpi.rank, val.size = mpi.size, val.local = ranks_on_node();
+  exec::mpi::stall::start("validate-model", v->stall_timeout);
+  say_skipped_backends("validate-model", list);  // rank 0 alone
+  // What the launch allows and its nodes, found by every rank together before any trace.
+  val.facts = exec::mpi::launch_facts(MPI_COMM_WORLD, val.backends);
+  val.launch = exec::mpi::launch_nodes(MPI_COMM_WORLD);
+  for (const auto& file : v->files)
+    if (!validate_trace(val, file)) return 2;
+  if (!agreed("validate-model", val.rank, val.size, [&] {
+        if (val.ran == 0)
+          throw InputError("validate-model", "no trace needs " + std::to_string(val.size) + " ranks (mpirun -np N with the traces' rank count)");
       }))
     return 2;
-  if (rank == 0) {
-    const auto c = sim::check_model(std::move(pairs));
-    std::cout << sim::render_model_check(c, m.name);
-    if (const std::string over = oversubscription(local); !over.empty())
-      std::cout << "note: " << over << ": the predictions hold only as far as the machine file was calibrated the same way (these ranks, "
-                   "placement and binding to cores" << (bound_to_cores() ? "" : "; these ranks are not bound") << ")\n";
-    if (!agreed("validate-model", rank, size, [&] {
-          if (json.empty() && store.empty()) return;
-          auto doc = sim::model_check_doc(c, m.name);
-          // One trace: its name and hash; several: the names only.
-          doc.provenance =
-              trace::provenance({"validate-model", size, ran == 1 ? ran_name : "", ran == 1 ? ran_file : "", exec::mpi::mpi_library()});
-          const std::string text = trace::to_json(doc).dump(2) + "\n";
-          io::OutputBatch out;  // both or neither
-          if (!json.empty()) out.replace(json, text);
-          if (!store.empty()) trace::stage_store_document(out, store, "model-check", ran == 1 ? ran_name : "", text);
-          const auto written = out.commit();
-          if (!store.empty()) std::cout << "stored " << written.back() << "\n";
-        }))
-      return 2;
-  } else if (!agreed("validate-model", rank, size, [] {})) {
-    return 2;
-  }
-  return 0;
+  if (val.rank == 0) return report_model_check(val) ? 0 : 2;
+  return agreed("validate-model", val.rank, val.size, [] {}) ? 0 : 2;
 #else
-  (void)max_memory;
+  (void)list;
   throw InputError("validate-model", "this build has no MPI executor or no simulator; validate-model needs both");
 #endif
 }

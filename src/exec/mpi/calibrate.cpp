@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <tuple>
 #include <cstddef>
 #include <memory>
 #include <numeric>
@@ -233,26 +235,24 @@ std::vector<core::TimedSample> pack_costs() {
   return out;
 }
 
-}  // namespace
-
-core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
-  int rank = 0, size = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  core::CalibrationData d;
-  d.ranks = size;
-  char host[MPI_MAX_PROCESSOR_NAME] = {};
-  int len = 0;
-  MPI_Get_processor_name(host, &len);
-  d.host.assign(host, static_cast<std::size_t>(len));
-  // Each step is said on the progress line and, where it waits for other ranks, to the stall watch
-  // (--stall-timeout); rank 0's own measurements (packs, the device) wait for no one.
-  auto say = [&](const std::string& s, bool watched = true) {
-    if (watched) stall::doing("calibrate's " + s, {});
-    else stall::idle();
+// Each step is said on the progress line and, where it waits for other ranks, to the stall watch
+// (--stall-timeout); rank 0's own measurements (packs, the device) wait for no one.
+struct Say {
+  int rank;
+  const CalibrateOptions& o;
+  void operator()(const std::string& s, bool watched = true) const {
+    if (watched)
+      stall::doing("calibrate's " + s, {});
+    else
+      stall::idle();
     if (rank == 0 && o.progress) o.progress(s);
-  };
-  // Every rank's node and socket.
+  }
+};
+
+// Every rank's node (numbered from 0) and socket: emulated nodes of o.ranks_per_node consecutive
+// ranks, else the ranks that share memory. Sets d.nodes, d.ranks_per_node, d.ranks_per_socket.
+std::pair<std::vector<int>, std::vector<int>> nodes_and_sockets(MPI_Comm comm, int rank, int size, const CalibrateOptions& o,
+                                                                core::CalibrationData& d) {
   int my_node = 0, local = 0, local_size = 1;
   if (o.ranks_per_node > 0) {
     my_node = rank / o.ranks_per_node;
@@ -273,23 +273,25 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   const int my_socket = local / rps;
   MPI_Allgather(&my_node, 1, MPI_INT, node.data(), 1, MPI_INT, comm);
   MPI_Allgather(&my_socket, 1, MPI_INT, socket.data(), 1, MPI_INT, comm);
-  {
-    std::vector<int> ids = node;
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    for (auto& n : node) n = static_cast<int>(std::lower_bound(ids.begin(), ids.end(), n) - ids.begin());
-    d.nodes = static_cast<int>(ids.size());
-  }
+  std::vector<int> ids = node;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  for (auto& n : node) n = static_cast<int>(std::lower_bound(ids.begin(), ids.end(), n) - ids.begin());
+  d.nodes = static_cast<int>(ids.size());
   int rank0_local = local_size;
   MPI_Bcast(&rank0_local, 1, MPI_INT, 0, comm);
   d.ranks_per_node = o.ranks_per_node > 0 ? o.ranks_per_node : rank0_local;
   d.ranks_per_socket = std::min(rps, d.ranks_per_node);
-  // The nearest partner of each tier: its lowest rank, and where the ranks are bound to one CPU
-  // each, its lowest on another CPU than rank 0's if there is one. Ranks that share a core (more
-  // ranks than cores) pass every message of a ping-pong through a context switch, which the
-  // exchanges the executor's costs are fitted on (rings across cores) do not: an emulated network
-  // tier measured between rank 0 and a rank of its core got 0.64 us of short latency against 0.22
-  // across cores, and every trace's messages between ranks of one core were predicted too slow.
+  return {node, socket};
+}
+
+// The nearest partner of each tier: its lowest rank, and where the ranks are bound to one CPU
+// each, its lowest on another CPU than rank 0's if there is one. Ranks that share a core (more
+// ranks than cores) pass every message of a ping-pong through a context switch, which the
+// exchanges the executor's costs are fitted on (rings across cores) do not: an emulated network
+// tier measured between rank 0 and a rank of its core got 0.64 us of short latency against 0.22
+// across cores, and every trace's messages between ranks of one core were predicted too slow.
+void choose_partners(MPI_Comm comm, int size, const std::vector<int>& node, const std::vector<int>& socket, core::CalibrationData& d) {
   std::vector<int> cpu(static_cast<std::size_t>(size));
   const int my_cpu = bound_cpu();
   MPI_Allgather(&my_cpu, 1, MPI_INT, cpu.data(), 1, MPI_INT, comm);
@@ -299,6 +301,112 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     int& partner = d.partner[static_cast<std::size_t>(core::tier_between({node[q], socket[q]}, {node[0], socket[0]}))];
     if (partner < 0 || (on_cpu_of_0(partner) && !on_cpu_of_0(p))) partner = p;
   }
+}
+
+// Synchronisation: a fence on a window as the window backend makes it (MPI_Win_allocate: Open
+// MPI's shared-memory osc on one node), so the fence timed is the one it pays (MPI_Win_create on
+// user memory takes osc rdma or pt2pt instead, which also fails outright where the shared-memory
+// transport offers no single-copy path: MPI_ERR_WIN on the GPU machine's virtual machine); a
+// neighbourhood collective and an alltoallv of empty messages on the ring.
+void measure_sync(MPI_Comm comm, int rank, int size, core::CalibrationData& d) {
+  double* cell = nullptr;
+  MPI_Win win;
+  MPI_Win_allocate(sizeof(double), sizeof(double), MPI_INFO_NULL, comm, &cell, &win);
+  d.fence = per_call(comm, [&] { MPI_Win_fence(0, win); });
+  MPI_Win_free(&win);
+  std::vector<int> nb;
+  for (int x : {(rank + size - 1) % size, (rank + 1) % size})
+    if (x != rank && std::find(nb.begin(), nb.end(), x) == nb.end()) nb.push_back(x);
+  MPI_Comm ring;
+  MPI_Dist_graph_create_adjacent(comm, static_cast<int>(nb.size()), nb.data(), MPI_UNWEIGHTED, static_cast<int>(nb.size()), nb.data(),
+                                 MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &ring);
+  std::vector<int> zn(nb.size() + 1, 0);
+  char dummy = 0;
+  d.neighbor =
+      per_call(comm, [&] { MPI_Neighbor_alltoallv(&dummy, zn.data(), zn.data(), MPI_BYTE, &dummy, zn.data(), zn.data(), MPI_BYTE, ring); });
+  MPI_Comm_free(&ring);
+  std::vector<int> za(static_cast<std::size_t>(size), 0);
+  d.alltoallv = per_call(comm, [&] { MPI_Alltoallv(&dummy, za.data(), za.data(), MPI_BYTE, &dummy, za.data(), za.data(), MPI_BYTE, comm); });
+}
+
+// The executor itself, per backend: a bcast and a reduce on core::calibration_ring, permuted, in
+// order, large and small (in order), and a bcast on core::calibration_fan and on the large fan.
+// The ring permuted (a run of roots per value) and in order (one run): the backend's cost per op
+// and per run of roots its transfers name (one-sided datatypes: a block per run), for each
+// direction; the fan (a run per peer, P - 1 peers): its cost per peer; the large ring both ways
+// (8 times the values) and the large fan: its costs per byte and per large message; the small
+// ring in order (a quarter of the values): its cost per byte below the ring's; the large ring
+// permuted: its cost per value packed or unpacked in messages past the ring's. And the rings
+// between core mates, on basic only (a property of the host, not of a backend).
+void measure_executor(MPI_Comm comm, int size, const CalibrateOptions& o, core::CalibrationData& d) {
+  using trace::CalibrationShape;
+  constexpr std::size_t nb = std::size(core::kCalibratedBackends);
+  struct Pattern {
+    trace::BuiltTrace bt;
+    double* into;  // per backend, or one value (the mates' rings)
+    std::vector<std::vector<double>> rounds;  // per backend (one for the mates), its rounds' medians
+  };
+  // A pattern per backend, or with `cores` (the host's) one between core mates.
+  auto pattern = [&](CalibrationShape shape, core::OpKind kind, double* into, int cores = 0) {
+    return Pattern{trace::BuiltTrace(trace::calibration_trace(size, std::nullopt, shape, kind, std::max(1, cores))), into,
+                   std::vector<std::vector<double>>(cores ? 1 : nb)};
+  };
+  const std::array<std::tuple<CalibrationShape, core::OpKind, core::PerBackend*, bool>, 12> rows{{
+      {CalibrationShape::ring_permuted, core::OpKind::bcast, &d.sf_op_backend, false},
+      {CalibrationShape::ring_in_order, core::OpKind::bcast, &d.sf_op_backend_contiguous, false},
+      {CalibrationShape::ring_permuted, core::OpKind::reduce, &d.sf_reduce_backend, false},
+      {CalibrationShape::ring_in_order, core::OpKind::reduce, &d.sf_reduce_backend_contiguous, false},
+      {CalibrationShape::fan, core::OpKind::bcast, &d.sf_op_backend_fan, true},
+      {CalibrationShape::ring_large, core::OpKind::bcast, &d.sf_op_backend_large, false},
+      {CalibrationShape::ring_large, core::OpKind::reduce, &d.sf_reduce_backend_large, false},
+      {CalibrationShape::ring_large_permuted, core::OpKind::bcast, &d.sf_op_backend_large_permuted, false},
+      {CalibrationShape::ring_large_permuted, core::OpKind::reduce, &d.sf_reduce_backend_large_permuted, false},
+      {CalibrationShape::fan_large, core::OpKind::bcast, &d.sf_op_backend_fan_large, true},
+      {CalibrationShape::ring_small, core::OpKind::bcast, &d.sf_op_backend_small, false},
+      {CalibrationShape::ring_small, core::OpKind::reduce, &d.sf_reduce_backend_small, false},
+  }};
+  std::vector<Pattern> patterns, mates;
+  for (const auto& [shape, kind, into, fan] : rows)
+    if (!fan || size >= 3) patterns.push_back(pattern(shape, kind, into->data()));
+  if (o.cores > 0 && size > o.cores)
+    for (const auto& [shape, into] : {std::pair{CalibrationShape::mate_ring_small, &d.sf_mate_ring_small}, std::pair{CalibrationShape::mate_ring, &d.sf_mate_ring}})
+      mates.push_back(pattern(shape, core::OpKind::bcast, into, o.cores));
+  // The backends that use nodes run on the measured placement; the node-aware ones only where
+  // there is more than one node (on one they have nothing to route, and auto never picks them).
+  std::vector<std::size_t> timed;
+  for (std::size_t k = 0; k < nb; ++k)
+    if (d.nodes > 1 || !core::find_backend(core::kCalibratedBackends[k])->node_aware) timed.push_back(k);
+  // Rounds over the backends (each round times every pattern on every backend once), then per
+  // backend the least of its rounds' medians: the rounds spread the machine's load over all of
+  // them alike.
+  auto low_us = [&](const Pattern& p, const char* backend) { return time_ops(comm, p.bt, backend, 5, 60, nullptr, d.ranks_per_node).at(0).low_us; };
+  for (int round = 0; round < kExecutorRounds; ++round) {
+    for (const std::size_t k : timed)
+      for (auto& p : patterns) p.rounds[k].push_back(low_us(p, core::kCalibratedBackends[k]));
+    for (auto& p : mates) p.rounds[0].push_back(low_us(p, core::backend_name(core::BackendId::basic)));
+  }
+  // Of the rounds, what validate-model's least of its repeats would measure (not the luckiest of
+  // 60: core/statistic.hpp).
+  for (auto& p : patterns)
+    for (const std::size_t k : timed) p.into[k] = core::expected_least_of(p.rounds[k], core::kJudgedRepeats) * 1e-6;
+  for (auto& p : mates) *p.into = core::expected_least_of(p.rounds[0], core::kJudgedRepeats) * 1e-6;
+}
+
+}  // namespace
+
+core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  core::CalibrationData d;
+  d.ranks = size;
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0;
+  MPI_Get_processor_name(host, &len);
+  d.host.assign(host, static_cast<std::size_t>(len));
+  const Say say{rank, o};
+  const auto [node, socket] = nodes_and_sockets(comm, rank, size, o, d);
+  choose_partners(comm, size, node, socket, d);
   // 1. Ping-pong per tier.
   for (std::size_t k = 0; k < 3; ++k) {
     const int p = d.partner[k];
@@ -332,95 +440,10 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   }
   // 4. Synchronisation.
   say("synchronisation: fence, neighbourhood collective, alltoallv");
-  {
-    // A window as the window backend makes it (MPI_Win_allocate: Open MPI's shared-memory osc on
-    // one node), so the fence timed is the one it pays. MPI_Win_create on user memory takes osc
-    // rdma or pt2pt instead, which also fails outright where the shared-memory transport offers no
-    // single-copy path (MPI_ERR_WIN on the GPU machine's virtual machine).
-    double* cell = nullptr;
-    MPI_Win win;
-    MPI_Win_allocate(sizeof(double), sizeof(double), MPI_INFO_NULL, comm, &cell, &win);
-    d.fence = per_call(comm, [&] { MPI_Win_fence(0, win); });
-    MPI_Win_free(&win);
-    std::vector<int> nb;
-    for (int x : {(rank + size - 1) % size, (rank + 1) % size})
-      if (x != rank && std::find(nb.begin(), nb.end(), x) == nb.end()) nb.push_back(x);
-    MPI_Comm ring;
-    MPI_Dist_graph_create_adjacent(comm, static_cast<int>(nb.size()), nb.data(), MPI_UNWEIGHTED, static_cast<int>(nb.size()), nb.data(),
-                                   MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &ring);
-    std::vector<int> zn(nb.size() + 1, 0);
-    char dummy = 0;
-    d.neighbor = per_call(
-        comm, [&] { MPI_Neighbor_alltoallv(&dummy, zn.data(), zn.data(), MPI_BYTE, &dummy, zn.data(), zn.data(), MPI_BYTE, ring); });
-    MPI_Comm_free(&ring);
-    std::vector<int> za(static_cast<std::size_t>(size), 0);
-    d.alltoallv =
-        per_call(comm, [&] { MPI_Alltoallv(&dummy, za.data(), za.data(), MPI_BYTE, &dummy, za.data(), za.data(), MPI_BYTE, comm); });
-  }
-  // 5. The executor itself, per backend: a bcast and a reduce on core::calibration_ring, permuted,
-  // in order, large and small (in order), and a bcast on core::calibration_fan and on the large fan.
+  measure_sync(comm, rank, size, d);
+  // 5. The executor itself.
   say("the executor's own cost per op, per run of roots, per peer and per byte");
-  {
-    // The ring permuted (a run of roots per value) and in order (one run): the backend's cost per
-    // op and per run of roots its transfers name (one-sided datatypes: a block per run), for each
-    // direction; the fan (a run per peer, P - 1 peers): its cost per peer; the large ring both
-    // ways (8 times the values) and the large fan: its costs per byte and per large message; the
-    // small ring in order (a quarter of the values): its cost per byte below the ring's; the large
-    // ring permuted: its cost per value packed or unpacked in messages past the ring's.
-    using trace::CalibrationShape;
-    constexpr std::size_t nb = std::size(core::kCalibratedBackends);
-    struct Pattern {
-      trace::BuiltTrace bt;
-      core::PerBackend* into;
-      std::vector<std::vector<double>> rounds;  // per backend, its rounds' medians
-    };
-    auto pattern = [&](CalibrationShape shape, core::OpKind kind, core::PerBackend& into) {
-      return Pattern{trace::BuiltTrace(trace::calibration_trace(size, std::nullopt, shape, kind)), &into,
-                     std::vector<std::vector<double>>(nb)};
-    };
-    std::vector<Pattern> patterns;
-    patterns.push_back(pattern(CalibrationShape::ring_permuted, core::OpKind::bcast, d.sf_op_backend));
-    patterns.push_back(pattern(CalibrationShape::ring_in_order, core::OpKind::bcast, d.sf_op_backend_contiguous));
-    patterns.push_back(pattern(CalibrationShape::ring_permuted, core::OpKind::reduce, d.sf_reduce_backend));
-    patterns.push_back(pattern(CalibrationShape::ring_in_order, core::OpKind::reduce, d.sf_reduce_backend_contiguous));
-    if (size >= 3) patterns.push_back(pattern(CalibrationShape::fan, core::OpKind::bcast, d.sf_op_backend_fan));
-    patterns.push_back(pattern(CalibrationShape::ring_large, core::OpKind::bcast, d.sf_op_backend_large));
-    patterns.push_back(pattern(CalibrationShape::ring_large, core::OpKind::reduce, d.sf_reduce_backend_large));
-    patterns.push_back(pattern(CalibrationShape::ring_large_permuted, core::OpKind::bcast, d.sf_op_backend_large_permuted));
-    patterns.push_back(pattern(CalibrationShape::ring_large_permuted, core::OpKind::reduce, d.sf_reduce_backend_large_permuted));
-    if (size >= 3) patterns.push_back(pattern(CalibrationShape::fan_large, core::OpKind::bcast, d.sf_op_backend_fan_large));
-    patterns.push_back(pattern(CalibrationShape::ring_small, core::OpKind::bcast, d.sf_op_backend_small));
-    patterns.push_back(pattern(CalibrationShape::ring_small, core::OpKind::reduce, d.sf_reduce_backend_small));
-    // The backends that use nodes run on the measured placement; the node-aware ones only where
-    // there is more than one node (on one they have nothing to route, and auto never picks them).
-    std::vector<std::size_t> timed;
-    for (std::size_t k = 0; k < nb; ++k)
-      if (d.nodes > 1 || !core::find_backend(core::kCalibratedBackends[k])->node_aware) timed.push_back(k);
-    // Rounds over the backends (each round times every pattern on every backend once), then per
-    // backend the least of its rounds' medians: the rounds spread the machine's load over all of
-    // them alike.
-    // The rings between core mates, on basic only (a property of the host, not of a backend).
-    struct Mate {
-      trace::BuiltTrace bt;
-      double* into;
-      std::vector<double> rounds;
-    };
-    std::vector<Mate> mates;
-    if (o.cores > 0 && size > o.cores)
-      for (const auto& [shape, into] : {std::pair{CalibrationShape::mate_ring_small, &d.sf_mate_ring_small}, std::pair{CalibrationShape::mate_ring, &d.sf_mate_ring}})
-        mates.push_back({trace::BuiltTrace(trace::calibration_trace(size, std::nullopt, shape, core::OpKind::bcast, o.cores)), into, {}});
-    for (int round = 0; round < kExecutorRounds; ++round) {
-      for (const std::size_t k : timed)
-        for (auto& p : patterns)
-          p.rounds[k].push_back(time_ops(comm, p.bt, core::kCalibratedBackends[k], 5, 60, nullptr, d.ranks_per_node).at(0).low_us);
-      for (auto& p : mates) p.rounds.push_back(time_ops(comm, p.bt, core::backend_name(core::BackendId::basic), 5, 60, nullptr, d.ranks_per_node).at(0).low_us);
-    }
-    // Of the rounds, what validate-model's least of its repeats would measure (not the luckiest
-    // of 60: core/statistic.hpp).
-    for (auto& p : patterns)
-      for (const std::size_t k : timed) (*p.into)[k] = core::expected_least_of(p.rounds[k], core::kJudgedRepeats) * 1e-6;
-    for (auto& p : mates) *p.into = core::expected_least_of(p.rounds, core::kJudgedRepeats) * 1e-6;
-  }
+  measure_executor(comm, size, o, d);
   // 6. Pack costs (rank 0; the others wait).
   say("pack costs", false);
   if (rank == 0) d.pack = pack_costs();

@@ -174,53 +174,72 @@ private:
     return plan::node_groups(plans_, d, placement(), transport_, static_cast<std::int64_t>(vbytes), params_);
   }
 
+  // Payload of a group: positions in s's sendbuf (vertices), and per destination peer p of the
+  // group and element k, the element's position in the payload. With `dedup`, distinct sender
+  // indices, in order of first appearance; each taken from its first position.
+  struct Payload {
+    std::vector<Index> from;
+    std::vector<std::vector<Index>> at;  // per peer of the group
+  };
+  static Payload payload(const core::PeerLists& side, const Group& g, bool dedup) {
+    Payload pl;
+    const Index base = side.offsets[g.p0], end = side.offsets[g.p1];
+    if (!dedup) {
+      for (Index x = base; x < end; ++x) pl.from.push_back(x);
+      for (std::size_t p = g.p0; p < g.p1; ++p) {
+        pl.at.emplace_back();
+        for (Index x = side.offsets[p]; x < side.offsets[p + 1]; ++x) pl.at.back().push_back(x - base);
+      }
+      return pl;
+    }
+    std::map<Index, Index> first;  // sender index -> payload position
+    for (std::size_t p = g.p0; p < g.p1; ++p) {
+      pl.at.emplace_back();
+      for (Index x = side.offsets[p]; x < side.offsets[p + 1]; ++x) {
+        const Index idx = side.indices[static_cast<std::size_t>(x)];
+        auto [it, fresh] = first.emplace(idx, static_cast<Index>(pl.from.size()));
+        if (fresh) pl.from.push_back(x);
+        pl.at.back().push_back(it->second);
+      }
+    }
+    return pl;
+  }
+  // The groups' payloads, each built once.
+  struct Payloads {
+    const NodeAware& self;
+    Direction d;
+    bool dedup;
+    std::map<const Group*, Payload> built{};
+    const Payload& operator()(const Group& g) {
+      auto it = built.find(&g);
+      if (it == built.end()) it = built.emplace(&g, payload(self.send_side(g.s, d), g, dedup)).first;
+      return it->second;
+    }
+  };
+  using RelayOf = std::map<std::pair<int, int>, std::pair<const Group*, std::size_t>>;  // (s, dest node) -> group, relay offset
+
   Route make_route(const Link& l, bool dedup) const {
     Route r;
-    const Direction d = l.dir;
-    const auto gs = groups(d, l.vbytes);
+    const auto gs = groups(l.dir, l.vbytes);
     // On-node peers.
     for (std::size_t p = 0; p < l.send->npeers(); ++p)
       if (node(l.send->peers[p]) == node(me_) && !l.send_is_shared(p)) r.direct_send.push_back(p);
     for (std::size_t p = 0; p < l.recv->npeers(); ++p)
       if (node(l.recv->peers[p]) == node(me_) && !l.recv_is_shared(p)) r.direct_recv.push_back(p);
-    // Payload of a group: positions in s's sendbuf (vertices), and per destination peer p of the
-    // group and element k, the element's position in the payload.
-    struct Payload {
-      std::vector<Index> from;
-      std::vector<std::vector<Index>> at;  // per peer of the group
-    };
-    auto payload = [&](const Group& g) {
-      Payload pl;
-      const auto& side = send_side(g.s, d);
-      const Index base = side.offsets[g.p0], end = side.offsets[g.p1];
-      if (!dedup) {
-        for (Index x = base; x < end; ++x) pl.from.push_back(x);
-        for (std::size_t p = g.p0; p < g.p1; ++p) {
-          pl.at.emplace_back();
-          for (Index x = side.offsets[p]; x < side.offsets[p + 1]; ++x) pl.at.back().push_back(x - base);
-        }
-        return pl;
-      }
-      // Distinct sender indices, in order of first appearance; each taken from its first position.
-      std::map<Index, Index> first;  // sender index -> payload position
-      for (std::size_t p = g.p0; p < g.p1; ++p) {
-        pl.at.emplace_back();
-        for (Index x = side.offsets[p]; x < side.offsets[p + 1]; ++x) {
-          const Index idx = side.indices[static_cast<std::size_t>(x)];
-          auto [it, fresh] = first.emplace(idx, static_cast<Index>(pl.from.size()));
-          if (fresh) pl.from.push_back(x);
-          pl.at.back().push_back(it->second);
-        }
-      }
-      return pl;
-    };
-    std::map<const Group*, Payload> pays;
-    auto pay = [&](const Group& g) -> const Payload& {
-      auto it = pays.find(&g);
-      if (it == pays.end()) it = pays.emplace(&g, payload(g)).first;
-      return it->second;
-    };
-    // As an aggregator A: the (A, B) messages in B order, each the groups' payloads in s order.
+    Payloads pay{*this, l.dir, dedup};
+    aggregate(gs, pay, r);
+    redistribute(l, gs, pay, relay(gs, pay, r), r);
+    r.s1buf.resize(r.s1_size * l.vbytes);
+    r.s2buf.resize(r.s2_size * l.vbytes);
+    r.relay.resize(r.relay_size * l.vbytes);
+    r.s3buf.resize(r.s3_size * l.vbytes);
+    return r;
+  }
+
+  // Steps 1 and 2 from this rank: as an aggregator A, the (A, B) messages in B order, each the
+  // groups' payloads in s order, and the step-1 receives (groups of other sources aggregated here)
+  // in (s, L) order = send order; as a source, its groups' payloads, packed for their aggregators.
+  void aggregate(const std::vector<Group>& gs, Payloads& pay, Route& r) const {
     std::map<int, std::vector<const Group*>> as_a;
     for (const auto& g : gs)
       if (g.A == me_) as_a[g.B].push_back(&g);
@@ -235,10 +254,8 @@ private:
       r.s2_size += m.count;
       r.s2_send.push_back(m);
     }
-    // Step-1 receives (groups of other sources aggregated here), in (s, L) order = send order.
     for (const auto& g : gs)
       if (g.A == me_ && g.s != me_) r.s1_recv.push_back({g.s, in_s2.at(&g), pay(g).from.size()});
-    // As a source.
     for (const auto& g : gs) {
       if (g.s != me_) continue;
       Route::Out o;
@@ -253,11 +270,15 @@ private:
       }
       r.out.push_back(std::move(o));
     }
-    // As B: the relay holds the (A, me) messages in A order; each group's payload at a known place.
+  }
+
+  // Step 2 into this rank, as B: the relay holds the (A, me) messages in A order; each group's
+  // payload at a known place (returned).
+  RelayOf relay(const std::vector<Group>& gs, Payloads& pay, Route& r) const {
     std::map<int, std::vector<const Group*>> as_b;
     for (const auto& g : gs)
       if (g.B == me_) as_b[g.A].push_back(&g);
-    std::map<std::pair<int, int>, std::pair<const Group*, std::size_t>> relay_of;  // (s, dest node) -> group, relay offset
+    RelayOf relay_of;
     for (auto& [A, v] : as_b) {
       std::sort(v.begin(), v.end(), [](const Group* a, const Group* b) { return a->s < b->s; });
       Msg m{A, r.relay_size, 0};
@@ -268,17 +289,20 @@ private:
       r.relay_size += m.count;
       r.s2_recv.push_back(m);
     }
-    // Step 3, both ends: for a destination rank t, its receive list's off-node peers, cut into runs
-    // of consecutive peers with the same relay B; one message per run, into t's receive buffer.
+    return relay_of;
+  }
+
+  // Step 3, both ends: for a destination rank t, its receive list's off-node peers, cut into runs
+  // of consecutive peers with the same relay B; one message per run, into t's receive buffer.
+  void redistribute(const Link& l, const std::vector<Group>& gs, Payloads& pay, const RelayOf& relay_of, Route& r) const {
+    const Direction d = l.dir;
     std::map<std::pair<int, int>, const Group*> index;
     for (const auto& g : gs) index[{g.s, g.L}] = &g;
-    auto group_of = [&](int s, int L) { return index.at({s, L}); };
-    auto relay = [&](int s, int L) { return group_of(s, L)->B; };
+    auto relay = [&](int s, int L) { return index.at({s, L})->B; };
     auto runs = [&](int t, auto&& emit) { plan::relay_runs(recv_side(t, d), placement(), t, relay, emit); };
     runs(me_, [&](int B, std::size_t p, std::size_t q) {
       if (B != me_)
-        r.s3_recv.push_back(
-            {B, static_cast<std::size_t>(l.recv->offsets[p]), static_cast<std::size_t>(l.recv->offsets[q] - l.recv->offsets[p])});
+        r.s3_recv.push_back({B, static_cast<std::size_t>(l.recv->offsets[p]), static_cast<std::size_t>(l.recv->offsets[q] - l.recv->offsets[p])});
     });
     for (int t = node(me_) * rpn_; t < node(me_) * rpn_ + on_node(node(me_)); ++t)
       runs(t, [&](int B, std::size_t p, std::size_t q) {
@@ -304,11 +328,6 @@ private:
         }
         r.s3_send.push_back(std::move(fw));
       });
-    r.s1buf.resize(r.s1_size * l.vbytes);
-    r.s2buf.resize(r.s2_size * l.vbytes);
-    r.relay.resize(r.relay_size * l.vbytes);
-    r.s3buf.resize(r.s3_size * l.vbytes);
-    return r;
   }
 
   plan::Transport transport_;
