@@ -14,13 +14,13 @@ public:
   void init_link(StarForest& sf, Link& l) override {
     int n = 0;
     MPI_Comm_size(sf.comm(), &n);
-    fill_counts(*l.send, l.scounts, l.sdispls, n);
-    fill_counts(*l.recv, l.rcounts, l.rdispls, n);
+    make_counts(l, n);
   }
   void start(StarForest&, InFlight&, Link& l) override {
+    const auto& c = l.state<VectorCounts>();
     l.requests.resize(1);
-    MPI_Ialltoallv(buf_or_dummy(l.sendbuf), l.scounts.data(), l.sdispls.data(), l.vtype, buf_or_dummy(l.recvbuf), l.rcounts.data(),
-                   l.rdispls.data(), l.vtype, comm_, l.requests.data());
+    MPI_Ialltoallv(buf_or_dummy(l.sendbuf), c.scounts.data(), c.sdispls.data(), l.vtype, buf_or_dummy(l.recvbuf), c.rcounts.data(),
+                   c.rdispls.data(), l.vtype, comm_, l.requests.data());
   }
   void finish(StarForest&, InFlight&, Link& l) override { MPI_Wait(l.requests.data(), MPI_STATUS_IGNORE); }
 

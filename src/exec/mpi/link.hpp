@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 #include <cstddef>
+#include <memory>
+#include <stdexcept>
 #include <span>
 #include <vector>
 
@@ -13,6 +15,13 @@
 
 namespace sfr::exec::mpi {
 
+// What one backend keeps per link beyond the buffers and requests (basic's bound addresses,
+// window's window, the vector collectives' counts): a type of its own, made by its init_link and
+// read only by it through Link::state (PetscSF keeps such state behind the backend too).
+struct LinkState {
+  virtual ~LinkState() = default;
+};
+
 struct Link {
   Direction dir = Direction::root_to_leaf;
   std::size_t vbytes = 0;
@@ -21,18 +30,24 @@ struct Link {
   const core::PeerLists* send = nullptr;  // my lists on the sending side (indices into my data)
   const core::PeerLists* recv = nullptr;
   std::vector<std::byte> sendbuf, recvbuf;  // concatenated per-peer blocks, peer order
-  // Backend state.
+  // The backend's requests, and its own state (LinkState).
   std::vector<MPI_Request> requests;
-  std::vector<int> scounts, sdispls, rcounts, rdispls;  // in vertices (with `vtype`)
-  MPI_Datatype vtype = MPI_DATATYPE_NULL;               // one vertex as MPI_BYTE blocks
-  MPI_Win win = MPI_WIN_NULL;
-  std::span<std::byte> winbuf;  // window memory, allocated by MPI (MPI_Win_allocate), freed with the window
+  MPI_Datatype vtype = MPI_DATATYPE_NULL;  // one vertex as MPI_BYTE blocks
+  std::unique_ptr<LinkState> own;
+  // One backend's per link: a backend that wraps another (shm around basic) keeps its own apart.
+  template <class T>
+  T& make_state() {
+    if (own) throw std::logic_error("Link: a second backend state");
+    own = std::make_unique<T>();
+    return state<T>();
+  }
+  template <class T>
+  T& state() const {
+    return static_cast<T&>(*own);
+  }
 
   // Peers whose index list is contiguous: their data can go straight from / into the user's buffer.
   std::vector<char> send_contiguous, recv_contiguous;
-  // Addresses the persistent requests are bound to (basic backend).
-  std::vector<const void*> bound;
-  std::vector<char> persistent;  // per request: persistent (else posted anew each time)
   // Per peer: moved through shared memory by the shm transport (point-to-point skips them), and
   // where that peer's block lives (the send block in my segment, the receive block in the
   // sender's segment); empty when no peer is shared.

@@ -51,13 +51,12 @@ public:
     MPI_Comm_free(&l2r_);
   }
   void init_link(StarForest&, Link& l) override {
-    fill_counts(*l.send, l.scounts, l.sdispls, 0);
-    fill_counts(*l.recv, l.rcounts, l.rdispls, 0);
+    [[maybe_unused]] const auto& c = make_counts(l, 0);
 #if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
     if (persistent_) {
       l.requests.resize(1);
-      MPIX_Neighbor_alltoallv_init(buf_or_dummy(l.sendbuf), l.scounts.data(), l.sdispls.data(), l.vtype, buf_or_dummy(l.recvbuf),
-                                   l.rcounts.data(), l.rdispls.data(), l.vtype, comm(l), MPI_INFO_NULL, l.requests.data());
+      MPIX_Neighbor_alltoallv_init(buf_or_dummy(l.sendbuf), c.scounts.data(), c.sdispls.data(), l.vtype, buf_or_dummy(l.recvbuf),
+                                   c.rcounts.data(), c.rdispls.data(), l.vtype, comm(l), MPI_INFO_NULL, l.requests.data());
     }
 #endif
   }
@@ -73,9 +72,10 @@ public:
       MPI_Start(l.requests.data());
       return;
     }
+    const auto& c = l.state<VectorCounts>();
     l.requests.resize(1);
-    MPI_Ineighbor_alltoallv(buf_or_dummy(l.sendbuf), l.scounts.data(), l.sdispls.data(), l.vtype, buf_or_dummy(l.recvbuf), l.rcounts.data(),
-                            l.rdispls.data(), l.vtype, comm(l), l.requests.data());
+    MPI_Ineighbor_alltoallv(buf_or_dummy(l.sendbuf), c.scounts.data(), c.sdispls.data(), l.vtype, buf_or_dummy(l.recvbuf), c.rcounts.data(),
+                            c.rdispls.data(), l.vtype, comm(l), l.requests.data());
   }
   void finish(StarForest&, InFlight&, Link& l) override {
     if (l.dev_send || l.dev_recv) {

@@ -17,6 +17,18 @@ inline void fill_counts(const core::PeerLists& lists, std::vector<int>& counts, 
   }
 }
 
+// A link's counts and displacements as its backend keeps them (in vertices, with Link::vtype).
+struct VectorCounts : LinkState {
+  std::vector<int> scounts, sdispls, rcounts, rdispls;
+};
+// Made for the link: per rank of `nranks_dense` ranks, or per neighbour (0).
+inline VectorCounts& make_counts(Link& l, int nranks_dense) {
+  auto& c = l.make_state<VectorCounts>();
+  fill_counts(*l.send, c.scounts, c.sdispls, nranks_dense);
+  fill_counts(*l.recv, c.rcounts, c.rdispls, nranks_dense);
+  return c;
+}
+
 // Non-null buffer pointer even when the buffer is empty.
 inline std::byte* buf_or_dummy(std::vector<std::byte>& v) {
   static std::byte dummy[16];

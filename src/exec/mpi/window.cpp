@@ -31,11 +31,19 @@ std::vector<std::pair<std::vector<int>, std::vector<int>>> rounds(std::span<cons
   return out;
 }
 
+// The link's window: a staging copy of the root data, in memory MPI allocates (none on a single
+// rank).
+struct WindowState : LinkState {
+  MPI_Win win = MPI_WIN_NULL;
+  std::span<std::byte> buf;  // freed with the window
+};
+
 class Window final : public Backend {
 public:
   void init_link(StarForest& sf, Link& l) override {
     // A single rank has only a self part, and Open MPI 4.1 cannot create a one-process window
     // (MPI_ERR_WIN): no window then.
+    auto& st = l.make_state<WindowState>();
     int size = 0;
     MPI_Comm_size(sf.comm(), &size);
     if (size == 1) return;
@@ -44,18 +52,19 @@ public:
     // on user memory it falls back to osc/pt2pt or rdma: ~140 us per fence-epoch bcast at 2 ranks).
     const std::size_t n = static_cast<std::size_t>(sf.plan().nroots) * l.vbytes;
     std::byte* mem = nullptr;
-    MPI_Win_allocate(static_cast<MPI_Aint>(n), static_cast<int>(l.vbytes), MPI_INFO_NULL, sf.comm(), &mem, &l.win);
-    l.winbuf = std::span<std::byte>(mem, n);
+    MPI_Win_allocate(static_cast<MPI_Aint>(n), static_cast<int>(l.vbytes), MPI_INFO_NULL, sf.comm(), &mem, &st.win);
+    st.buf = std::span<std::byte>(mem, n);
   }
   void free_link(Link& l) override {
     std::erase_if(transfers_, [&](const auto& e) { return std::get<0>(e.first) == &l; });
-    if (l.win != MPI_WIN_NULL) MPI_Win_free(&l.win);
+    if (auto& st = l.state<WindowState>(); st.win != MPI_WIN_NULL) MPI_Win_free(&st.win);
   }
   bool wants_pack(const InFlight& f) const override { return f.kind != Motion::bcast; }
   bool reads_user_arrays() const override { return true; }
 
   void start(StarForest& sf, InFlight& f, Link& l) override {
-    if (l.win == MPI_WIN_NULL) {  // single rank: the self part did everything
+    auto& st = l.state<WindowState>();
+    if (st.win == MPI_WIN_NULL) {  // single rank: the self part did everything
       f.applied = true;
       f.fetched_in_back = true;
       return;
@@ -65,56 +74,56 @@ public:
     // osc component mishandles accumulates on derived "vertex" types.
     const MPI_Datatype base = mpi_type(f.unit);
     const int bs = f.bs;
-    const std::size_t nbytes = l.winbuf.size();
+    const std::size_t nbytes = st.buf.size();
     int me = 0;
     MPI_Comm_rank(sf.comm(), &me);
     switch (f.kind) {
       case Motion::bcast: {
-        if (nbytes) std::memcpy(l.winbuf.data(), f.rootdata, nbytes);
-        MPI_Win_fence(0, l.win);
+        if (nbytes) std::memcpy(st.buf.data(), f.rootdata, nbytes);
+        MPI_Win_fence(0, st.win);
         for (const Transfer& t : transfers(pl, l, f))
-          MPI_Get(l.recv_block(t.peer), t.count, base, pl.leaf_side.peers[t.peer], 0, 1, t.target->get(), l.win);
+          MPI_Get(l.recv_block(t.peer), t.count, base, pl.leaf_side.peers[t.peer], 0, 1, t.target->get(), st.win);
         break;
       }
       case Motion::reduce: {
-        if (nbytes) std::memcpy(l.winbuf.data(), f.rootdata, nbytes);
+        if (nbytes) std::memcpy(st.buf.data(), f.rootdata, nbytes);
         MPI_Op op = mpi_op(f.op);
         if (is_logical(f.op)) {
           logical_as_bitwise(f, pl, l);
           op = bitwise_twin(f.op);
         }
-        MPI_Win_fence(0, l.win);
+        MPI_Win_fence(0, st.win);
         for (const Transfer& t : transfers(pl, l, f))
-          MPI_Accumulate(l.send_block(t.peer), 1, t.origin->get(), pl.leaf_side.peers[t.peer], 0, 1, t.target->get(), op, l.win);
+          MPI_Accumulate(l.send_block(t.peer), 1, t.origin->get(), pl.leaf_side.peers[t.peer], 0, 1, t.target->get(), op, st.win);
         break;
       }
       case Motion::fetch_and_op: {
-        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, l.win);
-        if (nbytes) std::memcpy(l.winbuf.data(), f.rootdata, nbytes);
-        MPI_Win_unlock(me, l.win);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, st.win);
+        if (nbytes) std::memcpy(st.buf.data(), f.rootdata, nbytes);
+        MPI_Win_unlock(me, st.win);
         MPI_Barrier(sf.comm());
         Link& back = *f.back;
         for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p) {
           const int peer = pl.leaf_side.peers[p];
           const auto tgt = targets(pl, p);
-          MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, l.win);
+          MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, st.win);
           for (std::size_t k = 0; k < tgt.size(); ++k) {
             std::byte* fetched = back.recv_block(p) + k * l.vbytes;
             const std::byte* mine = l.send_block(p) + k * l.vbytes;
             if (!is_logical(f.op)) {
-              MPI_Get_accumulate(mine, bs, base, fetched, bs, base, peer, tgt[k], bs, base, mpi_op(f.op), l.win);
+              MPI_Get_accumulate(mine, bs, base, fetched, bs, base, peer, tgt[k], bs, base, mpi_op(f.op), st.win);
               continue;
             }
             // Logical ops: atomic read, combine here, write back; the exclusive lock keeps it one
             // serial step (Open MPI 4.1's osc mis-applies the logical ops).
-            MPI_Get_accumulate(mine, bs, base, fetched, bs, base, peer, tgt[k], bs, base, MPI_NO_OP, l.win);
-            MPI_Win_flush(peer, l.win);
+            MPI_Get_accumulate(mine, bs, base, fetched, bs, base, peer, tgt[k], bs, base, MPI_NO_OP, st.win);
+            MPI_Win_flush(peer, st.win);
             std::vector<std::byte> next(fetched, fetched + l.vbytes);
             core::scatter_local(f.unit, bs, f.op, mine, std::vector<Index>{0}, next.data(), std::vector<Index>{0});
-            MPI_Accumulate(next.data(), bs, base, peer, tgt[k], bs, base, MPI_REPLACE, l.win);
-            MPI_Win_flush(peer, l.win);
+            MPI_Accumulate(next.data(), bs, base, peer, tgt[k], bs, base, MPI_REPLACE, st.win);
+            MPI_Win_flush(peer, st.win);
           }
-          MPI_Win_unlock(peer, l.win);
+          MPI_Win_unlock(peer, st.win);
         }
         f.fetched_in_back = true;
         break;
@@ -123,22 +132,23 @@ public:
   }
 
   void finish(StarForest& sf, InFlight& f, Link& l) override {
-    if (l.win == MPI_WIN_NULL) return;
-    const std::size_t nbytes = l.winbuf.size();
+    auto& st = l.state<WindowState>();
+    if (st.win == MPI_WIN_NULL) return;
+    const std::size_t nbytes = st.buf.size();
     switch (f.kind) {
-      case Motion::bcast: MPI_Win_fence(0, l.win); break;
+      case Motion::bcast: MPI_Win_fence(0, st.win); break;
       case Motion::reduce:
-        MPI_Win_fence(0, l.win);
-        if (nbytes) std::memcpy(f.rootdata, l.winbuf.data(), nbytes);
+        MPI_Win_fence(0, st.win);
+        if (nbytes) std::memcpy(f.rootdata, st.buf.data(), nbytes);
         f.applied = true;
         break;
       case Motion::fetch_and_op: {
         MPI_Barrier(sf.comm());
         int me = 0;
         MPI_Comm_rank(sf.comm(), &me);
-        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, l.win);
-        if (nbytes) std::memcpy(f.rootdata, l.winbuf.data(), nbytes);
-        MPI_Win_unlock(me, l.win);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, st.win);
+        if (nbytes) std::memcpy(f.rootdata, st.buf.data(), nbytes);
+        MPI_Win_unlock(me, st.win);
         break;
       }
     }
@@ -187,9 +197,10 @@ private:
   static bool is_logical(core::MpiOp op) { return op == core::MpiOp::land || op == core::MpiOp::lor || op == core::MpiOp::lxor; }
   static MPI_Op bitwise_twin(core::MpiOp op) { return op == core::MpiOp::land ? MPI_BAND : op == core::MpiOp::lor ? MPI_BOR : MPI_BXOR; }
   static void logical_as_bitwise(const InFlight& f, const core::RankPlan& pl, Link& l) {
+    auto& st = l.state<WindowState>();
     core::visit_unit(f.unit, [&]<class T>() {
       if constexpr (std::is_integral_v<T>) {
-        T* root = reinterpret_cast<T*>(l.winbuf.data());
+        T* root = reinterpret_cast<T*>(st.buf.data());
         const auto bs = static_cast<std::size_t>(f.bs);
         for (Index i : pl.root_side.indices)
           for (std::size_t c = 0; c < bs; ++c) root[static_cast<std::size_t>(i) * bs + c] = root[static_cast<std::size_t>(i) * bs + c] != 0;
