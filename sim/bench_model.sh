@@ -2,7 +2,7 @@
 # The calibrated model against this machine (a benchmark, not a test): calibrate at P ranks
 # (RANKS, default 2) placed RANKS_PER_NODE to a node (default: all on one), then on the SpMV ghost
 # exchanges of every matrix in MATRICES (default ../shared/matrices) on that placement:
-# validate-model over every backend auto may choose there (median |error| over (op, backend) pairs, predicted
+# validate-model over every backend auto may choose there (median |error| over (op, backend) pairs and per backend with its worst pair, predicted
 # best right), and run with every backend auto may choose there and with auto (auto's time against
 # the measured best, per op; each time the least of AUTO_REPEATS launches' 20th percentiles (run's p20_call column), default 3, as
 # validate-model takes the least of its interleaved repeats'). Prints tables; writes OUT_DIR/{machine,validate,auto}.json (default
@@ -44,7 +44,7 @@ for m in "$matrices"/*.mtx; do
   $cli generate spmv --matrix "$m" --ranks "$np" --ranks-per-node "$rpn" --partition rows -o "$out" >/dev/null && traces+=("$out")
 done
 echo "== validate-model, ${#traces[@]} SpMV traces at $np ranks, $rpn per node"
-"${launch[@]}" $cli validate-model "${traces[@]}" --machine "$dir/machine.json" --backend "$candidates" --iters "${ITERS:-50}" --json "$dir/validate.json" | grep -E "^summary|spread:|^note"
+"${launch[@]}" $cli validate-model "${traces[@]}" --machine "$dir/machine.json" --backend "$candidates" --iters "${ITERS:-50}" --json "$dir/validate.json" | grep -E "^summary|spread:|^note|^per backend|^  [a-z0-9-]+ +[0-9]+ pairs|^worst pairs"
 repeats=${AUTO_REPEATS:-3}
 echo "== --backend auto against the measured best of $candidates, per op (the least of $repeats launches' 20th percentiles)"
 printf '%-34s %3s %-10s %10s %-10s %10s %8s\n' trace op best "best(us)" auto "auto(us)" "auto/best"

@@ -17,6 +17,28 @@ double median_of(std::vector<double> v) {
 }
 }  // namespace
 
+namespace {
+// Per backend, its median |error| and worst pair; overall, the kWorstShown worst pairs.
+void add_accuracy(ModelCheck& c) {
+  std::map<std::string, std::size_t> at;  // backend -> index into c.backends
+  std::vector<std::vector<double>> errs;
+  for (std::size_t i = 0; i < c.pairs.size(); ++i) {
+    const ModelPair& p = c.pairs[i];
+    const auto [it, fresh] = at.emplace(p.backend, c.backends.size());
+    if (fresh) c.backends.push_back({p.backend, 0, 0, i}), errs.emplace_back();
+    BackendAccuracy& a = c.backends[it->second];
+    ++a.pairs;
+    errs[it->second].push_back(std::abs(p.error()));
+    if (std::abs(p.error()) > std::abs(c.pairs[a.worst].error())) a.worst = i;
+  }
+  for (std::size_t k = 0; k < c.backends.size(); ++k) c.backends[k].median_abs_error = median_of(errs[k]);
+  c.worst.resize(c.pairs.size());
+  for (std::size_t i = 0; i < c.pairs.size(); ++i) c.worst[i] = i;
+  std::stable_sort(c.worst.begin(), c.worst.end(), [&](std::size_t a, std::size_t b) { return std::abs(c.pairs[a].error()) > std::abs(c.pairs[b].error()); });
+  c.worst.resize(std::min(c.worst.size(), kWorstShown));
+}
+}  // namespace
+
 void set_measured(ModelPair& p, const std::vector<double>& m) {
   if (m.empty()) return;
   const auto [lo, hi] = std::minmax_element(m.begin(), m.end());
@@ -35,6 +57,7 @@ ModelCheck check_model(std::vector<ModelPair> pairs) {
   }
   c.median_abs_error = median_of(errs);
   c.median_spread = median_of(spreads);
+  add_accuracy(c);
   // Group by (trace, op) in order of first appearance.
   std::vector<std::pair<std::string, std::size_t>> keys;
   std::map<std::pair<std::string, std::size_t>, std::vector<const ModelPair*>> groups;
@@ -56,6 +79,27 @@ ModelCheck check_model(std::vector<ModelPair> pairs) {
   c.ranking_right = c.ops.empty() ? 0 : static_cast<double>(right) / static_cast<double>(c.ops.size());
   return c;
 }
+
+namespace {
+// Per backend its median |error| and worst pair, then the worst pairs of all.
+void render_accuracy(const ModelCheck& c, std::ostringstream& os) {
+  char line[512];
+  os << "per backend: median |error| over its pairs, and its worst pair\n";
+  for (const auto& a : c.backends) {
+    const ModelPair& w = c.pairs[a.worst];
+    std::snprintf(line, sizeof line, "  %-10s %4zu pairs  median |error| %5.1f%%  worst %+7.1f%% (%s op %zu, %s)\n", a.backend.c_str(), a.pairs,
+                  100 * a.median_abs_error, 100 * w.error(), w.trace.c_str(), w.op, w.label.c_str());
+    os << line;
+  }
+  os << "worst pairs:";
+  for (const std::size_t i : c.worst) {
+    const ModelPair& p = c.pairs[i];
+    std::snprintf(line, sizeof line, " %s %s op %zu %+.1f%%;", p.backend.c_str(), p.trace.c_str(), p.op, 100 * p.error());
+    os << line;
+  }
+  os << "\n";
+}
+}  // namespace
 
 std::string render_model_check(const ModelCheck& c, const std::string& machine) {
   std::ostringstream os;
@@ -93,6 +137,7 @@ std::string render_model_check(const ModelCheck& c, const std::string& machine) 
   std::snprintf(line, sizeof line, "         measurements' run-to-run spread: median %.1f%%; %zu of %zu errors within their spread\n",
                 100 * c.median_spread, c.within_spread, c.pairs.size());
   os << line;
+  render_accuracy(c, os);
   return os.str();
 }
 
@@ -108,6 +153,10 @@ trace::ModelCheckDoc model_check_doc(const ModelCheck& c, const std::string& mac
   d.ranking_right = c.ranking_right;
   d.summary_within_spread = c.within_spread;
   d.median_spread = c.median_spread;
+  for (const auto& a : c.backends) {
+    const ModelPair& w = c.pairs[a.worst];
+    d.by_backend.push_back({a.backend, a.pairs, a.median_abs_error, w.error(), w.trace, w.op});
+  }
   return d;
 }
 

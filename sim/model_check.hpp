@@ -40,15 +40,26 @@ struct OpRanking {
   bool right() const { return predicted_best == measured_best || predicted_best_measured_us <= 1.05 * measured_best_us; }
 };
 
+// One backend's pairs: their median |error| and the pair with the largest |error|.
+struct BackendAccuracy {
+  std::string backend;
+  std::size_t pairs = 0;
+  double median_abs_error = 0;
+  std::size_t worst = 0;  // index into ModelCheck::pairs
+};
+
 struct ModelCheck {
   std::vector<ModelPair> pairs;
   std::vector<OpRanking> ops;  // ops with at least two backends
+  std::vector<BackendAccuracy> backends;  // in order of first appearance
+  std::vector<std::size_t> worst;         // the pairs with the largest |error| (up to kWorstShown), largest first
   double median_abs_error = 0;
   double ranking_right = 0;     // fraction of `ops`
   std::size_t within_spread = 0;  // pairs whose error is within their measurement's spread
   double median_spread = 0;       // of the pairs' spreads
 };
 
+inline constexpr std::size_t kWorstShown = 5;
 // Rankings and summaries of `pairs` (grouped by trace and op, in order of first appearance).
 ModelCheck check_model(std::vector<ModelPair> pairs);
 std::string render_model_check(const ModelCheck& c, const std::string& machine);

@@ -375,6 +375,16 @@ Json to_json(const ModelCheckDoc& d) {
                   {"ranking_right", d.ranking_right},
                   {"median_spread", d.median_spread},
                   {"within_spread", d.summary_within_spread}};
+  if (!d.by_backend.empty()) {
+    Json& b = j["summary"]["by_backend"] = Json::array();
+    for (const auto& a : d.by_backend)
+      b.push_back({{"backend", a.backend},
+                   {"pairs", a.pairs},
+                   {"median_abs_error", a.median_abs_error},
+                   {"worst_error", a.worst_error},
+                   {"worst_trace", a.worst_trace},
+                   {"worst_op", a.worst_op}});
+  }
   // validate-model adds the provenance after the comparison: it stays the last member.
   if (!d.provenance.is_null()) j["provenance"] = d.provenance;
   return j;
@@ -395,6 +405,17 @@ ModelCheckDoc model_check_doc_from_json(const Json& j, const std::string& source
   d.ranking_right = s.num_or("ranking_right", 0);
   d.median_spread = s.num_or("median_spread", 0);
   d.summary_within_spread = s.u64_or("within_spread", 0);
+  if (s.has("by_backend"))
+    s.each("by_backend", [&](const Obj& e) {
+      ModelCheckBackend a;
+      a.backend = e.str("backend");
+      a.pairs = e.u64("pairs");
+      a.median_abs_error = e.num("median_abs_error");
+      a.worst_error = e.num("worst_error");
+      a.worst_trace = e.str("worst_trace");
+      a.worst_op = e.index("worst_op");
+      d.by_backend.push_back(std::move(a));
+    });
   d.provenance = j.contains("provenance") ? j["provenance"] : Json();
   check_provenance(d.provenance, source);
   o.each("pairs", [&](const Obj& e) {

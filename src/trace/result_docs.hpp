@@ -149,10 +149,20 @@ struct ModelCheckOp {
   bool right = false;
   bool operator==(const ModelCheckOp&) const = default;
 };
+// One backend's accuracy over its pairs: the median |error| and its worst pair (signed error).
+struct ModelCheckBackend {
+  std::string backend;
+  std::uint64_t pairs = 0;
+  double median_abs_error = 0, worst_error = 0;
+  std::string worst_trace;
+  std::size_t worst_op = 0;
+  bool operator==(const ModelCheckBackend&) const = default;
+};
 struct ModelCheckDoc {
   std::string machine;
   std::vector<ModelCheckPair> pairs;
   std::vector<ModelCheckOp> ops;
+  std::vector<ModelCheckBackend> by_backend;  // in order of first appearance (none in older documents)
   std::uint64_t summary_pairs = 0, summary_ops_ranked = 0, summary_within_spread = 0;
   double median_abs_error = 0, ranking_right = 0, median_spread = 0;
   io::Json provenance;  // written last, only when set

@@ -2,6 +2,10 @@
 // out by hand.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <tuple>
+#include <vector>
+
 #include "sim/model_check.hpp"
 
 using sfr::sim::ModelPair;
@@ -37,6 +41,38 @@ TEST(SimModelCheck, ErrorsRankingsAndSummary) {
   EXPECT_EQ(j["pairs"].size(), 6u);
   EXPECT_EQ(j["ops"][1]["right"], false);
   EXPECT_DOUBLE_EQ(j["summary"]["ranking_right"].get<double>(), 0.5);
+}
+
+// Per backend, worked out by hand from the pairs above: basic +10 % and 0 % (median 5 %, worst
+// +10 % on t op 0), neighbor -20 %, window +5 % and +30 % (median 17.5 %, worst t op 1),
+// alltoallv -2 %; the worst pairs of all in order: window +30, neighbor -20, basic +10, window +5,
+// alltoallv -2; and the document keeps them.
+TEST(SimModelCheck, AccuracyPerBackendAndTheWorstPairs) {
+  std::vector<ModelPair> p = {
+      {"t", 0, "bcast", "basic", 10.0, 11.0},       {"t", 0, "bcast", "neighbor", 10.4, 8.32},     {"t", 0, "bcast", "window", 20.0, 21.0},
+      {"t", 1, "reduce", "window", 10.0, 13.0},     {"t", 1, "reduce", "alltoallv", 13.0, 12.74}, {"u", 0, "bcast", "basic", 5.0, 5.0},
+  };
+  const auto c = sfr::sim::check_model(p);
+  ASSERT_EQ(c.backends.size(), 4u);
+  const std::vector<std::tuple<std::string, std::size_t, double, std::size_t>> expect{
+      {"basic", 2, 0.05, 0}, {"neighbor", 1, 0.20, 1}, {"window", 2, 0.175, 3}, {"alltoallv", 1, 0.02, 4}};
+  for (std::size_t k = 0; k < expect.size(); ++k) {
+    const auto& [b, n, median, worst] = expect[k];
+    EXPECT_EQ(c.backends[k].backend, b);
+    EXPECT_EQ(c.backends[k].pairs, n) << b;
+    EXPECT_NEAR(c.backends[k].median_abs_error, median, 1e-12) << b;
+    EXPECT_EQ(c.backends[k].worst, worst) << b;
+  }
+  EXPECT_EQ(c.worst, (std::vector<std::size_t>{3, 1, 0, 2, 4}));
+  const auto text = sfr::sim::render_model_check(c, "m.json");
+  EXPECT_NE(text.find("window        2 pairs  median |error|  17.5%  worst   +30.0% (t op 1, reduce)"), std::string::npos) << text;
+  EXPECT_NE(text.find("worst pairs: window t op 1 +30.0%; neighbor t op 0 -20.0%;"), std::string::npos) << text;
+  const auto d = sfr::sim::model_check_doc(c, "m.json");
+  ASSERT_EQ(d.by_backend.size(), 4u);
+  EXPECT_EQ(d.by_backend[2].worst_trace, "t");
+  EXPECT_EQ(d.by_backend[2].worst_op, 1u);
+  EXPECT_NEAR(d.by_backend[2].worst_error, 0.30, 1e-12);
+  EXPECT_NEAR(d.by_backend[1].worst_error, -0.20, 1e-12);
 }
 
 // The measurement of a pair from its interleaved repeats: the lowest median, and the spread

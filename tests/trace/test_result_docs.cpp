@@ -51,6 +51,7 @@ trace::ModelCheckDoc model_check() {
   d.machine = "calibrated:h";
   d.pairs = {{"t", 0, "bcast A", "basic", 10, 11, 0.1}, {"t", 0, "bcast A", "neighbor", 12, 9, -0.25}};
   d.ops = {{"t", 0, "basic", "neighbor", false}};
+  d.by_backend = {{"basic", 1, 0.1, 0.1, "t", 0}, {"neighbor", 1, 0.25, -0.25, "t", 0}};
   d.summary_pairs = 2;
   d.summary_ops_ranked = 1;
   d.median_abs_error = 0.175;
