@@ -313,7 +313,7 @@ void add_shm(Schedule& s, const Layout& lay, const MachineModel& m, const Traffi
   }
   self_copies(sb, m, t);
   device_work(sb, sb, lay, m, t, false, sent, recvd);
-  s.steps.push_back(sb.finish("shm"));
+  s.steps.push_back(sb.finish(core::transport_name(plan::Transport::shm)));
 }
 
 // 3-step, 2-step, Split+MD, Split+DD: the plan's rounds (plan::direction_rounds, the routes the

@@ -4,7 +4,9 @@
 //     "overhead us" = SF time - raw time per exchange (interleaved trials, best of each).
 //   mpiexec -n P sfr_bench_mpi sf TRACE... [--json FILE] [--store DIR]
 //     every backend on the first bcast / reduce op of each trace's SFs, side by side, and PetscSF
-//     (basic) on the same graph in the same run when built with PETSc; ratio = ours / PETSc.
+//     (basic) on the same graph in the same run when built with PETSc; ratio = ours / PETSc; beside
+//     every row the physical floor (Floor: a handoff plus the busiest rank's bytes at this
+//     machine's copy bandwidth) and the time over it.
 #include <mpi.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exec/conformance.hpp"
@@ -148,6 +151,70 @@ int overhead() {
   return 0;
 }
 
+// The physical floor of an exchange on this machine (issue 51): a message's handoff (half an
+// 8-byte ping-pong between rank pairs, the slowest pair's least) plus the bytes the busiest rank
+// must move (sent plus received) at the copy bandwidth every rank gets at once, from cache for a
+// rank's bytes up to kInCache, else from memory (the slowest rank's best of 7 memcpy rounds).
+struct Floor {
+  static constexpr std::size_t kInCache = std::size_t{256} << 10, kFromMemory = std::size_t{64} << 20;
+  double handoff_us = 0, cache_bytes_per_us = 0, memory_bytes_per_us = 0;
+  double us(double moved_bytes) const {
+    return handoff_us + moved_bytes / (moved_bytes <= static_cast<double>(kInCache) ? cache_bytes_per_us : memory_bytes_per_us);
+  }
+};
+
+// Bytes per microsecond of memcpy over `bytes`, every rank at once: the slowest rank's best.
+double copy_rate(std::size_t bytes) {
+  std::vector<char> a(bytes, 1), b(bytes, 0);
+  const int reps = static_cast<int>(std::max<std::size_t>(1, (std::size_t{64} << 20) / bytes));
+  double best = 1e300;
+  for (int trial = 0; trial < 7; ++trial) {
+    const double us = mean_us(reps, [&] {
+      std::memcpy(b.data(), a.data(), bytes);
+      std::swap(a, b);
+    });
+    best = std::min(best, us);
+  }
+  return static_cast<double>(bytes) / best;
+}
+
+Floor measure_floor() {
+  Floor f;
+  const int peer = (me ^ 1) < np ? me ^ 1 : -1;
+  char byte8[8] = {};
+  double least = 1e300;
+  for (int trial = 0; trial < 7; ++trial) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const int reps = 200;
+    const double t0 = MPI_Wtime();
+    for (int k = 0; peer >= 0 && k < reps; ++k) {
+      if (me < peer) {
+        MPI_Send(byte8, 8, MPI_BYTE, peer, 9, MPI_COMM_WORLD);
+        MPI_Recv(byte8, 8, MPI_BYTE, peer, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Recv(byte8, 8, MPI_BYTE, peer, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(byte8, 8, MPI_BYTE, peer, 9, MPI_COMM_WORLD);
+      }
+    }
+    least = std::min(least, (MPI_Wtime() - t0) / reps / 2 * 1e6);
+  }
+  if (peer < 0) least = 0;
+  MPI_Allreduce(&least, &f.handoff_us, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  f.cache_bytes_per_us = copy_rate(Floor::kInCache);
+  f.memory_bytes_per_us = copy_rate(Floor::kFromMemory);
+  return f;
+}
+
+// The bytes the busiest rank sends plus receives in one op on `g` (remote peers only).
+double busiest_rank_bytes(const core::Graph& g, const core::OpSpec& op) {
+  const auto pl = core::build_plan(g, me);
+  double mine = static_cast<double>(pl.root_side.offsets.back() + pl.leaf_side.offsets.back()) *
+                static_cast<double>(core::unit_size(op.unit) * static_cast<std::size_t>(op.bs));
+  double most = 0;
+  MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return most;
+}
+
 int sf_bench(const std::vector<std::string>& files) {
   const std::vector<std::string> backends = {"basic", "neighbor", "window", "alltoallv", "shm"};
   if (me == 0) {
@@ -158,9 +225,22 @@ int sf_bench(const std::vector<std::string>& files) {
                 "; built without PETSc"
 #endif
     );
-    std::printf("%-28s %-8s %-10s %10s %10s %10s\n", "trace/sf", "op", "backend", "bytes", "us/op", "vs PETSc");
   }
-  json_out = {{"benchmark", "sf-backends"}, {"ranks", np}, {"results", io::Json::array()}, {"best", io::Json::array()}};
+  const Floor floor = measure_floor();
+  if (me == 0) {
+    std::printf("# floor: %.2f us handoff (half an 8-byte ping-pong) + the busiest rank's bytes sent plus received at %.1f GB/s (memcpy "
+                "of up to %zu KiB, every rank at once) or %.1f GB/s beyond (from memory)\n",
+                floor.handoff_us, floor.cache_bytes_per_us * 1e-3, Floor::kInCache >> 10, floor.memory_bytes_per_us * 1e-3);
+    std::printf("%-28s %-8s %-10s %10s %10s %10s %9s %8s\n", "trace/sf", "op", "backend", "bytes", "us/op", "vs PETSc", "floor us", "x floor");
+  }
+  json_out = {{"benchmark", "sf-backends"},
+              {"ranks", np},
+              {"floor", {{"handoff_us", floor.handoff_us},
+                         {"cache_bytes_per_us", floor.cache_bytes_per_us},
+                         {"memory_bytes_per_us", floor.memory_bytes_per_us},
+                         {"in_cache_up_to_bytes", Floor::kInCache}}},
+              {"results", io::Json::array()},
+              {"best", io::Json::array()}};
   // "best", per (trace, op): the fastest of our backends over PetscSF
   std::vector<std::string> best_lines;
   double worst = 0;
@@ -191,6 +271,7 @@ int sf_bench(const std::vector<std::string>& files) {
       for (Index x : core::build_plan(g, me).leaf_side.offsets) local_bytes = x;
       local_bytes *= static_cast<long long>(core::unit_size(op.unit)) * op.bs;
       MPI_Allreduce(&local_bytes, &bytes, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+      const double floor_us = floor.us(busiest_rank_bytes(g, op));
       std::vector<std::unique_ptr<exec::mpi::StarForest>> sfs;
       for (const auto& b : backends) sfs.push_back(std::make_unique<exec::mpi::StarForest>(MPI_COMM_WORLD, g, b));
       std::vector<std::function<void()>> run;
@@ -235,15 +316,16 @@ int sf_bench(const std::vector<std::string>& files) {
         const double r = med[b] / med.back();
         worst = std::max(worst, r);
         char line[300];
-        std::snprintf(line, sizeof line, "%-40s %-8s %-10s %10.2f %10.2f %8.2f", (t.trace().name + "/" + op.sf).c_str(),
-                      core::op_kind_name(op.op), backends[b].c_str(), med[b], med.back(), r);
+        std::snprintf(line, sizeof line, "%-40s %-8s %-10s %10.2f %10.2f %8.2f %9.2f %8.2f", (t.trace().name + "/" + op.sf).c_str(),
+                      core::op_kind_name(op.op), backends[b].c_str(), med[b], med.back(), r, floor_us, med[b] / floor_us);
         best_lines.push_back(line);
         json_out["best"].push_back({{"trace", t.trace().name},
                                     {"op", core::op_kind_name(op.op)},
                                     {"backend", backends[b]},
                                     {"us", med[b]},
                                     {"petsc_us", med.back()},
-                                    {"ratio", r}});
+                                    {"ratio", r},
+                                    {"floor_us", floor_us}});
       }
       for (std::size_t k = 0; k < run.size(); ++k) {
         const std::string name = k < backends.size() ? backends[k] : "petsc";
@@ -251,11 +333,11 @@ int sf_bench(const std::vector<std::string>& files) {
         const std::string label = t.trace().name + "/" + op.sf;
         if (me == 0) {
           if (have_petsc)
-            std::printf("%-28s %-8s %-10s %10lld %10.2f %10.2f\n", label.c_str(), core::op_kind_name(op.op), name.c_str(), bytes, med[k],
-                        ratio);
+            std::printf("%-28s %-8s %-10s %10lld %10.2f %10.2f %9.2f %8.2f\n", label.c_str(), core::op_kind_name(op.op), name.c_str(), bytes,
+                        med[k], ratio, floor_us, med[k] / floor_us);
           else
-            std::printf("%-28s %-8s %-10s %10lld %10.2f %10s\n", label.c_str(), core::op_kind_name(op.op), name.c_str(), bytes, med[k],
-                        "-");
+            std::printf("%-28s %-8s %-10s %10lld %10.2f %10s %9.2f %8.2f\n", label.c_str(), core::op_kind_name(op.op), name.c_str(), bytes,
+                        med[k], "-", floor_us, med[k] / floor_us);
         }
         json_out["results"].push_back({{"trace", t.trace().name},
                                        {"sf", op.sf},
@@ -263,7 +345,8 @@ int sf_bench(const std::vector<std::string>& files) {
                                        {"backend", name},
                                        {"bytes", bytes},
                                        {"us", med[k]},
-                                       {"ratio_to_petsc", ratio}});
+                                       {"ratio_to_petsc", ratio},
+                                       {"floor_us", floor_us}});
       }
 #ifdef SFR_WITH_PETSC
       free_block_type(dt, count);
@@ -273,8 +356,8 @@ int sf_bench(const std::vector<std::string>& files) {
   }
   json_out["worst_best_over_petsc"] = worst;
   if (me == 0 && !best_lines.empty()) {
-    std::printf("# best backend per op against PetscSF (same run)\n%-40s %-8s %-10s %10s %10s %8s\n", "trace/sf", "op", "best", "us/op",
-                "PetscSF", "ratio");
+    std::printf("# best backend per op against PetscSF (same run)\n%-40s %-8s %-10s %10s %10s %8s %9s %8s\n", "trace/sf", "op", "best",
+                "us/op", "PetscSF", "ratio", "floor us", "x floor");
     for (const auto& l : best_lines) std::printf("%s\n", l.c_str());
     std::printf("worst best/PetscSF ratio: %.2f\n", worst);
   }
