@@ -798,7 +798,7 @@ void Engine::share_resource(const Step& s, std::size_t r) {
 // their resources), and the receiver's CPU takes them (o_recv each, in completion order).
 void Engine::receive(const Step& s) {
   const std::size_t n = node_.size();
-  const Time o_recv = s.one_sided ? 0 : o_recv_;
+  const Time o_recv = recv_cpu(s);
   crit_msg_.assign(2 * n, kNil);
   nin_.assign(n, 0);
   for (std::size_t e = 0; e < n; ++e) {
@@ -847,7 +847,7 @@ void Engine::complete_sends(const Step& s, Timeline* tl) {
 // of its critical message the latency, the bandwidth alone, and the wait for a NIC or a link.
 void Engine::attribute(const Step& s, Accum& acc) {
   const std::size_t n = node_.size();
-  const Time o_recv = s.one_sided ? 0 : o_recv_;
+  const Time o_recv = recv_cpu(s);
   for (std::size_t e = 0; e < n; ++e) {
     std::uint32_t i = kNil;
     if (recv_free_[e] >= send_free_[e] && recv_free_[e] > start_[e]) {

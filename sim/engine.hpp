@@ -189,6 +189,8 @@ private:
   void receive(const Step& s);
   void complete_sends(const Step& s, Timeline* tl);
   void attribute(const Step& s, Accum& acc);
+  // The receiver's CPU per message of a step (none for one-sided transfers: no receive is posted).
+  Time recv_cpu(const Step& s) const { return s.one_sided ? 0 : o_recv_; }
 
   // Flow engine state, reused between steps.
   struct PsEntry {

@@ -208,6 +208,12 @@ bool any_has(const MachineModel& m, const CostTerm& t) {
   });
 }
 
+// A term given at `at` needs the key that says where it applies.
+void check_applies(const Reader& r, const Json& j, const CostTerm& t, const std::string& at) {
+  if (!t.applies.empty() && !j.contains(std::string(t.applies)))
+    r.fail(at, "needs " + std::string(t.applies) + " (" + std::string(t.applies_what) + ")");
+}
+
 // The keys that say where terms apply, read (bounds checked) where present.
 void read_where_terms_apply(const Reader& r, const Json& j, MachineModel& m) {
   if (j.contains("small_byte_until")) m.small_byte_until = r.integer(j["small_byte_until"], "/small_byte_until", 1);
@@ -230,8 +236,7 @@ MachineModel::CostTerms read_leaf_to_root(const Reader& r, const Json& j, const 
     const std::string key(t.leaf_key);
     if (key.empty() || !v.contains(key)) continue;
     l.*t.term = r.term(t, v[key], at + "/" + key);
-    if (!t.applies.empty() && !j.contains(std::string(t.applies)))
-      r.fail(at + "/" + key, "needs " + std::string(t.applies) + " (" + std::string(t.applies_what) + ")");
+    check_applies(r, j, t, at + "/" + key);
   }
   return l;
 }
@@ -245,8 +250,7 @@ void read_cost_terms(const Reader& r, const Json& j, MachineModel& m) {
     if (!j.contains(key)) continue;
     r.object(j[key], at, calibrated_keys());
     for (const auto& [b, v] : j[key].items()) m.backend_costs[b].*t.term = r.term(t, v, at + "/" + b);
-    if (!t.applies.empty() && !j.contains(std::string(t.applies)))
-      r.fail(at, "needs " + std::string(t.applies) + " (" + std::string(t.applies_what) + ")");
+    check_applies(r, j, t, at);
   }
   if (j.contains("leaf_to_root_by_backend")) {
     const auto& o = j["leaf_to_root_by_backend"];

@@ -205,9 +205,8 @@ Floor measure_floor() {
   return f;
 }
 
-// The bytes the busiest rank sends plus receives in one op on `g` (remote peers only).
-double busiest_rank_bytes(const core::Graph& g, const core::OpSpec& op) {
-  const auto pl = core::build_plan(g, me);
+// The bytes the busiest rank sends plus receives in one op (remote peers only; `pl`: this rank's).
+double busiest_rank_bytes(const core::RankPlan& pl, const core::OpSpec& op) {
   double mine = static_cast<double>(pl.root_side.offsets.back() + pl.leaf_side.offsets.back()) *
                 static_cast<double>(core::unit_size(op.unit) * static_cast<std::size_t>(op.bs));
   double most = 0;
@@ -268,10 +267,11 @@ int sf_bench(const std::vector<std::string>& files) {
       auto root = exec::conformance_input(exec::Side::root, op.unit, op.bs, op.mpi_op, me, g[me].nroots, off);
       auto leaf = exec::conformance_input(exec::Side::leaf, op.unit, op.bs, op.mpi_op, me, g[me].leafspace(), loff);
       long long local_bytes = 0, bytes = 0;
-      for (Index x : core::build_plan(g, me).leaf_side.offsets) local_bytes = x;
+      const core::RankPlan plan = core::build_plan(g, me);
+      for (Index x : plan.leaf_side.offsets) local_bytes = x;
       local_bytes *= static_cast<long long>(core::unit_size(op.unit)) * op.bs;
       MPI_Allreduce(&local_bytes, &bytes, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-      const double floor_us = floor.us(busiest_rank_bytes(g, op));
+      const double floor_us = floor.us(busiest_rank_bytes(plan, op));
       std::vector<std::unique_ptr<exec::mpi::StarForest>> sfs;
       for (const auto& b : backends) sfs.push_back(std::make_unique<exec::mpi::StarForest>(MPI_COMM_WORLD, g, b));
       std::vector<std::function<void()>> run;

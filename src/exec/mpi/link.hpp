@@ -42,7 +42,7 @@ struct Link {
     return state<T>();
   }
   template <class T>
-  T& state() const {
+  T& state() {
     return static_cast<T&>(*own);
   }
 

@@ -359,14 +359,15 @@ void check_backend(const trace::BuiltTrace& t, const std::string& backend, const
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
     throw InputError("--backend", "unknown backend \"" + backend + "\" (expected one of " + list + ")");
   }
-  if (const auto* info = core::find_backend(backend); info && info->gpu) {
+  const auto* info = core::find_backend(backend);  // none: "auto", which runs as basic does
+  if (info && info->gpu) {
     if (const std::string why = cuda::no_gpu_reason(); !why.empty()) throw InputError("--backend", backend + ": " + why);
     if (info->id == core::BackendId::cuda_aware)
       if (const std::string why = cuda::cuda_aware_refusal(); !why.empty()) throw InputError("--backend", backend + ": " + why);
     (void)t;
     return;
   }
-  if (const auto* info = core::find_backend(backend); info && info->petsc) {
+  if (info && info->petsc) {
     if (!petsc_executor().make)
       throw InputError("--backend", backend + ": this sf-replay was built without PETSc (petsc-dev was not found when it was configured)");
     for (std::size_t i = 0; i < t.trace().ops.size(); ++i)
@@ -374,7 +375,7 @@ void check_backend(const trace::BuiltTrace& t, const std::string& backend, const
         throw InputError("/ops/" + std::to_string(i), "PETSc (" + backend + ") cannot run it: " + why);
     return;
   }
-  const auto id = core::find_backend(backend) ? core::find_backend(backend)->id : core::BackendId::basic;  // "auto": basic's
+  const auto id = info ? info->id : core::BackendId::basic;
   if (id == core::BackendId::window && !facts.window_refusal.empty()) throw InputError("--backend", backend + ": " + facts.window_refusal);
   if (id != core::BackendId::collective) return;
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
