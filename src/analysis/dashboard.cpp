@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "analysis/regress.hpp"
-#include "analysis/result_docs.hpp"
+#include "analysis/load_results.hpp"
 #include "core/error.hpp"
 #include "io/output_file.hpp"
 

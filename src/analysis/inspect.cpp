@@ -115,7 +115,7 @@ SFStats sf_stats(const trace::BuiltTrace& t, const trace::SFDef& def) {
 
 }  // namespace
 
-plan::Placement trace_placement(const trace::Trace& t) {
+core::RankLayout trace_placement(const trace::Trace& t) {
   return {t.nranks, std::max(1, std::min(t.nranks, t.machine ? t.machine->ranks_per_node : 1))};
 }
 
@@ -124,7 +124,7 @@ TraceStats compute_stats(const trace::BuiltTrace& t, const InspectPlan* want) {
   deflt.place = trace_placement(t.trace());
   const InspectPlan& ip = want ? *want : deflt;
   const auto transport = plan::transport_of(ip.backend).value_or(plan::Transport::direct);
-  std::map<const core::Graph*, std::vector<core::RankPlan>> plans_of;
+  std::map<const core::Graph*, std::vector<core::RankLists>> plans_of;
   TraceStats ts;
   ts.plan = ip;
   const trace::Trace& tr = t.trace();
@@ -148,7 +148,7 @@ TraceStats compute_stats(const trace::BuiltTrace& t, const InspectPlan* want) {
     o.index = i;
     const core::Graph& g = t.graph_for(op);
     auto pl = plans_of.find(&g);
-    if (pl == plans_of.end()) pl = plans_of.emplace(&g, core::build_plans(g)).first;
+    if (pl == plans_of.end()) pl = plans_of.emplace(&g, core::build_rank_lists(g)).first;
     for (const auto& r : plan::op_rounds(pl->second, op, ip.place, transport, ip.params)) {
       const auto tot = plan::totals({r});
       o.rounds.push_back({r.label, tot.messages, tot.bytes, tot.shm_bytes});

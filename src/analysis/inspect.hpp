@@ -59,7 +59,7 @@ struct OpSummary {
 // The backend and placement inspect plans the ops for (inspect --backend).
 struct InspectPlan {
   std::string backend = core::backend_name(core::BackendId::basic);
-  plan::Placement place;
+  core::RankLayout place;
   plan::Params params;
 };
 
@@ -75,7 +75,7 @@ struct TraceStats {
 // Without a plan: basic's messages on the trace's placement.
 TraceStats compute_stats(const trace::BuiltTrace& t, const InspectPlan* plan = nullptr);
 // The placement a trace describes: its machine's ranks per node (1 without one).
-plan::Placement trace_placement(const trace::Trace& t);
+core::RankLayout trace_placement(const trace::Trace& t);
 std::string render_table(const TraceStats& s);
 std::string render_json(const TraceStats& s);
 

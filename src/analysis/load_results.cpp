@@ -1,4 +1,4 @@
-#include "analysis/result_docs.hpp"
+#include "analysis/load_results.hpp"
 
 #include <algorithm>
 #include <filesystem>

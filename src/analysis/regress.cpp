@@ -7,7 +7,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "analysis/result_docs.hpp"
+#include "analysis/load_results.hpp"
 #include "core/error.hpp"
 #include "io/output_file.hpp"
 

@@ -1,7 +1,7 @@
 #include <iostream>
 
 #include "analysis/report.hpp"
-#include "analysis/result_docs.hpp"
+#include "analysis/load_results.hpp"
 #include "cli/options.hpp"
 #include "core/budget.hpp"
 #include "core/error.hpp"
