@@ -82,7 +82,7 @@ std::vector<Prediction> predict(const Model& model, const Scenario& sc) {
   p.m_proc_node = std::min(m, static_cast<double>(sc.nodes));
   p.m_node_node = 1;
   // Table 5's strategies under the executor's and simulator's names (standard = basic).
-  auto name = [](core::BackendId k, bool aware) { return Backend{k, aware}.name(); };
+  auto name = [](core::BackendId k, bool aware) { return BackendVariant{k, aware}.name(); };
   std::vector<Prediction> v = {
       {name(core::BackendId::basic, false), model.standard_staged(m, s_proc, sc.bytes, gpn)},
       {name(core::BackendId::basic, true), model.standard_da(m, s_proc, sc.bytes)},

@@ -25,7 +25,7 @@ std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const Machine
   // where there is more than one node to route through (on one node they are shm with extra steps).
   const bool several_nodes = layout_for(bt.trace(), m).nnodes() > 1;
   std::vector<const char*> names;
-  std::vector<Backend> backends;
+  std::vector<BackendVariant> backends;
   for (const auto& b : core::kBackends)
     if (b.auto_candidate && (!b.node_aware || several_nodes)) {
       names.push_back(b.name);

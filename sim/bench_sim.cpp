@@ -101,12 +101,12 @@ void throughput(const sim::MachineModel& lassen, io::Json& j) {
     study.model = sim::ModelKind::study_max_rate;
     struct Row {
       const char* label;
-      sim::Backend backend;
+      sim::BackendVariant backend;
       const sim::MachineModel* m;
     };
     for (const Row& row :
-         {Row{core::backend_name(core::BackendId::basic), sim::Backend{}, &lassen}, Row{core::backend_name(core::BackendId::three_step), sim::Backend{core::BackendId::three_step, false}, &lassen},
-          Row{"basic/study", sim::Backend{}, &study}}) {
+         {Row{core::backend_name(core::BackendId::basic), sim::BackendVariant{}, &lassen}, Row{core::backend_name(core::BackendId::three_step), sim::BackendVariant{core::BackendId::three_step, false}, &lassen},
+          Row{"basic/study", sim::BackendVariant{}, &study}}) {
       sim::simulate(bt, *row.m, {row.backend});  // warm up (allocations)
       const auto t0 = Clock::now();
       const double c0 = cpu_seconds();
@@ -138,7 +138,7 @@ void million_ranks(const sim::MachineModel& lassen, io::Json& j) {
   const auto bt = make_trace("ring-1M", ring(P, 16), {make_op(core::OpKind::bcast, 1), make_op(core::OpKind::reduce, 1)}, {40, 20, 4});
   const double build = seconds_since(t0);
   const auto t1 = Clock::now();
-  const auto res = sim::simulate(bt, lassen, {sim::Backend{}, sim::Backend{core::BackendId::two_step, false}});
+  const auto res = sim::simulate(bt, lassen, {sim::BackendVariant{}, sim::BackendVariant{core::BackendId::two_step, false}});
   const double wall = seconds_since(t1);
   const double rss = peak_rss_gib();
   std::printf(

@@ -194,6 +194,9 @@ struct MachineModel {
   // node-aware strategies' on-node copies, which the plan sums per rank) and in what the
   // executor's cost per byte adds for it. calibrate fits it from the ring between core mates on one
   // host (1: none fitted).
+  // Each effect is applied where its cost is made: the message's (sim/engine.cpp, Engine::message_cost),
+  // its pack and shm's copies (sim/strategies.cpp), the executor's per-byte work (sim/simulate.cpp,
+  // executor_work) and the sharing of a core in time (sim/simulate.cpp, share_cores).
   struct CoreSharing {
     int cores = 0;
     double fitted_ranks_per_core = 1;

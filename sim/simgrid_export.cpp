@@ -14,26 +14,25 @@
 
 namespace sfr::sim {
 
-SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m, const std::string& dir, const Backend& b) {
+SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m, const std::string& dir, const BackendVariant& b) {
   const auto& t = bt.trace();
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError(dir, "cannot create directory: " + ec.message());
   std::vector<std::string> act(static_cast<std::size_t>(t.nranks));
   for (int r = 0; r < t.nranks; ++r) act[r] = std::to_string(r) + " init\n";
-  std::map<const core::Graph*, std::vector<core::RankPlan>> plans;
+  std::map<const core::Graph*, std::vector<core::RankLists>> rank_lists;
   int tag = 0;
   auto line = [&](int r, const char* what, int peer, std::int64_t bytes) {
     act[r] += std::to_string(r) + " " + what + " " + std::to_string(peer) + " " + std::to_string(tag) + " " + std::to_string(bytes) + "\n";
   };
-  const Layout lay = layout_for(t, m);
-  const plan::Placement place{lay.nranks, lay.ranks_per_node};
-  const auto transport = plan::transport_of(core::backend_name(b.kind)).value_or(plan::Transport::direct);
+  const RankLayout lay = layout_for(t, m);
+    const auto transport = plan::transport_of(core::backend_name(b.kind)).value_or(plan::Transport::direct);
   for (const auto& op : t.ops) {
     const core::Graph& g = bt.graph_for(op);
-    auto it = plans.find(&g);
-    if (it == plans.end()) it = plans.emplace(&g, core::build_plans(g)).first;
-    const auto rounds = plan::op_rounds(it->second, op, place, transport, {m.message_cap});
+    auto it = rank_lists.find(&g);
+    if (it == rank_lists.end()) it = rank_lists.emplace(&g, core::build_rank_lists(g)).first;
+    const auto rounds = plan::op_rounds(it->second, op, lay, transport, {m.message_cap});
     for (core::Index rep = 0; rep < op.repeat; ++rep)
       for (const auto& round : rounds) {
         for (int r = 0; r < t.nranks; ++r) {  // receives first, as PetscSF posts them

@@ -20,7 +20,7 @@ struct SimgridExport {
   std::string trace_list, platform, hostfile;  // paths written
   std::string command;                         // suggested smpirun command line
 };
-SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m, const std::string& dir, const Backend& b = {});
+SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m, const std::string& dir, const BackendVariant& b = {});
 
 // Whether `smpirun` is on PATH (SimGrid installed).
 bool smpirun_available();

@@ -15,9 +15,9 @@
 
 namespace sfr::sim {
 
-Layout layout_for(const trace::Trace& t, const MachineModel& m) {
+RankLayout layout_for(const trace::Trace& t, const MachineModel& m) {
   const trace::Machine mt = (t.machine && !m.override_topology) ? *t.machine : m.topology;
-  Layout l;
+  RankLayout l;
   l.nranks = t.nranks;
   l.ranks_per_node = std::max(1, mt.ranks_per_node);
   l.ranks_per_socket = std::max(1, std::min(mt.ranks_per_socket, l.ranks_per_node));
@@ -40,7 +40,7 @@ std::size_t captured_hosts(const trace::Trace& t) {
 }  // namespace
 
 std::string placement_text(const trace::Trace& t, const MachineModel& m) {
-  const Layout l = layout_for(t, m);
+  const RankLayout l = layout_for(t, m);
   const std::string from = !m.topology_from.empty()  ? m.topology_from
                            : m.override_topology     ? "machine " + m.name + "'s nodes (it overrides the trace's placement)"
                            : t.machine.has_value()   ? "the trace's placement"
@@ -56,7 +56,7 @@ std::string placement_text(const trace::Trace& t, const MachineModel& m) {
 
 void set_placement(MachineModel& m, const trace::Trace& t, int ranks_per_node, int ranks_per_socket) {
   if (ranks_per_node == 0 && ranks_per_socket == 0) return;
-  const Layout now = layout_for(t, m);
+  const RankLayout now = layout_for(t, m);
   const int rpn = ranks_per_node > 0 ? ranks_per_node : now.ranks_per_node;
   const int rps = ranks_per_socket > 0 ? ranks_per_socket : std::min(now.ranks_per_socket, rpn);
   const int gpus = t.machine && !m.topology.gpus_per_node ? t.machine->gpus_per_node : m.topology.gpus_per_node;
@@ -69,15 +69,15 @@ bool uses_device(const trace::Trace& t) {
   return std::any_of(t.ops.begin(), t.ops.end(), core::op_uses_device);
 }
 
-std::vector<Backend> select_backends(const std::vector<std::string>& names, bool all, const trace::Trace& t) {
-  if (names.empty()) return {Backend{}};
+std::vector<BackendVariant> select_backends(const std::vector<std::string>& names, bool all, const trace::Trace& t) {
+  if (names.empty()) return {BackendVariant{}};
   const bool aware = all && uses_device(t);
-  std::vector<Backend> v;
+  std::vector<BackendVariant> v;
   for (const auto& name : names) {
-    const Backend b = parse_backend(name, "--backend");
+    const BackendVariant b = parse_backend(name, "--backend");
     if (std::find(v.begin(), v.end(), b) == v.end()) v.push_back(b);  // basic and basic:staged are one backend
     if (aware && has_aware_form(b.kind) && !b.aware) {
-      const Backend dev{b.kind, true};
+      const BackendVariant dev{b.kind, true};
       if (std::find(v.begin(), v.end(), dev) == v.end()) v.push_back(dev);
     }
   }
@@ -122,11 +122,11 @@ struct RankShape {
 };
 // `messages_off_node`: the backend's on-node peers are copies through shared memory, not MPI
 // messages (shm): they count as values, not as peers or messages.
-std::vector<RankShape> rank_shapes(const std::vector<core::RankPlan>& plans, const Layout* messages_off_node,
+std::vector<RankShape> rank_shapes(const std::vector<core::RankLists>& rank_lists, const RankLayout* messages_off_node,
                                    const MachineModel::CoreSharing& cores) {
-  std::vector<RankShape> v(plans.size());
-  for (std::size_t r = 0; r < plans.size(); ++r) {
-    const core::RankPlan& pl = plans[r];
+  std::vector<RankShape> v(rank_lists.size());
+  for (std::size_t r = 0; r < rank_lists.size(); ++r) {
+    const core::RankLists& pl = rank_lists[r];
     v[r].values = static_cast<std::int64_t>(pl.leaf_side.indices.size() + pl.root_side.indices.size());
     for (const core::PeerLists* side : {&pl.leaf_side, &pl.root_side})
       for (std::size_t p = 0; p < side->npeers(); ++p) {
@@ -246,19 +246,19 @@ core::SizeEstimate memory_estimate(const trace::BuiltTrace& bt) {
     total += kBytesPerLeaf * leaves;
     if (leaves > largest) largest = leaves, at = i;
   }
-  return {"/ops/" + std::to_string(at), total, "the simulation plans of " + std::to_string(bt.trace().ops.size()) + " ops"};
+  return {"/ops/" + std::to_string(at), total, "the simulation rank_lists of " + std::to_string(bt.trace().ops.size()) + " ops"};
 }
 
 namespace {
-// One op's schedule on backend b: a round per direction of the op, from the plans of its graph.
-Schedule op_schedule(const core::OpSpec& op, const std::vector<core::RankPlan>& plans, const Layout& lay, const MachineModel& m,
-                     const Backend& b) {
+// One op's schedule on backend b: a round per direction of the op, from the rank lists of its graph.
+Schedule op_schedule(const core::OpSpec& op, const std::vector<core::RankLists>& rank_lists, const RankLayout& lay, const MachineModel& m,
+                     const BackendVariant& b) {
   Schedule sc = make_schedule(lay, m, b);
   const std::int64_t vb = core::op_vertex_bytes(op);
   for (const core::Direction d : core::op_traits(op.op).directions()) {
     const bool r2l = d == core::Direction::root_to_leaf;
     const bool root_dev = op.root_mem == core::MemType::device, leaf_dev = op.leaf_mem == core::MemType::device;
-    Traffic tr = traffic_from_plans(plans, r2l, vb, r2l ? root_dev : leaf_dev, r2l ? leaf_dev : root_dev, op.op != core::OpKind::fetch_and_op);
+    Traffic tr = traffic_from_plans(rank_lists, r2l, vb, r2l ? root_dev : leaf_dev, r2l ? leaf_dev : root_dev, op.op != core::OpKind::fetch_and_op);
     // As the executor (exec/mpi/star_forest.cpp): contiguous blocks go to MPI unpacked on the
     // host, except for fetch-and-op; receives land in place in a bcast with replace.
     tr.motion = core::op_traits(op.op).motion;
@@ -325,17 +325,17 @@ OpResult op_result(std::size_t oi, const core::OpSpec& op, const Schedule& sc, s
 }
 }  // namespace
 
-SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std::vector<Backend>& backends, Timeline* timeline,
+SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std::vector<BackendVariant>& backends, Timeline* timeline,
                    bool ops_apart) {
   const auto& t = bt.trace();
   SimResult res;
   res.trace = t.name;
   res.machine = m.name;
   res.model = model_name(m.model);
-  const Layout lay = layout_for(t, m);
+  const RankLayout lay = layout_for(t, m);
   res.layout = lay;
   res.placement = placement_text(t, m);
-  std::map<const core::Graph*, std::vector<core::RankPlan>> plans;
+  std::map<const core::Graph*, std::vector<core::RankLists>> rank_lists;
   std::map<std::pair<const core::Graph*, bool>, std::vector<RankShape>> shapes;  // rank_shapes per graph, all messages or off-node
   if (timeline) {
     timeline->nranks = t.nranks;
@@ -346,7 +346,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
   }
   core::Progress progress("simulate " + t.name, backends.size() * t.ops.size());
   for (std::size_t bi = 0; bi < backends.size(); ++bi) {
-    const Backend b = backends[bi];
+    const BackendVariant b = backends[bi];
     BackendResult br;
     br.backend = b;
     // The executor's own costs on this backend: [0] ops whose first direction is root to leaf,
@@ -361,8 +361,8 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       progress.step(progress.on() ? b.name() + ", op " + std::to_string(oi) : std::string());
       const auto& op = t.ops[oi];
       const core::Graph& g = bt.graph_for(op);
-      auto it = plans.find(&g);
-      if (it == plans.end()) it = plans.emplace(&g, core::build_plans(g)).first;
+      auto it = rank_lists.find(&g);
+      if (it == rank_lists.end()) it = rank_lists.emplace(&g, core::build_rank_lists(g)).first;
       const std::int64_t vb = core::op_vertex_bytes(op);
       const Schedule sc = op_schedule(op, it->second, lay, m, b);
       Engine eng(m, sc.node, &busy, costs[0].wire);

@@ -40,7 +40,7 @@ struct OpResult {
   std::int64_t call_bytes = 0;
 };
 struct BackendResult {
-  Backend backend;
+  BackendVariant backend;
   double total_s = 0;
   std::uint64_t messages = 0;
   Breakdown breakdown;  // sum over ops of per-call breakdown x repeat
@@ -48,12 +48,12 @@ struct BackendResult {
 };
 struct SimResult {
   std::string trace, machine, model;
-  Layout layout;          // where the ranks were put
+  RankLayout layout;          // where the ranks were put
   std::string placement;  // that, in words, with where it came from (placement_text)
   std::vector<BackendResult> backends;
 };
 
-Layout layout_for(const trace::Trace& t, const MachineModel& m);
+RankLayout layout_for(const trace::Trace& t, const MachineModel& m);
 // The layout in one line, with its source (the trace's placement, the machine's nodes, or who
 // overrode them), and where it puts a capture's ranks on fewer nodes than it ran on, that.
 std::string placement_text(const trace::Trace& t, const MachineModel& m);
@@ -67,17 +67,17 @@ bool uses_device(const trace::Trace& t);
 // basic when it is empty. Where `all` was given (`all`: every simulated backend is in `names`) and
 // the trace uses device memory, each backend also gets its device-aware variant where it has one.
 // Throws InputError for a bad name.
-std::vector<Backend> select_backends(const std::vector<std::string>& names, bool all, const trace::Trace& t);
+std::vector<BackendVariant> select_backends(const std::vector<std::string>& names, bool all, const trace::Trace& t);
 
 // `timeline`: when non-null, every backend's slices are recorded (tracks = endpoints).
-// Peak memory of simulating the trace's ops (plans and message lists, about 60 bytes per leaf of
+// Peak memory of simulating the trace's ops (rank lists and message lists, about 60 bytes per leaf of
 // each op's graph, bounded here by 128), named after the op with the largest graph; builds the
 // graphs the ops use (within the trace's memory limit).
 core::SizeEstimate memory_estimate(const trace::BuiltTrace& bt);
 
 // `ops_apart`: every rank waits for all before each op (a barrier of no cost), as the executor
 // times ops; each op's result is then what it would be alone.
-SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std::vector<Backend>& backends, Timeline* timeline = nullptr,
+SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std::vector<BackendVariant>& backends, Timeline* timeline = nullptr,
                    bool ops_apart = false);
 
 // The largest terms of a breakdown ("latency 62%, bandwidth 30%").

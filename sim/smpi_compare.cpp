@@ -62,7 +62,7 @@ trace::BuiltTrace random_degree_trace(int nranks, int degree, std::int64_t bytes
   return bcast_trace("random-degree-" + std::to_string(degree), std::move(g), bytes, ops);
 }
 
-SmpiComparison compare_with_smpi(const trace::BuiltTrace& bt, const MachineModel& m, const std::string& dir, const Backend& b) {
+SmpiComparison compare_with_smpi(const trace::BuiltTrace& bt, const MachineModel& m, const std::string& dir, const BackendVariant& b) {
   using clock = std::chrono::steady_clock;
   SmpiComparison c;
   const auto ex = export_simgrid(bt, m, dir, b);

@@ -28,6 +28,6 @@ struct SmpiComparison {
 // Replays `bt` (backend `b`'s plan: basic by default) in SMPI under `m`'s off-node eager alpha/beta (a uniform machine is
 // what both evaluate identically) and in our simulator under `m`. `dir` receives the export and
 // SMPI's log. Requires smpirun_available().
-SmpiComparison compare_with_smpi(const trace::BuiltTrace& bt, const MachineModel& m, const std::string& dir, const Backend& b = {});
+SmpiComparison compare_with_smpi(const trace::BuiltTrace& bt, const MachineModel& m, const std::string& dir, const BackendVariant& b = {});
 
 }  // namespace sfr::sim

@@ -21,12 +21,12 @@ bool host_only(core::BackendId k) {
 }  // namespace
 
 // The executor's names; the GPU path is named only when device-aware (staged is the default).
-std::string Backend::name() const { return std::string(core::backend_name(kind)) + (aware ? ":aware" : ""); }
+std::string BackendVariant::name() const { return std::string(core::backend_name(kind)) + (aware ? ":aware" : ""); }
 
-Backend parse_backend(const std::string& s, const std::string& where) {
+BackendVariant parse_backend(const std::string& s, const std::string& where) {
   const auto colon = s.find(':');
   const std::string kind = s.substr(0, colon), path = colon == std::string::npos ? "staged" : s.substr(colon + 1);
-  Backend b;
+  BackendVariant b;
   const auto* info = core::find_backend(kind);
   if (!info || !info->simulated) {
     std::string names;
@@ -44,33 +44,32 @@ Backend parse_backend(const std::string& s, const std::string& where) {
 
 bool has_aware_form(core::BackendId k) { return !host_only(k); }
 
-std::vector<Backend> all_backends(bool with_aware) {
-  std::vector<Backend> v;
+std::vector<BackendVariant> all_backends(bool with_aware) {
+  std::vector<BackendVariant> v;
   for (const auto& c : core::kBackends) {
     if (!c.simulated) continue;
-    const Backend b = parse_backend(c.name, "all_backends");
+    const BackendVariant b = parse_backend(c.name, "all_backends");
     v.push_back(b);
     if (with_aware && has_aware_form(b.kind)) v.push_back({b.kind, true});
   }
   return v;
 }
 
-int Layout::ranks_on_node(int k) const { return std::min(ranks_per_node, nranks - k * ranks_per_node); }
 
-Traffic traffic_from_plans(const std::vector<core::RankPlan>& plans, bool root_to_leaf, std::int64_t value_bytes, bool send_device,
+Traffic traffic_from_plans(const std::vector<core::RankLists>& rank_lists, bool root_to_leaf, std::int64_t value_bytes, bool send_device,
                            bool recv_device, bool dedupable) {
   Traffic t;
   t.value_bytes = value_bytes;
   t.dedupable = root_to_leaf && dedupable;
-  t.plans = &plans;
+  t.rank_lists = &rank_lists;
   t.dir = root_to_leaf ? core::Direction::root_to_leaf : core::Direction::leaf_to_root;
   t.send_device = send_device;
   t.recv_device = recv_device;
-  t.self_count.resize(plans.size());
+  t.self_count.resize(rank_lists.size());
   std::size_t total = 0;
-  for (const auto& p : plans) total += (root_to_leaf ? p.root_side : p.leaf_side).npeers();
+  for (const auto& p : rank_lists) total += (root_to_leaf ? p.root_side : p.leaf_side).npeers();
   t.flows.reserve(total);
-  for (const auto& p : plans) {
+  for (const auto& p : rank_lists) {
     const auto& side = root_to_leaf ? p.root_side : p.leaf_side;
     for (std::size_t q = 0; q < side.npeers(); ++q) t.flows.push_back({p.rank, side.peers[q], side.count(q), side.list(q)});
     t.self_count[static_cast<std::size_t>(p.rank)] = static_cast<std::int64_t>(p.self_roots.size());
@@ -78,7 +77,7 @@ Traffic traffic_from_plans(const std::vector<core::RankPlan>& plans, bool root_t
   return t;
 }
 
-Schedule make_schedule(const Layout& lay, const MachineModel& m, Backend b) {
+Schedule make_schedule(const RankLayout& lay, const MachineModel& m, BackendVariant b) {
   Schedule s;
   // The trace's ranks only: the split strategies have no helper processes, as in the executor
   // (machine files' split.procs_per_node serves the node-aware study's closed forms only).
@@ -169,9 +168,9 @@ bool contiguous_list(const core::PeerLists& side, int peer) {
 // A direct-capable backend's flow: its sender packs unless its list is contiguous and may go
 // unpacked, its receiver unpacks unless its list is contiguous and may take it in place.
 void direct_flow(StepBuilder& sb, const Traffic& t, const Flow& f) {
-  if (!t.send_direct || !t.plans) return;
-  const auto& from = (*t.plans)[static_cast<std::size_t>(f.src)];
-  const auto& to = (*t.plans)[static_cast<std::size_t>(f.dst)];
+  if (!t.send_direct || !t.rank_lists) return;
+  const auto& from = (*t.rank_lists)[static_cast<std::size_t>(f.src)];
+  const auto& to = (*t.rank_lists)[static_cast<std::size_t>(f.dst)];
   const bool r2l = t.dir == core::Direction::root_to_leaf;
   const bool pack = !contiguous_list(r2l ? from.root_side : from.leaf_side, f.dst);
   const bool unpack = !t.recv_direct || !contiguous_list(r2l ? to.leaf_side : to.root_side, f.src);
@@ -186,7 +185,7 @@ Time copy_cost(const MachineModel& m, bool to_device, std::int64_t bytes, int co
 // each with device data to receive one unpack kernel after the last (MachineModel::kernels); on
 // staged paths the packed data are copied device-to-host after the pack and host-to-device before
 // the unpack.
-void device_work(StepBuilder& first, StepBuilder& last, const Layout& lay, const MachineModel& m, const Traffic& t, bool aware,
+void device_work(StepBuilder& first, StepBuilder& last, const RankLayout& lay, const MachineModel& m, const Traffic& t, bool aware,
                  const std::vector<std::int64_t>& send_bytes, const std::vector<std::int64_t>& recv_bytes) {
   const int c = lay.ranks_per_gpu();
   for (int r = 0; r < lay.nranks; ++r) {
@@ -207,7 +206,7 @@ void self_copies(StepBuilder& sb, const MachineModel& m, const Traffic& t) {
 
 // A dissemination barrier over all ranks: ceil(log2 P) rounds of the slowest tier's short-message
 // latency, plus the machine's fence overhead.
-Time fence_cost(const MachineModel& m, const Layout& lay, bool dev) {
+Time fence_cost(const MachineModel& m, const RankLayout& lay, bool dev) {
   const int rounds = lay.nranks > 1 ? static_cast<int>(std::ceil(std::log2(static_cast<double>(lay.nranks)))) : 0;
   const Tier worst = lay.nnodes() > 1 ? Tier::network : lay.ranks_per_socket < lay.nranks ? Tier::node : Tier::socket;
   return rounds * to_ps(m.ab(dev, worst, Proto::short_).alpha) + to_ps(m.fence_overhead);
@@ -217,7 +216,7 @@ namespace {
 // The root indices a flow's values go to or come from, as its leaf rank lists them.
 std::span<const core::Index> leaf_targets(const Traffic& t, const Flow& f) {
   const bool l2r = t.dir == core::Direction::leaf_to_root;
-  const auto& pl = (*t.plans)[static_cast<std::size_t>(l2r ? f.src : f.dst)];
+  const auto& pl = (*t.rank_lists)[static_cast<std::size_t>(l2r ? f.src : f.dst)];
   const int owner = l2r ? f.dst : f.src;
   const auto q = static_cast<std::size_t>(std::find(pl.leaf_side.peers.begin(), pl.leaf_side.peers.end(), owner) - pl.leaf_side.peers.begin());
   return std::span<const core::Index>(pl.leaf_remote)
@@ -226,7 +225,7 @@ std::span<const core::Index> leaf_targets(const Traffic& t, const Flow& f) {
 
 // basic, neighbor, alltoallv: one message per (sender, receiver) pair of the plan; window: one
 // per MPI call of a pair (plan::one_sided_calls).
-void add_direct(Schedule& s, const Layout& lay, const MachineModel& m, Backend b, const Traffic& t) {
+void add_direct(Schedule& s, const RankLayout& lay, const MachineModel& m, BackendVariant b, const Traffic& t) {
   const bool dev = b.aware && (t.send_device || t.recv_device);
   StepBuilder sb(s, m, dev);
   std::vector<std::int64_t> sent(static_cast<std::size_t>(lay.nranks)), recvd(sent.size());
@@ -292,7 +291,7 @@ void add_direct(Schedule& s, const Layout& lay, const MachineModel& m, Backend b
 // shm: on-node pairs through the sender's shared segment (the sender packs into it, the receiver
 // unpacks from it: two copies at the machine's packing rate, and the flag handshake: the pair's
 // short-message latency), off-node pairs as basic. The executor's shm.cpp, on the plan's nodes.
-void add_shm(Schedule& s, const Layout& lay, const MachineModel& m, const Traffic& t) {
+void add_shm(Schedule& s, const RankLayout& lay, const MachineModel& m, const Traffic& t) {
   StepBuilder sb(s, m, false);
   std::vector<std::int64_t> sent(static_cast<std::size_t>(lay.nranks)), recvd(sent.size());
   for (const auto& f : t.flows) {
@@ -318,10 +317,9 @@ void add_shm(Schedule& s, const Layout& lay, const MachineModel& m, const Traffi
 
 // 3-step, 2-step, Split+MD, Split+DD: the plan's rounds (plan::direction_rounds, the routes the
 // executor posts), message for message; on-node pairs through shared memory as in shm.
-void add_node_aware(Schedule& s, const Layout& lay, const MachineModel& m, Backend b, const Traffic& t) {
+void add_node_aware(Schedule& s, const RankLayout& lay, const MachineModel& m, BackendVariant b, const Traffic& t) {
   const bool dev = b.aware && (t.send_device || t.recv_device);
-  const plan::Placement place{lay.nranks, lay.ranks_per_node};
-  const auto rounds = plan::direction_rounds(*t.plans, t.dir, t.value_bytes, place, core::backend(b.kind).transport, {m.message_cap}, t.dedupable);
+    const auto rounds = plan::direction_rounds(*t.rank_lists, t.dir, t.value_bytes, lay, core::backend(b.kind).transport, {m.message_cap}, t.dedupable);
   std::vector<StepBuilder> steps;
   for (std::size_t k = 0; k < rounds.size(); ++k) steps.emplace_back(s, m, dev);
   for (std::size_t k = 0; k < rounds.size(); ++k) {
@@ -343,7 +341,7 @@ void add_node_aware(Schedule& s, const Layout& lay, const MachineModel& m, Backe
 
 }  // namespace
 
-void add_round(Schedule& s, const Layout& lay, const MachineModel& m, Backend b, const Traffic& t) {
+void add_round(Schedule& s, const RankLayout& lay, const MachineModel& m, BackendVariant b, const Traffic& t) {
   // A graph without remote edges communicates nothing under any backend (PetscSF knows it at
   // setup and skips the transport: no collective call, no fence, no copies).
   if (t.flows.empty()) {

@@ -1,4 +1,4 @@
-// Strategies: how each backend turns the per-rank communication plan (core::build_plans, the plan
+// Strategies: how each backend turns the per-rank peer lists (core::build_rank_lists, the plan
 // the executor runs) into simulator steps. Shared pieces (flows from a plan, packing and copy
 // costs, merging messages) live once here; each backend only decides who sends what to whom.
 #pragma once
@@ -9,38 +9,31 @@
 
 #include "core/backends.hpp"
 #include "core/peer_lists.hpp"
+#include "core/tier.hpp"
 #include "plan/rounds.hpp"
 #include "sim/engine.hpp"
 
 namespace sfr::sim {
 
-// A simulated backend: a row of core::kBackends that is `simulated`, and its GPU path.
-struct Backend {
+// A simulated backend and its GPU path: a row of core::kBackends that is `simulated`, staged
+// through the host or device-aware.
+struct BackendVariant {
   core::BackendId kind = core::BackendId::basic;
   bool aware = false;  // device-aware (GPU buffers handed to MPI) instead of staged through the host
   std::string name() const;
-  bool operator==(const Backend&) const = default;
+  bool operator==(const BackendVariant&) const = default;
 };
 // "basic", "3step:aware", "split-md:staged", ... Throws InputError naming `where`.
-Backend parse_backend(const std::string& s, const std::string& where);
+BackendVariant parse_backend(const std::string& s, const std::string& where);
 // False for the backends that move host buffers only (shm, split-*): they have no `:aware` form.
 bool has_aware_form(core::BackendId k);
 // Every simulated backend of the catalogue (core::kBackends), in its order; each one's
 // device-aware variant after it only when `with_aware`.
-std::vector<Backend> all_backends(bool with_aware);
+std::vector<BackendVariant> all_backends(bool with_aware);
 
-// Where ranks sit. Ranks are numbered node by node, socket by socket.
-struct Layout {
-  int nranks = 0;
-  int ranks_per_node = 1, ranks_per_socket = 1, gpus_per_node = 0;
-  int nnodes() const { return (nranks + ranks_per_node - 1) / ranks_per_node; }
-  int node(int r) const { return r / ranks_per_node; }
-  int socket(int r) const { return r / ranks_per_socket; }
-  int ranks_on_node(int k) const;
-  int ranks_per_gpu() const { return gpus_per_node > 0 ? (ranks_per_node + gpus_per_node - 1) / gpus_per_node : 1; }
-};
+using core::RankLayout;
 
-// One direction of one op: who sends how many values to whom, taken from the plans.
+// One direction of one op: who sends how many values to whom, taken from the rank lists.
 struct Flow {
   std::int32_t src, dst;
   std::int64_t count;                // values
@@ -49,7 +42,7 @@ struct Flow {
 struct Traffic {
   std::int64_t value_bytes = 0;  // bytes of one vertex value (unit size * bs)
   bool dedupable = false;        // root -> leaf by index: values sent twice to one node are duplicates
-  const std::vector<core::RankPlan>* plans = nullptr;  // what the flows come from (the plan layer's input)
+  const std::vector<core::RankLists>* rank_lists = nullptr;  // what the flows come from (the plan layer's input)
   core::Direction dir = core::Direction::root_to_leaf;
   core::Motion motion = core::Motion::bcast;  // the op's (window's calls depend on it: plan::one_sided_calls)
   bool send_device = false, recv_device = false;
@@ -62,7 +55,7 @@ struct Traffic {
 };
 // root_to_leaf: bcast/scatter direction (root side sends); else reduce/gather direction.
 // dedupable: the values are by index (not fetch_and_op's return of fetched values).
-Traffic traffic_from_plans(const std::vector<core::RankPlan>& plans, bool root_to_leaf, std::int64_t value_bytes, bool send_device,
+Traffic traffic_from_plans(const std::vector<core::RankLists>& rank_lists, bool root_to_leaf, std::int64_t value_bytes, bool send_device,
                            bool recv_device, bool dedupable);
 
 struct Schedule {
@@ -74,8 +67,8 @@ struct Schedule {
 // make_schedule). Throws InputError for split:aware (no device-aware form).
 // One MPI_Win_fence on `lay`: a dissemination barrier (ceil(log2 P) rounds of the slowest tier's
 // short-message latency) plus the machine's fence_overhead.
-Time fence_cost(const MachineModel& m, const Layout& lay, bool device);
-Schedule make_schedule(const Layout& lay, const MachineModel& m, Backend b);
-void add_round(Schedule& s, const Layout& lay, const MachineModel& m, Backend b, const Traffic& t);
+Time fence_cost(const MachineModel& m, const RankLayout& lay, bool device);
+Schedule make_schedule(const RankLayout& lay, const MachineModel& m, BackendVariant b);
+void add_round(Schedule& s, const RankLayout& lay, const MachineModel& m, BackendVariant b, const Traffic& t);
 
 }  // namespace sfr::sim

@@ -100,7 +100,7 @@ struct Validation {
 // executor has no helper processes: the split strategies are predicted with the node's ranks
 // only. nullopt where the ranks did not agree.
 std::optional<sim::MachineModel> machine_on_run_nodes(Validation& val, const trace::Trace& tr, int& rpn) {
-  const sim::Layout lay = sim::layout_for(tr, val.m);
+  const core::RankLayout lay = sim::layout_for(tr, val.m);
   std::string note;
   const bool given = val.v.ranks_per_node > 0;
   if (!agreed("validate-model", val.rank, val.size, [&] {
@@ -130,7 +130,7 @@ std::optional<sim::MachineModel> machine_on_run_nodes(Validation& val, const tra
 void add_pairs(Validation& val, const trace::BuiltTrace& t, const sim::MachineModel& mt, const std::vector<std::string>& ran_on,
                const std::vector<std::vector<std::vector<exec::mpi::OpTiming>>>& measured) {
   const auto& tr = t.trace();
-  std::vector<sim::Backend> sb;
+  std::vector<sim::BackendVariant> sb;
   for (const auto& b : ran_on) sb.push_back(sim::parse_backend(b, "--backend"));
   const auto res = sim::simulate(t, mt, sb, nullptr, true);
   for (std::size_t k = 0; k < ran_on.size(); ++k)

@@ -13,7 +13,8 @@
 
 namespace sfr::core {
 
-// Visits the k-th index of a list (by shape when it has one).
+// Visits the k-th index of a list (by shape when it has one), k ascending: the sequential walk
+// (no divisions) of what IndexView::at (core/kernels.hpp) computes for one k, as a GPU thread needs.
 template <class F>
 inline void for_each_index(std::span<const Index> idx, const IndexShape& shape, F&& f) {
   switch (shape.kind) {

@@ -2,21 +2,13 @@
 
 #include <algorithm>
 
+#include "core/kernels.hpp"
 #include "core/names.hpp"
 
 namespace sfr::core {
 
-Index IndexShape::at(Index k) const {
-  switch (kind) {
-    case contiguous: return start + k;
-    case strided: return start + k * stride;
-    case block3d: {
-      const Index x = k % nx, y = (k / nx) % ny, z = k / (nx * ny);
-      return start + x + y * y_stride + z * z_stride;
-    }
-    default: return -1;
-  }
-}
+// (One k-th index computation for host and device: IndexView's.)
+Index IndexShape::at(Index k) const { return kind == general || kind == empty ? -1 : index_view(*this, nullptr).at(k); }
 
 namespace {
 constexpr std::array<Named<IndexShape::Kind>, 5> kShapeNames{{{IndexShape::empty, "empty"},
@@ -95,15 +87,15 @@ void finish_shapes(PeerLists& p) {
 
 }  // namespace
 
-std::vector<RankPlan> build_plans(const Graph& g) {
+std::vector<RankLists> build_rank_lists(const Graph& g) {
   const int n = g.nranks;
-  std::vector<RankPlan> plans(static_cast<size_t>(n));
+  std::vector<RankLists> rank_lists(static_cast<size_t>(n));
   // Edge counts per (leaf rank r, root rank s), remote only, gathered per root rank.
   // root_cnt[s] : map leaf rank -> count (dense per root rank would be O(n^2); use sorted vectors).
   std::vector<std::vector<std::pair<int, Index>>> root_peers(static_cast<size_t>(n));  // (leaf rank, count)
   for (int r = 0; r < n; ++r) {
     const RankGraph& rg = g[r];
-    RankPlan& pl = plans[static_cast<size_t>(r)];
+    RankLists& pl = rank_lists[static_cast<size_t>(r)];
     pl.rank = r;
     pl.nroots = rg.nroots;
     pl.leafspace = rg.leafspace();
@@ -141,7 +133,7 @@ std::vector<RankPlan> build_plans(const Graph& g) {
   }
   // Root side: leaf ranks in ascending order (r loop above was ascending, so lists are sorted).
   for (int s = 0; s < n; ++s) {
-    PeerLists& rs = plans[static_cast<size_t>(s)].root_side;
+    PeerLists& rs = rank_lists[static_cast<size_t>(s)].root_side;
     rs.offsets.push_back(0);
     for (auto [r, c] : root_peers[static_cast<size_t>(s)]) {
       rs.peers.push_back(r);
@@ -151,7 +143,7 @@ std::vector<RankPlan> build_plans(const Graph& g) {
   }
   std::vector<std::vector<Index>> rfill(static_cast<size_t>(n));
   for (int s = 0; s < n; ++s) {
-    const PeerLists& rs = plans[static_cast<size_t>(s)].root_side;
+    const PeerLists& rs = rank_lists[static_cast<size_t>(s)].root_side;
     rfill[static_cast<size_t>(s)].assign(rs.offsets.begin(), rs.offsets.end() - 1);
   }
   for (int r = 0; r < n; ++r) {
@@ -159,22 +151,22 @@ std::vector<RankPlan> build_plans(const Graph& g) {
     for (Index j : position_order(rg)) {
       const int s = rg.remote_rank[static_cast<size_t>(j)];
       if (s == r) continue;
-      RankPlan& ps = plans[static_cast<size_t>(s)];
+      RankLists& ps = rank_lists[static_cast<size_t>(s)];
       const size_t p =
           static_cast<size_t>(std::lower_bound(ps.root_side.peers.begin(), ps.root_side.peers.end(), r) - ps.root_side.peers.begin());
       ps.root_side.indices[static_cast<size_t>(rfill[static_cast<size_t>(s)][p]++)] = rg.remote_index[static_cast<size_t>(j)];
     }
   }
-  for (auto& pl : plans) {
+  for (auto& pl : rank_lists) {
     finish_shapes(pl.leaf_side);
     finish_shapes(pl.root_side);
   }
-  return plans;
+  return rank_lists;
 }
 
-RankPlan build_plan(const Graph& g, int rank) {
+RankLists build_rank_lists(const Graph& g, int rank) {
   // Leaf side only needs this rank's leaves; root side needs every rank's leaves pointing here.
-  RankPlan pl;
+  RankLists pl;
   const RankGraph& rg = g[rank];
   pl.rank = rank;
   pl.nroots = rg.nroots;
@@ -194,12 +186,12 @@ RankPlan build_plan(const Graph& g, int rank) {
       }
     }
   }
-  auto plans = build_plans(sub);
-  pl.root_side = std::move(plans[static_cast<size_t>(rank)].root_side);
-  pl.leaf_side = std::move(plans[static_cast<size_t>(rank)].leaf_side);
-  pl.leaf_remote = std::move(plans[static_cast<size_t>(rank)].leaf_remote);
-  pl.self_roots = std::move(plans[static_cast<size_t>(rank)].self_roots);
-  pl.self_leaves = std::move(plans[static_cast<size_t>(rank)].self_leaves);
+  auto rank_lists = build_rank_lists(sub);
+  pl.root_side = std::move(rank_lists[static_cast<size_t>(rank)].root_side);
+  pl.leaf_side = std::move(rank_lists[static_cast<size_t>(rank)].leaf_side);
+  pl.leaf_remote = std::move(rank_lists[static_cast<size_t>(rank)].leaf_remote);
+  pl.self_roots = std::move(rank_lists[static_cast<size_t>(rank)].self_roots);
+  pl.self_leaves = std::move(rank_lists[static_cast<size_t>(rank)].self_leaves);
   return pl;
 }
 

@@ -1,4 +1,4 @@
-// The per-rank communication plan every executor backend and the simulator share: for one rank,
+// The per-rank peer lists (core::RankLists) every executor backend and the simulator share: for one rank,
 // the remote peers on the root side and on the leaf side with CSR-style index lists, the self part
 // split off, and the shape of each index list (contiguous, strided, 3-D sub-block) detected once.
 //
@@ -44,7 +44,7 @@ struct PeerLists {
   Index count(std::size_t p) const { return offsets[p + 1] - offsets[p]; }
 };
 
-struct RankPlan {
+struct RankLists {
   int rank = 0;
   Index nroots = 0;
   Index leafspace = 0;
@@ -56,8 +56,8 @@ struct RankPlan {
 };
 
 // Plans of all ranks at once (O(edges)).
-std::vector<RankPlan> build_plans(const Graph& g);
+std::vector<RankLists> build_rank_lists(const Graph& g);
 // Plan of one rank, from the whole graph (no communication needed: traces hold every rank).
-RankPlan build_plan(const Graph& g, int rank);
+RankLists build_rank_lists(const Graph& g, int rank);
 
 }  // namespace sfr::core

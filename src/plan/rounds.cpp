@@ -6,7 +6,6 @@
 
 namespace sfr::plan {
 
-int Placement::ranks_on_node(int k) const { return std::min(ranks_per_node, nranks - k * ranks_per_node); }
 
 std::optional<Transport> transport_of(std::string_view b) {
   const auto* info = core::find_backend(b);
@@ -16,20 +15,20 @@ std::optional<Transport> transport_of(std::string_view b) {
 
 bool node_aware(Transport t) { return t == Transport::three_step || t == Transport::two_step || t == Transport::split; }
 
-const core::PeerLists& send_side(const std::vector<core::RankPlan>& plans, int s, core::Direction d) {
-  const auto& pl = plans[static_cast<std::size_t>(s)];
+const core::PeerLists& send_side(const std::vector<core::RankLists>& rank_lists, int s, core::Direction d) {
+  const auto& pl = rank_lists[static_cast<std::size_t>(s)];
   return d == core::Direction::root_to_leaf ? pl.root_side : pl.leaf_side;
 }
-const core::PeerLists& recv_side(const std::vector<core::RankPlan>& plans, int s, core::Direction d) {
-  const auto& pl = plans[static_cast<std::size_t>(s)];
+const core::PeerLists& recv_side(const std::vector<core::RankLists>& rank_lists, int s, core::Direction d) {
+  const auto& pl = rank_lists[static_cast<std::size_t>(s)];
   return d == core::Direction::root_to_leaf ? pl.leaf_side : pl.root_side;
 }
 
-std::vector<Group> node_groups(const std::vector<core::RankPlan>& plans, core::Direction d, const Placement& p, Transport t,
+std::vector<Group> node_groups(const std::vector<core::RankLists>& rank_lists, core::Direction d, const RankLayout& p, Transport t,
                                std::int64_t value_bytes, const Params& prm) {
   std::vector<Group> gs;
   for (int s = 0; s < p.nranks; ++s) {
-    const auto& side = send_side(plans, s, d);
+    const auto& side = send_side(rank_lists, s, d);
     for (std::size_t q = 0; q < side.npeers();) {
       const int L = p.node(side.peers[q]);
       std::size_t e = q;
@@ -50,7 +49,7 @@ std::vector<Group> node_groups(const std::vector<core::RankPlan>& plans, core::D
       int chunk = -1, last_L = -1;
       std::int64_t fill = 0;
       for (Group* g : v) {
-        const auto& side = send_side(plans, g->s, d);
+        const auto& side = send_side(rank_lists, g->s, d);
         const std::int64_t bytes = (side.offsets[g->p1] - side.offsets[g->p0]) * value_bytes;
         if (g->L != last_L || fill + bytes > prm.split_cap || chunk < 0) {
           ++chunk;
@@ -85,10 +84,10 @@ Round empty_round(std::string label, int nranks) {
 }
 
 // Direct and shm: one message per (sender, receiver) pair, or a shared-memory copy on a node.
-Round pairs_round(const std::vector<core::RankPlan>& plans, core::Direction d, std::int64_t vb, const Placement& p, bool shm) {
+Round pairs_round(const std::vector<core::RankLists>& rank_lists, core::Direction d, std::int64_t vb, const RankLayout& p, bool shm) {
   Round r = empty_round(core::transport_name(shm ? Transport::shm : Transport::direct), p.nranks);
   for (int s = 0; s < p.nranks; ++s) {
-    const auto& side = send_side(plans, s, d);
+    const auto& side = send_side(rank_lists, s, d);
     for (std::size_t q = 0; q < side.npeers(); ++q) {
       const int dst = side.peers[q];
       const std::int64_t bytes = side.count(q) * vb;
@@ -99,13 +98,13 @@ Round pairs_round(const std::vector<core::RankPlan>& plans, core::Direction d, s
         r.msgs.push_back({s, dst, bytes});
       }
     }
-    r.self[static_cast<std::size_t>(s)] = static_cast<std::int64_t>(plans[static_cast<std::size_t>(s)].self_roots.size()) * vb;
+    r.self[static_cast<std::size_t>(s)] = static_cast<std::int64_t>(rank_lists[static_cast<std::size_t>(s)].self_roots.size()) * vb;
   }
   return r;
 }
 
 // The node-aware strategies, message for message as src/exec/mpi/node_aware.cpp posts them.
-std::vector<Round> relay_rounds(const std::vector<core::RankPlan>& plans, core::Direction d, std::int64_t vb, const Placement& p,
+std::vector<Round> relay_rounds(const std::vector<core::RankLists>& rank_lists, core::Direction d, std::int64_t vb, const RankLayout& p,
                                 Transport t, const Params& prm, bool dedup) {
   const char* name = core::transport_name(t);
   Round s1 = empty_round(std::string(name) + " step 1 (gather on node)", p.nranks);
@@ -113,17 +112,17 @@ std::vector<Round> relay_rounds(const std::vector<core::RankPlan>& plans, core::
   Round s3 = empty_round(std::string(name) + " step 3 (redistribute on node)", p.nranks);
   // On-node pairs through shared memory, in step 1; self copies.
   for (int s = 0; s < p.nranks; ++s) {
-    const auto& side = send_side(plans, s, d);
+    const auto& side = send_side(rank_lists, s, d);
     for (std::size_t q = 0; q < side.npeers(); ++q)
       if (p.node(side.peers[q]) == p.node(s)) {
         s1.shm_out[static_cast<std::size_t>(s)] += side.count(q) * vb;
         s1.shm_in[static_cast<std::size_t>(side.peers[q])] += side.count(q) * vb;
       }
-    s1.self[static_cast<std::size_t>(s)] = static_cast<std::int64_t>(plans[static_cast<std::size_t>(s)].self_roots.size()) * vb;
+    s1.self[static_cast<std::size_t>(s)] = static_cast<std::int64_t>(rank_lists[static_cast<std::size_t>(s)].self_roots.size()) * vb;
   }
-  const auto gs = node_groups(plans, d, p, t, vb, prm);
+  const auto gs = node_groups(rank_lists, d, p, t, vb, prm);
   std::vector<Index> values(gs.size());
-  for (std::size_t i = 0; i < gs.size(); ++i) values[i] = group_values(send_side(plans, gs[i].s, d), gs[i], dedup);
+  for (std::size_t i = 0; i < gs.size(); ++i) values[i] = group_values(send_side(rank_lists, gs[i].s, d), gs[i], dedup);
   // Step 1: each group whose aggregator is not its source.
   for (std::size_t i = 0; i < gs.size(); ++i)
     if (gs[i].A != gs[i].s) s1.msgs.push_back({gs[i].s, gs[i].A, values[i] * vb});
@@ -135,7 +134,7 @@ std::vector<Round> relay_rounds(const std::vector<core::RankPlan>& plans, core::
   std::map<std::pair<int, int>, int> relay;  // (s, L) -> B
   for (const auto& g : gs) relay[{g.s, g.L}] = g.B;
   for (int dst = 0; dst < p.nranks; ++dst) {
-    const auto& rs = recv_side(plans, dst, d);
+    const auto& rs = recv_side(rank_lists, dst, d);
     relay_runs(
         rs, p, dst, [&](int s, int L) { return relay.at({s, L}); },
         [&](int B, std::size_t q, std::size_t e) {
@@ -147,10 +146,10 @@ std::vector<Round> relay_rounds(const std::vector<core::RankPlan>& plans, core::
 
 // window: per pair of ranks its MPI calls (one_sided_calls), each a message from the side that
 // sends the values; the self part as direct's.
-Round one_sided_round(const std::vector<core::RankPlan>& plans, core::Direction d, core::Motion m, std::int64_t vb, const Placement& p) {
+Round one_sided_round(const std::vector<core::RankLists>& rank_lists, core::Direction d, core::Motion m, std::int64_t vb, const RankLayout& p) {
   Round r = empty_round(core::transport_name(Transport::one_sided), p.nranks);
   for (int s = 0; s < p.nranks; ++s) {
-    const auto& pl = plans[static_cast<std::size_t>(s)];
+    const auto& pl = rank_lists[static_cast<std::size_t>(s)];
     for (std::size_t q = 0; q < pl.leaf_side.npeers(); ++q) {
       const int owner = pl.leaf_side.peers[q];
       const auto targets = std::span<const Index>(pl.leaf_remote)
@@ -179,13 +178,13 @@ std::vector<Index> one_sided_calls(std::span<const Index> targets, core::Motion 
   return rounds;
 }
 
-std::vector<Round> direction_rounds(const std::vector<core::RankPlan>& plans, core::Direction d, std::int64_t value_bytes,
-                                    const Placement& p, Transport t, const Params& prm, bool dedup) {
-  if (node_aware(t)) return relay_rounds(plans, d, value_bytes, p, t, prm, dedup);
-  return {pairs_round(plans, d, value_bytes, p, t == Transport::shm)};
+std::vector<Round> direction_rounds(const std::vector<core::RankLists>& rank_lists, core::Direction d, std::int64_t value_bytes,
+                                    const RankLayout& p, Transport t, const Params& prm, bool dedup) {
+  if (node_aware(t)) return relay_rounds(rank_lists, d, value_bytes, p, t, prm, dedup);
+  return {pairs_round(rank_lists, d, value_bytes, p, t == Transport::shm)};
 }
 
-std::vector<Round> op_rounds(const std::vector<core::RankPlan>& plans, const core::OpSpec& op, const Placement& p, Transport t,
+std::vector<Round> op_rounds(const std::vector<core::RankLists>& rank_lists, const core::OpSpec& op, const RankLayout& p, Transport t,
                              const Params& prm) {
   std::vector<Round> out;
   const auto& tr = core::op_traits(op.op);
@@ -193,13 +192,13 @@ std::vector<Round> op_rounds(const std::vector<core::RankPlan>& plans, const cor
   for (std::size_t k = 0; k < tr.nrounds; ++k) {
     const core::Direction d = tr.rounds[k];
     if (t == Transport::one_sided) {
-      out.push_back(one_sided_round(plans, d, tr.motion, vb, p));
+      out.push_back(one_sided_round(rank_lists, d, tr.motion, vb, p));
       continue;
     }
     // Values by index, sent once per destination node: root -> leaf, except the fetched values
     // fetch_and_op returns (one per leaf).
     const bool dedup = d == core::Direction::root_to_leaf && op.op != core::OpKind::fetch_and_op;
-    for (auto& r : direction_rounds(plans, d, vb, p, t, prm, dedup)) out.push_back(std::move(r));
+    for (auto& r : direction_rounds(rank_lists, d, vb, p, t, prm, dedup)) out.push_back(std::move(r));
   }
   return out;
 }

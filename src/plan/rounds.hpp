@@ -6,7 +6,7 @@
 //
 // Transports:
 //   direct     basic, neighbor, window, alltoallv, collective: one message per (sender, receiver)
-//              pair of the per-rank plan (core::build_plans), per direction of the op.
+//              pair of the rank lists (core::build_rank_lists), per direction of the op.
 //   shm        on-node pairs (the placement's nodes) through shared memory: no message, the values
 //              copied in and out of the sender's segment; off-node pairs as direct.
 //   3step, 2step, split (split-md, split-dd): off-node traffic in groups (source rank, destination
@@ -24,20 +24,14 @@
 #include "core/backends.hpp"
 #include "core/op_spec.hpp"
 #include "core/peer_lists.hpp"
+#include "core/tier.hpp"
 
 namespace sfr::plan {
 
 using core::Index;
 
-// Ranks numbered node by node: ranks_per_node consecutive ranks per node (the last may hold fewer).
-struct Placement {
-  int nranks = 1;
-  int ranks_per_node = 1;
-  int node(int r) const { return r / ranks_per_node; }
-  int nnodes() const { return (nranks + ranks_per_node - 1) / ranks_per_node; }
-  int ranks_on_node(int k) const;
-  int rank_on(int k, int local) const { return k * ranks_per_node + local % ranks_on_node(k); }
-};
+// Where ranks sit (only nodes matter to the rounds).
+using core::RankLayout;
 
 // direct: one message per (sender, receiver) pair (basic, neighbor, alltoallv, collective);
 // one_sided: window's MPI calls (one_sided_calls); shm: on-node pairs as shared-memory copies;
@@ -63,13 +57,13 @@ struct Group {
   std::size_t p0 = 0, p1 = 0;
   int A = 0, B = 0;
 };
-std::vector<Group> node_groups(const std::vector<core::RankPlan>& plans, core::Direction d, const Placement& p, Transport t,
+std::vector<Group> node_groups(const std::vector<core::RankLists>& rank_lists, core::Direction d, const RankLayout& p, Transport t,
                                std::int64_t value_bytes, const Params& prm);
-// Step 3 of the routes: destination t's off-node receive peers (recv_side(plans, t, d)), cut into
+// Step 3 of the routes: destination t's off-node receive peers (recv_side(rank_lists, t, d)), cut into
 // runs of consecutive peers relayed by the same B; emit(B, q, e) for each run [q, e) of peer
 // indices. B sends each run as one message (none when B is t). `relay(s, L)` is group (s, L)'s B.
 template <class Relay, class Emit>
-void relay_runs(const core::PeerLists& rs, const Placement& p, int t, Relay&& relay, Emit&& emit) {
+void relay_runs(const core::PeerLists& rs, const RankLayout& p, int t, Relay&& relay, Emit&& emit) {
   const int L = p.node(t);
   for (std::size_t q = 0; q < rs.npeers();) {
     if (p.node(rs.peers[q]) == L) {
@@ -84,8 +78,8 @@ void relay_runs(const core::PeerLists& rs, const Placement& p, int t, Relay&& re
   }
 }
 // The send side of rank s for direction d (root side for root -> leaf).
-const core::PeerLists& send_side(const std::vector<core::RankPlan>& plans, int s, core::Direction d);
-const core::PeerLists& recv_side(const std::vector<core::RankPlan>& plans, int s, core::Direction d);
+const core::PeerLists& send_side(const std::vector<core::RankLists>& rank_lists, int s, core::Direction d);
+const core::PeerLists& recv_side(const std::vector<core::RankLists>& rank_lists, int s, core::Direction d);
 // The values a group carries: its send-list elements, or, deduplicated (root -> leaf, values by
 // index), its distinct indices.
 Index group_values(const core::PeerLists& side, const Group& g, bool dedup);
@@ -94,7 +88,7 @@ Index group_values(const core::PeerLists& side, const Group& g, bool dedup);
 // one MPI_Get; a reduce's one MPI_Accumulate per round, a round naming each target root once (a
 // root that n leaves of the rank reach takes n rounds); a fetch-and-op's one MPI_Get_accumulate
 // per leaf, in either direction (its value there, the root's back). `targets`: the pair's root
-// indices as the leaf rank lists them (core::RankPlan::leaf_remote). The values each call carries.
+// indices as the leaf rank lists them (core::RankLists::leaf_remote). The values each call carries.
 std::vector<Index> one_sided_calls(std::span<const Index> targets, core::Motion m);
 
 struct Message {
@@ -111,10 +105,10 @@ struct Round {
 
 // The rounds of one direction of an op: one for direct and shm, three (gather on node,
 // inter-node, redistribute) for the node-aware strategies. dedup: root -> leaf values by index.
-std::vector<Round> direction_rounds(const std::vector<core::RankPlan>& plans, core::Direction d, std::int64_t value_bytes,
-                                    const Placement& p, Transport t, const Params& prm, bool dedup);
+std::vector<Round> direction_rounds(const std::vector<core::RankLists>& rank_lists, core::Direction d, std::int64_t value_bytes,
+                                    const RankLayout& p, Transport t, const Params& prm, bool dedup);
 // Every direction of the op, in its order (fetch_and_op: there, then the fetched values back).
-std::vector<Round> op_rounds(const std::vector<core::RankPlan>& plans, const core::OpSpec& op, const Placement& p, Transport t,
+std::vector<Round> op_rounds(const std::vector<core::RankLists>& rank_lists, const core::OpSpec& op, const RankLayout& p, Transport t,
                              const Params& prm);
 
 struct Totals {

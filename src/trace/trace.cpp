@@ -95,8 +95,8 @@ Machine checked_placement(int nranks, int ranks_per_node, int ranks_per_socket, 
 
 core::Tier tier_of(const std::optional<Machine>& m, int a, int b) {
   if (!m) return core::Tier::network;
-  return core::tier_between(core::placement_of(a, m->ranks_per_node, m->ranks_per_socket),
-                            core::placement_of(b, m->ranks_per_node, m->ranks_per_socket));
+  const core::RankLayout l{.ranks_per_node = m->ranks_per_node, .ranks_per_socket = m->ranks_per_socket};
+  return core::tier_between(l.location(a), l.location(b));
 }
 
 }  // namespace sfr::trace

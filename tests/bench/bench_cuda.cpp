@@ -302,9 +302,9 @@ int latency_bench() {
     g[0].nroots = n;
     for (Index i = 0; i < n; ++i) g[1].add_leaf(i, 0, i);
     std::vector<std::unique_ptr<exec::cuda::DeviceStarForest>> sfs;
-    for (const auto t : {exec::cuda::Transport::staged, exec::cuda::Transport::aware, exec::cuda::Transport::ipc}) {
+    for (const auto t : {core::BackendId::cuda_staged, core::BackendId::cuda_aware, core::BackendId::cuda_ipc}) {
       sfs.emplace_back();
-      if ((t != exec::cuda::Transport::aware || aware) && (t != exec::cuda::Transport::ipc || ipc))
+      if ((t != core::BackendId::cuda_aware || aware) && (t != core::BackendId::cuda_ipc || ipc))
         sfs.back() = std::make_unique<exec::cuda::DeviceStarForest>(MPI_COMM_WORLD, g, t);
     }
     const exec::Data d{dbuf.data(), core::MemType::device};

@@ -206,7 +206,7 @@ Floor measure_floor() {
 }
 
 // The bytes the busiest rank sends plus receives in one op (remote peers only; `pl`: this rank's).
-double busiest_rank_bytes(const core::RankPlan& pl, const core::OpSpec& op) {
+double busiest_rank_bytes(const core::RankLists& pl, const core::OpSpec& op) {
   double mine = static_cast<double>(pl.root_side.offsets.back() + pl.leaf_side.offsets.back()) *
                 static_cast<double>(core::unit_size(op.unit) * static_cast<std::size_t>(op.bs));
   double most = 0;
@@ -267,7 +267,7 @@ int sf_bench(const std::vector<std::string>& files) {
       auto root = exec::conformance_input(exec::Side::root, op.unit, op.bs, op.mpi_op, me, g[me].nroots, off);
       auto leaf = exec::conformance_input(exec::Side::leaf, op.unit, op.bs, op.mpi_op, me, g[me].leafspace(), loff);
       long long local_bytes = 0, bytes = 0;
-      const core::RankPlan plan = core::build_plan(g, me);
+      const core::RankLists plan = core::build_rank_lists(g, me);
       for (Index x : plan.leaf_side.offsets) local_bytes = x;
       local_bytes *= static_cast<long long>(core::unit_size(op.unit)) * op.bs;
       MPI_Allreduce(&local_bytes, &bytes, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);

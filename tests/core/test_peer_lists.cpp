@@ -6,10 +6,10 @@
 using namespace sfr;
 using namespace sfr_test;
 
-TEST(Plan, PeersListsAndSelfPartOfHandmadeGraph) {
-  const auto plans = core::build_plans(handmade_a());
+TEST(PeerLists, PeersListsAndSelfPartOfHandmadeGraph) {
+  const auto rank_lists = core::build_rank_lists(handmade_a());
   // Rank 0 leaves: pos4->(1,0), pos0->(0,1) self, pos2->(2,1).
-  const auto& p0 = plans[0];
+  const auto& p0 = rank_lists[0];
   EXPECT_EQ(p0.leaf_side.peers, (std::vector<int>{1, 2}));
   EXPECT_EQ(p0.leaf_side.indices, (std::vector<Index>{4, 2}));  // peer 1: pos 4; peer 2: pos 2
   EXPECT_EQ(p0.leaf_remote, (std::vector<Index>{0, 1}));
@@ -19,18 +19,18 @@ TEST(Plan, PeersListsAndSelfPartOfHandmadeGraph) {
   EXPECT_EQ(p0.root_side.peers, (std::vector<int>{1, 2}));
   EXPECT_EQ(p0.root_side.indices, (std::vector<Index>{1, 0, 1}));
   EXPECT_EQ(p0.root_side.offsets, (std::vector<Index>{0, 2, 3}));
-  EXPECT_TRUE(plans[3].root_side.peers.empty());
-  EXPECT_TRUE(plans[3].leaf_side.peers.empty());
+  EXPECT_TRUE(rank_lists[3].root_side.peers.empty());
+  EXPECT_TRUE(rank_lists[3].leaf_side.peers.empty());
 }
 
-TEST(Plan, ListsMatchElementByElementAcrossRanks) {
+TEST(PeerLists, ListsMatchElementByElementAcrossRanks) {
   const Graph g = handmade_a();
-  const auto plans = core::build_plans(g);
+  const auto rank_lists = core::build_rank_lists(g);
   for (int r = 0; r < g.nranks; ++r) {
-    const auto& lp = plans[static_cast<size_t>(r)].leaf_side;
+    const auto& lp = rank_lists[static_cast<size_t>(r)].leaf_side;
     for (size_t p = 0; p < lp.npeers(); ++p) {
       const int s = lp.peers[p];
-      const auto& rp = plans[static_cast<size_t>(s)].root_side;
+      const auto& rp = rank_lists[static_cast<size_t>(s)].root_side;
       const auto it = std::find(rp.peers.begin(), rp.peers.end(), r);
       ASSERT_NE(it, rp.peers.end());
       const auto roots = rp.list(static_cast<size_t>(it - rp.peers.begin()));
@@ -48,11 +48,11 @@ TEST(Plan, ListsMatchElementByElementAcrossRanks) {
   }
 }
 
-TEST(Plan, SingleRankPlanEqualsAllRanksPlan) {
+TEST(PeerLists, OneRankEqualsAllRanks) {
   const Graph g = handmade_a();
-  const auto all = core::build_plans(g);
+  const auto all = core::build_rank_lists(g);
   for (int r = 0; r < g.nranks; ++r) {
-    const auto one = core::build_plan(g, r);
+    const auto one = core::build_rank_lists(g, r);
     EXPECT_EQ(one.root_side.peers, all[static_cast<size_t>(r)].root_side.peers);
     EXPECT_EQ(one.root_side.indices, all[static_cast<size_t>(r)].root_side.indices);
     EXPECT_EQ(one.leaf_side.indices, all[static_cast<size_t>(r)].leaf_side.indices);
@@ -62,7 +62,7 @@ TEST(Plan, SingleRankPlanEqualsAllRanksPlan) {
   }
 }
 
-TEST(Plan, ClassifyIndexShapes) {
+TEST(PeerLists, ClassifyIndexShapes) {
   using K = core::IndexShape;
   auto kind = [](std::vector<Index> v) { return core::classify_indices(v).kind; };
   EXPECT_EQ(kind({}), K::empty);
@@ -86,12 +86,12 @@ TEST(Plan, ClassifyIndexShapes) {
   EXPECT_EQ(core::classify_indices(blk).kind, K::general);
 }
 
-TEST(Plan, ListsFollowLeafPositionOrder) {
+TEST(PeerLists, ListsFollowLeafPositionOrder) {
   // Rank 1 lists position 5 before position 2; both read roots of rank 0. PETSc stores leaves
   // sorted by position, so the lists (and thus the application order) follow positions.
   const Graph g = make_graph({{2, {}}, {0, {{5, 0, 0}, {2, 0, 1}}}});
-  const auto plans = core::build_plans(g);
-  EXPECT_EQ(plans[1].leaf_side.indices, (std::vector<Index>{2, 5}));
-  EXPECT_EQ(plans[1].leaf_remote, (std::vector<Index>{1, 0}));
-  EXPECT_EQ(plans[0].root_side.indices, (std::vector<Index>{1, 0}));
+  const auto rank_lists = core::build_rank_lists(g);
+  EXPECT_EQ(rank_lists[1].leaf_side.indices, (std::vector<Index>{2, 5}));
+  EXPECT_EQ(rank_lists[1].leaf_remote, (std::vector<Index>{1, 0}));
+  EXPECT_EQ(rank_lists[0].root_side.indices, (std::vector<Index>{1, 0}));
 }

@@ -104,7 +104,7 @@ TEST_P(PlanAgainstMpiCalls, EveryMessageIsThePlans) {
       }
     }
   }
-  const plan::Placement place{c.nranks, rpn};
+  const core::RankLayout place{c.nranks, rpn};
   for (std::size_t b = 0; b < kBackends.size(); ++b)
     for (std::size_t i = 0; i < nops; ++i) {
       const auto& op = bt.trace().ops[i];
@@ -114,9 +114,9 @@ TEST_P(PlanAgainstMpiCalls, EveryMessageIsThePlans) {
         v.first /= op.repeat;
         v.second /= op.repeat;
       }
-      const auto plans = core::build_plans(bt.graph_for(op));
+      const auto rank_lists = core::build_rank_lists(bt.graph_for(op));
       Traffic planned;
-      for (const auto& round : plan::op_rounds(plans, op, place, *plan::transport_of(kBackends[b]), {split_cap}))
+      for (const auto& round : plan::op_rounds(rank_lists, op, place, *plan::transport_of(kBackends[b]), {split_cap}))
         for (const auto& m : round.msgs) {
           auto& e = planned[{m.src, m.dst}];
           e.first += 1;

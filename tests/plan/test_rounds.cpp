@@ -20,14 +20,14 @@ using plan::Transport;
 
 namespace {
 
-std::vector<core::RankPlan> plans() {
+std::vector<core::RankLists> rank_lists() {
   core::Graph g(4);
   for (int r = 0; r < 4; ++r) g[r].nroots = 2;
   int pos = 0;
   for (const auto& [rank, index] : std::vector<std::pair<int, int>>{{2, 0}, {2, 1}, {3, 0}, {1, 0}, {2, 0}}) g[0].add_leaf(pos++, rank, index);
   g[1].add_leaf(0, 2, 0);
   g[2].add_leaf(0, 0, 0);
-  return core::build_plans(g);
+  return core::build_rank_lists(g);
 }
 
 core::OpSpec op(core::OpKind k) {
@@ -43,7 +43,7 @@ struct Expected {
 };
 
 void expect_rounds(Transport t, core::OpKind k, const Expected& e) {
-  const auto rounds = plan::op_rounds(plans(), op(k), plan::Placement{4, 2}, t, plan::Params{});
+  const auto rounds = plan::op_rounds(rank_lists(), op(k), core::RankLayout{4, 2}, t, plan::Params{});
   ASSERT_EQ(rounds.size(), e.msgs.size());
   for (std::size_t r = 0; r < rounds.size(); ++r) {
     ASSERT_EQ(rounds[r].msgs.size(), e.msgs[r].size()) << "round " << r << " (" << rounds[r].label << ")";

@@ -69,7 +69,7 @@ inline core::Graph random_graph(int nranks, int leaves_per_rank, core::Index roo
   return g;
 }
 
-inline double one(const trace::BuiltTrace& bt, const sim::MachineModel& m, sim::Backend b = {}) {
+inline double one(const trace::BuiltTrace& bt, const sim::MachineModel& m, sim::BackendVariant b = {}) {
   return sim::simulate(bt, m, {b}).backends.at(0).total_s;
 }
 

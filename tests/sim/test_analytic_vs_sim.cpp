@@ -44,7 +44,7 @@ TEST_F(AnalyticVsSim, StudyScenariosWithinFivePercent) {
   // Every strategy of the closed forms is a simulated backend (one set of names); only those of
   // comparable cells are simulated.
   std::set<std::string> names;
-  std::vector<sim::Backend> compared;
+  std::vector<sim::BackendVariant> compared;
   for (const auto& b : sim::all_backends(true)) {
     names.insert(b.name());
     if (b.name() == "basic:aware" || b.name().rfind("3step", 0) == 0 || b.name().rfind("2step", 0) == 0) compared.push_back(b);

@@ -73,7 +73,7 @@ TEST(SimEngine, InjectionLimitedFanOut) {
     // the NIC, which is slower than the link: L + k*1000*R_N^-1.
     const double expect = study ? k * 1e-6 + k * 1000 * 4e-9 : 1e-6 + k * 1000 * 4e-9;
     EXPECT_NEAR(one(bt, m), expect, kTol) << sim::model_name(model);
-    const auto res = sim::simulate(bt, m, {sim::Backend{}});
+    const auto res = sim::simulate(bt, m, {sim::BackendVariant{}});
     // study: the sender waited k*3 us for the NIC; flows: the last flow's slow-down by the NIC.
     EXPECT_NEAR(res.backends[0].ops[0].breakdown.injection_wait, study ? k * 3e-6 : k * 4e-6 - 1e-6, kTol) << sim::model_name(model);
     m.injection_beta = 0.5e-9;  // faster NIC: the postal cost again
@@ -118,7 +118,7 @@ TEST(SimEngine, RepeatOverlapAndOrder) {
   EXPECT_NEAR(one(make_trace(g, {op(OpKind::bcast, core::Unit::float64, 1, 3)}), m), 1e-6 + 3e-6, kTol);
   EXPECT_NEAR(one(make_trace(g, {op(OpKind::bcast, core::Unit::float64, 1, 3)}), flat(ModelKind::study_postal)), 3 * 2e-6, kTol);
   // 10 us of compute between begin and end hides the 2 us message.
-  const auto r = sim::simulate(make_trace(g, {op(OpKind::bcast, core::Unit::float64, 1, 3, 10.0)}), m, {sim::Backend{}});
+  const auto r = sim::simulate(make_trace(g, {op(OpKind::bcast, core::Unit::float64, 1, 3, 10.0)}), m, {sim::BackendVariant{}});
   EXPECT_NEAR(r.backends[0].total_s, 3 * 10e-6, kTol);
   EXPECT_NEAR(r.backends[0].ops[0].per_call_s, 10e-6, kTol);
   // Ops run in order: bcast then reduce (each 2 us), and fetch_and_op is both ways.
@@ -171,10 +171,10 @@ TEST(SimEngine, OpsApartAreEachAsAlone) {
   const trace::BuiltTrace both(std::move(t));
   const double alone = one(make_trace(g1, {op(OpKind::bcast)}), m);
   EXPECT_NEAR(alone, 1e-6 + 1e-6, kTol);
-  const auto apart = sim::simulate(both, m, {sim::Backend{}}, nullptr, true);
+  const auto apart = sim::simulate(both, m, {sim::BackendVariant{}}, nullptr, true);
   EXPECT_NEAR(apart.backends[0].ops[1].total_s, alone, kTol);
   EXPECT_NEAR(apart.backends[0].ops[0].total_s, 1e-6 + 8e-6, kTol);
-  const auto back_to_back = sim::simulate(both, m, {sim::Backend{}});
+  const auto back_to_back = sim::simulate(both, m, {sim::BackendVariant{}});
   EXPECT_LT(back_to_back.backends[0].ops[1].total_s, alone);
 }
 
@@ -252,7 +252,7 @@ TEST(SimEngine, TimelineSlicesCarryPeerAndBytes) {
   for (const auto model : {ModelKind::postal, ModelKind::max_rate, ModelKind::loggp, ModelKind::study_postal, ModelKind::study_max_rate}) {
     auto m = *sim::preset("lassen");
     m.model = model;
-    for (const auto& b : {sim::Backend{}, sim::Backend{core::BackendId::three_step, false}}) {
+    for (const auto& b : {sim::BackendVariant{}, sim::BackendVariant{core::BackendId::three_step, false}}) {
       sim::Timeline tl;
       const auto res = sim::simulate(bt, m, {b}, &tl);
       std::multiset<std::tuple<int, int, std::int64_t>> sent, received;

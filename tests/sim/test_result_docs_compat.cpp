@@ -137,7 +137,7 @@ TEST(ResultDocsCompat, SimulationTextIsTheOldWritersAndReadsBack) {
     return j.dump(1) + "\n";
   };
   for (const bool many : {true, false}) {
-    const auto res = sim::simulate(bt, *sim::preset("generic"), many ? sim::all_backends(false) : std::vector<sim::Backend>{sim::Backend{}});
+    const auto res = sim::simulate(bt, *sim::preset("generic"), many ? sim::all_backends(false) : std::vector<sim::BackendVariant>{sim::BackendVariant{}});
     const std::string old_text = old_writer::render_json(res, kProvenance), text = sim::render_json(res, kProvenance);
     EXPECT_EQ(without_placement(text), old_text);
     const auto placement = io::Json::parse(text)["placement"];

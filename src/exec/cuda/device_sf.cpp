@@ -60,17 +60,6 @@ std::vector<Piece> pieces(const core::PeerLists& side, std::size_t vbytes, bool 
 
 }  // namespace
 
-bool parse_transport(std::string_view name, Transport& out) {
-  const auto* info = core::find_backend(name);
-  if (!info) return false;
-  switch (info->id) {
-    case core::BackendId::cuda_staged: out = Transport::staged; return true;
-    case core::BackendId::cuda_aware: out = Transport::aware; return true;
-    case core::BackendId::cuda_ipc: out = Transport::ipc; return true;
-    default: return false;
-  }
-}
-
 std::string cuda_aware_refusal() {
   if (emulated_device()) {
     // Its device memory is host memory, which any MPI reads; SFR_EMULATE_DEVICE_MPI=host makes it
@@ -132,18 +121,19 @@ struct DeviceStarForest::Op {
   bool on_multi = false;
 };
 
-DeviceStarForest::DeviceStarForest(MPI_Comm comm, const core::Graph& g, Transport t) : graph_(g), transport_(t) {
+DeviceStarForest::DeviceStarForest(MPI_Comm comm, const core::Graph& g, core::BackendId t) : graph_(g), transport_(t) {
+  if (!core::backend(t).gpu) throw std::logic_error("DeviceStarForest: not a CUDA transport");
   core::fail_point(core::FailPoint::setup);
   int size = 0;
   MPI_Comm_size(comm, &size);
   if (size != g.nranks)
     throw InputError("", "the SF lives on " + std::to_string(g.nranks) + " ranks but the communicator has " + std::to_string(size));
-  if (t == Transport::aware)
+  if (t == core::BackendId::cuda_aware)
     if (const std::string why = cuda_aware_refusal(); !why.empty()) throw InputError("--backend", "cuda-aware: " + why);
   int me = 0;
   MPI_Comm_rank(comm, &me);
-  plan_ = core::build_plan(g, me);
-  if (t == Transport::ipc) {
+  lists_ = core::build_rank_lists(g, me);
+  if (t == core::BackendId::cuda_ipc) {
     // Every peer must share this rank's node (its memory, hence its GPUs' IPC).
     MPI_Comm node;
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
@@ -151,7 +141,7 @@ DeviceStarForest::DeviceStarForest(MPI_Comm comm, const core::Graph& g, Transpor
     MPI_Comm_group(comm, &world_g);
     MPI_Comm_group(node, &node_g);
     long long bad = -1;  // rank * size + peer of the first peer off the node
-    for (const auto* pl : {&plan_.root_side, &plan_.leaf_side})
+    for (const auto* pl : {&lists_.root_side, &lists_.leaf_side})
       for (const int p : pl->peers) {
         int in_node = MPI_UNDEFINED;
         MPI_Group_translate_ranks(world_g, 1, &p, node_g, &in_node);
@@ -168,7 +158,7 @@ DeviceStarForest::DeviceStarForest(MPI_Comm comm, const core::Graph& g, Transpor
   }
   MPI_Comm_dup(comm, &comm_);
   rank_ = me;
-  kernels_ = std::make_unique<PlanKernels>(plan_);
+  kernels_ = std::make_unique<ListKernels>(lists_);
 }
 
 DeviceStarForest::~DeviceStarForest() {
@@ -187,7 +177,7 @@ DeviceStarForest::~DeviceStarForest() {
   }
   // Freeing an exported buffer while a peer still has it mapped is undefined (CUDA IPC): every
   // rank unmaps before any rank frees.
-  if (transport_ == Transport::ipc && comm_ != MPI_COMM_NULL) MPI_Barrier(comm_);
+  if (transport_ == core::BackendId::cuda_ipc && comm_ != MPI_COMM_NULL) MPI_Barrier(comm_);
   links_.clear();
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
@@ -199,22 +189,22 @@ DeviceStarForest::Link& DeviceStarForest::link(Direction d, std::size_t vbytes) 
   l->tag_base = kLinkTags + kTagsPerLink * static_cast<int>(links_.size());
   l->dir = d;
   l->vbytes = vbytes;
-  l->send = d == Direction::root_to_leaf ? &plan_.root_side : &plan_.leaf_side;
-  l->recv = d == Direction::root_to_leaf ? &plan_.leaf_side : &plan_.root_side;
+  l->send = d == Direction::root_to_leaf ? &lists_.root_side : &lists_.leaf_side;
+  l->recv = d == Direction::root_to_leaf ? &lists_.leaf_side : &lists_.root_side;
   const std::size_t sb = l->send->indices.size() * vbytes, rb = l->recv->indices.size() * vbytes;
-  const std::size_t selfb = 2 * plan_.self_roots.size() * vbytes;
+  const std::size_t selfb = 2 * lists_.self_roots.size() * vbytes;
   l->dsend = DeviceMemory(sb);
   l->drecv = DeviceMemory(rb);
   l->dself = DeviceMemory(selfb);
   l->hsend = PinnedMemory(sb);
   l->hrecv = PinnedMemory(rb);
   l->hself = PinnedMemory(selfb);
-  l->rpieces = pieces(*l->recv, vbytes, transport_ == Transport::staged);
-  l->spieces = pieces(*l->send, vbytes, transport_ == Transport::staged);
+  l->rpieces = pieces(*l->recv, vbytes, transport_ == core::BackendId::cuda_staged);
+  l->spieces = pieces(*l->send, vbytes, transport_ == core::BackendId::cuda_staged);
   l->reqs.assign(l->rpieces.size() + l->spieces.size(), MPI_REQUEST_NULL);
-  if (transport_ == Transport::staged)
+  if (transport_ == core::BackendId::cuda_staged)
     for (std::size_t k = 0; k < l->spieces.size(); ++k) l->copied.push_back(std::make_unique<Event>());
-  if (transport_ == Transport::ipc) {
+  if (transport_ == core::BackendId::cuda_ipc) {
     // Each receiver tells each of its senders where that sender's block lives in its buffer.
     struct Note {
       IpcHandle h;
@@ -252,7 +242,7 @@ void DeviceStarForest::start(Link& l, bool send_dev, bool recv_dev) {
   // Every piece of a pair travels under one tag: MPI keeps one pair's chunks in order.
   const std::size_t nr = l.rpieces.size(), ns = l.spieces.size();
   switch (transport_) {
-    case Transport::staged:
+    case core::BackendId::cuda_staged:
       // Each piece goes down to pinned memory on its own event, so its send leaves as soon as its
       // copy is done, while the later copies still run.
       if (send_dev)
@@ -271,7 +261,7 @@ void DeviceStarForest::start(Link& l, bool send_dev, bool recv_dev) {
         MPI_Isend(l.hsend.data() + pc.off, pc.bytes, MPI_BYTE, l.send->peers[pc.peer], l.tag(kData), comm_, &l.reqs[nr + k]);
       }
       return;
-    case Transport::aware:
+    case core::BackendId::cuda_aware:
       if (send_dev) kernels_->sync();  // the pack is done
       for (std::size_t k = 0; k < nr; ++k) {
         const auto& pc = l.rpieces[k];
@@ -284,7 +274,7 @@ void DeviceStarForest::start(Link& l, bool send_dev, bool recv_dev) {
                   &l.reqs[nr + k]);
       }
       return;
-    case Transport::ipc:
+    case core::BackendId::cuda_ipc:
       for (std::size_t k = 0; k < nr; ++k) MPI_Irecv(nullptr, 0, MPI_BYTE, l.recv->peers[l.rpieces[k].peer], l.tag(kDone), comm_, &l.reqs[k]);
       for (std::size_t k = 0; k < ns; ++k) {
         const auto& pc = l.spieces[k];
@@ -297,13 +287,14 @@ void DeviceStarForest::start(Link& l, bool send_dev, bool recv_dev) {
         MPI_Isend(nullptr, 0, MPI_BYTE, l.send->peers[l.spieces[k].peer], l.tag(kDone), comm_, &l.reqs[nr + k]);
       l.wrote = ns > 0;
       return;
+    default: return;  // not a CUDA transport: refused by the constructor
   }
 }
 
 std::byte* DeviceStarForest::finish(Link& l, bool recv_dev) {
   const std::size_t nr = l.rpieces.size(), ns = l.spieces.size();
   switch (transport_) {
-    case Transport::staged:
+    case core::BackendId::cuda_staged:
       // Each piece goes up to the device as it lands, while the others arrive.
       if (recv_dev)
         for (;;) {
@@ -315,20 +306,21 @@ std::byte* DeviceStarForest::finish(Link& l, bool recv_dev) {
         }
       MPI_Waitall(static_cast<int>(nr + ns), l.reqs.data(), MPI_STATUSES_IGNORE);
       break;
-    case Transport::aware: MPI_Waitall(static_cast<int>(nr + ns), l.reqs.data(), MPI_STATUSES_IGNORE); break;
-    case Transport::ipc:
+    case core::BackendId::cuda_aware: MPI_Waitall(static_cast<int>(nr + ns), l.reqs.data(), MPI_STATUSES_IGNORE); break;
+    case core::BackendId::cuda_ipc:
       MPI_Waitall(static_cast<int>(nr + ns), l.reqs.data(), MPI_STATUSES_IGNORE);
       if (!recv_dev) {
         copy_async(l.hrecv.data(), l.drecv.data(), l.drecv.size(), kernels_->stream());
         kernels_->sync();
       }
       break;
+    default: break;  // not a CUDA transport: refused by the constructor
   }
   return recv_dev ? l.drecv.data() : l.hrecv.data();
 }
 
 void DeviceStarForest::release(Link& l) {
-  if (transport_ != Transport::ipc || l.recv->npeers() == 0) return;  // (ipc: a piece per peer)
+  if (transport_ != core::BackendId::cuda_ipc || l.recv->npeers() == 0) return;  // (ipc: a piece per peer)
   MPI_Waitall(static_cast<int>(l.frees.size()), l.frees.data(), MPI_STATUSES_IGNORE);
   for (std::size_t p = 0; p < l.recv->npeers(); ++p) MPI_Isend(nullptr, 0, MPI_BYTE, l.recv->peers[p], l.tag(kFree), comm_, &l.frees[p]);
 }
@@ -352,16 +344,16 @@ void DeviceStarForest::end(Handle) {
   const Op o = *inflight_;
   inflight_.reset();
   if (o.on_multi) return multi().end();
-  const PlanKernels& K = *kernels_;
+  const ListKernels& K = *kernels_;
   Link& l = *o.link;
   switch (o.kind) {
     case core::Motion::bcast:
-      K.unpack(plan_.leaf_side, o.unit, o.bs, o.op, finish(l, o.leaf.on_device()), o.leaf);
+      K.unpack(lists_.leaf_side, o.unit, o.bs, o.op, finish(l, o.leaf.on_device()), o.leaf);
       K.sync();
       release(l);
       break;
     case core::Motion::reduce:
-      K.unpack(plan_.root_side, o.unit, o.bs, o.op, finish(l, o.root.on_device()), o.root);
+      K.unpack(lists_.root_side, o.unit, o.bs, o.op, finish(l, o.root.on_device()), o.root);
       K.sync();
       release(l);
       break;
@@ -373,7 +365,7 @@ void DeviceStarForest::end(Handle) {
       K.sync();
       release(l);
       start(b, o.root.on_device(), o.leaf.on_device());
-      K.unpack(plan_.leaf_side, o.unit, o.bs, core::MpiOp::replace, finish(b, o.leaf.on_device()), o.update);
+      K.unpack(lists_.leaf_side, o.unit, o.bs, core::MpiOp::replace, finish(b, o.leaf.on_device()), o.update);
       K.sync();
       release(b);
       break;

@@ -18,30 +18,26 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "core/graph.hpp"
+#include "core/backends.hpp"
 #include "core/kernels.hpp"
 #include "core/op_spec.hpp"
 #include "core/ops.hpp"
 #include "core/peer_lists.hpp"
 #include "core/units.hpp"
-#include "exec/cuda/plan_kernels.hpp"
+#include "exec/cuda/list_kernels.hpp"
 #include "exec/cuda/runtime.hpp"
 #include "exec/sf.hpp"
 
 namespace sfr::exec::cuda {
-
-enum class Transport { staged, aware, ipc };
 
 // cuda-staged's pipeline: a message of more than kPipelineMin bytes goes down, across and up in
 // chunks of kPipelineChunk bytes, each with an event of its own: chunk c is sent while chunk c+1
 // is still copied down, and copied up as soon as it lands while the others still travel (one
 // copy engine each way, one network: three stages that overlap).
 inline constexpr std::size_t kPipelineMin = std::size_t{512} << 10, kPipelineChunk = std::size_t{256} << 10;
-// The transport of a CUDA executor backend (core::kBackends' gpu rows); false for any other name.
-bool parse_transport(std::string_view name, Transport& out);
 // Why MPI cannot be handed device pointers in this process ("" when the library reports CUDA
 // support at run time).
 std::string cuda_aware_refusal();
@@ -51,8 +47,9 @@ void select_node_device(MPI_Comm comm);
 
 class DeviceStarForest final : public Sf {
 public:
-  // Collective. Throws InputError (same on every rank) when the transport cannot run here.
-  DeviceStarForest(MPI_Comm comm, const core::Graph& g, Transport t);
+  // Collective. `transport` is one of core::kBackends' gpu rows (cuda_staged, cuda_aware,
+  // cuda_ipc). Throws InputError (same on every rank) when the transport cannot run here.
+  DeviceStarForest(MPI_Comm comm, const core::Graph& g, core::BackendId transport);
   ~DeviceStarForest();
   DeviceStarForest(const DeviceStarForest&) = delete;
   DeviceStarForest& operator=(const DeviceStarForest&) = delete;
@@ -66,10 +63,9 @@ public:
   // Ends the op in flight (the handle is always 0: one op at a time).
   void end(Handle h = 0) override;
 
-  const core::RankPlan& plan() const { return plan_; }
-  Transport transport() const { return transport_; }
+  const core::RankLists& lists() const { return lists_; }
 
-  struct Link;  // buffers of one (direction, vertex size)
+  struct Link;  // a link as in exec/mpi/link.hpp: the buffers and requests of one (direction, vertex size)
 
 private:
   struct Op;
@@ -83,9 +79,9 @@ private:
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   const core::Graph& graph_;
-  core::RankPlan plan_;
-  Transport transport_;
-  std::unique_ptr<PlanKernels> kernels_;  // the plan's index lists on the device, and the SF's stream
+  core::RankLists lists_;
+  core::BackendId transport_;
+  std::unique_ptr<ListKernels> kernels_;  // the rank lists on the device, and the SF's stream
   std::vector<std::unique_ptr<Link>> links_;
   std::unique_ptr<Op> inflight_;
   std::unique_ptr<core::Graph> multi_graph_;

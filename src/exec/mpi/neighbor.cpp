@@ -41,7 +41,7 @@ MPI_Comm graph_comm(MPI_Comm comm, const std::vector<int>& sources, const std::v
 class Neighbor final : public Backend {
 public:
   Neighbor(StarForest& sf, bool persistent) : persistent_(persistent && kHavePersistent) {
-    const core::RankPlan& pl = sf.plan();
+    const core::RankLists& pl = sf.lists();
     // Root -> leaf: I receive from the owners of my leaves' roots and send to my roots' readers.
     r2l_ = graph_comm(sf.comm(), pl.leaf_side.peers, pl.root_side.peers);
     l2r_ = graph_comm(sf.comm(), pl.root_side.peers, pl.leaf_side.peers);

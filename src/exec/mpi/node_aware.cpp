@@ -92,7 +92,7 @@ public:
 
   void init_link(StarForest& sf, Link& l) override {
     shm_->init_link(sf, l);
-    if (plans_.empty()) plans_ = core::build_plans(sf.graph());
+    if (rank_lists_.empty()) rank_lists_ = core::build_rank_lists(sf.graph());
   }
   void before_pack(StarForest& sf, Link& l) override { shm_->before_pack(sf, l); }
   void after_unpack(StarForest& sf, Link& l) override { shm_->after_unpack(sf, l); }
@@ -165,13 +165,13 @@ private:
 
   int node(int r) const { return placement().node(r); }
   int on_node(int k) const { return placement().ranks_on_node(k); }
-  const core::PeerLists& send_side(int s, Direction d) const { return plan::send_side(plans_, s, d); }
-  const core::PeerLists& recv_side(int s, Direction d) const { return plan::recv_side(plans_, s, d); }
+  const core::PeerLists& send_side(int s, Direction d) const { return plan::send_side(rank_lists_, s, d); }
+  const core::PeerLists& recv_side(int s, Direction d) const { return plan::recv_side(rank_lists_, s, d); }
 
   using Group = plan::Group;
-  plan::Placement placement() const { return {size_, rpn_}; }
+  core::RankLayout placement() const { return {size_, rpn_}; }
   std::vector<Group> groups(Direction d, std::size_t vbytes) const {
-    return plan::node_groups(plans_, d, placement(), transport_, static_cast<std::int64_t>(vbytes), params_);
+    return plan::node_groups(rank_lists_, d, placement(), transport_, static_cast<std::int64_t>(vbytes), params_);
   }
 
   // Payload of a group: positions in s's sendbuf (vertices), and per destination peer p of the
@@ -336,7 +336,7 @@ private:
   int rpn_ = 1, me_ = 0, size_ = 1;
   MPI_Comm comm_[3] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};
   std::unique_ptr<Backend> shm_;  // the on-node step
-  std::vector<core::RankPlan> plans_;
+  std::vector<core::RankLists> rank_lists_;
   std::map<std::pair<const Link*, bool>, Route> routes_;
 };
 

@@ -71,7 +71,7 @@ public:
                                  : 0),
         split_cap_(split_cap) {}
   // The placement the SFs run on: the (emulated) nodes, else the ranks that share memory.
-  plan::Placement placement() const {
+  core::RankLayout placement() const {
     int size = 0;
     MPI_Comm_size(comm_, &size);
     return {size, std::max(1, rpn_ > 0 ? rpn_ : ranks_sharing_memory(comm_))};
@@ -91,12 +91,12 @@ public:
     auto it = sfs_.find({op.sf, backend});
     if (it != sfs_.end()) return *it->second;
     std::unique_ptr<Sf> sf;
-    cuda::Transport transport = cuda::Transport::staged;
-    if (const auto* info = core::find_backend(backend); info && info->petsc) {
+    const auto* info = core::find_backend(backend);
+    if (info && info->petsc) {
       sf = petsc_executor().make(comm_, t_.graph(op.sf), info->petsc_type);
-    } else if (cuda::parse_transport(backend_, transport)) {
+    } else if (info && info->gpu) {
       select_gpu();
-      sf = std::make_unique<cuda::DeviceStarForest>(comm_, t_.graph(op.sf), transport);
+      sf = std::make_unique<cuda::DeviceStarForest>(comm_, t_.graph(op.sf), info->id);
     } else {
       sf = std::make_unique<StarForest>(comm_, t_.graph(op.sf), backend, rpn_, split_cap_);
     }
@@ -441,8 +441,8 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
                                const AutoChoice* auto_choice, int ranks_per_node, std::int64_t split_cap) {
   SFCache cache(comm, t, backend, auto_choice, ranks_per_node, split_cap);
   const int me = rank_of(comm);
-  const plan::Placement place = cache.placement();
-  std::map<const core::Graph*, std::vector<core::RankPlan>> plans_of;
+  const core::RankLayout place = cache.placement();
+  std::map<const core::Graph*, std::vector<core::RankLists>> plans_of;
   std::vector<OpTiming> out;
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
     const auto& op = t.trace().ops[i];
@@ -453,10 +453,10 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     // same rounds the simulator times and inspect --backend prints); the CUDA transports' messages
     // are the direct plan's.
     const core::Graph& g = t.graph_for(op);
-    auto plans = plans_of.find(&g);
-    if (plans == plans_of.end()) plans = plans_of.emplace(&g, core::build_plans(g)).first;
+    auto rank_lists = plans_of.find(&g);
+    if (rank_lists == plans_of.end()) rank_lists = plans_of.emplace(&g, core::build_rank_lists(g)).first;
     const auto transport = plan::transport_of(cache.backend_of(op)).value_or(plan::Transport::direct);
-    const auto sent = plan::totals(plan::op_rounds(plans->second, op, place, transport, {cache.split_cap()}));
+    const auto sent = plan::totals(plan::op_rounds(rank_lists->second, op, place, transport, {cache.split_cap()}));
     core::SampleReservoir iterations;  // bounded: a soak of 10^8 iterations keeps kSampleCap
     const std::int64_t posted_before = cache.get(op).messages_posted();
     const bool on_device = cuda_backend(cache.backend_of(op)) || (core::op_uses_device(op) && cache.device_memory());

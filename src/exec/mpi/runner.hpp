@@ -29,7 +29,7 @@ struct OpTiming {
   // core::low_share_of the iterations (their 20th percentile): calibrate's and validate-model's
   // statistic (sim/README.md, "One statistic for fitting and judging").
   double low_us = 0;
-  int ranks_per_node = 0;          // the nodes the run's plans used (plan::Placement)
+  int ranks_per_node = 0;          // the nodes the run's rounds used (core::RankLayout)
   double mean_us = 0;              // over every timed iteration
   std::uint64_t iterations = 0;    // timed iterations
   // The timed iterations (max over ranks): every one, in order, up to core::kSampleCap; beyond,

@@ -8,7 +8,7 @@
 #include "core/failpoint.hpp"
 #include "core/pack.hpp"
 #include "exec/cuda/device_sf.hpp"
-#include "exec/cuda/plan_kernels.hpp"
+#include "exec/cuda/list_kernels.hpp"
 #include "exec/mpi/backend.hpp"
 
 namespace sfr::exec::mpi {
@@ -65,7 +65,7 @@ StarForest::StarForest(MPI_Comm comm, const core::Graph& g, const std::string& b
     throw InputError("", "the SF lives on " + std::to_string(g.nranks) + " ranks but the communicator has " + std::to_string(size));
   MPI_Comm_dup(comm, &comm_);
   MPI_Comm_rank(comm_, &rank_);
-  plan_ = core::build_plan(g, rank_);
+  lists_ = core::build_rank_lists(g, rank_);
   backend_ = make_backend(*this, backend, g, ranks_per_node_, split_cap_);
 }
 
@@ -101,8 +101,8 @@ Link& StarForest::acquire(Direction d, std::size_t vbytes) {
   l->dir = d;
   l->vbytes = vbytes;
   l->tag = next_tag_++;
-  l->send = d == Direction::root_to_leaf ? &plan_.root_side : &plan_.leaf_side;
-  l->recv = d == Direction::root_to_leaf ? &plan_.leaf_side : &plan_.root_side;
+  l->send = d == Direction::root_to_leaf ? &lists_.root_side : &lists_.leaf_side;
+  l->recv = d == Direction::root_to_leaf ? &lists_.leaf_side : &lists_.root_side;
   l->sendbuf.resize(l->send->indices.size() * vbytes);
   l->recvbuf.resize(l->recv->indices.size() * vbytes);
   for (const auto& sh : l->send->shapes) l->send_contiguous.push_back(sh.kind == core::IndexShape::contiguous);
@@ -123,10 +123,10 @@ StarForest& StarForest::multi() {
   return *multi_;
 }
 
-Index StarForest::multi_nroots() { return multi().plan().nroots; }
+Index StarForest::multi_nroots() { return multi().lists().nroots; }
 
-const cuda::PlanKernels& StarForest::kernels() {
-  if (!kernels_) kernels_ = std::make_unique<cuda::PlanKernels>(plan_);
+const cuda::ListKernels& StarForest::kernels() {
+  if (!kernels_) kernels_ = std::make_unique<cuda::ListKernels>(lists_);
   return *kernels_;
 }
 
@@ -141,10 +141,10 @@ bool StarForest::device_direct() {
 }
 
 void StarForest::stage(Link& l) {
-  if (l.dsend.size() == l.sendbuf.size() && l.drecv.size() == l.recvbuf.size() && !l.hself.empty() == !plan_.self_roots.empty()) return;
+  if (l.dsend.size() == l.sendbuf.size() && l.drecv.size() == l.recvbuf.size() && !l.hself.empty() == !lists_.self_roots.empty()) return;
   l.dsend = cuda::DeviceMemory(l.sendbuf.size());
   l.drecv = cuda::DeviceMemory(l.recvbuf.size());
-  const std::size_t selfb = 2 * plan_.self_roots.size() * l.vbytes;
+  const std::size_t selfb = 2 * lists_.self_roots.size() * l.vbytes;
   l.dself = cuda::DeviceMemory(selfb);
   l.hself.assign(selfb, std::byte{0});
 }
@@ -170,7 +170,7 @@ void blocks_down(Link& l, const cuda::Stream& s) {
 }
 // Blocks just packed into l.dsend, handed to the transport by the op's route: down to host memory
 // (staged), or left on the device for MPI (direct).
-void hand_over_packed(const cuda::PlanKernels& K, InFlight::Route route, Link& l) {
+void hand_over_packed(const cuda::ListKernels& K, InFlight::Route route, Link& l) {
   if (route == InFlight::Route::staged) return blocks_down(l, K.stream());
   K.sync();
   l.dev_send = l.dsend.data();
@@ -203,7 +203,7 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
   StarForest& s = *f.sf;
   s.backend_->check(s, f);
   const std::size_t vb = core::unit_size(f.unit) * static_cast<std::size_t>(f.bs);
-  const core::RankPlan& pl = s.plan_;
+  const core::RankLists& pl = s.lists_;
   const bool fetch = f.kind == Motion::fetch_and_op;
   f.rootdata = f.root.p;
   f.leafdata = f.leaf.p;
@@ -237,7 +237,7 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
   s.backend_->before_pack(s, l);
   if (s.backend_->wants_pack(f)) {
     if (dev && src.on_device()) {
-      const cuda::PlanKernels& K = s.kernels();
+      const cuda::ListKernels& K = s.kernels();
       K.pack(*l.send, f.unit, f.bs, src, l.dsend.data());
       hand_over_packed(K, f.route, l);
     } else {
@@ -273,7 +273,7 @@ namespace {
 // Unpacks link l's received blocks into `dst` (the leaves for a root -> leaf link, else the roots):
 // on the device where dst is device memory (after the staged route brought them up), else per peer.
 // Whether it synchronised the device stream (then everything the op put on it is done).
-bool unpack_into(const cuda::PlanKernels* K, InFlight& f, Link& l, core::MpiOp op, const Data& dst, std::byte* host_dst, bool skip_direct) {
+bool unpack_into(const cuda::ListKernels* K, InFlight& f, Link& l, core::MpiOp op, const Data& dst, std::byte* host_dst, bool skip_direct) {
   if (K && dst.on_device()) {
     if (f.route == InFlight::Route::staged) blocks_up(l, K->stream());
     K->unpack(*l.recv, f.unit, f.bs, op, l.drecv.data(), dst);
@@ -292,7 +292,7 @@ void StarForest::end(Handle h) {
   InFlight& f = *inflight_[h];
   StarForest& s = *f.sf;
   Link& l = *f.link;
-  const cuda::PlanKernels* K = f.packs_on_device() ? &s.kernels() : nullptr;
+  const cuda::ListKernels* K = f.packs_on_device() ? &s.kernels() : nullptr;
   s.backend_->finish(s, f, l);
   bool synced = false;  // the device stream, after the op's last work on it
   if (!f.applied) {
@@ -386,7 +386,7 @@ StarForest::Handle StarForest::scatter_begin(core::Unit u, int bs, Data multiroo
 }
 
 std::vector<std::int64_t> StarForest::degree() {
-  std::vector<std::int64_t> deg(static_cast<std::size_t>(plan_.nroots), 0), ones(static_cast<std::size_t>(plan_.leafspace), 1);
+  std::vector<std::int64_t> deg(static_cast<std::size_t>(lists_.nroots), 0), ones(static_cast<std::size_t>(lists_.leafspace), 1);
   end(reduce_begin(core::Unit::int64, 1, core::MpiOp::sum, host_data(ones.data()), host_data(deg.data())));
   return deg;
 }

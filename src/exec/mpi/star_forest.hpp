@@ -8,7 +8,7 @@
 //
 // It implements the executors' one star-forest interface (exec/sf.hpp): each buffer of a call may
 // be host or device memory. A side in device memory is packed and unpacked on the device
-// (cuda::PlanKernels); its blocks are staged through host memory for a host-only transport, or
+// (cuda::ListKernels); its blocks are staged through host memory for a host-only transport, or
 // handed to MPI in device memory where the backend can (basic, neighbor) and the MPI library takes
 // device pointers (cuda::cuda_aware_refusal() says when). The one-sided and collective backends,
 // which read and write the user's arrays themselves, work on host copies of the device arrays.
@@ -28,7 +28,7 @@
 #include "exec/sf.hpp"
 
 namespace sfr::exec::cuda {
-class PlanKernels;
+class ListKernels;
 }
 
 namespace sfr::exec::mpi {
@@ -75,7 +75,7 @@ public:
   // Root degrees of this rank (computed with a reduce through the backend).
   std::vector<std::int64_t> degree();
 
-  const core::RankPlan& plan() const { return plan_; }
+  const core::RankLists& lists() const { return lists_; }
   const core::Graph& graph() const { return graph_; }
   const std::string& backend_name() const { return backend_name_; }
   Index multi_nroots();  // number of multi-roots on this rank (builds the multi-SF)
@@ -87,14 +87,14 @@ private:
   Link& acquire(Direction d, std::size_t vbytes);
   StarForest& multi();
   // Device-memory calls: the plan's kernels (made at the first such call) and the link's staging.
-  const cuda::PlanKernels& kernels();
+  const cuda::ListKernels& kernels();
   void stage(Link& l);
   bool device_direct();  // whether this backend hands device blocks to MPI here
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   const core::Graph& graph_;
-  core::RankPlan plan_;
+  core::RankLists lists_;
   std::string backend_name_;
   int ranks_per_node_ = 0;
   std::int64_t split_cap_ = plan::Params{}.split_cap;
@@ -104,7 +104,7 @@ private:
   std::unique_ptr<core::Graph> multi_graph_;
   std::unique_ptr<StarForest> multi_;
   int next_tag_ = 100;
-  std::unique_ptr<cuda::PlanKernels> kernels_;
+  std::unique_ptr<cuda::ListKernels> kernels_;
   int device_direct_ = -1;  // unknown until the first device call
 
   friend class Backend;

@@ -50,7 +50,7 @@ public:
     // MPI allocates the window memory: on one node Open MPI then picks its shared-memory osc
     // component, where fences and accumulates are local memory operations (with MPI_Win_create
     // on user memory it falls back to osc/pt2pt or rdma: ~140 us per fence-epoch bcast at 2 ranks).
-    const std::size_t n = static_cast<std::size_t>(sf.plan().nroots) * l.vbytes;
+    const std::size_t n = static_cast<std::size_t>(sf.lists().nroots) * l.vbytes;
     std::byte* mem = nullptr;
     MPI_Win_allocate(static_cast<MPI_Aint>(n), static_cast<int>(l.vbytes), MPI_INFO_NULL, sf.comm(), &mem, &st.win);
     st.buf = std::span<std::byte>(mem, n);
@@ -69,7 +69,7 @@ public:
       f.fetched_in_back = true;
       return;
     }
-    const core::RankPlan& pl = sf.plan();
+    const core::RankLists& pl = sf.lists();
     // Plain predefined types only (count = bs, indexed displacements in units): Open MPI 4.1's
     // osc component mishandles accumulates on derived "vertex" types.
     const MPI_Datatype base = mpi_type(f.unit);
@@ -166,7 +166,7 @@ private:
   };
   std::map<std::tuple<const Link*, core::Unit, int, Motion>, std::vector<Transfer>> transfers_;
 
-  const std::vector<Transfer>& transfers(const core::RankPlan& pl, const Link& l, const InFlight& f) {
+  const std::vector<Transfer>& transfers(const core::RankLists& pl, const Link& l, const InFlight& f) {
     auto [it, fresh] = transfers_.try_emplace({&l, f.unit, f.bs, f.kind});
     if (!fresh) return it->second;
     const MPI_Datatype base = mpi_type(f.unit);
@@ -196,7 +196,7 @@ private:
   // updates and the packed leaf values to 0/1 and using the bitwise twin gives the same result.
   static bool is_logical(core::MpiOp op) { return op == core::MpiOp::land || op == core::MpiOp::lor || op == core::MpiOp::lxor; }
   static MPI_Op bitwise_twin(core::MpiOp op) { return op == core::MpiOp::land ? MPI_BAND : op == core::MpiOp::lor ? MPI_BOR : MPI_BXOR; }
-  static void logical_as_bitwise(const InFlight& f, const core::RankPlan& pl, Link& l) {
+  static void logical_as_bitwise(const InFlight& f, const core::RankLists& pl, Link& l) {
     auto& st = l.state<WindowState>();
     core::visit_unit(f.unit, [&]<class T>() {
       if constexpr (std::is_integral_v<T>) {
@@ -209,7 +209,7 @@ private:
       }
     });
   }
-  static std::span<const Index> targets(const core::RankPlan& pl, std::size_t p) {
+  static std::span<const Index> targets(const core::RankLists& pl, std::size_t p) {
     return std::span<const Index>(pl.leaf_remote)
         .subspan(static_cast<std::size_t>(pl.leaf_side.offsets[p]), static_cast<std::size_t>(pl.leaf_side.count(p)));
   }
