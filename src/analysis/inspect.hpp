@@ -60,7 +60,7 @@ struct OpSummary {
 struct InspectPlan {
   std::string backend = core::backend_name(core::BackendId::basic);
   core::RankLayout place;
-  plan::Params params;
+  plan::RouteParams params;
 };
 
 struct TraceStats {

@@ -82,7 +82,7 @@ struct MpiRun {
   int rpn = a.ranks_per_node;  // the nodes of shm, the node-aware backends and auto (0: none used)
   std::optional<exec::mpi::GpuPlacement> gpu{};
   exec::mpi::AutoChoice choice{};
-  std::int64_t split_cap = plan::Params{}.split_cap;
+  std::int64_t split_cap = plan::RouteParams{}.split_cap;
   bool uses_auto = false, uses_split = false;
   std::string dump_text{};
   std::vector<exec::mpi::OpTiming> timings{};

@@ -33,7 +33,8 @@ struct NamedBuffer {
   Buffer buffer;
 };
 using RankArrays = std::vector<NamedBuffer>;
-struct OpResult {
+// What one op wrote: per rank, its named arrays.
+struct OpArrays {
   std::vector<RankArrays> ranks;
 };
 

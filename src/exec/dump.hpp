@@ -12,7 +12,7 @@ namespace sfr::exec {
 struct DumpEntry {
   std::size_t index;  // position of the op in the trace
   const core::OpSpec* op;
-  OpResult result;
+  OpArrays result;
 };
 
 // An op of the trace the dump leaves out, and why (an extension of sf-dump v1, see README).

@@ -125,7 +125,7 @@ public:
   void check_op(size_t entry, size_t index, const Json& ranks) {
     const core::OpSpec& op = t_.trace().ops[index];
     const std::string base = "/ops/" + std::to_string(entry) + "/ranks";
-    OpResult ref = reference::run_op(t_, op);
+    OpArrays ref = reference::run_op(t_, op);
     for (auto& rk : ref.ranks)
       for (auto& nb : rk) canonical_nans(nb.buffer);
     const core::Graph& g = t_.graph_for(op);
@@ -175,7 +175,7 @@ private:
     if (out_.problems.size() < 50) out_.problems.push_back(ptr + ": " + what);
   }
 
-  void exact_arrays(const std::string& base, const OpResult& ref, std::vector<std::map<std::string, Buffer>>& cand) {
+  void exact_arrays(const std::string& base, const OpArrays& ref, std::vector<std::map<std::string, Buffer>>& cand) {
     for (size_t r = 0; r < ref.ranks.size(); ++r)
       for (const auto& nb : ref.ranks[r]) {
         const Buffer& c = cand[r][nb.name];
@@ -193,7 +193,7 @@ private:
   }
 
   // REPLACE: a root of degree > 1 must hold one of its leaves' values.
-  void replace_roots(const std::string& base, const OpResult& ref, std::vector<std::map<std::string, Buffer>>& cand,
+  void replace_roots(const std::string& base, const OpArrays& ref, std::vector<std::map<std::string, Buffer>>& cand,
                      const std::vector<std::vector<std::vector<LeafAt>>>& by_root, const char* name, const core::OpSpec& op) {
     const auto leaf_in = inputs(op, Side::leaf, false);
     for (size_t s = 0; s < ref.ranks.size(); ++s) {
@@ -216,7 +216,7 @@ private:
 
   // fetch_and_op: the leafupdates of every root must replay as one serial order that ends at
   // the candidate's root value.
-  void fetch_and_op(const std::string& base, const OpResult& ref, std::vector<std::map<std::string, Buffer>>& cand,
+  void fetch_and_op(const std::string& base, const OpArrays& ref, std::vector<std::map<std::string, Buffer>>& cand,
                     const std::vector<std::vector<std::vector<LeafAt>>>& by_root, const core::OpSpec& op) {
     const auto root_in = inputs(op, Side::root, true);
     const auto leaf_in = inputs(op, Side::leaf, false);
@@ -299,7 +299,7 @@ private:
   }
 
   // gather: the multi-roots of one root that come from one leaf rank may be permuted.
-  void gather(const std::string& base, const OpResult& ref, std::vector<std::map<std::string, Buffer>>& cand,
+  void gather(const std::string& base, const OpArrays& ref, std::vector<std::map<std::string, Buffer>>& cand,
               const std::vector<std::vector<std::vector<LeafAt>>>& by_root) {
     for (size_t s = 0; s < by_root.size(); ++s) {
       const Buffer& rb = ref.ranks[s][0].buffer;
@@ -326,7 +326,7 @@ private:
   }
 
   // scatter: the leaves of one leaf rank attached to one root may receive their values permuted.
-  void scatter(const std::string& base, const OpResult& ref, std::vector<std::map<std::string, Buffer>>& cand,
+  void scatter(const std::string& base, const OpArrays& ref, std::vector<std::map<std::string, Buffer>>& cand,
                const std::vector<std::vector<std::vector<LeafAt>>>& by_root, const core::Graph& multi) {
     std::vector<std::vector<char>> grouped(ref.ranks.size());
     for (size_t r = 0; r < ref.ranks.size(); ++r) grouped[r].assign(static_cast<size_t>(multi[static_cast<int>(r)].leafspace()), 0);

@@ -25,7 +25,7 @@ const core::PeerLists& recv_side(const std::vector<core::RankLists>& rank_lists,
 }
 
 std::vector<Group> node_groups(const std::vector<core::RankLists>& rank_lists, core::Direction d, const RankLayout& p, Transport t,
-                               std::int64_t value_bytes, const Params& prm) {
+                               std::int64_t value_bytes, const RouteParams& prm) {
   std::vector<Group> gs;
   for (int s = 0; s < p.nranks; ++s) {
     const auto& side = send_side(rank_lists, s, d);
@@ -105,7 +105,7 @@ Round pairs_round(const std::vector<core::RankLists>& rank_lists, core::Directio
 
 // The node-aware strategies, message for message as src/exec/mpi/node_aware.cpp posts them.
 std::vector<Round> relay_rounds(const std::vector<core::RankLists>& rank_lists, core::Direction d, std::int64_t vb, const RankLayout& p,
-                                Transport t, const Params& prm, bool dedup) {
+                                Transport t, const RouteParams& prm, bool dedup) {
   const char* name = core::transport_name(t);
   Round s1 = empty_round(std::string(name) + " step 1 (gather on node)", p.nranks);
   Round s2 = empty_round(std::string(name) + " step 2 (inter-node)", p.nranks);
@@ -179,13 +179,13 @@ std::vector<Index> one_sided_calls(std::span<const Index> targets, core::Motion 
 }
 
 std::vector<Round> direction_rounds(const std::vector<core::RankLists>& rank_lists, core::Direction d, std::int64_t value_bytes,
-                                    const RankLayout& p, Transport t, const Params& prm, bool dedup) {
+                                    const RankLayout& p, Transport t, const RouteParams& prm, bool dedup) {
   if (node_aware(t)) return relay_rounds(rank_lists, d, value_bytes, p, t, prm, dedup);
   return {pairs_round(rank_lists, d, value_bytes, p, t == Transport::shm)};
 }
 
 std::vector<Round> op_rounds(const std::vector<core::RankLists>& rank_lists, const core::OpSpec& op, const RankLayout& p, Transport t,
-                             const Params& prm) {
+                             const RouteParams& prm) {
   std::vector<Round> out;
   const auto& tr = core::op_traits(op.op);
   const std::int64_t vb = core::op_vertex_bytes(op);

@@ -42,7 +42,7 @@ std::optional<Transport> transport_of(std::string_view backend);
 bool node_aware(Transport t);
 
 // Parameters the routes take from the machine description (sim/machine.hpp's message_cap).
-struct Params {
+struct RouteParams {
   std::int64_t split_cap = 8192;  // split: bytes per inter-node chunk (a group is never cut)
 };
 
@@ -58,7 +58,7 @@ struct Group {
   int A = 0, B = 0;
 };
 std::vector<Group> node_groups(const std::vector<core::RankLists>& rank_lists, core::Direction d, const RankLayout& p, Transport t,
-                               std::int64_t value_bytes, const Params& prm);
+                               std::int64_t value_bytes, const RouteParams& prm);
 // Step 3 of the routes: destination t's off-node receive peers (recv_side(rank_lists, t, d)), cut into
 // runs of consecutive peers relayed by the same B; emit(B, q, e) for each run [q, e) of peer
 // indices. B sends each run as one message (none when B is t). `relay(s, L)` is group (s, L)'s B.
@@ -106,10 +106,10 @@ struct Round {
 // The rounds of one direction of an op: one for direct and shm, three (gather on node,
 // inter-node, redistribute) for the node-aware strategies. dedup: root -> leaf values by index.
 std::vector<Round> direction_rounds(const std::vector<core::RankLists>& rank_lists, core::Direction d, std::int64_t value_bytes,
-                                    const RankLayout& p, Transport t, const Params& prm, bool dedup);
+                                    const RankLayout& p, Transport t, const RouteParams& prm, bool dedup);
 // Every direction of the op, in its order (fetch_and_op: there, then the fetched values back).
 std::vector<Round> op_rounds(const std::vector<core::RankLists>& rank_lists, const core::OpSpec& op, const RankLayout& p, Transport t,
-                             const Params& prm);
+                             const RouteParams& prm);
 
 struct Totals {
   std::int64_t messages = 0, bytes = 0, shm_bytes = 0;

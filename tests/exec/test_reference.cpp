@@ -240,7 +240,7 @@ std::vector<std::map<std::string, std::vector<V>>> expected(const Graph& g, cons
 
 void check_case(const Graph& g, const Case& c) {
   const auto t = one_op_trace(g, c);
-  const exec::OpResult got = exec::reference::run_op(t, t.trace().ops[0]);
+  const exec::OpArrays got = exec::reference::run_op(t, t.trace().ops[0]);
   const auto want = expected(g, c);
   ASSERT_EQ(got.ranks.size(), want.size());
   for (size_t r = 0; r < want.size(); ++r) {

@@ -86,7 +86,7 @@ TEST_P(PlanAgainstMpiCalls, EveryMessageIsThePlans) {
   const json timing = json::parse(sfr_test::slurp(dir / "timing.json"));
   const int rpn = timing.at("ranks_per_node");
   EXPECT_EQ(rpn, c.ranks_per_node > 0 ? c.ranks_per_node : c.nranks) << "the run's placement";
-  const std::int64_t split_cap = timing.value("split_cap", plan::Params{}.split_cap);
+  const std::int64_t split_cap = timing.value("split_cap", plan::RouteParams{}.split_cap);
   // Every rank's windows, in order: backend by backend, op by op.
   const auto bt = trace::read_trace_file(tf);
   const std::size_t nops = bt.trace().ops.size();

@@ -246,7 +246,7 @@ int main(int argc, char** argv) {
         continue;
       }
       if (std::getenv("SFR_PETSC_VERBOSE") && g_rank == 0) std::fprintf(stderr, "petsc_dump: op %zu\n", i);
-      exec::OpResult res = exec::mpi::gather_result(MPI_COMM_WORLD, run_op(t, op, sfs.at(op.sf)));
+      exec::OpArrays res = exec::mpi::gather_result(MPI_COMM_WORLD, run_op(t, op, sfs.at(op.sf)));
       if (g_rank == 0) entries.push_back({i, &op, std::move(res)});
     }
     if (g_rank == 0) std::ofstream(argv[2]) << exec::write_dump(t.trace().name, entries, skipped);

@@ -43,7 +43,7 @@ struct Expected {
 };
 
 void expect_rounds(Transport t, core::OpKind k, const Expected& e) {
-  const auto rounds = plan::op_rounds(rank_lists(), op(k), core::RankLayout{4, 2}, t, plan::Params{});
+  const auto rounds = plan::op_rounds(rank_lists(), op(k), core::RankLayout{4, 2}, t, plan::RouteParams{});
   ASSERT_EQ(rounds.size(), e.msgs.size());
   for (std::size_t r = 0; r < rounds.size(); ++r) {
     ASSERT_EQ(rounds[r].msgs.size(), e.msgs[r].size()) << "round " << r << " (" << rounds[r].label << ")";

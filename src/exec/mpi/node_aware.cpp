@@ -331,7 +331,7 @@ private:
   }
 
   plan::Transport transport_;
-  plan::Params params_;
+  plan::RouteParams params_;
   std::int64_t posted_ = 0;  // messages posted (MPI_Isend), for the runner's check against the plan
   int rpn_ = 1, me_ = 0, size_ = 1;
   MPI_Comm comm_[3] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};

@@ -404,14 +404,14 @@ std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const st
     // The arrays the op wrote (sf-dump v1), in dump order.
     exec::RankArrays wrote;
     for (const char* name : core::op_traits(op.op).written()) wrote.push_back({name, std::move(b.array(name))});
-    exec::OpResult res = gather_result(comm, wrote);
+    exec::OpArrays res = gather_result(comm, wrote);
     if (me == 0) entries.push_back({i, &op, std::move(res)});
   }
   stall::idle();
   return me == 0 ? exec::write_dump(t.trace().name, entries) : "";
 }
 
-exec::OpResult gather_result(MPI_Comm comm, const exec::RankArrays& mine) {
+exec::OpArrays gather_result(MPI_Comm comm, const exec::RankArrays& mine) {
   // Each array as raw bytes: a vertex count, then the data.
   std::string blob;
   for (const auto& a : mine) {
@@ -419,7 +419,7 @@ exec::OpResult gather_result(MPI_Comm comm, const exec::RankArrays& mine) {
     blob.append(reinterpret_cast<const char*>(&n), sizeof n);
     if (!a.buffer.bytes.empty()) blob.append(reinterpret_cast<const char*>(a.buffer.bytes.data()), a.buffer.bytes.size());
   }
-  exec::OpResult res;
+  exec::OpArrays res;
   for (const auto& got : gather_strings(comm, blob)) {
     exec::RankArrays arrays;
     std::size_t pos = 0;

@@ -75,14 +75,14 @@ using AutoChoice = std::map<std::pair<std::string, core::Motion>, std::string>; 
 // Conformance: runs every op once and returns the sf-dump text (on rank 0; empty elsewhere).
 // `split_cap`: the split strategies' chunk (bytes), from the machine description the CLI resolved.
 std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, const AutoChoice* auto_choice = nullptr,
-                             int ranks_per_node = 0, std::int64_t split_cap = plan::Params{}.split_cap);
+                             int ranks_per_node = 0, std::int64_t split_cap = plan::RouteParams{}.split_cap);
 
 // Timing: `warmup` untimed and `iters` timed iterations of every op (each iteration runs the op
 // `repeat` times with `overlap_us` of compute between begin and end). Results on every rank.
 // bytes and messages of each result: the plan (plan::op_rounds) of the backend each SF ran on.
 std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters,
                                const AutoChoice* auto_choice = nullptr, int ranks_per_node = 0,
-                               std::int64_t split_cap = plan::Params{}.split_cap);
+                               std::int64_t split_cap = plan::RouteParams{}.split_cap);
 
 // Where the cuda-* backends run: this rank's GPU and how the ranks of the run share GPUs.
 struct GpuPlacement {
@@ -114,7 +114,7 @@ void bcast_string(MPI_Comm comm, std::string& s);
 std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine);
 // Rank 0 receives every rank's arrays of one op (as raw bytes, in rank order), ready for the dump
 // writer; other ranks get an empty result. Every rank passes the same names, units and bs.
-exec::OpResult gather_result(MPI_Comm comm, const exec::RankArrays& mine);
+exec::OpArrays gather_result(MPI_Comm comm, const exec::RankArrays& mine);
 
 // OSU-style table and the timing JSON (sf-timing v1, see README).
 std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int iters);

@@ -55,9 +55,9 @@ public:
   // Nodes (node-aware backends) are consecutive blocks of `ranks_per_node` ranks; 0: as many as
   // share this rank's memory (MPI_COMM_TYPE_SHARED).
   // `split_cap`: the split strategies' inter-node chunk (bytes), from the machine description
-  // (sim/machine.hpp, split.message_cap; plan::Params' default without one).
+  // (sim/machine.hpp, split.message_cap; plan::RouteParams' default without one).
   StarForest(MPI_Comm comm, const core::Graph& g, const std::string& backend, int ranks_per_node = 0,
-             std::int64_t split_cap = plan::Params{}.split_cap);
+             std::int64_t split_cap = plan::RouteParams{}.split_cap);
   ~StarForest();
   // Messages this rank's backend posted so far (its multi-SF's included); -1 where the backend
   // does not count them.
@@ -97,7 +97,7 @@ private:
   core::RankLists lists_;
   std::string backend_name_;
   int ranks_per_node_ = 0;
-  std::int64_t split_cap_ = plan::Params{}.split_cap;
+  std::int64_t split_cap_ = plan::RouteParams{}.split_cap;
   std::unique_ptr<Backend> backend_;
   std::vector<std::unique_ptr<Link>> links_;
   std::vector<std::unique_ptr<InFlight>> inflight_;

@@ -120,8 +120,8 @@ std::vector<Buffer> zeros(const core::Graph& g, const core::OpSpec& op, bool roo
   return out;
 }
 
-OpResult collect(std::initializer_list<std::pair<const char*, std::vector<Buffer>*>> arrays, int nranks) {
-  OpResult res;
+OpArrays collect(std::initializer_list<std::pair<const char*, std::vector<Buffer>*>> arrays, int nranks) {
+  OpArrays res;
   res.ranks.resize(static_cast<size_t>(nranks));
   for (int r = 0; r < nranks; ++r)
     for (auto& [name, bufs] : arrays) res.ranks[static_cast<size_t>(r)].push_back({name, std::move((*bufs)[static_cast<size_t>(r)])});
@@ -130,7 +130,7 @@ OpResult collect(std::initializer_list<std::pair<const char*, std::vector<Buffer
 
 }  // namespace
 
-OpResult run_op(const trace::BuiltTrace& t, const core::OpSpec& op) {
+OpArrays run_op(const trace::BuiltTrace& t, const core::OpSpec& op) {
   using core::OpKind;
   const auto w = core::op_traits(op.op).written();  // the arrays' names, in dump order
   const core::Graph& g = t.graph_for(op);
@@ -166,7 +166,7 @@ OpResult run_op(const trace::BuiltTrace& t, const core::OpSpec& op) {
     }
     case OpKind::degree: {
       const auto deg = core::root_degrees(g);
-      OpResult res;
+      OpArrays res;
       for (int r = 0; r < g.nranks; ++r) {
         const auto& d = deg[static_cast<size_t>(r)];
         Buffer b(core::Unit::int64, 1, static_cast<Index>(d.size()));

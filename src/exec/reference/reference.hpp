@@ -35,6 +35,6 @@ void fetch_and_op(const core::Graph& g, core::MpiOp op, std::vector<Buffer>& roo
                   std::vector<Buffer>& leafupdate, Order order = Order::petsc_basic);
 
 // Runs one op of a trace on conformance data and returns what the dump holds.
-OpResult run_op(const trace::BuiltTrace& t, const core::OpSpec& op);
+OpArrays run_op(const trace::BuiltTrace& t, const core::OpSpec& op);
 
 }  // namespace sfr::exec::reference
