@@ -4,11 +4,13 @@
 // machine file that `simulate --machine FILE` reads.
 #include <unistd.h>
 
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
 
 #include "cli/options.hpp"
+#include "core/calibration_data.hpp"
 #include "core/error.hpp"
 #include "core/progress.hpp"
 #include "core/tier.hpp"
@@ -77,6 +79,13 @@ io::Json measured_json(const core::CalibrationData& d) {
   return j;
 }
 #endif
+// A number as printf's `format` writes it ("%.1fx": "1.7x").
+std::string number_text(double v, const char* format = "%.1fx") {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
 }  // namespace
 
 int cmd_calibrate(const Args& args) {
@@ -85,18 +94,25 @@ int cmd_calibrate(const Args& args) {
   int rpn = 0, rps = 0;
   bool no_default = false;
   double stall_timeout = 60;
+  double executor_seconds = core::kExecutorSeconds;
   add_stall_timeout_option(opts, &stall_timeout);
   opts.add_options()("output,o", po::value(&out)->required(), "machine file to write (sf-machine JSON, atomically)")(
       "ranks-per-node", po::value(&rpn), "emulated nodes of N consecutive ranks (default: the real nodes, by shared memory)")(
       "ranks-per-socket", po::value(&rps), "sockets of N consecutive ranks of a node (default: one socket per node)")(
       "no-default", po::bool_switch(&no_default),
       "do not also save the machine where run --backend auto looks for it ($SFR_MACHINE_FILE, else ~/.config/sf-replay/machine.json, or "
-      "machine-emulated.json there for emulated nodes)");
+      "machine-emulated.json there for emulated nodes)")(
+      "executor-seconds", po::value(&executor_seconds),
+      ("how long to time the executor's own costs, calibrate's longest part (default " + number_text(core::kExecutorSeconds, "%.0f") +
+       "; at least " + std::to_string(core::kMinExecutorRounds) + " rounds however long they take, at most " +
+       std::to_string(core::kMaxExecutorRounds) + "): over a network a round takes about a second")
+          .c_str());
   po::positional_options_description pos;
   po::variables_map vm;
-  if (parse_options("calibrate", "-o FILE [--ranks-per-node N] [--ranks-per-socket N] [--no-default]   (under mpirun, at least 2 ranks)",
+  if (parse_options("calibrate", "-o FILE [--ranks-per-node N] [--ranks-per-socket N] [--no-default] [--executor-seconds S]   (under mpirun, at least 2 ranks)",
                     args, opts, pos, vm))
     return 0;
+  if (!(executor_seconds >= 0)) throw InputError("--executor-seconds", "must be >= 0");
   if (vm.count("ranks-per-node") && rpn < 1) throw InputError("--ranks-per-node", "must be >= 1, got " + std::to_string(rpn));
   if (vm.count("ranks-per-socket") && rps < 1) throw InputError("--ranks-per-socket", "must be >= 1, got " + std::to_string(rps));
   if (rpn > 0 && rps > rpn)
@@ -123,6 +139,7 @@ int cmd_calibrate(const Args& args) {
   const bool emulated = rpn > 0 && rpn != launch.block;
   const std::string def = no_default ? "" : sim::default_machine_path(emulated);
   exec::mpi::CalibrateOptions o;
+  o.executor_seconds = executor_seconds;
   o.ranks_per_node = rpn;
   o.ranks_per_socket = rps;
   core::Progress progress("calibrate", 0, stderr, mpi.rank == 0 && core::progress_wanted(stderr));
@@ -156,7 +173,9 @@ int cmd_calibrate(const Args& args) {
                             {"emulated_nodes", emulated},
                             {"launch_nodes", launch.nodes},
                             {"ranks_on_host", local},
-                            {"cores", cores_on_node()}};
+                            {"cores", cores_on_node()},
+                            {"executor_rounds", data.executor_rounds},
+                            {"executor_spread", data.executor_spread}};
         sim::parse_machine(j, out);  // never write a machine file that simulate --machine would refuse
         io::write_file_atomic(out, j.dump(2) + "\n");
         if (!def.empty()) {  // where run --backend auto looks (a failure here is not fatal: -o is written)
@@ -172,6 +191,10 @@ int cmd_calibrate(const Args& args) {
         std::cout << "calibrated " << data.host << ": " << data.ranks << " ranks, " << data.nodes << " node(s) of " << data.ranks_per_node
                   << " ranks" << (emulated ? " (emulated)" : launch.nodes > 1 ? " (real: a network between them)" : "") << ", " << data.ranks_per_socket << " per socket\n";
         for (const auto& l : cal.lines) std::cout << "  " << l << "\n";
+        if (data.executor_spread > core::kLoadedSpread)
+          warn("calibrate", "the machine was loaded while calibrating: the executor's rounds spread to " + number_text(data.executor_spread) +
+                                " their least (the median of " + std::to_string(data.executor_rounds) +
+                                " rounds of basic's ring); the fit keeps the least, but rerun on a quiet machine for numbers that repeat");
         for (const auto& w : sim::implausible_fit(cal.machine, cal.measured, cal.worst_rms))
           warn("calibrate", w);
         if (const std::string over = oversubscription(local); !over.empty())

@@ -168,6 +168,24 @@ struct CalibrationData {
   // between core mates costs.
   int ranks_on_host = 0, cores = 0;
   double sf_mate_ring_small = -1, sf_mate_ring = -1;
+  // How the executor's rounds went: how many ran, and their spread on basic's ring in order (the
+  // median of the rounds over their least): about 1 on a quiet machine, well above where the
+  // calibration met load (the fit keeps the least, but a loaded machine's least is loaded too).
+  int executor_rounds = 0;
+  double executor_spread = 0;
 };
+// calibrate's executor rounds: at least kMinExecutorRounds, then until kExecutorSeconds (its
+// --executor-seconds) have passed, at most kMaxExecutorRounds. Each round times every pattern on
+// every backend once: a few milliseconds on one node, about a second over TCP between nodes.
+inline constexpr int kMinExecutorRounds = 10, kMaxExecutorRounds = 60;
+inline constexpr double kExecutorSeconds = 20;
+// Above this spread calibrate says that it met load.
+inline constexpr double kLoadedSpread = 1.5;
+// The median of `rounds` over their least (0 when empty or the least is not positive).
+inline double round_spread(std::vector<double> rounds) {
+  if (rounds.empty()) return 0;
+  std::sort(rounds.begin(), rounds.end());
+  return rounds.front() > 0 ? rounds[rounds.size() / 2] / rounds.front() : 0;
+}
 
 }  // namespace sfr::core

@@ -186,7 +186,9 @@ TEST_F(Cluster, AWindowTheMpiCannotMakeIsRefusedBeforeTheRun) {
 TEST_F(Cluster, CalibrateMeasuresTheRealTiers) {
   up(2, 2);
   const fs::path out = path("machine.json");
-  const auto r = sf_replay("calibrate --no-default -o " + out.string());
+  // (The fewest executor rounds: this test reads the ping-pong tiers, and each round over TCP
+  // takes about a second.)
+  const auto r = sf_replay("calibrate --no-default --executor-seconds 0 -o " + out.string());
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("2 node(s) of 2 ranks (real: a network between them)"), std::string::npos) << r.out;
   const auto cal = nlohmann::json::parse(sfr_test::slurp(out)).at("calibration");

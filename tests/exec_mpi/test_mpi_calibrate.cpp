@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/calibration_data.hpp"
 #include "sim/machine.hpp"
 #include "exec/cuda/runtime.hpp"
 #include "support/process.hpp"
@@ -61,6 +62,10 @@ TEST(MpiCalibrate, TwoRanksOneNode) {
 #endif
   // The executor's own cost per call was measured and is in the model.
   EXPECT_GT(cal.at("measured").at("sf_op_s").get<double>(), 0);
+  // Its rounds, within the bounds, and how much they spread (the median over the least: >= 1).
+  EXPECT_GE(cal.at("executor_rounds").get<int>(), core::kMinExecutorRounds);
+  EXPECT_LE(cal.at("executor_rounds").get<int>(), core::kMaxExecutorRounds);
+  EXPECT_GE(cal.at("executor_spread").get<double>(), 1.0);
   // (a part of the call: below the whole measured call of basic's ring)
   EXPECT_LT(m.op_overhead, cal.at("measured").at("sf_op_s").get<double>());
   EXPECT_NE(r.out.find("executor   "), std::string::npos) << r.out;
@@ -111,6 +116,17 @@ TEST(MpiCalibrate, EmulatedNodesAndSockets) {
   fs::remove(out);
 }
 
+// --executor-seconds bounds the executor's rounds: with none to spend, the fewest are timed
+// (a calibrate that ignored it would time all 60, about a second at 2 ranks).
+TEST(MpiCalibrate, ExecutorSecondsBoundTheRounds) {
+  const fs::path out = temp("quick.json");
+  const auto r = mpirun(2, "calibrate --no-default --executor-seconds 0 -o " + out.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto cal = nlohmann::json::parse(sfr_test::slurp(out)).at("calibration");
+  EXPECT_EQ(cal.at("executor_rounds").get<int>(), core::kMinExecutorRounds);
+  EXPECT_GT(cal.at("measured").at("sf_op_s").get<double>(), 0);
+}
+
 TEST(MpiCalibrate, BadCommandLines) {
   const fs::path out = temp("bad.json");
   const struct {
@@ -124,6 +140,8 @@ TEST(MpiCalibrate, BadCommandLines) {
       {2, "-o /nonexistent-dir/m.json", "/nonexistent-dir"},
       {2, "", "output"},
       {2, "-o " + out.string() + " --bogus", "bogus"},
+      {2, "-o " + out.string() + " --executor-seconds -1", "--executor-seconds: must be >= 0"},
+      {2, "-o " + out.string() + " --executor-seconds nan", "--executor-seconds: must be >= 0"},
   };
   for (const auto& c : cases) {
     const auto r = mpirun(c.np, "calibrate " + c.args);

@@ -40,9 +40,9 @@ double median(std::vector<double> v) {
 // (section 5, as validate-model's ops) the 20th percentile of its iterations (core::kLowShare).
 constexpr int kRepeats = 15;
 // The executor's rounds over the backends (section 5): each times every pattern on every backend
-// once (a few milliseconds), so many rounds cost little and spread the measurement over time, past
-// bursts of load that would otherwise shift every backend's cost (sim/README.md).
-constexpr int kExecutorRounds = 60;
+// once, so many rounds spread the measurement over time, past bursts of load that would otherwise
+// shift every backend's cost (sim/README.md); core::kMinExecutorRounds to kMaxExecutorRounds, as
+// CalibrateOptions::executor_seconds allows.
 double least(const std::vector<double>& block_medians) {
   return block_medians.empty() ? 0 : *std::min_element(block_medians.begin(), block_medians.end());
 }
@@ -380,11 +380,18 @@ void measure_executor(MPI_Comm comm, int size, const CalibrateOptions& o, core::
   // backend the least of its rounds' medians: the rounds spread the machine's load over all of
   // them alike.
   auto low_us = [&](const Pattern& p, const char* backend) { return time_ops(comm, p.bt, backend, 5, 60, nullptr, d.ranks_per_node).at(0).low_us; };
-  for (int round = 0; round < kExecutorRounds; ++round) {
+  const double t0 = MPI_Wtime();
+  int rounds = 0;
+  for (int more = 1; more && rounds < core::kMaxExecutorRounds; ++rounds) {
     for (const std::size_t k : timed)
       for (auto& p : patterns) p.rounds[k].push_back(low_us(p, core::kCalibratedBackends[k]));
     for (auto& p : mates) p.rounds[0].push_back(low_us(p, core::backend_name(core::BackendId::basic)));
+    // Rank 0's clock decides, so that every rank stops after the same round.
+    more = rounds + 1 < core::kMinExecutorRounds || MPI_Wtime() - t0 < o.executor_seconds;
+    MPI_Bcast(&more, 1, MPI_INT, 0, comm);
   }
+  d.executor_rounds = rounds;
+  d.executor_spread = core::round_spread(patterns[1].rounds[0]);  // basic's ring in order, bcast
   // Of the rounds, what validate-model's least of its repeats would measure (not the luckiest of
   // 60: core/statistic.hpp).
   for (auto& p : patterns)

@@ -19,6 +19,9 @@ struct CalibrateOptions {
   // > 0: the host's cores, which its ranks outnumber (placed round robin): the ring between core
   // mates is measured too (core::CalibrationData::sf_mate_ring).
   int cores = 0;
+  // The executor's rounds (calibrate's step 5) stop once they have taken this many seconds (rank
+  // 0's clock; core::kMinExecutorRounds to core::kMaxExecutorRounds of them).
+  double executor_seconds = core::kExecutorSeconds;
 };
 
 core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o);
