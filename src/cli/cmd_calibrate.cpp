@@ -29,6 +29,13 @@
 namespace sfr::cli {
 
 namespace {
+// A number as printf's `format` writes it ("%.1fx": "1.7x").
+std::string number_text(double v, const char* format = "%.1fx") {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
 io::Json samples(const std::vector<core::TimedSample>& v) {
   io::Json a = io::Json::array();
@@ -78,13 +85,69 @@ io::Json measured_json(const core::CalibrationData& d) {
                                                             {8.0 * core::kCalibrationSfOpValues, d.sf_mate_ring}})}};
   return j;
 }
-#endif
-// A number as printf's `format` writes it ("%.1fx": "1.7x").
-std::string number_text(double v, const char* format = "%.1fx") {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
+
+// What says that the executor's rounds met load ("" when nothing does).
+std::string met_load(const core::CalibrationData& d) {
+  if (d.executor_cpu_share > 0 && d.executor_cpu_share < core::kLoadedCpuShare)
+    return "a rank had " + number_text(100 * d.executor_cpu_share, "%.0f%%") + " of the CPU it could expect while the executor was timed";
+  if (d.executor_spread > core::kLoadedSpread)
+    return "the executor's rounds spread to " + number_text(d.executor_spread) + " their least (the median of " +
+           std::to_string(d.executor_rounds) + " rounds of basic's ring)";
+  return "";
 }
+
+// Rank 0: fits the model to what was measured, writes the machine file (and the default one
+// unless `def` is empty) and says what it fitted and what it doubts.
+void save_machine(const core::CalibrationData& data, const std::string& out, const std::string& def, bool emulated,
+                  const exec::mpi::LaunchNodes& launch, int local) {
+  auto cal = sim::calibrate_machine(data);
+  io::Json j = sim::machine_to_json(cal.machine);
+  j["calibration"] = {{"host", data.host},
+                      {"date", trace::iso8601_utc_now()},
+                      {"ranks", data.ranks},
+                      {"nodes", data.nodes},
+                      {"ranks_per_node", data.ranks_per_node},
+                      {"ranks_per_socket", data.ranks_per_socket},
+                      {"fit", cal.lines},
+                      {"worst_fit_error", cal.worst_rms},
+                      {"measured", measured_json(data)},
+                      {"emulated_nodes", emulated},
+                      {"launch_nodes", launch.nodes},
+                      {"ranks_on_host", local},
+                      {"cores", cores_on_node()},
+                      {"executor_rounds", data.executor_rounds},
+                      {"executor_spread", data.executor_spread},
+                      {"executor_cpu_share", data.executor_cpu_share}};
+  sim::parse_machine(j, out);  // never write a machine file that simulate --machine would refuse
+  io::write_file_atomic(out, j.dump(2) + "\n");
+  if (!def.empty()) {  // where run --backend auto looks (a failure here is not fatal: -o is written)
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(def).parent_path(), ec);
+    try {
+      io::write_file_atomic(def, j.dump(2) + "\n");
+      std::cout << "also saved as the machine of run --backend auto: " << def << "\n";
+    } catch (const std::exception& e) {
+      std::cout << "note: could not save the machine of run --backend auto (" << e.what() << ")\n";
+    }
+  }
+  std::cout << "calibrated " << data.host << ": " << data.ranks << " ranks, " << data.nodes << " node(s) of " << data.ranks_per_node
+            << " ranks" << (emulated ? " (emulated)" : launch.nodes > 1 ? " (real: a network between them)" : "") << ", " << data.ranks_per_socket << " per socket\n";
+  for (const auto& l : cal.lines) std::cout << "  " << l << "\n";
+  if (const std::string load = met_load(data); !load.empty())
+    warn("calibrate", "the machine was loaded while calibrating: " + load +
+                          "; the fit keeps the least of its rounds, but rerun on a quiet machine for numbers that repeat");
+  for (const auto& w : sim::implausible_fit(cal.machine, cal.measured, cal.worst_rms))
+    warn("calibrate", w);
+  if (const std::string over = oversubscription(local); !over.empty())
+    warn("calibrate", over + ": the measured times include waits for a core; the machine file describes an oversubscribed run, "
+                            "not this machine" +
+                            std::string(bound_to_cores() ? ""
+                                                         : " (and the ranks are not bound to cores, so how they share them changes from "
+                                                           "run to run: bind them, e.g. Open MPI's --bind-to core:overload-allowed --map-by "
+                                                           "core, for numbers that repeat)"));
+  std::cout << "machine written to " << out << " (sf-replay simulate TRACE --machine " << out << ")\n";
+}
+#endif
 
 }  // namespace
 
@@ -158,53 +221,7 @@ int cmd_calibrate(const Args& args) {
   data.cores = local > cores ? cores : 0;
   progress.done();
   if (!agreed("calibrate", mpi.rank, mpi.size, [&] {
-        if (mpi.rank != 0) return;
-        auto cal = sim::calibrate_machine(data);
-        io::Json j = sim::machine_to_json(cal.machine);
-        j["calibration"] = {{"host", data.host},
-                            {"date", trace::iso8601_utc_now()},
-                            {"ranks", data.ranks},
-                            {"nodes", data.nodes},
-                            {"ranks_per_node", data.ranks_per_node},
-                            {"ranks_per_socket", data.ranks_per_socket},
-                            {"fit", cal.lines},
-                            {"worst_fit_error", cal.worst_rms},
-                            {"measured", measured_json(data)},
-                            {"emulated_nodes", emulated},
-                            {"launch_nodes", launch.nodes},
-                            {"ranks_on_host", local},
-                            {"cores", cores_on_node()},
-                            {"executor_rounds", data.executor_rounds},
-                            {"executor_spread", data.executor_spread}};
-        sim::parse_machine(j, out);  // never write a machine file that simulate --machine would refuse
-        io::write_file_atomic(out, j.dump(2) + "\n");
-        if (!def.empty()) {  // where run --backend auto looks (a failure here is not fatal: -o is written)
-          std::error_code ec;
-          std::filesystem::create_directories(std::filesystem::path(def).parent_path(), ec);
-          try {
-            io::write_file_atomic(def, j.dump(2) + "\n");
-            std::cout << "also saved as the machine of run --backend auto: " << def << "\n";
-          } catch (const std::exception& e) {
-            std::cout << "note: could not save the machine of run --backend auto (" << e.what() << ")\n";
-          }
-        }
-        std::cout << "calibrated " << data.host << ": " << data.ranks << " ranks, " << data.nodes << " node(s) of " << data.ranks_per_node
-                  << " ranks" << (emulated ? " (emulated)" : launch.nodes > 1 ? " (real: a network between them)" : "") << ", " << data.ranks_per_socket << " per socket\n";
-        for (const auto& l : cal.lines) std::cout << "  " << l << "\n";
-        if (data.executor_spread > core::kLoadedSpread)
-          warn("calibrate", "the machine was loaded while calibrating: the executor's rounds spread to " + number_text(data.executor_spread) +
-                                " their least (the median of " + std::to_string(data.executor_rounds) +
-                                " rounds of basic's ring); the fit keeps the least, but rerun on a quiet machine for numbers that repeat");
-        for (const auto& w : sim::implausible_fit(cal.machine, cal.measured, cal.worst_rms))
-          warn("calibrate", w);
-        if (const std::string over = oversubscription(local); !over.empty())
-          warn("calibrate", over + ": the measured times include waits for a core; the machine file describes an oversubscribed run, "
-                                  "not this machine" +
-                                  std::string(bound_to_cores() ? ""
-                                                               : " (and the ranks are not bound to cores, so how they share them changes from "
-                                                                 "run to run: bind them, e.g. Open MPI's --bind-to core:overload-allowed --map-by "
-                                                                 "core, for numbers that repeat)"));
-        std::cout << "machine written to " << out << " (sf-replay simulate TRACE --machine " << out << ")\n";
+        if (mpi.rank == 0) save_machine(data, out, def, emulated, launch, local);
       }))
     return 2;
   return 0;

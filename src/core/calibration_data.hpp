@@ -168,19 +168,22 @@ struct CalibrationData {
   // between core mates costs.
   int ranks_on_host = 0, cores = 0;
   double sf_mate_ring_small = -1, sf_mate_ring = -1;
-  // How the executor's rounds went: how many ran, and their spread on basic's ring in order (the
-  // median of the rounds over their least): about 1 on a quiet machine, well above where the
-  // calibration met load (the fit keeps the least, but a loaded machine's least is loaded too).
+  // How the executor's rounds went: how many ran; their spread on basic's ring in order (the
+  // median of the rounds over their least: about 1 on a quiet machine, higher under bursts of
+  // load); and the least CPU any rank had while they ran, as a share of what it could expect (its
+  // CPU time over the wall time, over its fair share of its host's cores: an MPI rank spins while
+  // it waits, so about 1 unless other processes took the cores: steady load, which the spread
+  // does not see). The fit keeps the least, but a loaded machine's least is loaded too.
   int executor_rounds = 0;
-  double executor_spread = 0;
+  double executor_spread = 0, executor_cpu_share = 0;
 };
 // calibrate's executor rounds: at least kMinExecutorRounds, then until kExecutorSeconds (its
 // --executor-seconds) have passed, at most kMaxExecutorRounds. Each round times every pattern on
 // every backend once: a few milliseconds on one node, about a second over TCP between nodes.
 inline constexpr int kMinExecutorRounds = 10, kMaxExecutorRounds = 60;
 inline constexpr double kExecutorSeconds = 20;
-// Above this spread calibrate says that it met load.
-inline constexpr double kLoadedSpread = 1.5;
+// calibrate says that it met load above this spread, or below this share of the CPU expected.
+inline constexpr double kLoadedSpread = 1.5, kLoadedCpuShare = 0.8;
 // The median of `rounds` over their least (0 when empty or the least is not positive).
 inline double round_spread(std::vector<double> rounds) {
   if (rounds.empty()) return 0;

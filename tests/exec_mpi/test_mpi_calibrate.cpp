@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -66,6 +67,7 @@ TEST(MpiCalibrate, TwoRanksOneNode) {
   EXPECT_GE(cal.at("executor_rounds").get<int>(), core::kMinExecutorRounds);
   EXPECT_LE(cal.at("executor_rounds").get<int>(), core::kMaxExecutorRounds);
   EXPECT_GE(cal.at("executor_spread").get<double>(), 1.0);
+  EXPECT_GT(cal.at("executor_cpu_share").get<double>(), 0.0);
   // (a part of the call: below the whole measured call of basic's ring)
   EXPECT_LT(m.op_overhead, cal.at("measured").at("sf_op_s").get<double>());
   EXPECT_NE(r.out.find("executor   "), std::string::npos) << r.out;
@@ -125,6 +127,27 @@ TEST(MpiCalibrate, ExecutorSecondsBoundTheRounds) {
   const auto cal = nlohmann::json::parse(sfr_test::slurp(out)).at("calibration");
   EXPECT_EQ(cal.at("executor_rounds").get<int>(), core::kMinExecutorRounds);
   EXPECT_GT(cal.at("measured").at("sf_op_s").get<double>(), 0);
+}
+
+// A calibration that met load says so: here every core also spins for another thread of this
+// test while 2 ranks calibrate, so each rank has about half the CPU it could expect (the
+// warning's threshold is 80 %). Without the load nothing is asserted: CI's other tests load it.
+TEST(MpiCalibrate, SaysWhenItMetLoad) {
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> spinners;
+  for (unsigned c = 0; c < std::max(1u, std::thread::hardware_concurrency()); ++c)
+    spinners.emplace_back([&] {
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  const fs::path out = temp("loaded.json");
+  const auto r = mpirun(2, "calibrate --no-default --executor-seconds 0 -o " + out.string());
+  stop = true;
+  for (auto& t : spinners) t.join();
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("warning: the machine was loaded while calibrating: a rank had"), std::string::npos) << r.out;
+  const auto cal = nlohmann::json::parse(sfr_test::slurp(out)).at("calibration");
+  EXPECT_LT(cal.at("executor_cpu_share").get<double>(), core::kLoadedCpuShare);
 }
 
 TEST(MpiCalibrate, BadCommandLines) {

@@ -1,6 +1,7 @@
 #include "exec/mpi/calibrate.hpp"
 
 #include <sched.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -63,6 +64,28 @@ void idle_barrier(MPI_Comm comm) {
 }
 
 constexpr int kTag = 7, kToken = 8;
+
+// CPU seconds (user and system) this process has had.
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+// The share of a core each rank of this host may expect: the CPUs its ranks may run on (the union
+// of their affinity masks: a cluster node of .ci/cluster has its own) over its ranks, at most 1.
+double fair_core_share(MPI_Comm comm) {
+  MPI_Comm host;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+  int n = 1;
+  MPI_Comm_size(host, &n);
+  cpu_set_t mine, all;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_SET(0, &mine);
+  MPI_Allreduce(&mine, &all, static_cast<int>(sizeof(cpu_set_t)), MPI_BYTE, MPI_BOR, host);
+  MPI_Comm_free(&host);
+  return std::min(1.0, static_cast<double>(std::max(1, CPU_COUNT(&all))) / static_cast<double>(n));
+}
 
 // The one CPU this rank is bound to, or -1 (bound to several, or unknown).
 int bound_cpu() {
@@ -380,7 +403,7 @@ void measure_executor(MPI_Comm comm, int size, const CalibrateOptions& o, core::
   // backend the least of its rounds' medians: the rounds spread the machine's load over all of
   // them alike.
   auto low_us = [&](const Pattern& p, const char* backend) { return time_ops(comm, p.bt, backend, 5, 60, nullptr, d.ranks_per_node).at(0).low_us; };
-  const double t0 = MPI_Wtime();
+  const double t0 = MPI_Wtime(), cpu0 = cpu_seconds();
   int rounds = 0;
   for (int more = 1; more && rounds < core::kMaxExecutorRounds; ++rounds) {
     for (const std::size_t k : timed)
@@ -392,6 +415,10 @@ void measure_executor(MPI_Comm comm, int size, const CalibrateOptions& o, core::
   }
   d.executor_rounds = rounds;
   d.executor_spread = core::round_spread(patterns[1].rounds[0]);  // basic's ring in order, bcast
+  // A rank that waits for MPI spins: it holds its share of the cores the whole time unless other
+  // processes take them.
+  const double share = (cpu_seconds() - cpu0) / std::max(1e-9, MPI_Wtime() - t0) / fair_core_share(comm);
+  MPI_Allreduce(&share, &d.executor_cpu_share, 1, MPI_DOUBLE, MPI_MIN, comm);
   // Of the rounds, what validate-model's least of its repeats would measure (not the luckiest of
   // 60: core/statistic.hpp).
   for (auto& p : patterns)
