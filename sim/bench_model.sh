@@ -12,6 +12,7 @@
 # differently in every launch, and calibrate's launch and the measured ones disagree by up to 2x.
 # With CLUSTER=ID (a cluster of .ci/cluster of RANKS/RANKS_PER_NODE nodes of RANKS_PER_NODE), every
 # launch runs there: real nodes, TCP between them (sim/bench_cluster.sh brings them up).
+# CALIBRATE_ARGS are added to calibrate's (e.g. --executor-seconds 60).
 # Usage: bash sim/bench_model.sh                          (after a release build in build/release)
 #        RANKS=4 RANKS_PER_NODE=2 bash sim/bench_model.sh  (4 ranks as 2 emulated nodes of 2)
 set -euo pipefail
@@ -35,7 +36,7 @@ fi
 candidates=basic,neighbor,window,alltoallv,shm
 [ "$rpn" -lt "$np" ] && candidates+=,3step,2step,split-md
 t0=$(date +%s.%N)
-"${launch[@]}" $cli calibrate -o "$dir/machine.json" --no-default "${nodes[@]}" | sed -n '1p'
+"${launch[@]}" $cli calibrate -o "$dir/machine.json" --no-default "${nodes[@]}" ${CALIBRATE_ARGS:-} | sed -n '1p'
 t1=$(date +%s.%N)
 echo "calibrate at $np ranks, $rpn per node${CLUSTER:+ (real nodes)}: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
 traces=()
