@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/progress.hpp"
 #include "io/json_strict.hpp"
 
@@ -419,11 +420,8 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
 }
 
 namespace {
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+// Short for core::format_number in these tables.
+constexpr auto fmt = core::format_number;
 std::string us(double s) { return fmt("%.3f", s * 1e6); }
 }  // namespace
 

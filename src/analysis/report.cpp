@@ -8,17 +8,15 @@
 
 #include "core/backends.hpp"
 #include "core/calibration_data.hpp"
+#include "core/format.hpp"
 #include "core/statistic.hpp"
 
 namespace sfr::analysis {
 
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+// Short for core::format_number in these tables.
+constexpr auto fmt = core::format_number;
 
 void star_forests(std::ostringstream& o, const TraceStats& ts) {
   o << "## Star forests\n\n";

@@ -4,7 +4,6 @@
 // machine file that `simulate --machine FILE` reads.
 #include <unistd.h>
 
-#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -12,6 +11,7 @@
 #include "cli/options.hpp"
 #include "core/calibration_data.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/progress.hpp"
 #include "core/tier.hpp"
 #include "io/output_file.hpp"
@@ -29,13 +29,6 @@
 namespace sfr::cli {
 
 namespace {
-// A number as printf's `format` writes it ("%.1fx": "1.7x").
-std::string number_text(double v, const char* format = "%.1fx") {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
 io::Json samples(const std::vector<core::TimedSample>& v) {
   io::Json a = io::Json::array();
@@ -89,9 +82,9 @@ io::Json measured_json(const core::CalibrationData& d) {
 // What says that the executor's rounds met load ("" when nothing does).
 std::string met_load(const core::CalibrationData& d) {
   if (d.executor_cpu_share > 0 && d.executor_cpu_share < core::kLoadedCpuShare)
-    return "a rank had " + number_text(100 * d.executor_cpu_share, "%.0f%%") + " of the CPU it could expect while the executor was timed";
+    return "a rank had " + core::format_number("%.0f%%", 100 * d.executor_cpu_share) + " of the CPU it could expect while the executor was timed";
   if (d.executor_spread > core::kLoadedSpread)
-    return "the executor's rounds spread to " + number_text(d.executor_spread) + " their least (the median of " +
+    return "the executor's rounds spread to " + core::format_number("%.1fx", d.executor_spread) + " their least (the median of " +
            std::to_string(d.executor_rounds) + " rounds of basic's ring)";
   return "";
 }
@@ -166,7 +159,7 @@ int cmd_calibrate(const Args& args) {
       "do not also save the machine where run --backend auto looks for it ($SFR_MACHINE_FILE, else ~/.config/sf-replay/machine.json, or "
       "machine-emulated.json there for emulated nodes)")(
       "executor-seconds", po::value(&executor_seconds),
-      ("how long to time the executor's own costs, calibrate's longest part (default " + number_text(core::kExecutorSeconds, "%.0f") +
+      ("how long to time the executor's own costs, calibrate's longest part (default " + core::format_number("%.0f", core::kExecutorSeconds) +
        "; at least " + std::to_string(core::kMinExecutorRounds) + " rounds however long they take, at most " +
        std::to_string(core::kMaxExecutorRounds) + "): over a network a round takes about a second")
           .c_str());

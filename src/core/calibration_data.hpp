@@ -10,6 +10,7 @@
 
 #include "core/backends.hpp"
 #include "core/graph.hpp"
+#include "core/statistic.hpp"
 
 namespace sfr::core {
 
@@ -185,10 +186,9 @@ inline constexpr double kExecutorSeconds = 20;
 // calibrate says that it met load above this spread, or below this share of the CPU expected.
 inline constexpr double kLoadedSpread = 1.5, kLoadedCpuShare = 0.8;
 // The median of `rounds` over their least (0 when empty or the least is not positive).
-inline double round_spread(std::vector<double> rounds) {
-  if (rounds.empty()) return 0;
-  std::sort(rounds.begin(), rounds.end());
-  return rounds.front() > 0 ? rounds[rounds.size() / 2] / rounds.front() : 0;
+inline double round_spread(const std::vector<double>& rounds) {
+  const double least = rounds.empty() ? 0 : *std::min_element(rounds.begin(), rounds.end());
+  return least > 0 ? upper_median(rounds) / least : 0;
 }
 
 }  // namespace sfr::core

@@ -20,6 +20,14 @@ namespace sfr::core {
 
 constexpr double kLowShare = 0.2;
 
+// The middle value, the upper of the middle two for an even count (calibrate's statistic of a
+// block; regress averages the two instead); 0 when empty.
+inline double upper_median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 // `sorted`: ascending; 0 when empty.
 inline double low_share_of(const std::vector<double>& sorted) {
   if (sorted.empty()) return 0;

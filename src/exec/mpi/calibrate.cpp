@@ -27,11 +27,7 @@ namespace sfr::exec::mpi {
 
 namespace {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using core::upper_median;
 
 // The statistic of calibrate and validate-model alike (sim/README.md, "One statistic for fitting
 // and judging"): a measurement is repeated in blocks, interleaved with the other measurements of
@@ -128,7 +124,7 @@ std::vector<core::TimedSample> pingpong(MPI_Comm comm, int rank, int p) {
           MPI_Send(buf.data(), n, MPI_BYTE, 0, kTag, comm);
         }
       }
-      medians[k].push_back(median(t));
+      medians[k].push_back(upper_median(t));
       stall::tick();
     }
   std::vector<core::TimedSample> out;
@@ -168,8 +164,8 @@ void overheads(MPI_Comm comm, int rank, int p, core::CalibrationData& d) {
       orv.push_back(spent / K);
     }
   }
-  if (rank == 0) d.o_send = median(os);
-  if (rank == p) d.o_recv = median(orv);
+  if (rank == 0) d.o_send = upper_median(os);
+  if (rank == p) d.o_recv = upper_median(orv);
   MPI_Bcast(&d.o_recv, 1, MPI_DOUBLE, p, comm);
   for (const int k : {1, 2, 4, 8, 16, 32, 64}) {
     std::vector<double> t;
@@ -185,7 +181,7 @@ void overheads(MPI_Comm comm, int rank, int p, core::CalibrationData& d) {
         MPI_Send(msg, 0, MPI_BYTE, 0, kToken, comm);
       }
     }
-    if (rank == 0) d.train.push_back({static_cast<double>(k), median(t)});
+    if (rank == 0) d.train.push_back({static_cast<double>(k), upper_median(t)});
   }
 }
 
@@ -210,7 +206,7 @@ double injection(MPI_Comm comm, int rank, const std::vector<int>& from, const st
     if (r >= 2) t.push_back(MPI_Wtime() - t0);
     stall::tick();
   }
-  double mine = median(t), worst = 0;
+  double mine = upper_median(t), worst = 0;
   if (static_cast<std::size_t>(me_from) >= senders) mine = 0;
   MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
   return worst / (static_cast<double>(bytes) * static_cast<double>(senders));
@@ -228,7 +224,7 @@ double per_call(MPI_Comm comm, F&& f) {
       f();
       if (r >= 3) t.push_back(MPI_Wtime() - t0);
     }
-    blocks.push_back(median(t));
+    blocks.push_back(upper_median(t));
     stall::tick();
   }
   double mine = least(blocks), worst = 0;
@@ -253,7 +249,7 @@ std::vector<core::TimedSample> pack_costs() {
         core::pack(reinterpret_cast<const std::byte*>(src.data()), idx, shape, sizeof(double), reinterpret_cast<std::byte*>(dst.data()));
       t.push_back((MPI_Wtime() - t0) / reps);
     }
-    out.push_back({8.0 * n, median(t)});
+    out.push_back({8.0 * n, upper_median(t)});
   }
   return out;
 }
