@@ -10,6 +10,7 @@
 
 #include "core/backends.hpp"
 #include "core/error.hpp"
+#include "core/shm_route.hpp"
 
 namespace sfr::sim {
 
@@ -160,19 +161,25 @@ struct StepBuilder {
   }
 };
 
-// Whether `side`'s list for `peer` is one contiguous block.
-bool contiguous_list(const core::PeerLists& side, int peer) {
+// The shape of `side`'s list for `peer` (empty where it has none).
+core::IndexShape list_shape(const core::PeerLists& side, int peer) {
   const auto it = std::lower_bound(side.peers.begin(), side.peers.end(), peer);
-  return it != side.peers.end() && *it == peer && side.shapes[static_cast<std::size_t>(it - side.peers.begin())].kind == core::IndexShape::contiguous;
+  return it != side.peers.end() && *it == peer ? side.shapes[static_cast<std::size_t>(it - side.peers.begin())] : core::IndexShape{};
+}
+// Whether `side`'s list for `peer` is one contiguous block.
+bool contiguous_list(const core::PeerLists& side, int peer) { return list_shape(side, peer).kind == core::IndexShape::contiguous; }
+// The shape of flow f's list on its sender.
+core::IndexShape sender_shape(const Traffic& t, const Flow& f) {
+  const auto& from = (*t.rank_lists)[static_cast<std::size_t>(f.src)];
+  return list_shape(t.dir == core::Direction::root_to_leaf ? from.root_side : from.leaf_side, f.dst);
 }
 // A direct-capable backend's flow: its sender packs unless its list is contiguous and may go
 // unpacked, its receiver unpacks unless its list is contiguous and may take it in place.
 void direct_flow(StepBuilder& sb, const Traffic& t, const Flow& f) {
   if (!t.send_direct || !t.rank_lists) return;
-  const auto& from = (*t.rank_lists)[static_cast<std::size_t>(f.src)];
   const auto& to = (*t.rank_lists)[static_cast<std::size_t>(f.dst)];
   const bool r2l = t.dir == core::Direction::root_to_leaf;
-  const bool pack = !contiguous_list(r2l ? from.root_side : from.leaf_side, f.dst);
+  const bool pack = sender_shape(t, f).kind != core::IndexShape::contiguous;
   const bool unpack = !t.recv_direct || !contiguous_list(r2l ? to.leaf_side : to.root_side, f.src);
   sb.direct(f.src, f.dst, pack, unpack);
 }
@@ -290,7 +297,8 @@ void add_direct(Schedule& s, const RankLayout& lay, const MachineModel& m, Backe
 
 // shm: on-node pairs through the sender's shared segment (the sender packs into it, the receiver
 // unpacks from it: two copies at the machine's packing rate, and the flag handshake: the pair's
-// short-message latency), off-node pairs as basic. The executor's shm.cpp, on the plan's nodes.
+// short-message latency), off-node pairs, and the large contiguous runs shm leaves to MPI
+// (core/shm_route.hpp), as basic. The executor's shm.cpp, on the plan's nodes.
 void add_shm(Schedule& s, const RankLayout& lay, const MachineModel& m, const Traffic& t) {
   StepBuilder sb(s, m, false);
   std::vector<std::int64_t> sent(static_cast<std::size_t>(lay.nranks)), recvd(sent.size());
@@ -298,7 +306,7 @@ void add_shm(Schedule& s, const RankLayout& lay, const MachineModel& m, const Tr
     const std::int64_t bytes = f.count * t.value_bytes;
     sent[f.src] += bytes;
     recvd[f.dst] += bytes;
-    if (lay.node(f.src) != lay.node(f.dst)) {
+    if (lay.node(f.src) != lay.node(f.dst) || (t.rank_lists && core::shm_leaves_to_mpi(bytes, sender_shape(t, f)))) {
       sb.send(f.src, f.dst, bytes);
       direct_flow(sb, t, f);
       continue;

@@ -91,7 +91,7 @@ inline constexpr BackendInfo kBackends[] = {
     {.name = "shm",
      .id = BackendId::shm,
      .what = "on-node peers through one MPI-3 shared-memory window per link (pack into my segment, unpack from the sender's), off-node "
-             "peers as basic",
+             "peers and on-node messages of >= 64 KiB from one contiguous run as basic",
      .transport = Transport::shm,
      .nodes = true,
      .shared_memory = true,

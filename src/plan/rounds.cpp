@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "core/shm_route.hpp"
+
 namespace sfr::plan {
 
 
@@ -83,7 +85,8 @@ Round empty_round(std::string label, int nranks) {
   return r;
 }
 
-// Direct and shm: one message per (sender, receiver) pair, or a shared-memory copy on a node.
+// Direct and shm: one message per (sender, receiver) pair, or a shared-memory copy on a node (but
+// for the large contiguous runs shm leaves to MPI, core/shm_route.hpp).
 Round pairs_round(const std::vector<core::RankLists>& rank_lists, core::Direction d, std::int64_t vb, const RankLayout& p, bool shm) {
   Round r = empty_round(core::transport_name(shm ? Transport::shm : Transport::direct), p.nranks);
   for (int s = 0; s < p.nranks; ++s) {
@@ -91,7 +94,7 @@ Round pairs_round(const std::vector<core::RankLists>& rank_lists, core::Directio
     for (std::size_t q = 0; q < side.npeers(); ++q) {
       const int dst = side.peers[q];
       const std::int64_t bytes = side.count(q) * vb;
-      if (shm && p.node(dst) == p.node(s)) {
+      if (shm && p.node(dst) == p.node(s) && !core::shm_leaves_to_mpi(bytes, side.shapes[q])) {
         r.shm_out[static_cast<std::size_t>(s)] += bytes;
         r.shm_in[static_cast<std::size_t>(dst)] += bytes;
       } else {

@@ -8,7 +8,8 @@
 //   direct     basic, neighbor, window, alltoallv, collective: one message per (sender, receiver)
 //              pair of the rank lists (core::build_rank_lists), per direction of the op.
 //   shm        on-node pairs (the placement's nodes) through shared memory: no message, the values
-//              copied in and out of the sender's segment; off-node pairs as direct.
+//              copied in and out of the sender's segment; off-node pairs, and on-node ones whose
+//              values are a large contiguous run of the sender's (core/shm_route.hpp), as direct.
 //   3step, 2step, split (split-md, split-dd): off-node traffic in groups (source rank, destination
 //              node) relayed through aggregators A (source node) and B (destination node); on-node
 //              pairs through shared memory. See node_groups.

@@ -22,6 +22,7 @@
 
 #include "exec/dump_check.hpp"
 #include "support/backends.hpp"
+#include "support/large_runs.hpp"
 #include "support/process.hpp"
 #include "support/random_trace.hpp"
 #include "support/sample_traces.hpp"
@@ -153,6 +154,15 @@ static void link_reused(bool issue_only, const std::string& backend) {
   const auto p = link_reuse_trace(issue_only);
   conforms(p, backend);
   if (node_aware(backend)) conforms(p, backend, 1);
+  fs::remove(p);
+}
+
+// Messages at and just under the size where shm leaves a contiguous on-node pair to MPI
+// (core/shm_route.hpp), on every backend: the pairs that change route must still conform.
+TEST_P(Backends, LargeRunsConform) {
+  const fs::path p = fs::temp_directory_path() / ("sfr_mpi_large_runs_" + std::to_string(::getpid()) + "_" + GetParam() + ".json");
+  trace::write_trace_file(sfr_test::large_runs_trace(), p.string());
+  conforms(p, GetParam());
   fs::remove(p);
 }
 

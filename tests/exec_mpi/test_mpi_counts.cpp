@@ -19,6 +19,7 @@
 #include "plan/rounds.hpp"
 #include "support/backends.hpp"
 #include "support/process.hpp"
+#include "support/large_runs.hpp"
 #include "support/random_trace.hpp"
 #include "support/plan_cases.hpp"
 #include "trace/reader.hpp"
@@ -38,6 +39,7 @@ std::vector<Case> cases() {
   std::vector<Case> v = sfr_test::sample_plan_cases();
   for (int n = 2; n <= 6; n += 2) v.push_back({"random" + std::to_string(n) + "_launch", {}, n, 0});
   sfr_test::add_random_plan_cases(v, 3, 8, false);
+  v.push_back({"large_runs_rpn2", {}, 2, 2, sfr_test::large_runs_trace});  // shm's pairs left to MPI
   return v;
 }
 
@@ -70,8 +72,9 @@ TEST_P(PlanAgainstMpiCalls, EveryMessageIsThePlans) {
   const fs::path dir = fs::temp_directory_path() / ("sfr_counts_" + std::to_string(::getpid()) + "_" + c.name);
   fs::remove_all(dir);
   fs::create_directories(dir / "counts");
-  trace::Trace t = c.source.empty() ? random_case(c.nranks, 200u + static_cast<unsigned>(c.nranks))
-                                    : trace::read_trace_file(c.source.string()).trace();
+  trace::Trace t = c.make                 ? c.make()
+                   : c.source.empty()     ? random_case(c.nranks, 200u + static_cast<unsigned>(c.nranks))
+                                          : trace::read_trace_file(c.source.string()).trace();
   t.machine.reset();
   if (c.ranks_per_node > 0) t.machine = trace::Machine{c.ranks_per_node, c.ranks_per_node, 0};
   const std::string tf = (dir / "t.json").string();

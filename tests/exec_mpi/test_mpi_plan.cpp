@@ -13,6 +13,7 @@
 
 #include "support/backends.hpp"
 #include "support/process.hpp"
+#include "support/large_runs.hpp"
 #include "support/random_trace.hpp"
 #include "support/plan_cases.hpp"
 #include "trace/reader.hpp"
@@ -31,6 +32,7 @@ using Case = sfr_test::PlanCase;
 std::vector<Case> cases() {
   std::vector<Case> v = sfr_test::sample_plan_cases();
   sfr_test::add_random_plan_cases(v, 2, 8, true);
+  v.push_back({"large_runs_rpn2", {}, 2, 2, sfr_test::large_runs_trace});  // shm's pairs left to MPI
   return v;
 }
 
@@ -54,8 +56,9 @@ TEST_P(PlanAgreement, RunSimulateAndInspectCountTheSameMessages) {
   const Case& c = GetParam();
   const fs::path dir = fs::temp_directory_path() / ("sfr_plan_" + std::to_string(::getpid()) + "_" + c.name);
   fs::create_directories(dir);
-  trace::Trace t = c.source.empty() ? random_case(c.nranks, 100u + static_cast<unsigned>(c.nranks))
-                                    : trace::read_trace_file(c.source.string()).trace();
+  trace::Trace t = c.make                 ? c.make()
+                   : c.source.empty()     ? random_case(c.nranks, 100u + static_cast<unsigned>(c.nranks))
+                                          : trace::read_trace_file(c.source.string()).trace();
   t.machine = trace::Machine{c.ranks_per_node, c.ranks_per_node, 0};
   const std::string tf = (dir / "t.json").string();
   trace::write_trace_file(t, tf);

@@ -13,6 +13,7 @@
 
 #include "core/peer_lists.hpp"
 #include "plan/rounds.hpp"
+#include "support/large_runs.hpp"
 
 using namespace sfr;
 using plan::Message;
@@ -129,4 +130,38 @@ TEST(PlanRounds, TwoStep) {
 TEST(PlanRounds, Split) {
   expect_rounds(Transport::split, core::OpKind::bcast,
                 {{{{0, 1, 8}, {2, 3, 16}}, {{1, 2, 8}, {3, 0, 24}}, {{0, 1, 8}}}, {{0, {0, 8, 0, 0}}}});
+}
+
+// shm leaves an on-node pair to MPI from 64 KiB when the sender's values are one contiguous run
+// (core/shm_route.hpp). 2 ranks on one node, each leaf block of `bs` float64 read from the other
+// rank: `runs` reads roots 0 and 1 (contiguous), `gaps` roots 0 and 2 (strided roots, contiguous
+// leaves). Bytes per pair: 2 * bs * 8.
+TEST(PlanRounds, ShmLeavesLargeContiguousRunsToMpi) {
+  const trace::Trace t = sfr_test::large_runs_trace();
+  const auto runs = core::build_rank_lists(*std::get<trace::ExplicitSF>(t.sfs[0].def).graph);
+  const auto gaps = core::build_rank_lists(*std::get<trace::ExplicitSF>(t.sfs[1].def).graph);
+  auto round = [](const std::vector<core::RankLists>& lists, core::OpKind k, int bs) {
+    core::OpSpec o = op(k);
+    o.bs = bs;
+    const auto rounds = plan::op_rounds(lists, o, core::RankLayout{2, 2}, Transport::shm, plan::RouteParams{});
+    EXPECT_EQ(rounds.size(), 1u);
+    return rounds.front();
+  };
+  const std::vector<Message> both_ways = {{0, 1, 65536}, {1, 0, 65536}};
+  auto expect_msgs = [](const plan::Round& r, const std::vector<Message>& want, std::int64_t shm_each) {
+    ASSERT_EQ(r.msgs.size(), want.size()) << r.label;
+    for (std::size_t i = 0; i < want.size(); ++i)
+      EXPECT_TRUE(r.msgs[i].src == want[i].src && r.msgs[i].dst == want[i].dst && r.msgs[i].bytes == want[i].bytes) << "message " << i;
+    EXPECT_EQ(r.shm_out, (std::vector<std::int64_t>{shm_each, shm_each}));
+    EXPECT_EQ(r.shm_in, (std::vector<std::int64_t>{shm_each, shm_each}));
+  };
+  expect_msgs(round(runs, core::OpKind::bcast, 4096), both_ways, 0);    // 64 KiB, contiguous: MPI
+  expect_msgs(round(runs, core::OpKind::bcast, 4095), {}, 65520);       // 8 bytes under: the segment
+  expect_msgs(round(runs, core::OpKind::reduce, 4096), both_ways, 0);   // the leaves send, contiguous
+  expect_msgs(round(gaps, core::OpKind::bcast, 4096), {}, 65536);       // strided roots send
+  expect_msgs(round(gaps, core::OpKind::reduce, 4096), both_ways, 0);   // contiguous leaves send
+  // basic (direct) ignores the rule: the same messages at every size.
+  core::OpSpec small = op(core::OpKind::bcast);
+  small.bs = 4095;
+  EXPECT_EQ(plan::op_rounds(runs, small, core::RankLayout{2, 2}, Transport::direct, plan::RouteParams{}).front().msgs.size(), 2u);
 }

@@ -16,9 +16,10 @@ namespace sfr_test {
 
 struct PlanCase {
   std::string name;
-  std::filesystem::path source;  // a sample trace, or empty: a random graph of `nranks`
+  std::filesystem::path source;  // a sample trace, or empty: `make`'s, else a random graph of `nranks`
   int nranks = 0;
   int ranks_per_node = 0;  // the trace's machine; 0: none (the launch's nodes)
+  sfr::trace::Trace (*make)() = nullptr;  // a trace built by a test helper
 };
 inline std::ostream& operator<<(std::ostream& o, const PlanCase& c) { return o << c.name; }
 

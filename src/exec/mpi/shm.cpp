@@ -2,8 +2,10 @@
 // MPI-3 shared-memory window per link (MPI_Win_allocate_shared, set up once, when the link is
 // made). The sender packs straight into its own segment, the receiver unpacks straight from the
 // sender's segment: two copies per value instead of pack, MPI's copy in, MPI's copy out, unpack.
-// Off-node peers go through the basic transport; as the on-node step of the node-aware strategies
-// (node_aware.cpp) it moves only the peers of the rank's own (emulated) node and nothing else.
+// Off-node peers go through the basic transport, and so do on-node peers whose values are one large
+// contiguous run of the sender's array (core/shm_route.hpp: MPI's single copy beats our two). As
+// the on-node step of the node-aware strategies (node_aware.cpp) it moves only the peers of the
+// rank's own (emulated) node, all through the segment, and nothing else.
 //
 // Synchronisation, per link and pair of ranks, with counters that only grow (no fences, no
 // barriers): every op on a link has a sequence number n (the same on every rank: ops are
@@ -17,7 +19,8 @@
 // Segment of one rank (64-byte slots, so that no two counters share a cache line):
 //   ready[j]     written by me, read by node rank j: my blocks for j are complete up to op n
 //   consumed[j]  written by me, read by node rank j: I have read j's blocks up to op n
-//   offset[j]    byte offset of my block for node rank j (written once at set-up)
+//   offset[j]    byte offset of my block for node rank j (written once at set-up); kByMpi: my
+//                values for j go through MPI
 //   data         my send blocks for on-node peers, in peer order, each 64-byte aligned
 #include <sched.h>
 #include <unistd.h>
@@ -29,12 +32,15 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "core/shm_route.hpp"
 #include "exec/mpi/backend.hpp"
 
 namespace sfr::exec::mpi {
 namespace {
 
 constexpr std::size_t kSlot = 64;
+// The offset a sender writes for a receiver whose values it leaves to MPI (core/shm_route.hpp).
+constexpr std::uint64_t kByMpi = ~std::uint64_t{0};
 
 std::size_t align_up(std::size_t n) { return (n + kSlot - 1) / kSlot * kSlot; }
 
@@ -127,22 +133,23 @@ public:
     const std::size_t header = 3 * static_cast<std::size_t>(nlocal_) * kSlot;
     std::size_t bytes = header;
     std::vector<std::size_t> offset(l.send->npeers());
-    for (std::size_t p = 0; p < l.send->npeers(); ++p)
-      if (shared(l.send->peers[p])) {
-        l.send_shared[p] = 1;
-        l.send_contiguous[p] = 0;  // packed into the segment, never sent from the user's buffer
-        offset[p] = bytes;
-        bytes = align_up(bytes + static_cast<std::size_t>(l.send->count(p)) * l.vbytes);
-        send_peers.push_back(p);
-        st.send_local.push_back(local_of_[static_cast<std::size_t>(l.send->peers[p])]);
+    std::vector<int> to_mpi;  // node ranks of on-node receivers left to MPI (core/shm_route.hpp)
+    for (std::size_t p = 0; p < l.send->npeers(); ++p) {
+      if (!shared(l.send->peers[p])) continue;
+      const int local = local_of_[static_cast<std::size_t>(l.send->peers[p])];
+      if (basic_ && core::shm_leaves_to_mpi(l.send->count(p) * static_cast<std::int64_t>(l.vbytes), l.send->shapes[p])) {
+        to_mpi.push_back(local);
+        continue;
       }
+      l.send_shared[p] = 1;
+      l.send_contiguous[p] = 0;  // packed into the segment, never sent from the user's buffer
+      offset[p] = bytes;
+      bytes = align_up(bytes + static_cast<std::size_t>(l.send->count(p)) * l.vbytes);
+      send_peers.push_back(p);
+      st.send_local.push_back(local);
+    }
     for (std::size_t p = 0; p < l.recv->npeers(); ++p)
-      if (shared(l.recv->peers[p])) {
-        l.recv_shared[p] = 1;
-        l.recv_contiguous[p] = 0;
-        recv_peers.push_back(p);
-        st.recv_local.push_back(local_of_[static_cast<std::size_t>(l.recv->peers[p])]);
-      }
+      if (shared(l.recv->peers[p])) recv_peers.push_back(p);  // unless the sender leaves it to MPI (below)
     MPI_Info info = MPI_INFO_NULL;
     MPI_Info_create(&info);
     MPI_Info_set(info, "alloc_shared_noncontig", "true");  // each segment on its owner's NUMA node
@@ -156,15 +163,21 @@ public:
       const auto off = static_cast<std::uint64_t>(offset[p]);
       std::memcpy(slot(st.mine, 2, st.send_local[k]), &off, sizeof off);
     }
+    for (int j : to_mpi) std::memcpy(slot(st.mine, 2, j), &kByMpi, sizeof kByMpi);
     // The headers are written: make them visible on the node (set-up only).
     MPI_Win_sync(st.win);
     MPI_Barrier(node_);
     MPI_Win_sync(st.win);
-    for (std::size_t k = 0; k < recv_peers.size(); ++k) {
-      std::byte* theirs = segment(st.win, st.recv_local[k]);
+    for (std::size_t p : recv_peers) {
+      const int local = local_of_[static_cast<std::size_t>(l.recv->peers[p])];
+      std::byte* theirs = segment(st.win, local);
       std::uint64_t off = 0;
       std::memcpy(&off, slot(theirs, 2, me_local_), sizeof off);
-      l.recv_at[recv_peers[k]] = theirs + off;
+      if (off == kByMpi) continue;  // a message from basic, received as from any other rank
+      l.recv_shared[p] = 1;
+      l.recv_contiguous[p] = 0;
+      l.recv_at[p] = theirs + off;
+      st.recv_local.push_back(local);
       st.recv_ready.push_back(slot(theirs, 0, me_local_));
     }
     for (std::size_t k = 0; k < send_peers.size(); ++k) st.send_consumed.push_back(slot(segment(st.win, st.send_local[k]), 1, me_local_));
