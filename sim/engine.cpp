@@ -229,7 +229,7 @@ void Engine::run(const Step& s, std::vector<Time>& ready, Accum& acc, Timeline* 
   else
     run_flows(s, acc, tl);
   for (std::size_t e = 0; e < n; ++e) {
-    const Time done = std::max({start_[e], send_free_[e], recv_free_[e]});
+    const Time done = std::max({start_[e] + (s.mid.empty() ? 0 : s.mid[e]), send_free_[e], recv_free_[e]});
     const Time post = s.post.empty() ? 0 : s.post[e];
     if (tl && post > 0) tl->add(static_cast<std::int32_t>(e), done, done + post, Timeline::post);
     ready[e] = done + post;

@@ -64,7 +64,10 @@ struct Step {
   std::string label;
   std::vector<Msg> msgs;            // grouped by src; within a src, in send order
   std::vector<Time> pre, post;      // empty or one per endpoint
-  std::vector<Time> copy;           // part of pre+post spent packing/copying (breakdown only)
+  // Empty or one per endpoint: work after its sends are posted, while they fly (the self part in
+  // PetscSF's order); the step ends for it no earlier than its start plus this.
+  std::vector<Time> mid;
+  std::vector<Time> copy;           // part of pre+mid+post spent packing/copying (breakdown only)
   std::vector<Time> sync;           // part of pre spent in synchronisation (collective start-up)
   std::vector<Time> extra_latency;  // part of pre that is latency (alltoallv empty messages)
   bool barrier_before = false;      // all trace ranks synchronise (fence) before the step

@@ -81,6 +81,7 @@ MachineModel lassen() {
   m.collective_overhead = 0;
   m.procs_per_node = 40;
   m.message_cap = 8192;  // the rendezvous switch point, as in the study
+  m.self_overlap = true;  // InfiniBand: the NIC moves the messages
   return m;
 }
 
@@ -279,7 +280,7 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   // The file's keys: the model's own, then the cost terms' (kCostTerms).
   static const std::vector<std::string_view> keys = [] {
     std::vector<std::string_view> v{"format", "name", "base", "model", "topology", "host", "device", "thresholds", "injection_beta",
-                                    "copy", "pack", "kernels", "loggp", "collective_overhead", "fence_overhead", "op_overhead",
+                                    "copy", "pack", "kernels", "loggp", "collective_overhead", "fence_overhead", "op_overhead", "self_overlap",
                                     "leaf_to_root_by_backend", "core_sharing", "split", "calibration"};
     for (const std::string_view k : keys_of(kCostTermKeys)) v.push_back(k);
     return v;
@@ -361,6 +362,10 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   if (j.contains("collective_overhead")) m.collective_overhead = r.number(j["collective_overhead"], "/collective_overhead");
   if (j.contains("fence_overhead")) m.fence_overhead = r.number(j["fence_overhead"], "/fence_overhead");
   if (j.contains("op_overhead")) m.op_overhead = r.number(j["op_overhead"], "/op_overhead");
+  if (j.contains("self_overlap")) {
+    if (!j["self_overlap"].is_boolean()) r.fail("/self_overlap", "expected true or false");
+    m.self_overlap = j["self_overlap"].get<bool>();
+  }
   read_cost_terms(r, j, m);
   if (j.contains("calibration") && !j["calibration"].is_object()) r.fail("/calibration", "expected an object (what calibrate measured)");
   if (j.contains("core_sharing")) {
@@ -505,6 +510,7 @@ Json machine_to_json(const MachineModel& m) {
   j["collective_overhead"] = m.collective_overhead;
   j["fence_overhead"] = m.fence_overhead;
   j["op_overhead"] = m.op_overhead;
+  j["self_overlap"] = m.self_overlap;
   write_cost_terms(m, j);
   if (m.core_sharing.cores > 0) {
     j["core_sharing"] = {{"cores", m.core_sharing.cores}, {"fitted_ranks_per_core", m.core_sharing.fitted_ranks_per_core}};

@@ -80,6 +80,11 @@ struct MachineModel {
   double collective_overhead = 0;                        // per call of a collective (neighbor, alltoallv), seconds
   double fence_overhead = 0;                             // per MPI_Win_fence beyond its dissemination rounds, seconds
   double op_overhead = 0;                                // per op call and rank: the executor's own CPU work (begin/end), seconds
+  // Whether a rank's self part overlaps its messages in flight, where the backend does it after
+  // starting them (core::BackendInfo::self_while_sending): true where something else than the
+  // ranks' cores moves the messages (a NIC's DMA); false where the cores do (shared memory, TCP on
+  // one host: measured there, the two orders take the same time), so the self part adds to them.
+  bool self_overlap = false;
   // The executor's own costs per backend, term by term, as calibrate fitted them (sim/README.md
   // "Executor costs"): one record per backend, one optional number per term (none: not fitted,
   // the term's default applies), the leaf-to-root direction's own terms where calibrate measured

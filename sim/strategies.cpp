@@ -100,10 +100,16 @@ struct StepBuilder {
   const MachineModel& m;
   bool device;  // transfers of this step are device-aware
   std::vector<Msg> msgs;
-  std::vector<Time> pre, post, copy, sync, lat;
+  std::vector<Time> pre, post, copy, sync, lat, mid;
   StepBuilder(const Schedule& sc, const MachineModel& mm, bool dev) : s(sc), m(mm), device(dev) {
     const auto n = static_cast<std::size_t>(s.endpoints);
     pre.assign(n, 0), post.assign(n, 0), copy.assign(n, 0), sync.assign(n, 0);
+  }
+  // A copy while e's sends fly (Step::mid).
+  void add_mid(std::int32_t e, Time t) {
+    if (mid.empty()) mid.assign(pre.size(), 0);
+    mid[e] += t;
+    copy[e] += t;
   }
   void add_sync(std::int32_t e, Time t) {
     pre[e] += t;
@@ -157,6 +163,7 @@ struct StepBuilder {
     st.msgs = std::move(msgs);
     st.pre = std::move(pre), st.post = std::move(post), st.copy = std::move(copy), st.sync = std::move(sync);
     if (!lat.empty()) st.extra_latency = std::move(lat);
+    st.mid = std::move(mid);
     return st;
   }
 };
@@ -203,10 +210,19 @@ void device_work(StepBuilder& first, StepBuilder& last, const RankLayout& lay, c
   }
 }
 
-void self_copies(StepBuilder& sb, const MachineModel& m, const Traffic& t) {
-  for (std::size_t r = 0; r < t.self_count.size(); ++r)
-    if (t.self_count[r] > 0)
-      sb.add_pre(static_cast<std::int32_t>(r), to_ps(m.pack.at(static_cast<double>(t.self_count[r] * t.value_bytes))), true);
+// The self part: before the sends, or while they fly where the backend does it after starting
+// them on host data (core::BackendInfo::self_while_sending; the executor's order) and the
+// machine's messages move without the ranks' cores (MachineModel::self_overlap).
+void self_copies(StepBuilder& sb, const MachineModel& m, const Traffic& t, core::BackendId b) {
+  const bool mid = m.self_overlap && core::backend(b).self_while_sending && !t.send_device && !t.recv_device;
+  for (std::size_t r = 0; r < t.self_count.size(); ++r) {
+    if (t.self_count[r] == 0) continue;
+    const Time copy = to_ps(m.pack.at(static_cast<double>(t.self_count[r] * t.value_bytes)));
+    if (mid)
+      sb.add_mid(static_cast<std::int32_t>(r), copy);
+    else
+      sb.add_pre(static_cast<std::int32_t>(r), copy, true);
+  }
 }
 
 }  // namespace
@@ -242,7 +258,7 @@ void add_direct(Schedule& s, const RankLayout& lay, const MachineModel& m, Backe
     sent[f.src] += f.count * t.value_bytes;
     recvd[f.dst] += f.count * t.value_bytes;
   }
-  self_copies(sb, m, t);
+  self_copies(sb, m, t, b.kind);
   device_work(sb, sb, lay, m, t, b.aware, sent, recvd);
   if (b.kind == core::BackendId::neighbor || b.kind == core::BackendId::alltoallv)
     for (int r = 0; r < lay.nranks; ++r) sb.add_sync(r, to_ps(m.collective_overhead));
@@ -318,7 +334,7 @@ void add_shm(Schedule& s, const RankLayout& lay, const MachineModel& m, const Tr
     sb.add_pre(f.src, copy, true);
     sb.add_post(f.dst, copy + to_ps(m.ab(false, tier, Proto::short_).alpha * mate), true);
   }
-  self_copies(sb, m, t);
+  self_copies(sb, m, t, core::BackendId::shm);
   device_work(sb, sb, lay, m, t, false, sent, recvd);
   s.steps.push_back(sb.finish(core::transport_name(plan::Transport::shm)));
 }
@@ -342,7 +358,7 @@ void add_node_aware(Schedule& s, const RankLayout& lay, const MachineModel& m, B
   }
   std::vector<std::int64_t> sent(static_cast<std::size_t>(lay.nranks)), recvd(sent.size());
   for (const auto& f : t.flows) sent[f.src] += f.count * t.value_bytes, recvd[f.dst] += f.count * t.value_bytes;
-  self_copies(steps.front(), m, t);
+  self_copies(steps.front(), m, t, b.kind);
   device_work(steps.front(), steps.back(), lay, m, t, b.aware, sent, recvd);
   for (std::size_t k = 0; k < rounds.size(); ++k) s.steps.push_back(steps[k].finish(rounds[k].label, false));
 }
@@ -354,7 +370,7 @@ void add_round(Schedule& s, const RankLayout& lay, const MachineModel& m, Backen
   // setup and skips the transport: no collective call, no fence, no copies).
   if (t.flows.empty()) {
     StepBuilder sb(s, m, false);
-    self_copies(sb, m, t);
+    self_copies(sb, m, t, b.kind);
     s.steps.push_back(sb.finish("local copies"));
     return;
   }

@@ -42,6 +42,12 @@ struct BackendInfo {
   bool shared_memory = false;  // its on-node path is memory shared by ranks of a node (elsewhere it falls back or refuses)
   bool gpu = false;            // the CUDA executor: needs a CUDA build and a GPU; honours memtype device
   bool pattern_only = false;   // runs pattern SFs only (allgather, gather, alltoall); refuses other graphs
+  // Whether the rank's self part (its leaves on its own roots) runs after the sends have started,
+  // while they fly (PetscSF's order), rather than before: the executor's order on host data, and
+  // the simulator's overlap. Not where the backend writes the destination during the op itself
+  // (window's accumulates into a copy of the roots that end copies back; collective's calls) or
+  // relays the traffic in steps (the node-aware strategies).
+  bool self_while_sending = false;
   // Which commands take it.
   bool simulated = false;       // the simulator models it (simulate, compare, validate-model)
   bool auto_candidate = false;  // `--backend auto` may choose it (the node-aware ones only on more than one node)
@@ -56,6 +62,7 @@ inline constexpr BackendInfo kBackends[] = {
      .id = BackendId::basic,
      .what = "persistent point-to-point, one message per peer (PetscSF's default)",
      .transport = Transport::direct,
+     .self_while_sending = true,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true,
@@ -64,6 +71,7 @@ inline constexpr BackendInfo kBackends[] = {
      .id = BackendId::neighbor,
      .what = "MPI-3 neighborhood collectives (persistent where the MPI has them)",
      .transport = Transport::direct,
+     .self_while_sending = true,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true,
@@ -80,6 +88,7 @@ inline constexpr BackendInfo kBackends[] = {
      .id = BackendId::alltoallv,
      .what = "MPI_Ialltoallv over the whole communicator",
      .transport = Transport::direct,
+     .self_while_sending = true,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true},
@@ -95,6 +104,7 @@ inline constexpr BackendInfo kBackends[] = {
      .transport = Transport::shm,
      .nodes = true,
      .shared_memory = true,
+     .self_while_sending = true,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true},

@@ -152,6 +152,32 @@ TEST(SimEngine, StagedAndDeviceAwareCopies) {
   EXPECT_NEAR(one(make_trace(g, {op(OpKind::bcast)}), m, {core::BackendId::basic, false}), 2e-6, kTol);
 }
 
+// The self part runs while the sends fly where the executor starts them first (PetscSF's order;
+// core::BackendInfo::self_while_sending: basic) and the machine's messages move without the
+// ranks' cores (MachineModel::self_overlap); before them on device data and where the cores move
+// the messages.
+TEST(SimEngine, SelfPartOverlapsTheMessagesInPetscsOrder) {
+  auto m = flat(ModelKind::postal);
+  m.pack = {0, 1e-9};  // copies at 1 ns a byte
+  m.self_overlap = true;
+  for (const core::Index self : {375, 125}) {
+    core::Graph g(2);
+    link(g, 0, 1, 125);   // 1000 bytes, contiguous at both ends: no pack, 2 us on the wire
+    link(g, 0, 0, self);  // the sender's self part: 8 * self bytes
+    const double copy = 8e-9 * static_cast<double>(self);
+    EXPECT_NEAR(one(make_trace(g, {op(OpKind::bcast)}), m, {core::BackendId::basic, false}), std::max(copy, 2e-6), kTol) << self;
+    // Device data (staged; bus copies and kernels free): the self part first, then the message
+    // packed and unpacked on the host (1 us each).
+    auto o = op(OpKind::bcast);
+    o.root_mem = o.leaf_mem = core::MemType::device;
+    EXPECT_NEAR(one(make_trace(g, {o}), m, {core::BackendId::basic, false}), copy + 1e-6 + 2e-6 + 1e-6, kTol) << self;
+    // The cores move the messages: the self part adds to them.
+    auto no_overlap = m;
+    no_overlap.self_overlap = false;
+    EXPECT_NEAR(one(make_trace(g, {op(OpKind::bcast)}), no_overlap, {core::BackendId::basic, false}), copy + 2e-6, kTol) << self;
+  }
+}
+
 TEST(SimEngine, OpsApartAreEachAsAlone) {
   // Op 0 keeps rank 1 busy (rank 0 sends it 1000 doubles); op 1 is rank 2 sending to rank 0, who
   // are idle early: back to back, op 1 hides behind op 0; apart (as the executor times ops), it

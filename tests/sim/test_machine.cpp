@@ -121,6 +121,7 @@ TEST(SimMachine, BadFilesGivePointedErrors) {
       {R"({"hots": {}})", "m.json: /hots: unknown key"},
       {R"({"model": "fast"})", "m.json: /model: expected one of: postal, max-rate, loggp, study-postal, study-max-rate"},
       {R"({"thresholds": {"eager_waits_for_receive": 1}})", "m.json: /thresholds/eager_waits_for_receive: expected true or false"},
+      {R"({"self_overlap": "yes"})", "m.json: /self_overlap: expected true or false"},
       {R"({"thresholds": {"short_max": 100, "eager_max": 10}})", "m.json: /thresholds/eager_max: must be >= short_max"},
       {R"({"thresholds": {"short_max": 1.5}})", "m.json: /thresholds/short_max: expected an integer"},
       {R"({"copy": {"h2d": {"2": [0, 0]}}})", "m.json: /copy/h2d/2: unknown key"},

@@ -67,6 +67,8 @@ StarForest::StarForest(MPI_Comm comm, const core::Graph& g, const std::string& b
   MPI_Comm_rank(comm_, &rank_);
   lists_ = core::build_rank_lists(g, rank_);
   backend_ = make_backend(*this, backend, g, ranks_per_node_, split_cap_);
+  const auto* info = core::find_backend(backend);
+  self_while_sending_ = info && info->self_while_sending;
 }
 
 std::int64_t StarForest::messages_posted() const {
@@ -198,6 +200,23 @@ void mirror_back(const Data& d, const std::vector<std::byte>& m) {
 
 }  // namespace
 
+// The self part of f: this rank's leaves on its own roots, on the device where its data are.
+void StarForest::self_part(InFlight& f) {
+  const core::RankLists& pl = lists_;
+  if (f.packs_on_device()) {
+    Link& l = *f.link;
+    kernels().self_part(f.kind, f.unit, f.bs, f.op, f.root, f.leaf, f.update, l.dself.data(), l.hself.data());
+    return;
+  }
+  switch (f.kind) {
+    case Motion::bcast: core::scatter_local(f.unit, f.bs, f.op, f.rootdata, pl.self_roots, f.leafdata, pl.self_leaves); break;
+    case Motion::reduce: core::scatter_local(f.unit, f.bs, f.op, f.leafdata, pl.self_leaves, f.rootdata, pl.self_roots); break;
+    case Motion::fetch_and_op:
+      core::fetch_and_op_local(f.unit, f.bs, f.op, f.rootdata, pl.self_roots, f.leafdata, pl.self_leaves, f.leafupdate);
+      break;
+  }
+}
+
 StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
   InFlight& f = *fp;
   StarForest& s = *f.sf;
@@ -247,18 +266,13 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
     }
   }
   if (f.route == InFlight::Route::direct && (f.kind == Motion::bcast ? f.leaf : f.root).on_device()) l.dev_recv = l.drecv.data();
-  if (dev) {
-    s.kernels().self_part(f.kind, f.unit, f.bs, f.op, f.root, f.leaf, f.update, l.dself.data(), l.hself.data());
-  } else {
-    switch (f.kind) {
-      case Motion::bcast: core::scatter_local(f.unit, f.bs, f.op, f.rootdata, pl.self_roots, f.leafdata, pl.self_leaves); break;
-      case Motion::reduce: core::scatter_local(f.unit, f.bs, f.op, f.leafdata, pl.self_leaves, f.rootdata, pl.self_roots); break;
-      case Motion::fetch_and_op:
-        core::fetch_and_op_local(f.unit, f.bs, f.op, f.rootdata, pl.self_roots, f.leafdata, pl.self_leaves, f.leafupdate);
-        break;
-    }
-  }
+  // PetscSF's order: start the sends, then the self part while they fly (the remote part is
+  // applied after it, in end(), either way). Device data keep the self part first: its kernel and
+  // the staged copies share one stream, and no GPU has timed the other order.
+  const bool self_first = dev || !s.self_while_sending_;
+  if (self_first) s.self_part(f);
   s.backend_->start(s, f, l);
+  if (!self_first) s.self_part(f);
   for (std::size_t h = 0; h < inflight_.size(); ++h)
     if (!inflight_[h]) {
       inflight_[h] = std::move(fp);

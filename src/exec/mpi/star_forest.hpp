@@ -78,12 +78,16 @@ public:
   const core::RankLists& lists() const { return lists_; }
   const core::Graph& graph() const { return graph_; }
   const std::string& backend_name() const { return backend_name_; }
+  // Benchmarks only (sfr_bench_mpi self-order): false puts the self part before the sends start,
+  // to time the two orders side by side; the backend's row decides otherwise.
+  void set_self_while_sending(bool on) { self_while_sending_ = on; }
   Index multi_nroots();  // number of multi-roots on this rank (builds the multi-SF)
   MPI_Comm comm() const { return comm_; }
   int rank() const { return rank_; }
 
 private:
   Handle start(std::unique_ptr<InFlight> f);
+  void self_part(InFlight& f);
   Link& acquire(Direction d, std::size_t vbytes);
   StarForest& multi();
   // Device-memory calls: the plan's kernels (made at the first such call) and the link's staging.
@@ -99,6 +103,7 @@ private:
   int ranks_per_node_ = 0;
   std::int64_t split_cap_ = plan::RouteParams{}.split_cap;
   std::unique_ptr<Backend> backend_;
+  bool self_while_sending_ = false;  // the self part after the sends start (core::BackendInfo)
   std::vector<std::unique_ptr<Link>> links_;
   std::vector<std::unique_ptr<InFlight>> inflight_;
   std::unique_ptr<core::Graph> multi_graph_;
