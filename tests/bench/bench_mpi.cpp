@@ -6,7 +6,11 @@
 //     every backend on the first bcast / reduce op of each trace's SFs, side by side, and PetscSF
 //     (basic) on the same graph in the same run when built with PETSc; ratio = ours / PETSc; beside
 //     every row the physical floor (Floor: a handoff plus the busiest rank's bytes at this
-//     machine's copy bandwidth) and the time over it.
+//     machine's copy bandwidth) and the time over it; in the summary of the best backend per op,
+//     also the transfer floor (the received bytes at the rate a rank reads a node mate's memory).
+//   mpiexec -n P sfr_bench_mpi self-order TRACE... [--json FILE] [--store DIR]
+//     the self part before the sends start or while they fly (PetscSF's order), side by side, for
+//     every backend that does the latter (core::BackendInfo::self_while_sending).
 #include <mpi.h>
 
 #include <algorithm>
@@ -15,10 +19,12 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/backends.hpp"
 #include "exec/conformance.hpp"
 #include "exec/mpi/runner.hpp"
 #include "exec/mpi/star_forest.hpp"
@@ -155,13 +161,60 @@ int overhead() {
 // 8-byte ping-pong between rank pairs, the slowest pair's least) plus the bytes the busiest rank
 // must move (sent plus received) at the copy bandwidth every rank gets at once, from cache for a
 // rank's bytes up to kInCache, else from memory (the slowest rank's best of 7 memcpy rounds).
+// Beside it, the transfer floor: a handoff plus the busiest rank's received bytes at the rate one
+// rank reads another's freshly written block through shared memory: the one copy every on-node
+// message needs, its bytes crossing from the sender's core to the receiver's (0 where the ranks
+// share no node).
 struct Floor {
   static constexpr std::size_t kInCache = std::size_t{256} << 10, kFromMemory = std::size_t{64} << 20;
-  double handoff_us = 0, cache_bytes_per_us = 0, memory_bytes_per_us = 0;
+  double handoff_us = 0, cache_bytes_per_us = 0, memory_bytes_per_us = 0, cross_bytes_per_us = 0;
   double us(double moved_bytes) const {
     return handoff_us + moved_bytes / (moved_bytes <= static_cast<double>(kInCache) ? cache_bytes_per_us : memory_bytes_per_us);
   }
+  double transfer_us(double received_bytes) const { return cross_bytes_per_us > 0 ? handoff_us + received_bytes / cross_bytes_per_us : 0; }
 };
+
+// Bytes per microsecond of reading a node mate's freshly written block of `bytes` (shared memory,
+// every rank at once; the slowest rank's best of 7 rounds of 50); 0 without a node mate.
+double cross_core_rate(std::size_t bytes) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int n = 1, r = 0;
+  MPI_Comm_size(node, &n);
+  MPI_Comm_rank(node, &r);
+  double rate = 0;
+  if (n >= 2) {
+    std::byte* mine = nullptr;
+    MPI_Win win = MPI_WIN_NULL;
+    MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, node, &mine, &win);
+    MPI_Aint size = 0;
+    int disp = 0;
+    std::byte* mate = nullptr;
+    MPI_Win_shared_query(win, (r ^ 1) < n ? r ^ 1 : r - 1, &size, &disp, &mate);
+    std::vector<std::byte> into(bytes);
+    double best = 1e300;
+    for (int trial = 0; trial < 7; ++trial) {
+      double us = 0;
+      for (int rep = 0; rep < 50; ++rep) {
+        std::memset(mine, trial * 50 + rep, bytes);  // fresh lines in my core's cache, as a pack leaves them
+        MPI_Win_sync(win);
+        MPI_Barrier(node);
+        MPI_Win_sync(win);
+        const double t0 = MPI_Wtime();
+        std::memcpy(into.data(), mate, bytes);
+        us += (MPI_Wtime() - t0) * 1e6;
+        MPI_Barrier(node);
+      }
+      best = std::min(best, us / 50);
+    }
+    rate = static_cast<double>(bytes) / best;
+    MPI_Win_free(&win);
+  }
+  MPI_Comm_free(&node);
+  double slowest = 0;
+  MPI_Allreduce(&rate, &slowest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  return slowest;
+}
 
 // Bytes per microsecond of memcpy over `bytes`, every rank at once: the slowest rank's best.
 double copy_rate(std::size_t bytes) {
@@ -202,16 +255,104 @@ Floor measure_floor() {
   MPI_Allreduce(&least, &f.handoff_us, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   f.cache_bytes_per_us = copy_rate(Floor::kInCache);
   f.memory_bytes_per_us = copy_rate(Floor::kFromMemory);
+  f.cross_bytes_per_us = cross_core_rate(Floor::kInCache / 2);
   return f;
 }
 
-// The bytes the busiest rank sends plus receives in one op (remote peers only; `pl`: this rank's).
-double busiest_rank_bytes(const core::RankLists& pl, const core::OpSpec& op) {
-  double mine = static_cast<double>(pl.root_side.offsets.back() + pl.leaf_side.offsets.back()) *
+// The bytes the busiest rank sends plus receives in one op, or (`received_only`) receives (remote
+// peers only; `pl`: this rank's).
+double busiest_rank_bytes(const core::RankLists& pl, const core::OpSpec& op, bool received_only = false) {
+  const Index received = op.op == core::OpKind::bcast ? pl.leaf_side.offsets.back() : pl.root_side.offsets.back();
+  double mine = static_cast<double>(received_only ? received : pl.root_side.offsets.back() + pl.leaf_side.offsets.back()) *
                 static_cast<double>(core::unit_size(op.unit) * static_cast<std::size_t>(op.bs));
   double most = 0;
   MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return most;
+}
+
+// The trace of `file` for this run's ranks (nullopt, said by rank 0, where it needs another
+// count); `only`: the run's one trace, named in its provenance.
+std::optional<trace::BuiltTrace> bench_trace_of(const std::string& file, bool only) {
+  auto t = trace::read_trace_file(file);
+  if (only) bench_trace = t.trace().name, bench_trace_file = file;
+  if (t.trace().nranks != np) {
+    if (me == 0) std::fprintf(stderr, "%s needs %d ranks\n", file.c_str(), t.trace().nranks);
+    return std::nullopt;
+  }
+  return t;
+}
+
+// One bcast or reduce of `op` on `sf` from / into the given arrays.
+std::function<void()> op_call(exec::mpi::StarForest& sf, const core::OpSpec& op, std::vector<std::byte>& root, std::vector<std::byte>& leaf) {
+  return [&sf, &op, &root, &leaf] {
+    if (op.op == core::OpKind::bcast)
+      sf.end(sf.bcast_begin(op.unit, op.bs, op.mpi_op, exec::host_data(root.data()), exec::host_data(leaf.data())));
+    else
+      sf.end(sf.reduce_begin(op.unit, op.bs, op.mpi_op, exec::host_data(leaf.data()), exec::host_data(root.data())));
+  };
+}
+
+// Median of 7 interleaved trials of each of `run` (us per call, the slowest rank's), after a warm-up.
+std::vector<double> interleaved_medians(const std::vector<std::function<void()>>& run, int iters) {
+  std::vector<std::vector<double>> samples(run.size());
+  for (auto& f : run)
+    for (int w = 0; w < 20; ++w) f();
+  for (int trial = 0; trial < 7; ++trial)
+    for (std::size_t k = 0; k < run.size(); ++k) samples[k].push_back(mean_us(iters, run[k]));
+  std::vector<double> med;
+  for (auto& v : samples) {
+    std::sort(v.begin(), v.end());
+    med.push_back(v[v.size() / 2]);
+  }
+  return med;
+}
+
+// Issue 51, item 2: the self part before the sends start or while they fly (PetscSF's order, the
+// executor's for the backends whose row says self_while_sending), side by side in one process,
+// on every bcast and reduce of the traces (host data).
+int self_order_bench(const std::vector<std::string>& files) {
+  std::vector<std::string> backends;
+  for (const auto& b : core::kBackends)
+    if (b.self_while_sending) backends.push_back(b.name);
+  if (me == 0)
+    std::printf("# self part before the sends or while they fly (median of 7 interleaved trials, us per op, max over ranks)\n"
+                "%-36s %-7s %-9s %10s %10s %10s %10s %7s\n",
+                "trace/sf", "op", "backend", "self B", "remote B", "before", "while", "ratio");
+  json_out = {{"benchmark", "sf-self-order"}, {"ranks", np}, {"results", io::Json::array()}};
+  for (const auto& file : files) {
+    const auto loaded = bench_trace_of(file, files.size() == 1);
+    if (!loaded) return 2;
+    const trace::BuiltTrace& t = *loaded;
+    for (const auto& op : t.trace().ops) {
+      if (op.op != core::OpKind::bcast && op.op != core::OpKind::reduce) continue;
+      const core::Graph& g = t.graph(op.sf);
+      auto root = exec::conformance_input(exec::Side::root, op.unit, op.bs, op.mpi_op, me, g[me].nroots, 0);
+      auto leaf = exec::conformance_input(exec::Side::leaf, op.unit, op.bs, op.mpi_op, me, g[me].leafspace(), 0);
+      const auto vb = static_cast<long long>(core::unit_size(op.unit)) * op.bs;
+      const core::RankLists lists = core::build_rank_lists(g, me);
+      long long mine[2] = {static_cast<long long>(lists.self_roots.size()) * vb, static_cast<long long>(lists.leaf_side.indices.size()) * vb}, all[2];
+      MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+      for (const auto& b : backends) {
+        exec::mpi::StarForest first(MPI_COMM_WORLD, g, b), flying(MPI_COMM_WORLD, g, b);
+        first.set_self_while_sending(false);
+        const auto med = interleaved_medians({op_call(first, op, root.bytes, leaf.bytes), op_call(flying, op, root.bytes, leaf.bytes)}, 200);
+        const std::string label = t.trace().name + "/" + op.sf;
+        if (me == 0)
+          std::printf("%-36s %-7s %-9s %10lld %10lld %10.2f %10.2f %7.3f\n", label.c_str(), core::op_kind_name(op.op), b.c_str(), all[0], all[1],
+                      med[0], med[1], med[1] / med[0]);
+        json_out["results"].push_back({{"trace", t.trace().name},
+                                       {"sf", op.sf},
+                                       {"op", core::op_kind_name(op.op)},
+                                       {"backend", b},
+                                       {"self_bytes", all[0]},
+                                       {"remote_bytes", all[1]},
+                                       {"before_us", med[0]},
+                                       {"while_us", med[1]},
+                                       {"ratio", med[1] / med[0]}});
+      }
+    }
+  }
+  return 0;
 }
 
 int sf_bench(const std::vector<std::string>& files) {
@@ -230,6 +371,9 @@ int sf_bench(const std::vector<std::string>& files) {
     std::printf("# floor: %.2f us handoff (half an 8-byte ping-pong) + the busiest rank's bytes sent plus received at %.1f GB/s (memcpy "
                 "of up to %zu KiB, every rank at once) or %.1f GB/s beyond (from memory)\n",
                 floor.handoff_us, floor.cache_bytes_per_us * 1e-3, Floor::kInCache >> 10, floor.memory_bytes_per_us * 1e-3);
+    std::printf("# transfer floor: the handoff + the busiest rank's received bytes at %.1f GB/s (reading a node mate's freshly written "
+                "%zu KiB, every rank at once; 0: no node mate)\n",
+                floor.cross_bytes_per_us * 1e-3, Floor::kInCache >> 11);
     std::printf("%-28s %-8s %-10s %10s %10s %10s %9s %8s\n", "trace/sf", "op", "backend", "bytes", "us/op", "vs PETSc", "floor us", "x floor");
   }
   json_out = {{"benchmark", "sf-backends"},
@@ -237,6 +381,7 @@ int sf_bench(const std::vector<std::string>& files) {
               {"floor", {{"handoff_us", floor.handoff_us},
                          {"cache_bytes_per_us", floor.cache_bytes_per_us},
                          {"memory_bytes_per_us", floor.memory_bytes_per_us},
+                         {"cross_core_bytes_per_us", floor.cross_bytes_per_us},
                          {"in_cache_up_to_bytes", Floor::kInCache}}},
               {"results", io::Json::array()},
               {"best", io::Json::array()}};
@@ -244,12 +389,9 @@ int sf_bench(const std::vector<std::string>& files) {
   std::vector<std::string> best_lines;
   double worst = 0;
   for (const auto& file : files) {
-    const auto t = trace::read_trace_file(file);
-    if (files.size() == 1) bench_trace = t.trace().name, bench_trace_file = file;
-    if (t.trace().nranks != np) {
-      if (me == 0) std::fprintf(stderr, "%s needs %d ranks\n", file.c_str(), t.trace().nranks);
-      return 2;
-    }
+    const auto loaded = bench_trace_of(file, files.size() == 1);
+    if (!loaded) return 2;
+    const trace::BuiltTrace& t = *loaded;
     for (const auto& op : t.trace().ops) {
       // The ghost-exchange kinds PetscSF runs natively: bcast / reduce of float64, int32 or
       // complex128 with replace or sum (other units go through MPI_Reduce_local in PETSc and may be
@@ -272,16 +414,11 @@ int sf_bench(const std::vector<std::string>& files) {
       local_bytes *= static_cast<long long>(core::unit_size(op.unit)) * op.bs;
       MPI_Allreduce(&local_bytes, &bytes, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
       const double floor_us = floor.us(busiest_rank_bytes(plan, op));
+      const double transfer_us = floor.transfer_us(busiest_rank_bytes(plan, op, true));
       std::vector<std::unique_ptr<exec::mpi::StarForest>> sfs;
       for (const auto& b : backends) sfs.push_back(std::make_unique<exec::mpi::StarForest>(MPI_COMM_WORLD, g, b));
       std::vector<std::function<void()>> run;
-      for (auto& s : sfs)
-        run.push_back([&, sp = s.get()] {
-          if (op.op == core::OpKind::bcast)
-            sp->end(sp->bcast_begin(op.unit, op.bs, op.mpi_op, exec::host_data(root.bytes.data()), exec::host_data(leaf.bytes.data())));
-          else
-            sp->end(sp->reduce_begin(op.unit, op.bs, op.mpi_op, exec::host_data(leaf.bytes.data()), exec::host_data(root.bytes.data())));
-        });
+      for (auto& s : sfs) run.push_back(op_call(*s, op, root.bytes, leaf.bytes));
 #ifdef SFR_WITH_PETSC
       PetscSF psf = petsc_sf(g);
       const MPI_Datatype base = op.unit == core::Unit::int32 ? MPI_INT : MPI_DOUBLE;
@@ -298,17 +435,7 @@ int sf_bench(const std::vector<std::string>& files) {
         }
       });
 #endif
-      const int iters = 200;
-      std::vector<std::vector<double>> samples(run.size());
-      for (auto& f : run)
-        for (int w = 0; w < 20; ++w) f();
-      for (int trial = 0; trial < 7; ++trial)
-        for (std::size_t k = 0; k < run.size(); ++k) samples[k].push_back(mean_us(iters, run[k]));
-      std::vector<double> med;
-      for (auto& s : samples) {
-        std::sort(s.begin(), s.end());
-        med.push_back(s[s.size() / 2]);
-      }
+      const std::vector<double> med = interleaved_medians(run, 200);
       const bool have_petsc = run.size() > backends.size();
       if (have_petsc) {
         const std::size_t b = static_cast<std::size_t>(
@@ -316,8 +443,9 @@ int sf_bench(const std::vector<std::string>& files) {
         const double r = med[b] / med.back();
         worst = std::max(worst, r);
         char line[300];
-        std::snprintf(line, sizeof line, "%-40s %-8s %-10s %10.2f %10.2f %8.2f %9.2f %8.2f", (t.trace().name + "/" + op.sf).c_str(),
-                      core::op_kind_name(op.op), backends[b].c_str(), med[b], med.back(), r, floor_us, med[b] / floor_us);
+        std::snprintf(line, sizeof line, "%-40s %-8s %-10s %10.2f %10.2f %8.2f %9.2f %8.2f %9.2f %8.2f", (t.trace().name + "/" + op.sf).c_str(),
+                      core::op_kind_name(op.op), backends[b].c_str(), med[b], med.back(), r, floor_us, med[b] / floor_us, transfer_us,
+                      transfer_us > 0 ? med[b] / transfer_us : 0);
         best_lines.push_back(line);
         json_out["best"].push_back({{"trace", t.trace().name},
                                     {"op", core::op_kind_name(op.op)},
@@ -325,7 +453,8 @@ int sf_bench(const std::vector<std::string>& files) {
                                     {"us", med[b]},
                                     {"petsc_us", med.back()},
                                     {"ratio", r},
-                                    {"floor_us", floor_us}});
+                                    {"floor_us", floor_us},
+                                    {"transfer_floor_us", transfer_us}});
       }
       for (std::size_t k = 0; k < run.size(); ++k) {
         const std::string name = k < backends.size() ? backends[k] : "petsc";
@@ -356,8 +485,8 @@ int sf_bench(const std::vector<std::string>& files) {
   }
   json_out["worst_best_over_petsc"] = worst;
   if (me == 0 && !best_lines.empty()) {
-    std::printf("# best backend per op against PetscSF (same run)\n%-40s %-8s %-10s %10s %10s %8s %9s %8s\n", "trace/sf", "op", "best",
-                "us/op", "PetscSF", "ratio", "floor us", "x floor");
+    std::printf("# best backend per op against PetscSF (same run)\n%-40s %-8s %-10s %10s %10s %8s %9s %8s %9s %8s\n", "trace/sf", "op",
+                "best", "us/op", "PetscSF", "ratio", "floor us", "x floor", "xfer us", "x xfer");
     for (const auto& l : best_lines) std::printf("%s\n", l.c_str());
     std::printf("worst best/PetscSF ratio: %.2f\n", worst);
   }
@@ -392,8 +521,10 @@ int main(int argc, char** argv) {
     rc = overhead();
   else if (!unknown && mode == "sf" && !files.empty())
     rc = sf_bench(files);
+  else if (!unknown && mode == "self-order" && !files.empty())
+    rc = self_order_bench(files);
   else if (me == 0)
-    std::fprintf(stderr, "usage: sfr_bench_mpi overhead | sf TRACE... [--json FILE] [--store DIR]\n");
+    std::fprintf(stderr, "usage: sfr_bench_mpi overhead | sf TRACE... | self-order TRACE... [--json FILE] [--store DIR]\n");
   if (rc == 0 && me == 0)
     std::printf("%s", trace::bench_document(json_out, {"bench_mpi " + mode, np, bench_trace, bench_trace_file, exec::mpi::mpi_library()},
                                             json, store)
