@@ -270,16 +270,21 @@ double busiest_rank_bytes(const core::RankLists& pl, const core::OpSpec& op, boo
   return most;
 }
 
-// The trace of `file` for this run's ranks (nullopt, said by rank 0, where it needs another
-// count); `only`: the run's one trace, named in its provenance.
-std::optional<trace::BuiltTrace> bench_trace_of(const std::string& file, bool only) {
-  auto t = trace::read_trace_file(file);
-  if (only) bench_trace = t.trace().name, bench_trace_file = file;
-  if (t.trace().nranks != np) {
-    if (me == 0) std::fprintf(stderr, "%s needs %d ranks\n", file.c_str(), t.trace().nranks);
-    return std::nullopt;
+// The traces of `files`, all read before any is timed (nullopt, said by rank 0, where one needs
+// another rank count); a run of one trace names it in its provenance.
+std::optional<std::vector<trace::BuiltTrace>> bench_traces(const std::vector<std::string>& files) {
+  std::vector<trace::BuiltTrace> out;
+  out.reserve(files.size());
+  for (const auto& file : files) {
+    out.push_back(trace::read_trace_file(file));
+    const auto& t = out.back().trace();
+    if (files.size() == 1) bench_trace = t.name, bench_trace_file = file;
+    if (t.nranks != np) {
+      if (me == 0) std::fprintf(stderr, "%s needs %d ranks\n", file.c_str(), t.nranks);
+      return std::nullopt;
+    }
   }
-  return t;
+  return out;
 }
 
 // One bcast or reduce of `op` on `sf` from / into the given arrays.
@@ -311,6 +316,8 @@ std::vector<double> interleaved_medians(const std::vector<std::function<void()>>
 // executor's for the backends whose row says self_while_sending), side by side in one process,
 // on every bcast and reduce of the traces (host data).
 int self_order_bench(const std::vector<std::string>& files) {
+  const auto traces = bench_traces(files);
+  if (!traces) return 2;
   std::vector<std::string> backends;
   for (const auto& b : core::kBackends)
     if (b.self_while_sending) backends.push_back(b.name);
@@ -319,10 +326,7 @@ int self_order_bench(const std::vector<std::string>& files) {
                 "%-36s %-7s %-9s %10s %10s %10s %10s %7s\n",
                 "trace/sf", "op", "backend", "self B", "remote B", "before", "while", "ratio");
   json_out = {{"benchmark", "sf-self-order"}, {"ranks", np}, {"results", io::Json::array()}};
-  for (const auto& file : files) {
-    const auto loaded = bench_trace_of(file, files.size() == 1);
-    if (!loaded) return 2;
-    const trace::BuiltTrace& t = *loaded;
+  for (const trace::BuiltTrace& t : *traces) {
     for (const auto& op : t.trace().ops) {
       if (op.op != core::OpKind::bcast && op.op != core::OpKind::reduce) continue;
       const core::Graph& g = t.graph(op.sf);
@@ -356,6 +360,8 @@ int self_order_bench(const std::vector<std::string>& files) {
 }
 
 int sf_bench(const std::vector<std::string>& files) {
+  const auto traces = bench_traces(files);
+  if (!traces) return 2;
   const std::vector<std::string> backends = {"basic", "neighbor", "window", "alltoallv", "shm"};
   if (me == 0) {
     std::printf("# SF ops per backend (median of 7 interleaved trials, us per op, max over ranks)%s\n",
@@ -388,10 +394,7 @@ int sf_bench(const std::vector<std::string>& files) {
   // "best", per (trace, op): the fastest of our backends over PetscSF
   std::vector<std::string> best_lines;
   double worst = 0;
-  for (const auto& file : files) {
-    const auto loaded = bench_trace_of(file, files.size() == 1);
-    if (!loaded) return 2;
-    const trace::BuiltTrace& t = *loaded;
+  for (const trace::BuiltTrace& t : *traces) {
     for (const auto& op : t.trace().ops) {
       // The ghost-exchange kinds PetscSF runs natively: bcast / reduce of float64, int32 or
       // complex128 with replace or sum (other units go through MPI_Reduce_local in PETSc and may be
