@@ -72,9 +72,7 @@ TEST_P(PlanAgainstMpiCalls, EveryMessageIsThePlans) {
   const fs::path dir = fs::temp_directory_path() / ("sfr_counts_" + std::to_string(::getpid()) + "_" + c.name);
   fs::remove_all(dir);
   fs::create_directories(dir / "counts");
-  trace::Trace t = c.make                 ? c.make()
-                   : c.source.empty()     ? random_case(c.nranks, 200u + static_cast<unsigned>(c.nranks))
-                                          : trace::read_trace_file(c.source.string()).trace();
+  trace::Trace t = sfr_test::trace_of(c, [&] { return random_case(c.nranks, 200u + static_cast<unsigned>(c.nranks)); });
   t.machine.reset();
   if (c.ranks_per_node > 0) t.machine = trace::Machine{c.ranks_per_node, c.ranks_per_node, 0};
   const std::string tf = (dir / "t.json").string();

@@ -56,9 +56,7 @@ TEST_P(PlanAgreement, RunSimulateAndInspectCountTheSameMessages) {
   const Case& c = GetParam();
   const fs::path dir = fs::temp_directory_path() / ("sfr_plan_" + std::to_string(::getpid()) + "_" + c.name);
   fs::create_directories(dir);
-  trace::Trace t = c.make                 ? c.make()
-                   : c.source.empty()     ? random_case(c.nranks, 100u + static_cast<unsigned>(c.nranks))
-                                          : trace::read_trace_file(c.source.string()).trace();
+  trace::Trace t = sfr_test::trace_of(c, [&] { return random_case(c.nranks, 100u + static_cast<unsigned>(c.nranks)); });
   t.machine = trace::Machine{c.ranks_per_node, c.ranks_per_node, 0};
   const std::string tf = (dir / "t.json").string();
   trace::write_trace_file(t, tf);

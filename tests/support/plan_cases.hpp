@@ -23,6 +23,14 @@ struct PlanCase {
 };
 inline std::ostream& operator<<(std::ostream& o, const PlanCase& c) { return o << c.name; }
 
+// The case's trace: `make`'s, the sample's, else `random()`'s (each suite draws its own).
+template <class Random>
+sfr::trace::Trace trace_of(const PlanCase& c, Random&& random) {
+  if (c.make) return c.make();
+  if (!c.source.empty()) return sfr::trace::read_trace_file(c.source.string()).trace();
+  return random();
+}
+
 inline std::vector<PlanCase> sample_plan_cases() {
   std::vector<PlanCase> v;
   for (const auto& p : sample_traces(8)) {
