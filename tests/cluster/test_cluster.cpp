@@ -198,9 +198,14 @@ TEST_F(Cluster, CalibrateMeasuresTheRealTiers) {
   const auto& pp = cal.at("measured").at("pingpong");
   ASSERT_TRUE(pp.contains("network")) << pp.dump();
   ASSERT_TRUE(pp.contains("socket")) << pp.dump();
-  // 8 B one way: TCP through the kernel against a shared-memory copy.
-  const double net = pp.at("network").at("bytes_seconds").at(0).at(1), shm = pp.at("socket").at("bytes_seconds").at(0).at(1);
-  EXPECT_GT(net, 2 * shm) << "network " << net << " s, on-node " << shm << " s";
+  // The largest message one way (1 MiB): TCP through the kernel's socket buffers against one
+  // shared-memory copy (here 410 us against 84). Not 8 B: with 4 ranks on 2 cores of a loaded host
+  // both tiers' short latency is a context switch (8.3 us over TCP against 8.45 on the node, once).
+  const auto& net_samples = pp.at("network").at("bytes_seconds");
+  const auto& shm_samples = pp.at("socket").at("bytes_seconds");
+  ASSERT_EQ(net_samples.back().at(0), shm_samples.back().at(0));
+  const double net = net_samples.back().at(1), shm = shm_samples.back().at(1);
+  EXPECT_GT(net, 1.5 * shm) << "network " << net << " s, on-node " << shm << " s";
 }
 
 // The calibrated model across the network (2 x 1): calibrate on the cluster, then validate-model
