@@ -378,12 +378,12 @@ class ExecutorFit {
   void small_bytes(const char* name, core::OpKind kind, double measured, double permuted, double model, Costs& e);
   std::pair<std::optional<double>, std::optional<double>> byte_and_large(const char* name, double ring_measured, double fan_measured,
                                                                          const std::string& fan_pattern, const Costs& e);
-  double wire_factor_at(const char* name, CalibrationShape shape, const Costs& e, double factor, double large) {
+  double wire_factor_at(const char* name, core::OpKind kind, CalibrationShape shape, const Costs& e, double factor, double large) {
     Costs x = e;
     x.wire = factor, x.large = large;
-    return predicted(shape, core::OpKind::bcast, name, x);
+    return predicted(shape, kind, name, x);
   }
-  bool wire(const char* name, double ring_measured, double fan_measured, Costs& e);
+  bool wire(const char* name, core::OpKind kind, double ring_measured, double fan_measured, Costs& e);
   std::optional<double> scatter(const char* name, core::OpKind kind, double permuted, double in_order, const Costs& e);
   void mate(const Costs& e);
   // fit_backend's steps.
@@ -435,7 +435,7 @@ double ExecutorFit::predicted(CalibrationShape shape, core::OpKind kind, const c
   MachineModel::CostTerms& dir = kind == core::OpKind::reduce ? b.leaf_to_root.emplace() : b;
   dir.op = e.op, dir.run = e.run, dir.byte = e.byte, dir.scatter = e.scatter, dir.small_byte = e.small_byte;
   b.peer = e.peer, b.large = e.large;
-  if (e.wire != 1) b.wire = e.wire, mm.wire_factor_beyond = wire_beyond_;
+  if (e.wire != 1) dir.wire = e.wire, mm.wire_factor_beyond = wire_beyond_;
   return simulate(pattern(shape, kind), mm, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s - shift;
 }
 
@@ -591,12 +591,13 @@ std::pair<std::optional<double>, std::optional<double>> ExecutorFit::byte_and_la
 // last value): the factor within [0.05, 1] where the prediction meets the ring (the prediction
 // rises with it), the cost per large message within [0, 1e-4]; said. Whether the cost per large
 // message was fitted again.
-bool ExecutorFit::wire(const char* name, double ring_measured, double fan_measured, Costs& e) {
-  const double before = wire_factor_at(name, CalibrationShape::ring_large, e, 1, e.large), least = 0.05;
+bool ExecutorFit::wire(const char* name, core::OpKind kind, double ring_measured, double fan_measured, Costs& e) {
+  const double before = wire_factor_at(name, kind, CalibrationShape::ring_large, e, 1, e.large), least = 0.05;
+  const std::string which = kind == core::OpKind::reduce ? ", reduce" : "";
   // A ring whose prediction does not change with it has no message beyond the limit on the wire
   // (shm's on one node: every one a copy): none, and said.
-  if (wire_factor_at(name, CalibrationShape::ring_large, e, least, e.large) >= before) {
-    c_.lines.push_back(head(name) + fmt("no wire factor: no message beyond %.0f B on the wire", static_cast<double>(wire_beyond_)) + " (" +
+  if (wire_factor_at(name, kind, CalibrationShape::ring_large, e, least, e.large) >= before) {
+    c_.lines.push_back(head(name) + fmt("no wire factor: no message beyond %.0f B on the wire", static_cast<double>(wire_beyond_)) + which + " (" +
                        large_ring_ + fmt(": %.3f us measured, %.3f us modelled)", ring_measured * 1e6, before * 1e6));
     return false;
   }
@@ -605,30 +606,30 @@ bool ExecutorFit::wire(const char* name, double ring_measured, double fan_measur
   for (int turn = 0, turns = fan_measured >= 0 ? 60 : 1; turn < turns; ++turn) {
     const double last = factor;
     double lo = least, hi = 1;
-    if (wire_factor_at(name, CalibrationShape::ring_large, e, lo, large) >= ring_measured) {
+    if (wire_factor_at(name, kind, CalibrationShape::ring_large, e, lo, large) >= ring_measured) {
       hi = lo;
     } else {
       for (int i = 0; i < 40; ++i) {
         const double mid = 0.5 * (lo + hi);
-        (wire_factor_at(name, CalibrationShape::ring_large, e, mid, large) > ring_measured ? hi : lo) = mid;
+        (wire_factor_at(name, kind, CalibrationShape::ring_large, e, mid, large) > ring_measured ? hi : lo) = mid;
       }
     }
     factor = hi;
     if (fan_measured >= 0) {
-      const double base = wire_factor_at(name, CalibrationShape::fan_large, e, factor, 0), dl = 1e-8;
-      const double per = (wire_factor_at(name, CalibrationShape::fan_large, e, factor, dl) - base) / dl;
+      const double base = wire_factor_at(name, kind, CalibrationShape::fan_large, e, factor, 0), dl = 1e-8;
+      const double per = (wire_factor_at(name, kind, CalibrationShape::fan_large, e, factor, dl) - base) / dl;
       if (per > 0) large = std::clamp((fan_measured - base) / per, 0.0, 1e-4), refitted = true;
     }
     if (turn > 0 && std::abs(factor - last) < 1e-7) break;
   }
   c_.lines.push_back(head(name) + fmt("x%.3f", factor) +
-                     fmt(" on what a message beyond %.0f B costs the wire more than one of that size", static_cast<double>(wire_beyond_)) + " (" +
+                     fmt(" on what a message beyond %.0f B costs the wire more than one of that size", static_cast<double>(wire_beyond_)) + which + " (" +
                      large_ring_ + fmt(": %.3f us measured, %.3f us modelled with the wire's own)", ring_measured * 1e6, before * 1e6) +
                      (factor <= least ? fmt("; kept at %.2f", least) : std::string()));
   if (refitted)
     c_.lines.push_back(head(name) + fmt("%.3f us per large message beyond one each way, with the wire factor ", large * 1e6) +
                        fmt("(the large fan: %.3f us measured, %.3f us modelled)", fan_measured * 1e6,
-                           wire_factor_at(name, CalibrationShape::fan_large, e, factor, large) * 1e6));
+                           wire_factor_at(name, kind, CalibrationShape::fan_large, e, factor, large) * 1e6));
   e.wire = factor, e.large = large;
   return refitted;
 }
@@ -755,19 +756,26 @@ void ExecutorFit::large_terms(std::size_t k, const char* name, Costs& e, Machine
       out.large = e.large = *large;
   }
   if (ring >= 0 && e.byte <= 0 && predicted(CalibrationShape::ring_large, core::OpKind::bcast, name, e) > ring * 1.001) {
-    const bool refitted = wire(name, ring, fan_large ? fan : -1, e);
+    const bool refitted = wire(name, core::OpKind::bcast, ring, fan_large ? fan : -1, e);
     if (e.wire != 1) out.wire = e.wire, m_.wire_factor_beyond = wire_beyond_;
     if (refitted) out.large = e.large;
   }
 }
 
 // The large ring with a reduce: the leaf-to-root direction's own cost per byte, with the bcast's
-// costs per peer, per large message and on the wire (`e`).
+// costs per peer, per large message and on the wire (`e`); where the ring is faster than that at
+// no cost per byte, its own wire factor (window's accumulates on one node: 3.8 us for the ring
+// against its gets' 6.4).
 void ExecutorFit::reduce_byte(std::size_t k, const char* name, const Costs& e, Costs& u, MachineModel::BackendCosts& out) {
   u.peer = e.peer, u.large = e.large, u.wire = e.wire;
-  if (const auto b = term(name, CalibrationShape::ring_large, core::OpKind::reduce, d_.sf_reduce_backend_large[k], u, &Costs::byte, 1e-8,
-                          beyond_ + ", reduce", 1e9, "%.4f", large_ring_))
+  const double ring = d_.sf_reduce_backend_large[k];
+  if (const auto b = term(name, CalibrationShape::ring_large, core::OpKind::reduce, ring, u, &Costs::byte, 1e-8, beyond_ + ", reduce", 1e9,
+                          "%.4f", large_ring_))
     out.leaf_to_root->byte = u.byte = *b;
+  if (u.byte <= 0 && predicted(CalibrationShape::ring_large, core::OpKind::reduce, name, u) > ring * 1.001) {
+    wire(name, core::OpKind::reduce, ring, -1, u);
+    if (u.wire != e.wire) out.leaf_to_root->wire = u.wire, m_.wire_factor_beyond = wire_beyond_;
+  }
 }
 
 // Every term of one backend (core::kCalibratedBackends[k]), each fitted with those before it.
@@ -803,6 +811,10 @@ void ExecutorFit::fit_backend(std::size_t k) {
   if (up && d_.sf_reduce_backend_large[k] >= 0) reduce_byte(k, name, e, *up, out);
   // 5. The large rings permuted against the large rings in order: per value packed or unpacked
   // through an index list in a message past the ring's, beyond the cost per run, each direction.
+  // Not one-sided: its MPI reads or updates the roots through a datatype, a block per run, at
+  // every size (what it packs value by value is the leaves' side: SpMV's ghosts are one block,
+  // the permuted ring's are too), so its cost per run holds past the ring's messages.
+  if (core::find_backend(name)->transport == core::Transport::one_sided) return;
   if (d_.sf_op_backend_large_permuted[k] >= 0 && d_.sf_op_backend_large[k] >= 0)
     if (const auto s = scatter(name, core::OpKind::bcast, d_.sf_op_backend_large_permuted[k], d_.sf_op_backend_large[k], e))
       e.scatter = *s, out.scatter = *s, m_.scatter_beyond = wire_beyond_;

@@ -180,6 +180,7 @@ struct MachineModel {
       const CostTerms& l = *b.leaf_to_root;
       c.op = l.op.value_or(0), c.run = l.run.value_or(0), c.byte = l.byte.value_or(c.byte);
       if (l.scatter) c.scatter = l.scatter;
+      if (l.wire) c.wire = *l.wire;
       if (l.small_byte) c.small_byte = l.small_byte;
     }
     return c;
@@ -252,7 +253,7 @@ inline constexpr std::array<CostTerm, 8> kCostTerms{{
     {&MachineModel::CostTerms::small_byte, "small_byte_cost_by_backend", "small_byte", -1e-8, 1e-8,
      "seconds per byte, from -1e-8 to 1e-8 (10 ns)", "small_byte_until", "the bytes a rank sends plus receives up to which it applies",
      "a small_byte cost"},
-    {&MachineModel::CostTerms::wire, "wire_factor_by_backend", "", 0.05, 1, "a factor from 0.05 to 1", "wire_factor_beyond",
+    {&MachineModel::CostTerms::wire, "wire_factor_by_backend", "wire", 0.05, 1, "a factor from 0.05 to 1", "wire_factor_beyond",
      "the bytes of a message beyond which it applies", "a wire factor"},
     {&MachineModel::CostTerms::scatter, "scatter_cost_by_backend", "scatter", 0, 1e-6, "seconds per value, at most 1e-6 (1 us)",
      "scatter_beyond", "the bytes of a message beyond which it applies", "a scatter cost"},

@@ -366,7 +366,8 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       if (it == rank_lists.end()) it = rank_lists.emplace(&g, core::build_rank_lists(g)).first;
       const std::int64_t vb = core::op_vertex_bytes(op);
       const Schedule sc = op_schedule(op, it->second, lay, m, b);
-      Engine eng(m, sc.node, &busy, costs[0].wire);
+      const auto& cost = costs[core::op_traits(op.op).directions().front() == core::Direction::leaf_to_root ? 1 : 0];
+      Engine eng(m, sc.node, &busy, cost.wire);
       const auto ne = static_cast<std::size_t>(sc.endpoints);
       if (helper_ready.size() < ne - ready.size()) helper_ready.resize(ne - ready.size(), 0);
       if (ops_apart && !ready.empty()) {  // everyone starts when the last finished (links are idle by then)
@@ -395,7 +396,6 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       const bool off_node = b.kind == core::BackendId::shm;
       auto shape_it = shapes.find({&g, off_node});
       if (shape_it == shapes.end()) shape_it = shapes.emplace(std::pair{&g, off_node}, rank_shapes(it->second, off_node ? &lay : nullptr, m.core_sharing)).first;
-      const auto& cost = costs[core::op_traits(op.op).directions().front() == core::Direction::leaf_to_root ? 1 : 0];
       const std::vector<Time> op_cpu = executor_work(shape_it->second, cost, m, vb, ready.size());
       for (core::Index rep = 0; rep < op.repeat; ++rep) {
         start.assign(rd.begin(), rd.begin() + lay.nranks);

@@ -191,6 +191,19 @@ void direct_flow(StepBuilder& sb, const Traffic& t, const Flow& f) {
   sb.direct(f.src, f.dst, pack, unpack);
 }
 
+// window's flow (the executor's window.cpp): the root side copies its roots into the window and
+// back in runs, and MPI reads or updates them through an indexed datatype, a block per run (the
+// executor's cost per run), never value by value; the leaf side packs (reduce) or unpacks (bcast)
+// through its list unless that is one contiguous block (then one memcpy, which the cost per byte
+// covers).
+void window_flow(StepBuilder& sb, const Traffic& t, const Flow& f) {
+  if (!t.rank_lists) return;
+  const bool r2l = t.dir == core::Direction::root_to_leaf;
+  const int leaf_rank = r2l ? f.dst : f.src, owner = r2l ? f.src : f.dst;
+  const bool through_list = !contiguous_list((*t.rank_lists)[static_cast<std::size_t>(leaf_rank)].leaf_side, owner);
+  sb.direct(f.src, f.dst, !r2l && through_list, r2l && through_list);
+}
+
 Time copy_cost(const MachineModel& m, bool to_device, std::int64_t bytes, int concurrent) {
   return bytes > 0 ? to_ps(m.copy(to_device, concurrent).at(static_cast<double>(bytes))) : 0;
 }
@@ -255,6 +268,7 @@ void add_direct(Schedule& s, const RankLayout& lay, const MachineModel& m, Backe
   for (const auto& f : t.flows) {
     sb.send(f.src, f.dst, f.count * t.value_bytes);
     if (b.kind == core::BackendId::basic && !dev) direct_flow(sb, t, f);
+    if (b.kind == core::BackendId::window && !dev) window_flow(sb, t, f);
     sent[f.src] += f.count * t.value_bytes;
     recvd[f.dst] += f.count * t.value_bytes;
   }

@@ -82,9 +82,9 @@ TEST(SimMachine, EveryCostTermRoundTripsAndIsLookedUp) {
     EXPECT_EQ(c.byte, *dir.byte);
     EXPECT_EQ(c.small_byte, dir.small_byte);
     EXPECT_EQ(c.scatter, dir.scatter);
+    EXPECT_EQ(c.wire, *dir.wire);
     EXPECT_EQ(c.peer, *basic.peer);  // not fitted apart: the bcast's both ways
     EXPECT_EQ(c.large, *basic.large);
-    EXPECT_EQ(c.wire, *basic.wire);
     EXPECT_EQ(c.small_until, 4096);
   }
   const auto none = back.executor_costs("window", true);  // no record: the defaults
