@@ -110,6 +110,7 @@ Step::Cost Engine::message_cost(const Msg& msg) const {
     if (p == static_cast<int>(Proto::rendezvous) && p0 != p && a > a0) c.alpha = static_cast<Time>(std::llround(a0 + wire_factor_ * (a - a0)));
   }
   c.handshake = p == 2 && m_.handshake_legs > 0 ? alpha_[0][k][0] : 0;
+  if (msg.load_store) c.alpha = 0, c.handshake = 0;
   // Between two ranks of one core: the mates' share of its latency, bytes and handshake
   // (MachineModel::CoreSharing).
   if (msg.mate) {

@@ -56,6 +56,10 @@ struct Msg {
   Tier tier = Tier::network;
   bool device = false;  // device-aware transfer (GPU parameters)
   bool mate = false;    // a host message between two ranks of one core (MachineModel::CoreSharing)
+  // A one-sided access through memory the ranks share (window on one node: Open MPI's osc/sm
+  // reads or updates the target's window with plain loads and stores): no latency and no
+  // handshake, only its bytes on the wire; the epoch's fences are its synchronisation.
+  bool load_store = false;
 };
 
 // One communication step. Every endpoint starts it when it finished the previous step; `pre` runs

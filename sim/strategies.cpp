@@ -180,15 +180,17 @@ core::IndexShape sender_shape(const Traffic& t, const Flow& f) {
   const auto& from = (*t.rank_lists)[static_cast<std::size_t>(f.src)];
   return list_shape(t.dir == core::Direction::root_to_leaf ? from.root_side : from.leaf_side, f.dst);
 }
+// Whether flow f's list on its receiver is one contiguous block.
+bool receiver_contiguous(const Traffic& t, const Flow& f) {
+  const auto& to = (*t.rank_lists)[static_cast<std::size_t>(f.dst)];
+  return contiguous_list(t.dir == core::Direction::root_to_leaf ? to.leaf_side : to.root_side, f.src);
+}
 // A direct-capable backend's flow: its sender packs unless its list is contiguous and may go
 // unpacked, its receiver unpacks unless its list is contiguous and may take it in place.
 void direct_flow(StepBuilder& sb, const Traffic& t, const Flow& f) {
   if (!t.send_direct || !t.rank_lists) return;
-  const auto& to = (*t.rank_lists)[static_cast<std::size_t>(f.dst)];
-  const bool r2l = t.dir == core::Direction::root_to_leaf;
   const bool pack = sender_shape(t, f).kind != core::IndexShape::contiguous;
-  const bool unpack = !t.recv_direct || !contiguous_list(r2l ? to.leaf_side : to.root_side, f.src);
-  sb.direct(f.src, f.dst, pack, unpack);
+  sb.direct(f.src, f.dst, pack, !t.recv_direct || !receiver_contiguous(t, f));
 }
 
 // window's flow (the executor's window.cpp): the root side copies its roots into the window and
@@ -302,11 +304,14 @@ void add_direct(Schedule& s, const RankLayout& lay, const MachineModel& m, Backe
     // Each pair's values in its MPI calls (packed once per pair, as the executor packs its block).
     std::map<std::pair<std::int32_t, std::int32_t>, const Flow*> flow;
     for (const auto& f : t.flows) flow[{f.src, f.dst}] = &f;
+    // On one node the MPI reads and writes the window's memory itself (Msg::load_store).
+    const bool load_store = lay.nnodes() == 1 && !dev;
     std::vector<Msg> calls;
     for (const Msg& msg : st.msgs)
       for (const core::Index v : plan::one_sided_calls(leaf_targets(t, *flow.at({msg.src, msg.dst})), t.motion)) {
         calls.push_back(msg);
         calls.back().bytes = v * t.value_bytes;
+        calls.back().load_store = load_store;
       }
     st.msgs = std::move(calls);
     // Fence, puts, fence.
@@ -326,9 +331,10 @@ void add_direct(Schedule& s, const RankLayout& lay, const MachineModel& m, Backe
 }
 
 // shm: on-node pairs through the sender's shared segment (the sender packs into it, the receiver
-// unpacks from it: two copies at the machine's packing rate, and the flag handshake: the pair's
-// short-message latency), off-node pairs, and the large contiguous runs shm leaves to MPI
-// (core/shm_route.hpp), as basic. The executor's shm.cpp, on the plan's nodes.
+// unpacks from it, each through its list at the machine's packing rate where that list is not one
+// contiguous block (one memcpy, or one loop of the op, which the cost per byte covers), and the
+// flag handshake: the pair's short-message latency), off-node pairs, and the large contiguous runs
+// shm leaves to MPI (core/shm_route.hpp), as basic. The executor's shm.cpp, on the plan's nodes.
 void add_shm(Schedule& s, const RankLayout& lay, const MachineModel& m, const Traffic& t) {
   StepBuilder sb(s, m, false);
   std::vector<std::int64_t> sent(static_cast<std::size_t>(lay.nranks)), recvd(sent.size());
@@ -344,9 +350,11 @@ void add_shm(Schedule& s, const RankLayout& lay, const MachineModel& m, const Tr
     // Between two ranks of one core, the mates' share of the copies and the handshake.
     const double mate = m.core_sharing.factor(f.src, f.dst);
     const Time copy = to_ps(m.pack.at(static_cast<double>(bytes)) * mate);
+    const bool pack = !t.rank_lists || sender_shape(t, f).kind != core::IndexShape::contiguous;
+    const bool unpack = !t.rank_lists || !receiver_contiguous(t, f);
     const Tier tier = lay.socket(f.src) == lay.socket(f.dst) ? Tier::socket : Tier::node;
-    sb.add_pre(f.src, copy, true);
-    sb.add_post(f.dst, copy + to_ps(m.ab(false, tier, Proto::short_).alpha * mate), true);
+    if (pack) sb.add_pre(f.src, copy, true);
+    sb.add_post(f.dst, (unpack ? copy : 0) + to_ps(m.ab(false, tier, Proto::short_).alpha * mate), true);
   }
   self_copies(sb, m, t, core::BackendId::shm);
   device_work(sb, sb, lay, m, t, false, sent, recvd);

@@ -1237,8 +1237,8 @@ TEST(SimCalibration, RanksSharingACoreReckonFromTheirOwnStart) {
 // order: basic hands the blocks to MPI, no copy) take 0.75 of one message's wire time (its
 // latency and 800 B on the socket tier, every rank on one node) and of the cost of the 1600 B a
 // rank sends and receives less than at factor 1; pairs across cores (0 and 1, 2 and 3) take the
-// same either way. shm's on-node copies between mates take their share too: the two copies and
-// the handshake. Bytes that lower the call's cost (a cost per small byte below 0) are not made to
+// same either way. shm's on-node handshake between mates takes its share too (its lists are
+// blocks: no copy charged, ShmCopiesOnlyListsThatAreNotBlocks). Bytes that lower the call's cost (a cost per small byte below 0) are not made to
 // raise it. The file keeps the factor; the reader refuses one outside [0, 1].
 TEST(SimCalibration, RanksOfOneCoreExchangeAtTheMatesShare) {
   auto pairs = [](int step) {
@@ -1262,9 +1262,9 @@ TEST(SimCalibration, RanksOfOneCoreExchangeAtTheMatesShare) {
   const auto ab = m.ab(false, core::Tier::socket, m.proto_of(800));
   EXPECT_NEAR(slower(mates, with, m, "basic"), 0.75 * (ab.alpha + ab.beta * 800 + 1600 * 1e-9), 2e-12);
   EXPECT_EQ(slower(across, with, m, "basic"), 0);
-  // shm: both copies (800 B each at the packing rate) and the handshake (the short latency), of
-  // one pair, at the share; no message, no cost per byte charged on-node.
-  EXPECT_NEAR(slower(mates, with, m, "shm"), 0.75 * (2 * m.pack.at(800) + m.ab(false, core::Tier::socket, sim::Proto::short_).alpha), 2e-12);
+  // shm: the handshake (the short latency) of one pair at the share; no message, no copy of a
+  // block, no cost per byte charged on-node.
+  EXPECT_NEAR(slower(mates, with, m, "shm"), 0.75 * m.ab(false, core::Tier::socket, sim::Proto::short_).alpha, 2e-12);
   EXPECT_EQ(slower(across, with, m, "shm"), 0);
   // A cost per small byte below 0 (bytes that lower the call's cost): the mates' bytes add nothing
   // to the call, so nothing of it is taken off; the wire alone is.
@@ -1429,4 +1429,64 @@ TEST(SimCalibration, WindowHasNoCostPerScatteredValue) {
   EXPECT_TRUE(has(m, "basic", &sim::MachineModel::CostTerms::scatter));
   EXPECT_FALSE(m.executor_costs("window", false).scatter);
   EXPECT_FALSE(m.executor_costs("window", true).scatter);
+}
+
+// shm copies through a list only where it is not one block, as window and basic: with no executor
+// costs, an on-node exchange of 100 doubles a rank each way costs as much as with no packing where
+// both lists are blocks; the roots read in reverse add the sender's pack, leaves at every other
+// position the receiver's unpack (one copy of 800 B each, the ranks in parallel).
+TEST(SimCalibration, ShmCopiesOnlyListsThatAreNotBlocks) {
+  auto graph = [](bool reversed_roots, int leaf_stride) {
+    core::Graph g(2);
+    for (int r = 0; r < 2; ++r) {
+      g[r].nroots = 100;
+      for (int i = 0; i < 100; ++i) g[r].add_leaf(leaf_stride * i, 1 - r, reversed_roots ? 99 - i : i);
+    }
+    return g;
+  };
+  auto m = *sim::preset("generic");
+  m.backend_costs.clear();
+  auto no_pack = m;
+  no_pack.pack = sim::AlphaBeta{};
+  auto time = [&](const sim::MachineModel& mm, bool reversed, int stride, core::OpKind kind) {
+    trace::Trace tr = bcast_trace(graph(reversed, stride));
+    tr.machine = trace::Machine{2, 2, 0};
+    tr.ops[0].op = kind;
+    if (kind != core::OpKind::bcast) tr.ops[0].mpi_op = core::MpiOp::sum;
+    return sim::simulate(trace::BuiltTrace(tr), mm, {sim::parse_backend("shm", "test")}).backends[0].ops[0].total_s;
+  };
+  const double pack = sim::to_seconds(sim::to_ps(m.pack.at(800)));
+  ASSERT_GT(pack, 0);
+  for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
+    EXPECT_NEAR(time(m, false, 1, kind), time(no_pack, false, 1, kind), 1e-15);
+    EXPECT_NEAR(time(m, true, 1, kind) - time(no_pack, true, 1, kind), pack, 1e-15);  // bcast: the roots' pack; reduce: their unpack
+    EXPECT_NEAR(time(m, false, 2, kind) - time(no_pack, false, 2, kind), pack, 1e-15);
+  }
+}
+
+// window on one node: the MPI reads and writes the window itself, so its calls pay no message
+// latency (Msg::load_store): raising every eager and rendezvous latency by 10 us leaves a window
+// op of 8000 B a rank each way as it was (its fences are short-protocol rounds), while basic's
+// messages pay it; on two nodes the window's calls are messages again.
+TEST(SimCalibration, WindowOnOneNodeIsLoadsAndStores) {
+  core::Graph g(2);
+  for (int r = 0; r < 2; ++r) {
+    g[r].nroots = 1000;
+    for (int i = 0; i < 1000; ++i) g[r].add_leaf(i, 1 - r, i);
+  }
+  auto m = *sim::preset("generic");
+  m.backend_costs.clear();
+  auto slow = m;
+  for (auto& tiers : slow.p2p)
+    for (auto& protos : tiers)
+      for (const auto p : {sim::Proto::eager, sim::Proto::rendezvous}) protos[static_cast<int>(p)].alpha += 10e-6;
+  ASSERT_EQ(m.proto_of(8000), sim::Proto::eager);
+  auto time = [&](const sim::MachineModel& mm, int ranks_per_node, const char* backend) {
+    trace::Trace tr = bcast_trace(g);
+    tr.machine = trace::Machine{ranks_per_node, ranks_per_node, 0};
+    return sim::simulate(trace::BuiltTrace(tr), mm, {sim::parse_backend(backend, "test")}).backends[0].ops[0].total_s;
+  };
+  EXPECT_NEAR(time(slow, 2, "window"), time(m, 2, "window"), 1e-15);
+  EXPECT_GT(time(slow, 2, "basic"), time(m, 2, "basic") + 9e-6);
+  EXPECT_GT(time(slow, 1, "window"), time(m, 1, "window") + 9e-6);
 }
