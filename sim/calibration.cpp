@@ -401,8 +401,19 @@ class ExecutorFit {
   const trace::Machine placement_;
   std::map<std::pair<CalibrationShape, core::OpKind>, trace::BuiltTrace> patterns_;
   // A backend's wire factor applies to the bytes of a message beyond the ring's (its rings'
-  // fits keep), as does its cost per scattered value.
+  // fits keep).
   const std::int64_t wire_beyond_ = 8 * core::kCalibrationSfOpValues;
+  // Its cost per scattered value, to the values of messages past the wire's first protocol
+  // switch beyond the ring's messages (Open MPI's shared-memory eager limit here, 4 KiB: past it
+  // the MPI hands a packed block over in another protocol; below, it copies any message through
+  // its own buffers, and SpMV exchanges of 2.4-3.1 KB cost basic no more packed than in place,
+  // where they were predicted up to 76 % slow), if the large rings' messages (half their values
+  // each way) are past that switch; else past the ring's messages.
+  const std::int64_t scatter_beyond_ = [this] {
+    for (const std::int64_t limit : {m_.short_max, m_.eager_max})
+      if (limit > wire_beyond_) return limit < 8 * core::kCalibrationLargeValues / 2 ? limit : wire_beyond_;
+    return wire_beyond_;
+  }();
   const double until_ = bytes(CalibrationShape::ring_in_order);
   // A message counts as large from the fan's size (nothing) to the large fan's (a whole one).
   const std::array<std::int64_t, 2> sizes_;
@@ -430,7 +441,7 @@ double ExecutorFit::predicted(CalibrationShape shape, core::OpKind kind, const c
   MachineModel mm = bare_;
   mm.large_message_bytes = m_.large_message_bytes;
   mm.small_byte_until = e.small_until;
-  mm.scatter_beyond = wire_beyond_;
+  mm.scatter_beyond = scatter_beyond_;
   MachineModel::BackendCosts& b = mm.backend_costs[name];
   MachineModel::CostTerms& dir = kind == core::OpKind::reduce ? b.leaf_to_root.emplace() : b;
   dir.op = e.op, dir.run = e.run, dir.byte = e.byte, dir.scatter = e.scatter, dir.small_byte = e.small_byte;
@@ -649,11 +660,11 @@ std::optional<double> ExecutorFit::scatter(const char* name, core::OpKind kind, 
   more.scatter = step;
   const double per = (predicted(CalibrationShape::ring_large_permuted, kind, name, more) - base) / step;
   const std::string unit =
-      fmt("ns per value packed or unpacked through an index list in a message beyond %.0f B, ", static_cast<double>(wire_beyond_)) + direction(kind);
+      fmt("ns per value packed or unpacked through an index list in a message beyond %.0f B, ", static_cast<double>(scatter_beyond_)) + direction(kind);
   const std::string where = " (" + large_permuted_ + fmt(": %.3f us measured, %.3f us modelled without it; ", permuted * 1e6, base * 1e6) +
                             fmt("in order %.3f us measured, %.3f us modelled)", in_order * 1e6, base_in_order * 1e6);
   if (per <= 0) {
-    c_.lines.push_back(head(name) + "not fitted: no value scattered in a message beyond " + fmt("%.0f B", static_cast<double>(wire_beyond_)) + where);
+    c_.lines.push_back(head(name) + "not fitted: no value scattered in a message beyond " + fmt("%.0f B", static_cast<double>(scatter_beyond_)) + where);
     return std::nullopt;
   }
   const double fitted = ((permuted - base) - (in_order - base_in_order)) / per, kept = std::clamp(fitted, 0.0, 1e-6);
@@ -817,13 +828,13 @@ void ExecutorFit::fit_backend(std::size_t k) {
   if (core::find_backend(name)->transport == core::Transport::one_sided) return;
   if (d_.sf_op_backend_large_permuted[k] >= 0 && d_.sf_op_backend_large[k] >= 0)
     if (const auto s = scatter(name, core::OpKind::bcast, d_.sf_op_backend_large_permuted[k], d_.sf_op_backend_large[k], e))
-      e.scatter = *s, out.scatter = *s, m_.scatter_beyond = wire_beyond_;
+      e.scatter = *s, out.scatter = *s, m_.scatter_beyond = scatter_beyond_;
   if (up && d_.sf_reduce_backend_large_permuted[k] >= 0 && d_.sf_reduce_backend_large[k] >= 0) {
     Costs u = *up;
     u.peer = e.peer, u.large = e.large, u.wire = e.wire;
     if (!out.leaf_to_root->byte) u.byte = e.byte;  // not fitted apart: the bcast's, as the file has it
     if (const auto s = scatter(name, core::OpKind::reduce, d_.sf_reduce_backend_large_permuted[k], d_.sf_reduce_backend_large[k], u))
-      out.leaf_to_root->scatter = *s, m_.scatter_beyond = wire_beyond_;
+      out.leaf_to_root->scatter = *s, m_.scatter_beyond = scatter_beyond_;
   }
 }
 }  // namespace
