@@ -45,7 +45,7 @@ for m in "$matrices"/*.mtx; do
   $cli generate spmv --matrix "$m" --ranks "$np" --ranks-per-node "$rpn" --partition rows -o "$out" >/dev/null && traces+=("$out")
 done
 echo "== validate-model, ${#traces[@]} SpMV traces at $np ranks, $rpn per node"
-"${launch[@]}" $cli validate-model "${traces[@]}" --machine "$dir/machine.json" --backend "$candidates" --iters "${ITERS:-50}" --json "$dir/validate.json" | grep -E "^summary|spread:|^note|^per backend|^  [a-z0-9-]+ +[0-9]+ pairs|^worst pairs"
+"${launch[@]}" $cli validate-model "${traces[@]}" --machine "$dir/machine.json" --backend "$candidates" --iters "${ITERS:-50}" --json "$dir/validate.json" | grep -E "^summary|spread:|^note|^per backend|^  [a-z0-9-]+ +[0-9]+ pairs|^worst pairs|^calibrate.s ring"
 repeats=${AUTO_REPEATS:-3}
 echo "== --backend auto against the measured best of $candidates, per op (the least of $repeats launches' 20th percentiles)"
 printf '%-34s %3s %-10s %10s %-10s %10s %8s\n' trace op best "best(us)" auto "auto(us)" "auto/best"

@@ -46,8 +46,9 @@ void set_measured(ModelPair& p, const std::vector<double>& m) {
   p.spread = *lo > 0 ? (*hi - *lo) / *lo : 0;
 }
 
-ModelCheck check_model(std::vector<ModelPair> pairs) {
+ModelCheck check_model(std::vector<ModelPair> pairs, RingCheck ring) {
   ModelCheck c;
+  c.ring = ring;
   c.pairs = std::move(pairs);
   std::vector<double> errs, spreads;
   for (const auto& p : c.pairs) {
@@ -138,6 +139,14 @@ std::string render_model_check(const ModelCheck& c, const std::string& machine) 
                 100 * c.median_spread, c.within_spread, c.pairs.size());
   os << line;
   render_accuracy(c, os);
+  if (c.ring.compared()) {
+    const double r = c.ring.ratio();
+    std::snprintf(line, sizeof line, "calibrate's ring on basic: %.3f us in the machine file, %.3f us now (x%.2f)", c.ring.calibrated_us, c.ring.now_us, r);
+    os << line
+       << (!machine_differs(c.ring) ? "\n"
+           : r > 1 ? ": the machine ran slower than when it was calibrated (load now?); errors of that size are not the model's\n"
+                   : ": the machine ran faster than when it was calibrated (load then?); errors of that size are not the model's\n");
+  }
   return os.str();
 }
 
@@ -153,6 +162,7 @@ trace::ModelCheckDoc model_check_doc(const ModelCheck& c, const std::string& mac
   d.ranking_right = c.ranking_right;
   d.summary_within_spread = c.within_spread;
   d.median_spread = c.median_spread;
+  if (c.ring.compared()) d.ring_calibrated_us = c.ring.calibrated_us, d.ring_now_us = c.ring.now_us;
   for (const auto& a : c.backends) {
     const ModelPair& w = c.pairs[a.worst];
     d.by_backend.push_back({a.backend, a.pairs, a.median_abs_error, w.error(), w.trace, w.op});

@@ -48,7 +48,22 @@ struct BackendAccuracy {
   std::size_t worst = 0;  // index into ModelCheck::pairs
 };
 
+// basic on calibrate's ring (the pattern the executor's costs are fitted on: 2 KiB a rank, in a
+// permuted order), as the machine file recorded it and as the check measured it, interleaved with
+// its repeats (the same statistic). A ratio past kLoadRatio either way: the machine did not run as
+// it was calibrated (load on a shared host, in one or the other), and errors of about that size
+// are the machine's, not the model's.
+struct RingCheck {
+  double calibrated_us = 0, now_us = 0;  // 0: not compared (no calibrated ring, or another rank count)
+  bool compared() const { return calibrated_us > 0 && now_us > 0; }
+  double ratio() const { return now_us / calibrated_us; }
+};
+inline constexpr double kLoadRatio = 1.3;
+// Whether the ring says the machine ran otherwise than when calibrated.
+inline bool machine_differs(const RingCheck& r) { return r.compared() && (r.ratio() > kLoadRatio || r.ratio() < 1 / kLoadRatio); }
+
 struct ModelCheck {
+  RingCheck ring;
   std::vector<ModelPair> pairs;
   std::vector<OpRanking> ops;  // ops with at least two backends
   std::vector<BackendAccuracy> backends;  // in order of first appearance
@@ -61,7 +76,7 @@ struct ModelCheck {
 
 inline constexpr std::size_t kWorstShown = 5;
 // Rankings and summaries of `pairs` (grouped by trace and op, in order of first appearance).
-ModelCheck check_model(std::vector<ModelPair> pairs);
+ModelCheck check_model(std::vector<ModelPair> pairs, RingCheck ring = {});
 std::string render_model_check(const ModelCheck& c, const std::string& machine);
 // The sf-model-check document (trace/result_docs.hpp; validate-model adds the provenance) and its JSON.
 trace::ModelCheckDoc model_check_doc(const ModelCheck& c, const std::string& machine);

@@ -7,6 +7,7 @@
 // load only ever adds time), with the repeats' spread. Prints measured against predicted with the relative error, whether it
 // is within the measurement's spread, whether the predicted best backend is the measured best, and
 // the summary (sim/model_check.hpp).
+#include <algorithm>
 #include <iostream>
 #include <optional>
 
@@ -14,6 +15,7 @@
 #include "core/budget.hpp"
 #include "core/error.hpp"
 #include "core/statistic.hpp"
+#include "io/json_strict.hpp"
 #include "io/output_file.hpp"
 #include "trace/provenance.hpp"
 #include "trace/reader.hpp"
@@ -27,6 +29,7 @@
 #include "sim/auto_backend.hpp"
 #include "sim/model_check.hpp"
 #include "sim/simulate.hpp"
+#include "trace/calibration_ring.hpp"
 #endif
 
 namespace sfr::cli {
@@ -93,7 +96,33 @@ struct Validation {
   std::size_t ran = 0;
   std::string ran_name{}, ran_file{};
   bool warned = false;  // about the placement or the machine file: once, not per trace
+  // basic on calibrate's ring (sim::RingCheck): the machine file's, where it has one for this
+  // rank count (0: none), and this run's, timed once after every repeat of every trace.
+  double ring_calibrated_us = 0;
+  std::optional<trace::BuiltTrace> ring{};
+  std::vector<double> ring_lows{};
 };
+
+// basic's time on calibrate's permuted ring as a machine file recorded it (calibration.measured
+// .sf_op_by_backend_s.basic, seconds), for a calibration of `ranks` ranks; 0 for a preset, an inline
+// machine or a file without one.
+double calibrated_ring_us(const std::string& machine, int ranks) {
+  if (sim::preset(machine) || machine.rfind("uniform:", 0) == 0) return 0;
+  const auto j = io::parse_json_strict(io::read_text_file(machine), machine);
+  const io::Json* c = j.contains("calibration") ? &j["calibration"] : nullptr;
+  if (!c || !c->contains("ranks") || (*c)["ranks"] != ranks) return 0;
+  const io::Json::json_pointer at("/measured/sf_op_by_backend_s/basic");
+  if (!c->contains(at) || !c->at(at).is_number() || c->at(at).get<double>() <= 0) return 0;
+  return c->at(at).get<double>() * 1e6;
+}
+
+// One more time of basic on calibrate's ring, as calibrate timed it (5 untimed and 60 timed
+// iterations, their 20th percentile), where the machine file has the calibrated one.
+void time_ring(Validation& val, int rpn) {
+  if (val.ring_calibrated_us <= 0) return;
+  if (!val.ring) val.ring.emplace(trace::calibration_ring_trace(val.size));
+  val.ring_lows.push_back(exec::mpi::time_ops(MPI_COMM_WORLD, *val.ring, "basic", 5, 60, nullptr, rpn).at(0).low_us);
+}
 
 // The machine on the run's nodes: the node-aware backends run on the nodes the simulator assumes
 // (the trace's or the machine's, inside the launch's; else the launch's, said once), and the
@@ -178,9 +207,11 @@ bool validate_trace(Validation& val, const std::string& file) {
     ran_on.push_back(b);
   }
   std::vector<std::vector<std::vector<exec::mpi::OpTiming>>> measured(ran_on.size());  // [backend][repeat][op]
-  for (int rep = 0; rep < v.repeats; ++rep)
+  for (int rep = 0; rep < v.repeats; ++rep) {
     for (std::size_t k = 0; k < ran_on.size(); ++k)
       measured[k].push_back(exec::mpi::time_ops(MPI_COMM_WORLD, *t, ran_on[k], v.warmup, v.iters, nullptr, rpn));
+    time_ring(val, rpn);
+  }
   if (val.rank == 0 && !ran_on.empty()) add_pairs(val, *t, *mt, ran_on, measured);
   return true;
 }
@@ -188,7 +219,9 @@ bool validate_trace(Validation& val, const std::string& file) {
 // Rank 0 prints the comparison and writes its JSON and stored copy (both or neither).
 bool report_model_check(Validation& val) {
   const ValidateArgs& v = val.v;
-  const auto c = sim::check_model(std::move(val.pairs));
+  sim::RingCheck ring;
+  if (!val.ring_lows.empty()) ring = {val.ring_calibrated_us, *std::min_element(val.ring_lows.begin(), val.ring_lows.end())};
+  const auto c = sim::check_model(std::move(val.pairs), ring);
   std::cout << sim::render_model_check(c, val.m.name);
   if (const std::string over = oversubscription(val.local); !over.empty())
     std::cout << "note: " << over << ": the predictions hold only as far as the machine file was calibrated the same way (these ranks, "
@@ -220,6 +253,7 @@ int cmd_validate_model(const Args& args) {
   Validation val{.v = *v, .m = sim::load_machine(v->machine), .backends = list.names};
   const MpiSession mpi;
   val.rank = mpi.rank, val.size = mpi.size, val.local = ranks_on_node();
+  val.ring_calibrated_us = calibrated_ring_us(v->machine, val.size);  // every rank reads it: all time the ring or none
   exec::mpi::stall::start("validate-model", v->stall_timeout);
   say_skipped_backends("validate-model", list);  // rank 0 alone
   // What the launch allows and its nodes, found by every rank together before any trace.

@@ -385,6 +385,8 @@ Json to_json(const ModelCheckDoc& d) {
                    {"worst_trace", a.worst_trace},
                    {"worst_op", a.worst_op}});
   }
+  if (d.ring_calibrated_us > 0 && d.ring_now_us > 0)
+    j["summary"]["calibration_ring"] = {{"calibrated_us", d.ring_calibrated_us}, {"now_us", d.ring_now_us}};
   // validate-model adds the provenance after the comparison: it stays the last member.
   if (!d.provenance.is_null()) j["provenance"] = d.provenance;
   return j;
@@ -405,6 +407,11 @@ ModelCheckDoc model_check_doc_from_json(const Json& j, const std::string& source
   d.ranking_right = s.num_or("ranking_right", 0);
   d.median_spread = s.num_or("median_spread", 0);
   d.summary_within_spread = s.u64_or("within_spread", 0);
+  if (s.has("calibration_ring")) {
+    const Obj ring = s.sub("calibration_ring");
+    d.ring_calibrated_us = ring.num("calibrated_us");
+    d.ring_now_us = ring.num("now_us");
+  }
   if (s.has("by_backend"))
     s.each("by_backend", [&](const Obj& e) {
       ModelCheckBackend a;

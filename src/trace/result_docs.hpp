@@ -165,6 +165,9 @@ struct ModelCheckDoc {
   std::vector<ModelCheckBackend> by_backend;  // in order of first appearance (none in older documents)
   std::uint64_t summary_pairs = 0, summary_ops_ranked = 0, summary_within_spread = 0;
   double median_abs_error = 0, ranking_right = 0, median_spread = 0;
+  // basic on calibrate's ring: as the machine file recorded it and as measured with the pairs
+  // (sim::RingCheck; 0 and 0: not compared, or an older document). summary.calibration_ring.
+  double ring_calibrated_us = 0, ring_now_us = 0;
   io::Json provenance;  // written last, only when set
   bool operator==(const ModelCheckDoc&) const = default;
 };

@@ -362,6 +362,40 @@ TEST(MpiCalibrate, BoundRanksPingPongAcrossCores) {
   fs::remove(out);
 }
 
+// validate-model times basic on calibrate's ring with its repeats and sets it against the machine
+// file's: a file that says the ring took 1 ns makes this machine slower than calibrated, one that
+// says 1 s faster (both past any load), each said once and kept in the JSON; a file calibrated
+// at another rank count, or a preset, compares nothing.
+TEST(MpiValidateModel, SaysWhetherTheMachineRunsAsItWasCalibrated) {
+  const fs::path trace = temp("ring-trace.json"), machine = temp("ring-machine.json"), json = temp("ring-vm.json");
+  std::ofstream(trace) << R"({"name": "r", "nranks": 2, "sfs": {"A": {"ranks": [
+      {"nroots": 4, "remote_rank": [1], "remote_index": [0]}, {"nroots": 4, "remote_rank": [0], "remote_index": [1]}]}},
+    "ops": [{"op": "bcast", "sf": "A", "unit": "float64"}]})";
+  auto check = [&](int ranks, double basic_s) {
+    std::ofstream(machine) << R"({"base": "generic", "calibration": {"ranks": )" << ranks
+                           << R"(, "measured": {"sf_op_by_backend_s": {"basic": )" << basic_s << "}}}}";
+    return mpirun(2, "validate-model " + trace.string() + " --machine " + machine.string() + " --backend basic --iters 2 --json " + json.string());
+  };
+  auto r = check(2, 1e-9);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(occurrences(r.out, "calibrate's ring on basic: 0.001 us in the machine file, "), 1u) << r.out;
+  EXPECT_EQ(occurrences(r.out, "the machine ran slower than when it was calibrated (load now?)"), 1u) << r.out;
+  auto ring = nlohmann::json::parse(sfr_test::slurp(json))["summary"]["calibration_ring"];
+  EXPECT_DOUBLE_EQ(ring["calibrated_us"].get<double>(), 1e-3);
+  EXPECT_GT(ring["now_us"].get<double>(), 0.01) << ring.dump();  // a real ring takes more than 10 ns
+  r = check(2, 1.0);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(occurrences(r.out, "the machine ran faster than when it was calibrated (load then?)"), 1u) << r.out;
+  r = check(4, 1e-9);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(occurrences(r.out, "calibrate's ring"), 0u) << r.out;
+  EXPECT_FALSE(nlohmann::json::parse(sfr_test::slurp(json))["summary"].contains("calibration_ring"));
+  r = mpirun(2, "validate-model " + trace.string() + " --machine generic --backend basic --iters 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(occurrences(r.out, "calibrate's ring"), 0u) << r.out;
+  for (const auto& f : {trace, machine, json}) fs::remove(f);
+}
+
 // The issue's case: calibrate with 4 ranks as 2 emulated nodes of 2 on a machine of fewer cores
 // warns of the oversubscription (once) and records the placement; run --backend auto and
 // validate-model at 2 ranks then say, once, that the machine file is of another placement.

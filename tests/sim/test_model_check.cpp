@@ -103,3 +103,26 @@ TEST(SimModelCheck, RepeatsGiveTheLowestMedianAndTheSpread) {
   EXPECT_EQ(j["pairs"][0]["within_spread"], true);
   EXPECT_EQ(j["summary"]["within_spread"], 1u);
 }
+
+// basic on calibrate's ring, calibrated against now: past 1.3x either way the machine did not run
+// as it was calibrated, and the line says which way; within it, the times alone; not compared
+// (no calibrated ring): no line, and the document has none (nor reads one back).
+TEST(SimModelCheck, TheCalibrationRingSaysWhetherTheMachineRanAsCalibrated) {
+  const std::vector<ModelPair> p = {{"t", 0, "bcast", "basic", 10.0, 11.0}};
+  auto text = [&](double then, double now) { return sfr::sim::render_model_check(sfr::sim::check_model(p, {then, now}), "m.json"); };
+  const std::string slower = text(0.7, 1.02), faster = text(1.0, 0.7), same = text(1.0, 1.25), none = text(0, 1.0);
+  EXPECT_NE(slower.find("calibrate's ring on basic: 0.700 us in the machine file, 1.020 us now (x1.46): the machine ran slower than when it "
+                        "was calibrated (load now?); errors of that size are not the model's\n"),
+            std::string::npos)
+      << slower;
+  EXPECT_NE(faster.find("(x0.70): the machine ran faster than when it was calibrated (load then?)"), std::string::npos) << faster;
+  EXPECT_NE(same.find("1.000 us in the machine file, 1.250 us now (x1.25)\n"), std::string::npos) << same;
+  EXPECT_EQ(none.find("calibrate's ring"), std::string::npos) << none;
+  const auto d = sfr::sim::model_check_doc(sfr::sim::check_model(p, {0.7, 1.02}), "m.json");
+  const auto j = sfr::trace::to_json(d);
+  EXPECT_EQ(j["summary"]["calibration_ring"], (sfr::io::Json{{"calibrated_us", 0.7}, {"now_us", 1.02}})) << j.dump();
+  EXPECT_EQ(sfr::trace::model_check_doc_from_json(j, "x.json"), d);
+  const auto older = sfr::trace::to_json(sfr::sim::model_check_doc(sfr::sim::check_model(p), "m.json"));
+  EXPECT_FALSE(older["summary"].contains("calibration_ring"));
+  EXPECT_EQ(sfr::trace::model_check_doc_from_json(older, "x.json").ring_now_us, 0);
+}

@@ -221,4 +221,7 @@ TEST(ResultDocs, MalformedModelCheckIsRefused) {
   EXPECT_REFUSED(broken(d, read, [](Json& j) { j["pairs"][0].erase("trace"); }), "/pairs/0/trace", "missing");
   EXPECT_REFUSED(broken(d, read, [](Json& j) { j["ops"][0]["right"] = 1; }), "/ops/0/right", "true or false");
   EXPECT_REFUSED(broken(d, read, [](Json& j) { j["provenance"]["date"] = 0; }), "/provenance/date", "a string");
+  EXPECT_REFUSED(broken(d, read, [](Json& j) { j["summary"]["calibration_ring"] = 1.0; }), "/summary/calibration_ring", "an object");
+  EXPECT_REFUSED(broken(d, read, [](Json& j) { j["summary"]["calibration_ring"] = {{"calibrated_us", 0.7}}; }),
+                 "/summary/calibration_ring/now_us", "missing");
 }
