@@ -1353,6 +1353,30 @@ TEST(SimCalibration, ContiguousBlocksAreNotCopiedOnBasic) {
   EXPECT_GT(time(false, core::OpKind::fetch_and_op, "basic"), time(false, core::OpKind::reduce, "basic") + pack);
 }
 
+// Two ranks exchanging 100 doubles each way, rank r's leaf i (at position stride * i) on root i of
+// the other, or on root 99 - i (`reversed`), on one node; the time of one op of `kind` on
+// `backend` there, on `m`.
+double pair_exchange_time(const sim::MachineModel& m, const char* backend, bool reversed, int stride, core::OpKind kind) {
+  core::Graph g(2);
+  for (int r = 0; r < 2; ++r) {
+    g[r].nroots = 100;
+    for (int i = 0; i < 100; ++i) g[r].add_leaf(stride * i, 1 - r, reversed ? 99 - i : i);
+  }
+  trace::Trace tr = bcast_trace(g);
+  tr.machine = trace::Machine{2, 2, 0};
+  tr.ops[0].op = kind;
+  if (kind != core::OpKind::bcast) tr.ops[0].mpi_op = core::MpiOp::sum;
+  return sim::simulate(trace::BuiltTrace(tr), m, {sim::parse_backend(backend, "test")}).backends[0].ops[0].total_s;
+}
+// The generic preset without executor costs, and the same with no cost to pack (or unpack).
+std::pair<sim::MachineModel, sim::MachineModel> with_and_without_packing() {
+  auto m = *sim::preset("generic");
+  m.backend_costs.clear();
+  auto no_pack = m;
+  no_pack.pack = sim::AlphaBeta{};
+  return {m, no_pack};
+}
+
 // window copies as its executor does (sim/strategies.cpp window_flow): the root side never value
 // by value (its roots go in runs, through MPI's datatype), the leaf side through its list unless
 // that is one block. With no executor costs, a window op on 100 doubles a rank each way costs as
@@ -1360,30 +1384,13 @@ TEST(SimCalibration, ContiguousBlocksAreNotCopiedOnBasic) {
 // read in; where each rank's leaves are every other position, one copy of 800 B more: the
 // bcast's unpack, the reduce's pack.
 TEST(SimCalibration, WindowCopiesOnlyTheLeavesSide) {
-  auto graph = [](bool reversed_roots, int leaf_stride) {
-    core::Graph g(2);
-    for (int r = 0; r < 2; ++r) {
-      g[r].nroots = 100;
-      for (int i = 0; i < 100; ++i) g[r].add_leaf(leaf_stride * i, 1 - r, reversed_roots ? 99 - i : i);
-    }
-    return g;
-  };
-  auto m = *sim::preset("generic");
-  m.backend_costs.clear();
-  ASSERT_GT(m.pack.at(800), 0);
-  auto no_pack = m;
-  no_pack.pack = sim::AlphaBeta{};
-  ASSERT_EQ(no_pack.pack.at(800), 0);
-  auto time = [&](const sim::MachineModel& mm, bool reversed, int stride, core::OpKind kind) {
-    trace::Trace tr = bcast_trace(graph(reversed, stride));
-    tr.ops[0].op = kind;
-    if (kind != core::OpKind::bcast) tr.ops[0].mpi_op = core::MpiOp::sum;
-    return sim::simulate(trace::BuiltTrace(tr), mm, {sim::parse_backend("window", "test")}).backends[0].ops[0].total_s;
-  };
+  const auto [m, no_pack] = with_and_without_packing();
   const double pack = sim::to_seconds(sim::to_ps(m.pack.at(800)));
+  ASSERT_GT(pack, 0);
+  const auto t = pair_exchange_time;
   for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
-    for (const bool reversed : {false, true}) EXPECT_NEAR(time(m, reversed, 1, kind), time(no_pack, reversed, 1, kind), 1e-15);
-    EXPECT_NEAR(time(m, false, 2, kind) - time(no_pack, false, 2, kind), pack, 1e-15);
+    for (const bool reversed : {false, true}) EXPECT_NEAR(t(m, "window", reversed, 1, kind), t(no_pack, "window", reversed, 1, kind), 1e-15);
+    EXPECT_NEAR(t(m, "window", false, 2, kind) - t(no_pack, "window", false, 2, kind), pack, 1e-15);
   }
 }
 
@@ -1436,31 +1443,14 @@ TEST(SimCalibration, WindowHasNoCostPerScatteredValue) {
 // both lists are blocks; the roots read in reverse add the sender's pack, leaves at every other
 // position the receiver's unpack (one copy of 800 B each, the ranks in parallel).
 TEST(SimCalibration, ShmCopiesOnlyListsThatAreNotBlocks) {
-  auto graph = [](bool reversed_roots, int leaf_stride) {
-    core::Graph g(2);
-    for (int r = 0; r < 2; ++r) {
-      g[r].nroots = 100;
-      for (int i = 0; i < 100; ++i) g[r].add_leaf(leaf_stride * i, 1 - r, reversed_roots ? 99 - i : i);
-    }
-    return g;
-  };
-  auto m = *sim::preset("generic");
-  m.backend_costs.clear();
-  auto no_pack = m;
-  no_pack.pack = sim::AlphaBeta{};
-  auto time = [&](const sim::MachineModel& mm, bool reversed, int stride, core::OpKind kind) {
-    trace::Trace tr = bcast_trace(graph(reversed, stride));
-    tr.machine = trace::Machine{2, 2, 0};
-    tr.ops[0].op = kind;
-    if (kind != core::OpKind::bcast) tr.ops[0].mpi_op = core::MpiOp::sum;
-    return sim::simulate(trace::BuiltTrace(tr), mm, {sim::parse_backend("shm", "test")}).backends[0].ops[0].total_s;
-  };
+  const auto [m, no_pack] = with_and_without_packing();
   const double pack = sim::to_seconds(sim::to_ps(m.pack.at(800)));
   ASSERT_GT(pack, 0);
+  const auto t = pair_exchange_time;
   for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
-    EXPECT_NEAR(time(m, false, 1, kind), time(no_pack, false, 1, kind), 1e-15);
-    EXPECT_NEAR(time(m, true, 1, kind) - time(no_pack, true, 1, kind), pack, 1e-15);  // bcast: the roots' pack; reduce: their unpack
-    EXPECT_NEAR(time(m, false, 2, kind) - time(no_pack, false, 2, kind), pack, 1e-15);
+    EXPECT_NEAR(t(m, "shm", false, 1, kind), t(no_pack, "shm", false, 1, kind), 1e-15);
+    EXPECT_NEAR(t(m, "shm", true, 1, kind) - t(no_pack, "shm", true, 1, kind), pack, 1e-15);  // bcast: the roots' pack; reduce: their unpack
+    EXPECT_NEAR(t(m, "shm", false, 2, kind) - t(no_pack, "shm", false, 2, kind), pack, 1e-15);
   }
 }
 
