@@ -116,12 +116,12 @@ double calibrated_ring_us(const std::string& machine, int ranks) {
   return c->at(at).get<double>() * 1e6;
 }
 
-// One more time of basic on calibrate's ring, as calibrate timed it (5 untimed and 60 timed
-// iterations, their 20th percentile), where the machine file has the calibrated one.
+// One more time of basic on calibrate's ring, as calibrate timed it (its iterations per round,
+// their 20th percentile), where the machine file has the calibrated one.
 void time_ring(Validation& val, int rpn) {
   if (val.ring_calibrated_us <= 0) return;
   if (!val.ring) val.ring.emplace(trace::calibration_ring_trace(val.size));
-  val.ring_lows.push_back(exec::mpi::time_ops(MPI_COMM_WORLD, *val.ring, "basic", 5, 60, nullptr, rpn).at(0).low_us);
+  val.ring_lows.push_back(exec::mpi::time_ops(MPI_COMM_WORLD, *val.ring, "basic", core::kExecutorWarmup, core::kExecutorIters, nullptr, rpn).at(0).low_us);
 }
 
 // The machine on the run's nodes: the node-aware backends run on the nodes the simulator assumes

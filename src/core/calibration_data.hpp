@@ -183,6 +183,9 @@ struct CalibrationData {
 // every backend once: a few milliseconds on one node, about a second over TCP between nodes.
 inline constexpr int kMinExecutorRounds = 10, kMaxExecutorRounds = 60;
 inline constexpr double kExecutorSeconds = 20;
+// The untimed and timed iterations of one pattern in a round (validate-model's calibration ring
+// check times calibrate's ring the same way).
+inline constexpr int kExecutorWarmup = 5, kExecutorIters = 60;
 // calibrate says that it met load above this spread, or below this share of the CPU expected.
 inline constexpr double kLoadedSpread = 1.5, kLoadedCpuShare = 0.8;
 // The median of `rounds` over their least (0 when empty or the least is not positive).

@@ -398,7 +398,7 @@ void measure_executor(MPI_Comm comm, int size, const CalibrateOptions& o, core::
   // Rounds over the backends (each round times every pattern on every backend once), then per
   // backend the least of its rounds' medians: the rounds spread the machine's load over all of
   // them alike.
-  auto low_us = [&](const Pattern& p, const char* backend) { return time_ops(comm, p.bt, backend, 5, 60, nullptr, d.ranks_per_node).at(0).low_us; };
+  auto low_us = [&](const Pattern& p, const char* backend) { return time_ops(comm, p.bt, backend, core::kExecutorWarmup, core::kExecutorIters, nullptr, d.ranks_per_node).at(0).low_us; };
   const double t0 = MPI_Wtime(), cpu0 = cpu_seconds();
   int rounds = 0;
   for (int more = 1; more && rounds < core::kMaxExecutorRounds; ++rounds) {
