@@ -200,10 +200,8 @@ void direct_flow(StepBuilder& sb, const Traffic& t, const Flow& f) {
 // covers).
 void window_flow(StepBuilder& sb, const Traffic& t, const Flow& f) {
   if (!t.rank_lists) return;
-  const bool r2l = t.dir == core::Direction::root_to_leaf;
-  const int leaf_rank = r2l ? f.dst : f.src, owner = r2l ? f.src : f.dst;
-  const bool through_list = !contiguous_list((*t.rank_lists)[static_cast<std::size_t>(leaf_rank)].leaf_side, owner);
-  sb.direct(f.src, f.dst, !r2l && through_list, r2l && through_list);
+  const bool r2l = t.dir == core::Direction::root_to_leaf;  // the leaves receive: their list is the receiver's
+  sb.direct(f.src, f.dst, !r2l && sender_shape(t, f).kind != core::IndexShape::contiguous, r2l && !receiver_contiguous(t, f));
 }
 
 Time copy_cost(const MachineModel& m, bool to_device, std::int64_t bytes, int concurrent) {
