@@ -180,7 +180,7 @@ TEST_P(RankSignals, EndEveryRankWithTheSignalsStatus) {
   const int status = job->wait_for(10);
   ASSERT_NE(status, sfr_test::Background::kRunning) << "still running 10 s after the signal\n" << job->output();
   EXPECT_EQ(status, 128 + c.sig) << job->output();
-  for (const pid_t r : ranks) EXPECT_FALSE(sfr_test::alive(r)) << "rank " << r;
+  EXPECT_EQ(sfr_test::still_alive_after(ranks, 10), std::vector<pid_t>{}) << "ranks still running 10 s after the launcher ended";
   EXPECT_EQ(left(), std::set<std::string>{}) << job->output();
 }
 
@@ -202,7 +202,7 @@ TEST_F(MpiFaults, ASignalToTheLauncherEndsEveryRank) {
   const int status = job->wait_for(10);
   ASSERT_NE(status, sfr_test::Background::kRunning) << job->output();
   EXPECT_NE(status, 0) << job->output();
-  for (const pid_t r : ranks) EXPECT_FALSE(sfr_test::alive(r)) << "rank " << r;
+  EXPECT_EQ(sfr_test::still_alive_after(ranks, 10), std::vector<pid_t>{}) << "ranks still running 10 s after the launcher ended";
   EXPECT_EQ(left(), std::set<std::string>{}) << job->output();
 }
 

@@ -75,6 +75,19 @@ inline bool alive(pid_t pid) {
   return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
 }
 
+// Which of `pids` still run `seconds` after now (polled every 20 ms). A launcher may exit before
+// the ranks it signalled have finished exiting (they are reparented then), so a test of "every
+// rank ends" waits for them up to its deadline instead of looking once.
+inline std::vector<pid_t> still_alive_after(const std::vector<pid_t>& pids, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  std::vector<pid_t> left = pids;
+  while (true) {
+    std::erase_if(left, [](pid_t p) { return !alive(p); });
+    if (left.empty() || std::chrono::steady_clock::now() >= deadline) return left;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 // A command started in the background, in a process group of its own, its output in a log: for
 // tests that signal it while it runs. Whatever of it still runs at destruction is killed.
 class Background {
