@@ -44,6 +44,7 @@ BackendVariant parse_backend(const std::string& s, const std::string& where) {
 }
 
 bool has_aware_form(core::BackendId k) { return !host_only(k); }
+bool pays_collective_overhead(core::BackendId k) { return k == core::BackendId::neighbor || k == core::BackendId::alltoallv; }
 
 std::vector<BackendVariant> all_backends(bool with_aware) {
   std::vector<BackendVariant> v;
@@ -274,7 +275,7 @@ void add_direct(Schedule& s, const RankLayout& lay, const MachineModel& m, Backe
   }
   self_copies(sb, m, t, b.kind);
   device_work(sb, sb, lay, m, t, b.aware, sent, recvd);
-  if (b.kind == core::BackendId::neighbor || b.kind == core::BackendId::alltoallv)
+  if (pays_collective_overhead(b.kind))
     for (int r = 0; r < lay.nranks; ++r) sb.add_sync(r, to_ps(m.collective_overhead));
   if (b.kind == core::BackendId::alltoallv) {
     // MPI_Alltoallv also sends the empty messages: one short-protocol latency per non-peer,
