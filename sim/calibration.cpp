@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "core/backends.hpp"
 #include "sim/simulate.hpp"
@@ -716,13 +717,15 @@ void ExecutorFit::bound_collective_overhead() {
   for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
     const char* name = core::kCalibratedBackends[k];
     if (!pays_collective_overhead(parse_backend(name, "calibrate").kind)) continue;
-    const std::pair<CalibrationShape, double> rings[] = {
-        {CalibrationShape::ring_permuted, d_.sf_op_backend[k]}, {CalibrationShape::ring_in_order, d_.sf_op_backend_contiguous[k]},
-        {CalibrationShape::ring_small, d_.sf_op_backend_small[k]}, {CalibrationShape::ring_permuted, d_.sf_reduce_backend[k]},
-        {CalibrationShape::ring_in_order, d_.sf_reduce_backend_contiguous[k]}, {CalibrationShape::ring_small, d_.sf_reduce_backend_small[k]}};
-    for (std::size_t i = 0; i < std::size(rings); ++i) {
-      const auto [shape, measured] = rings[i];
-      const core::OpKind kind = i < 3 ? core::OpKind::bcast : core::OpKind::reduce;
+    constexpr core::OpKind bcast = core::OpKind::bcast, reduce = core::OpKind::reduce;
+    const std::tuple<CalibrationShape, core::OpKind, double> rings[] = {
+        {CalibrationShape::ring_permuted, bcast, d_.sf_op_backend[k]},
+        {CalibrationShape::ring_in_order, bcast, d_.sf_op_backend_contiguous[k]},
+        {CalibrationShape::ring_small, bcast, d_.sf_op_backend_small[k]},
+        {CalibrationShape::ring_permuted, reduce, d_.sf_reduce_backend[k]},
+        {CalibrationShape::ring_in_order, reduce, d_.sf_reduce_backend_contiguous[k]},
+        {CalibrationShape::ring_small, reduce, d_.sf_reduce_backend_small[k]}};
+    for (const auto& [shape, kind, measured] : rings) {
       if (measured < 0) continue;
       const double model = modelled(shape, kind, name);
       if (measured - model < lowest)

@@ -428,13 +428,15 @@ core::CalibrationData rings_both_directions() {
   d.sf_reduce_backend_contiguous = by_backend({4.7e-6});
   return d;
 }
-// The simulator's time of basic on a calibration pattern of `kind` there, on `mm`.
-double basic_time(trace::CalibrationShape shape, core::OpKind kind, const sim::MachineModel& mm) {
-  return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, trace::Machine{2, 2, 0}, shape, kind)), mm, {sim::parse_backend("basic", "test")})
+// The simulator's time of `backend` on a calibration pattern of `kind` on one node of 2 ranks, on `mm`.
+double ring_time(const char* backend, trace::CalibrationShape shape, core::OpKind kind, const sim::MachineModel& mm) {
+  return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, trace::Machine{2, 2, 0}, shape, kind)), mm, {sim::parse_backend(backend, "test")})
       .backends[0]
       .ops[0]
       .total_s;
 }
+// ... of basic.
+double basic_time(trace::CalibrationShape shape, core::OpKind kind, const sim::MachineModel& mm) { return ring_time("basic", shape, kind, mm); }
 
 // The small ring in order gives the bytes below the ring's a cost per byte of their own, for each
 // direction: synthetic measurements made as the model without it has them, plus a known excess
@@ -1010,12 +1012,7 @@ TEST(SimCalibration, WireFactorAndCostPerLargeMessageTogether) {
 TEST(SimCalibration, TheWindowsFencesFromItsOwnRing) {
   core::CalibrationData d = one_node_data();
   using trace::CalibrationShape;
-  auto t = [&](CalibrationShape shape, const sim::MachineModel& mm) {
-    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, trace::Machine{2, 2, 0}, shape)), mm, {sim::parse_backend("window", "test")})
-        .backends[0]
-        .ops[0]
-        .total_s;
-  };
+  auto t = [](CalibrationShape shape, const sim::MachineModel& mm) { return ring_time("window", shape, core::OpKind::bcast, mm); };
   d.sf_op_backend = by_backend({5e-6, -1, 1, -1});  // window measured; its value set below
   d.sf_op_backend_contiguous = by_backend({4.0e-6, -1, 1, -1});
   auto bare = sim::calibrate_machine(d).machine;
@@ -1048,12 +1045,7 @@ TEST(SimCalibration, TheCollectiveBackendsRingsBoundTheCollectivesCost) {
   auto truth = sim::calibrate_machine(d).machine;
   ASSERT_NEAR(truth.collective_overhead, 1e-6, 1e-12);
   truth.op_overhead = 0, truth.backend_costs.clear();
-  auto t = [&](const char* b, CalibrationShape shape, core::OpKind kind, const sim::MachineModel& mm) {
-    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, trace::Machine{2, 2, 0}, shape, kind)), mm, {sim::parse_backend(b, "test")})
-        .backends[0]
-        .ops[0]
-        .total_s;
-  };
+  const auto t = ring_time;
   const core::OpKind bcast = core::OpKind::bcast, reduce = core::OpKind::reduce;
   const std::pair<const char*, std::size_t> collectives[] = {{"neighbor", 1}, {"alltoallv", 3}};
   auto measure = [&](double excess) {
@@ -1107,11 +1099,7 @@ TEST(SimCalibration, NoWireFactorWhereNoMessageIsOnTheWire) {
   d.sf_op_backend = by_backend({5e-6, -1, -1, -1, 3e-6});
   d.sf_op_backend_contiguous = by_backend({4.0e-6, -1, -1, -1, 3.2e-6});
   const auto m0 = sim::calibrate_machine(d).machine;
-  const double shm = sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, trace::Machine{2, 2, 0}, trace::CalibrationShape::ring_large)), m0,
-                                   {sim::parse_backend("shm", "test")})
-                         .backends[0]
-                         .ops[0]
-                         .total_s;
+  const double shm = ring_time("shm", trace::CalibrationShape::ring_large, core::OpKind::bcast, m0);
   d.sf_op_backend_large = by_backend({-1, -1, -1, -1, shm - 0.5e-6});
   const auto c = sim::calibrate_machine(d);
   EXPECT_EQ(has(c.machine, "shm", &sim::MachineModel::CostTerms::wire), false);
