@@ -388,6 +388,7 @@ class ExecutorFit {
   bool wire(const char* name, core::OpKind kind, double ring_measured, double fan_measured, Costs& e);
   std::optional<double> scatter(const char* name, core::OpKind kind, double permuted, double in_order, const Costs& e);
   void mate(const Costs& e);
+  void lines(std::size_t k, const char* name, const Costs& e, const std::optional<Costs>& up, MachineModel::BackendCosts& out);
   // fit_backend's steps.
   Rings bcast_rings(std::size_t k, const char* name);
   std::optional<Costs> reduce_rings(std::size_t k, const char* name, const Costs& e);
@@ -446,7 +447,7 @@ double ExecutorFit::predicted(CalibrationShape shape, core::OpKind kind, const c
   mm.scatter_beyond = scatter_beyond_;
   MachineModel::BackendCosts& b = mm.backend_costs[name];
   MachineModel::CostTerms& dir = kind == core::OpKind::reduce ? b.leaf_to_root.emplace() : b;
-  dir.op = e.op, dir.run = e.run, dir.byte = e.byte, dir.scatter = e.scatter, dir.small_byte = e.small_byte;
+  dir.op = e.op, dir.run = e.run, dir.byte = e.byte, dir.scatter = e.scatter, dir.small_byte = e.small_byte, dir.line = e.line;
   b.peer = e.peer, b.large = e.large;
   if (e.wire != 1) dir.wire = e.wire, mm.wire_factor_beyond = wire_beyond_;
   return simulate(pattern(shape, kind), mm, {parse_backend(name, "calibrate")}).backends.at(0).ops.at(0).total_s - shift;
@@ -829,6 +830,29 @@ void ExecutorFit::reduce_byte(std::size_t k, const char* name, const Costs& e, C
   }
 }
 
+// A one-sided backend's cost per cache line of its peers' roots beyond those its values would
+// fill, each direction: the strided ring (a value per line, a run per value) against what the
+// terms before predict for it (the permuted ring's runs lie in as many lines as its values fill).
+// Its window on one node took 1.9 us for 64 values 16 B apart, 2.6 at 64 B and 3.1-3.4 from 128 B
+// on, its reduce 2.8 to 4.7-4.8 (2 ranks, this host), where the permuted ring's costs said 2.2 and
+// 3.0 at every spacing.
+void ExecutorFit::lines(std::size_t k, const char* name, const Costs& e, const std::optional<Costs>& up, MachineModel::BackendCosts& out) {
+  const std::string ring = fmt("the ring of %.0f values a cache line apart", static_cast<double>(core::kCalibrationSfOpValues));
+  const std::string unit = "ns per cache line of a peer's roots beyond its values' block";
+  if (d_.sf_op_backend_strided[k] >= 0)
+    if (const auto l = term(name, CalibrationShape::ring_strided, core::OpKind::bcast, d_.sf_op_backend_strided[k], e, &Costs::line, 1e-6, unit, 1e9,
+                            "%.2f", ring))
+      out.line = *l;
+  if (!up || d_.sf_reduce_backend_strided[k] < 0) return;
+  Costs u = *up;
+  u.peer = e.peer, u.large = e.large;
+  if (!out.leaf_to_root->byte) u.byte = e.byte;  // not fitted apart: the bcast's, as the file has it
+  if (!out.leaf_to_root->wire) u.wire = e.wire;
+  if (const auto l = term(name, CalibrationShape::ring_strided, core::OpKind::reduce, d_.sf_reduce_backend_strided[k], u, &Costs::line, 1e-6,
+                          unit + ", reduce", 1e9, "%.2f", ring))
+    out.leaf_to_root->line = *l;
+}
+
 // Every term of one backend (core::kCalibratedBackends[k]), each fitted with those before it.
 void ExecutorFit::fit_backend(std::size_t k) {
   const char* name = core::kCalibratedBackends[k];
@@ -864,8 +888,9 @@ void ExecutorFit::fit_backend(std::size_t k) {
   // through an index list in a message past the ring's, beyond the cost per run, each direction.
   // Not one-sided: its MPI reads or updates the roots through a datatype, a block per run, at
   // every size (what it packs value by value is the leaves' side: SpMV's ghosts are one block,
-  // the permuted ring's are too), so its cost per run holds past the ring's messages.
-  if (core::find_backend(name)->transport == core::Transport::one_sided) return;
+  // the permuted ring's are too), so its cost per run holds past the ring's messages. It has its
+  // cost per cache line of the peer's roots instead.
+  if (core::find_backend(name)->transport == core::Transport::one_sided) return lines(k, name, e, up, out);
   if (d_.sf_op_backend_large_permuted[k] >= 0 && d_.sf_op_backend_large[k] >= 0)
     if (const auto s = scatter(name, core::OpKind::bcast, d_.sf_op_backend_large_permuted[k], d_.sf_op_backend_large[k], e))
       e.scatter = *s, out.scatter = *s, m_.scatter_beyond = scatter_beyond_;

@@ -125,6 +125,12 @@ struct MachineModel {
     // Per large message a rank sends or receives beyond two (seconds; each one's handshake waits
     // for the peer), counted by large_share; fitted from the large fan.
     std::optional<double> large{};
+    // Per cache line (64 B) of its peers' roots a rank's calls read or update beyond the lines its
+    // values would fill in one block: a one-sided transfer reaches the roots where they lie in the
+    // peer's memory, and on one node each line it touches there comes from the peer's cache (so
+    // do the window's copies of the roots, whose small gaps it closes). Fitted from the strided
+    // ring against the permuted one, each direction; charged to the rank whose leaves they are.
+    std::optional<double> line{};
     bool operator==(const CostTerms&) const = default;
   };
   struct BackendCosts : CostTerms {
@@ -151,7 +157,7 @@ struct MachineModel {
   // The executor's own costs on `backend` for an op whose first direction is `leaf_to_root` or
   // not, looked up once (the simulator charges them to every rank of every call).
   struct ExecutorCosts {
-    double op = 0, run = 0, peer = 0, byte = 0, large = 0;
+    double op = 0, run = 0, peer = 0, byte = 0, large = 0, line = 0;
     std::optional<double> scatter{};  // per value scattered past scatter_beyond; none: runs everywhere
     std::optional<double> small_byte{};  // per byte up to small_until (may be < 0); none: as `byte`
     std::int64_t small_until = 0;      // bytes (sent plus received)
@@ -159,14 +165,16 @@ struct MachineModel {
     // One rank's work per call, the rank reading `runs` runs of roots, exchanging with `peers`
     // peers (those it sends to plus those it receives from), `bytes` bytes (sent plus received),
     // `large` large messages (sent plus received, each counted by large_share) and `scattered`
-    // values packed or unpacked through index lists in messages past scatter_beyond. The cost per
+    // values packed or unpacked through index lists in messages past scatter_beyond, `lines` cache
+    // lines of its peers' roots beyond those its values would fill (CostTerms::line). The cost per
     // op and the small bytes' together are at least 0 (a negative cost per small byte lowers the
     // cost per call no further: the simulator charges no negative work).
-    double per_call(std::int64_t runs, std::int64_t peers, std::int64_t bytes, double large_msgs, std::int64_t scattered = 0) const {
+    double per_call(std::int64_t runs, std::int64_t peers, std::int64_t bytes, double large_msgs, std::int64_t scattered = 0,
+                    std::int64_t lines = 0) const {
       const std::int64_t below = small_byte ? std::min(bytes, small_until) : 0;
       return std::max(0.0, op + small_byte.value_or(0) * static_cast<double>(below)) + run * static_cast<double>(runs) +
              peer * static_cast<double>(std::max<std::int64_t>(0, peers - 2)) + byte * static_cast<double>(bytes - below) +
-             large * std::max(0.0, large_msgs - 2) + scatter.value_or(0) * static_cast<double>(scattered);
+             large * std::max(0.0, large_msgs - 2) + scatter.value_or(0) * static_cast<double>(scattered) + line * static_cast<double>(lines);
     }
   };
   ExecutorCosts executor_costs(const std::string& backend, bool leaf_to_root) const {
@@ -175,13 +183,14 @@ struct MachineModel {
     if (it == backend_costs.end()) return c;
     const BackendCosts& b = it->second;
     c.op = b.op.value_or(op_overhead), c.run = b.run.value_or(0), c.peer = b.peer.value_or(0), c.byte = b.byte.value_or(0);
-    c.large = b.large.value_or(0), c.scatter = b.scatter, c.small_byte = b.small_byte, c.wire = b.wire.value_or(1);
+    c.large = b.large.value_or(0), c.scatter = b.scatter, c.small_byte = b.small_byte, c.wire = b.wire.value_or(1), c.line = b.line.value_or(0);
     if (leaf_to_root && b.leaf_to_root) {
       const CostTerms& l = *b.leaf_to_root;
       c.op = l.op.value_or(0), c.run = l.run.value_or(0), c.byte = l.byte.value_or(c.byte);
       if (l.scatter) c.scatter = l.scatter;
       if (l.wire) c.wire = *l.wire;
       if (l.small_byte) c.small_byte = l.small_byte;
+      if (l.line) c.line = *l.line;
     }
     return c;
   }
@@ -245,7 +254,7 @@ struct CostTerm {
   std::string_view applies, applies_what, noun;
 };
 inline constexpr double kNoBound = 1e300;
-inline constexpr std::array<CostTerm, 8> kCostTerms{{
+inline constexpr std::array<CostTerm, 9> kCostTerms{{
     {&MachineModel::CostTerms::op, "op_overhead_by_backend", "op", 0, kNoBound, "seconds per op call", "", "", ""},
     {&MachineModel::CostTerms::run, "block_cost_by_backend", "run", 0, 1e-6, "seconds per run of roots, at most 1e-6 (1 us)", "", "", ""},
     {&MachineModel::CostTerms::peer, "peer_cost_by_backend", "", 0, 1e-4, "seconds per peer, at most 1e-4 (100 us)", "", "", ""},
@@ -259,6 +268,7 @@ inline constexpr std::array<CostTerm, 8> kCostTerms{{
      "scatter_beyond", "the bytes of a message beyond which it applies", "a scatter cost"},
     {&MachineModel::CostTerms::large, "large_message_cost_by_backend", "", 0, 1e-4, "seconds per large message, at most 1e-4 (100 us)",
      "large_message_bytes", "[from, to]: which messages are large", "a large message cost"},
+    {&MachineModel::CostTerms::line, "line_cost_by_backend", "line", 0, 1e-6, "seconds per cache line, at most 1e-6 (1 us)", "", "", ""},
 }};
 
 // Built-in presets by name; nullopt when unknown.

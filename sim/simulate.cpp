@@ -101,6 +101,25 @@ struct RankShape {
   std::vector<core::Index> scattered_values;
   // Per peer it reads roots of: the values, and the runs of roots they are.
   std::vector<std::pair<core::Index, core::Index>> run_lists;
+  // Per peer it reads roots of: those roots, sorted, each once.
+  std::vector<std::vector<core::Index>> root_targets;
+  // The cache lines of its peers' roots its leaves touch beyond those their values would fill in
+  // one block (MachineModel::CostTerms::line), at `vb` bytes per value: each peer's roots laid out
+  // from the start of a line, as in its window.
+  std::int64_t extra_lines(std::int64_t vb) const {
+    std::int64_t n = 0;
+    for (const auto& roots : root_targets) {
+      std::int64_t lines = 0, last = -1;  // the lines counted, the last of them
+      for (const core::Index i : roots) {
+        const std::int64_t first = std::max(last + 1, i * vb / kLineBytes), end = (i * vb + vb - 1) / kLineBytes;
+        if (end >= first) lines += end - first + 1, last = end;
+      }
+      const auto block = (static_cast<std::int64_t>(roots.size()) * vb + kLineBytes - 1) / kLineBytes;
+      n += std::max<std::int64_t>(0, lines - block);
+    }
+    return n;
+  }
+  static constexpr std::int64_t kLineBytes = 64;
   // The runs of roots it reads; with `split`, less those of scattered lists (more than one run) in
   // messages of more than `beyond` bytes (their values are counted by `scattered`).
   std::int64_t runs(bool split, std::int64_t beyond, std::int64_t vb) const {
@@ -145,6 +164,11 @@ std::vector<RankShape> rank_shapes(const std::vector<core::RankLists>& rank_list
         if (k == pl.leaf_side.offsets[p] || pl.leaf_remote[kk] != pl.leaf_remote[kk - 1] + 1) ++runs;
       }
       v[r].run_lists.push_back({pl.leaf_side.count(p), runs});
+      const auto from = pl.leaf_remote.begin() + pl.leaf_side.offsets[p], to = pl.leaf_remote.begin() + pl.leaf_side.offsets[p + 1];
+      std::vector<core::Index> roots(from, to);
+      std::sort(roots.begin(), roots.end());
+      roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+      v[r].root_targets.push_back(std::move(roots));
     }
   }
   return v;
@@ -280,9 +304,10 @@ std::vector<Time> executor_work(const std::vector<RankShape>& shapes, const Mach
     // A backend with a cost per scattered value pays it for the lists in messages past the
     // limit, and its cost per run for the others' runs only.
     const bool split = cost.scatter.has_value();
+    const std::int64_t lines = cost.line > 0 ? rs.extra_lines(vb) : 0;
     auto call = [&](std::int64_t bytes) {
       return cost.per_call(rs.runs(split, m.scatter_beyond, vb), rs.peers, bytes, cost.large > 0 ? rs.large(m, vb) : 0,
-                           split ? rs.scattered(m.scatter_beyond, vb) : 0);
+                           split ? rs.scattered(m.scatter_beyond, vb) : 0, lines);
     };
     double work = call(rs.values * vb);
     // What its bytes with its core mates add to the call, at the mates' share (none where they
@@ -392,7 +417,8 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       // walk a block per run), per byte it sends and receives (those with its core mates at their
       // share), per peer and per large message beyond a ring's one of each, and where the backend
       // has one, per value of its scattered lists in messages past MachineModel::scatter_beyond in
-      // place of their runs (MachineModel::ExecutorCosts::per_call).
+      // place of their runs, and per cache line of its peers' roots its leaves touch beyond their
+      // values' (MachineModel::ExecutorCosts::per_call).
       const bool off_node = b.kind == core::BackendId::shm;
       auto shape_it = shapes.find({&g, off_node});
       if (shape_it == shapes.end()) shape_it = shapes.emplace(std::pair{&g, off_node}, rank_shapes(it->second, off_node ? &lay : nullptr, m.core_sharing)).first;

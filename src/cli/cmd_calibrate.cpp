@@ -71,6 +71,8 @@ io::Json measured_json(const core::CalibrationData& d) {
     j["sf_small_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_small[k];
     j["sf_reduce_small_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend_small[k];
     if (d.sf_op_backend_fan_large[k] >= 0) j["sf_fan_large_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_fan_large[k];
+    if (d.sf_op_backend_strided[k] >= 0) j["sf_strided_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_strided[k];
+    if (d.sf_reduce_backend_strided[k] >= 0) j["sf_reduce_strided_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend_strided[k];
   }
   if (d.sf_mate_ring > 0)
     j["sf_mate_ring_basic_s"] = {{"cores", d.cores},

@@ -45,6 +45,21 @@ inline Graph calibration_ring(int nranks, bool permuted = true, int values = kCa
   return g;
 }
 
+// Doubles per 64-byte cache line: the stride of the strided ring below.
+constexpr int kCalibrationLineValues = 8;
+// The ring of that measurement with its roots a cache line apart: rank r's `values` leaves read
+// every kCalibrationLineValues-th root of rank r+1, in order. A run of roots per value, as the
+// permuted ring has, but each in a cache line of its own (the permuted ring's lie within 2 KiB,
+// as its values would in one block). Against the permuted ring: what a one-sided backend spends
+// per cache line of its peer's memory a call touches beyond those its values would fill.
+inline Graph calibration_ring_strided(int nranks, int values = kCalibrationSfOpValues) {
+  Graph g(nranks);
+  for (int r = 0; r < nranks; ++r) g[r].nroots = values * kCalibrationLineValues;
+  for (int r = 0; r < nranks; ++r)
+    for (int i = 0; i < values; ++i) g[r].add_leaf(i, (r + 1) % nranks, i * kCalibrationLineValues);
+  return g;
+}
+
 // The large ring of that measurement, both ways: rank r reads the first half of its `values`
 // leaves on roots 0.. of rank r+1 and the rest on the following roots of rank r-1, each in order (a
 // halo's shape: from 3 ranks two peers each way, one on the rank's emulated node and one off it
@@ -127,6 +142,11 @@ struct CalibrationData {
   // cost per op and per run (a one-sided accumulate walks its datatype applying the op).
   PerBackend sf_reduce_backend = unmeasured();
   PerBackend sf_reduce_backend_contiguous = unmeasured();
+  // The bcast and the reduce on the strided ring (calibration_ring_strided), on the one-sided
+  // backends only: against the permuted ring, the cost per cache line of the peer's roots
+  // (-1: not measured).
+  PerBackend sf_op_backend_strided = unmeasured();
+  PerBackend sf_reduce_backend_strided = unmeasured();
   // The bcast on calibration_fan (at least 3 ranks; -1: not measured): the cost per peer.
   PerBackend sf_op_backend_fan = unmeasured();
   // The bcast on the large ring (calibration_ring_both_ways(n, kCalibrationLargeValues)):

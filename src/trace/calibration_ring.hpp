@@ -18,8 +18,11 @@ namespace sfr::trace {
 // peer): messages past the usual rendezvous switch, the small ring in order
 // (kCalibrationSmallValues per rank), the large ring with each half's roots permuted, and the
 // ring in order between core mates, of the small ring's values and of the ring's (each rank reads
-// the roots of the rank `cores` after it: core::CalibrationData::sf_mate_ring).
-enum class CalibrationShape { ring_permuted, ring_in_order, fan, ring_large, fan_large, ring_small, ring_large_permuted, mate_ring_small, mate_ring };
+// the roots of the rank `cores` after it: core::CalibrationData::sf_mate_ring), and the ring with
+// its roots a cache line apart (core::calibration_ring_strided).
+enum class CalibrationShape {
+  ring_permuted, ring_in_order, fan, ring_large, fan_large, ring_small, ring_large_permuted, mate_ring_small, mate_ring, ring_strided
+};
 
 // The large ring, in order or permuted (core::calibration_ring_both_ways).
 inline bool large_ring(CalibrationShape shape) {
@@ -48,12 +51,13 @@ inline Trace calibration_trace(int nranks, std::optional<Machine> machine, Calib
   t.name = fan ? "calibrate-fan" : "calibrate-ring";
   t.nranks = nranks;
   t.machine = machine;
-  t.sfs.push_back({"R", ExplicitSF{std::make_shared<const core::Graph>(
-                            fan                                    ? core::calibration_fan(nranks, calibration_values(shape, nranks) / std::max(1, nranks - 1))
-                            : large_ring(shape)
-                                ? core::calibration_ring_both_ways(nranks, calibration_values(shape, nranks), shape == CalibrationShape::ring_large_permuted)
-                                                                    : core::calibration_ring(nranks, shape == CalibrationShape::ring_permuted, calibration_values(shape, nranks),
-                                                                                             mate_ring(shape) ? std::max(1, cores) : 1))}});
+  const int values = calibration_values(shape, nranks);
+  core::Graph g = fan                                       ? core::calibration_fan(nranks, values / std::max(1, nranks - 1))
+                  : large_ring(shape)                       ? core::calibration_ring_both_ways(nranks, values, shape == CalibrationShape::ring_large_permuted)
+                  : shape == CalibrationShape::ring_strided ? core::calibration_ring_strided(nranks, values)
+                                                            : core::calibration_ring(nranks, shape == CalibrationShape::ring_permuted, values,
+                                                                                     mate_ring(shape) ? std::max(1, cores) : 1);
+  t.sfs.push_back({"R", ExplicitSF{std::make_shared<const core::Graph>(std::move(g))}});
   OpSpec op;
   op.op = kind;
   op.sf = "R";

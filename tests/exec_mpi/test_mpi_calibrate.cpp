@@ -63,6 +63,12 @@ TEST(MpiCalibrate, TwoRanksOneNode) {
 #endif
   // The executor's own cost per call was measured and is in the model.
   EXPECT_GT(cal.at("measured").at("sf_op_s").get<double>(), 0);
+  // The strided ring, on the one-sided backend alone (both directions).
+  for (const char* key : {"sf_strided_by_backend_s", "sf_reduce_strided_by_backend_s"}) {
+    const auto& strided = cal.at("measured").at(key);
+    EXPECT_GT(strided.at("window").get<double>(), 0) << strided.dump();
+    EXPECT_EQ(strided.size(), 1u) << strided.dump();
+  }
   // Its rounds, within the bounds, and how much they spread (the median over the least: >= 1).
   EXPECT_GE(cal.at("executor_rounds").get<int>(), core::kMinExecutorRounds);
   EXPECT_LE(cal.at("executor_rounds").get<int>(), core::kMaxExecutorRounds);

@@ -1474,6 +1474,69 @@ TEST(SimCalibration, WindowHasNoCostPerScatteredValue) {
   EXPECT_FALSE(m.executor_costs("window", true).scatter);
 }
 
+// The strided ring (a value per cache line) gives a one-sided backend its cost per cache line of
+// the peer's roots beyond those its values would fill, each direction: synthetic measurements
+// made as the model without it has the strided ring, plus a known excess per line (each rank's
+// 256 values touch 256 lines where they would fill 32: 224 beyond, 15 ns each for the bcast, 25
+// for the reduce), give both back; the strided and permuted rings are reproduced and the file
+// keeps them. basic, measured the same, is not one-sided and gets none; a strided ring below the
+// model fits none (kept at 0, and said).
+TEST(SimCalibration, CostPerCacheLineFromTheStridedRing) {
+  using trace::CalibrationShape;
+  core::CalibrationData d = rings_both_directions();
+  auto both = [](double v) { return by_backend({v, -1, v}); };  // basic, neighbor (not measured), window
+  d.sf_op_backend = both(d.sf_op_backend[0]), d.sf_op_backend_contiguous = both(d.sf_op_backend_contiguous[0]);
+  d.sf_reduce_backend = both(d.sf_reduce_backend[0]), d.sf_reduce_backend_contiguous = both(d.sf_reduce_backend_contiguous[0]);
+  const auto m0 = sim::calibrate_machine(d).machine;
+  EXPECT_FALSE(any_has(m0, &sim::MachineModel::CostTerms::line));
+  const double lines = core::kCalibrationSfOpValues - core::kCalibrationSfOpValues / core::kCalibrationLineValues;
+  const double down = ring_time("window", CalibrationShape::ring_strided, core::OpKind::bcast, m0) + 15e-9 * lines;
+  const double up = ring_time("window", CalibrationShape::ring_strided, core::OpKind::reduce, m0) + 25e-9 * lines;
+  d.sf_op_backend_strided = both(down), d.sf_reduce_backend_strided = both(up);
+  const auto c = sim::calibrate_machine(d);
+  const auto& m = c.machine;
+  EXPECT_NEAR(m.executor_costs("window", false).line, 15e-9, 1e-14);
+  EXPECT_NEAR(m.executor_costs("window", true).line, 25e-9, 1e-14);
+  EXPECT_FALSE(has(m, "basic", &sim::MachineModel::CostTerms::line));
+  for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
+    const bool reduce = kind == core::OpKind::reduce;
+    EXPECT_NEAR(ring_time("window", CalibrationShape::ring_strided, kind, m), reduce ? up : down, 1e-11);
+    EXPECT_NEAR(ring_time("window", CalibrationShape::ring_permuted, kind, m), (reduce ? d.sf_reduce_backend : d.sf_op_backend)[2], 1e-11);
+  }
+  EXPECT_EQ(sim::parse_machine(sim::machine_to_json(m), "calibrated.json").backend_costs, m.backend_costs);
+  d.sf_op_backend_strided = both(d.sf_op_backend[0] - 0.1e-6);
+  const auto below = sim::calibrate_machine(d);
+  EXPECT_EQ(below.machine.executor_costs("window", false).line, 0);
+  EXPECT_TRUE(says(below.lines, "cache line of a peer's roots beyond its values' block (the ring of 256 values a cache line apart"));
+  EXPECT_TRUE(says(below.lines, "kept at 0.00"));
+}
+
+// The cost per cache line in a simulation, charged to the rank whose leaves touch the lines: rank 0
+// reads rank 1's roots 3, 0, 12, 4 and 8, rank 1 reads rank 0's 0 to 7 (one block). Of doubles
+// (8 B), rank 0's five values lie in the lines 0 and 1 of rank 1's 64-byte lines, where they
+// would fill one: 1 line beyond; rank 1's none. Of blocks of 2 doubles (16 B), the same roots lie
+// in the lines 0 to 3, where they would fill 2: 2 beyond. The window's
+// fences make everyone wait for rank 0: the op takes that many lines' cost longer, a reduce at
+// its own cost per line.
+TEST(SimCalibration, CostPerCacheLineIsChargedPerLineOfThePeersRootsBeyondItsValues) {
+  core::Graph g(2);
+  g[0].nroots = g[1].nroots = 48;
+  for (const core::Index root : {3, 0, 12, 4, 8}) g[0].add_leaf(g[0].nleaves(), 1, root);
+  for (core::Index i = 0; i < 8; ++i) g[1].add_leaf(i, 0, i);
+  auto m = *sim::preset("generic");
+  auto with = m;
+  with.backend_costs["window"].line = 10e-9;
+  with.backend_costs["window"].leaf_to_root = sim::MachineModel::CostTerms{.line = 30e-9};
+  for (const int bs : {1, 2})
+    for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
+      trace::Trace tr = bcast_trace(g);
+      tr.ops[0].op = kind, tr.ops[0].bs = bs;
+      if (kind == core::OpKind::reduce) tr.ops[0].mpi_op = core::MpiOp::sum;
+      const double beyond = bs == 1 ? 1 : 2, per = kind == core::OpKind::reduce ? 30e-9 : 10e-9;
+      EXPECT_NEAR(slower(trace::BuiltTrace(tr), m, with, "window"), beyond * per, 1e-12) << "bs " << bs << ", " << core::op_kind_name(kind);
+    }
+}
+
 // shm copies through a list only where it is not one block, as window and basic: with no executor
 // costs, an on-node exchange of 100 doubles a rank each way costs as much as with no packing where
 // both lists are blocks; the roots read in reverse add the sender's pack, leaves at every other

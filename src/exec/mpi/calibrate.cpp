@@ -355,8 +355,9 @@ void measure_sync(MPI_Comm comm, int rank, int size, core::CalibrationData& d) {
 // direction; the fan (a run per peer, P - 1 peers): its cost per peer; the large ring both ways
 // (8 times the values) and the large fan: its costs per byte and per large message; the small
 // ring in order (a quarter of the values): its cost per byte below the ring's; the large ring
-// permuted: its cost per value packed or unpacked in messages past the ring's. And the rings
-// between core mates, on basic only (a property of the host, not of a backend).
+// permuted: its cost per value packed or unpacked in messages past the ring's; the strided ring,
+// on the one-sided backends: their cost per cache line of the peer's roots. And the rings between
+// core mates, on basic only (a property of the host, not of a backend).
 void measure_executor(MPI_Comm comm, int size, const CalibrateOptions& o, core::CalibrationData& d) {
   using trace::CalibrationShape;
   constexpr std::size_t nb = std::size(core::kCalibratedBackends);
@@ -364,29 +365,39 @@ void measure_executor(MPI_Comm comm, int size, const CalibrateOptions& o, core::
     trace::BuiltTrace bt;
     double* into;  // per backend, or one value (the mates' rings)
     std::vector<std::vector<double>> rounds;  // per backend (one for the mates), its rounds' medians
+    bool one_sided_only = false;
+    bool times(std::size_t k) const { return !one_sided_only || core::find_backend(core::kCalibratedBackends[k])->transport == core::Transport::one_sided; }
   };
   // A pattern per backend, or with `cores` (the host's) one between core mates.
   auto pattern = [&](CalibrationShape shape, core::OpKind kind, double* into, int cores = 0) {
     return Pattern{trace::BuiltTrace(trace::calibration_trace(size, std::nullopt, shape, kind, std::max(1, cores))), into,
                    std::vector<std::vector<double>>(cores ? 1 : nb)};
   };
-  const std::array<std::tuple<CalibrationShape, core::OpKind, core::PerBackend*, bool>, 12> rows{{
-      {CalibrationShape::ring_permuted, core::OpKind::bcast, &d.sf_op_backend, false},
-      {CalibrationShape::ring_in_order, core::OpKind::bcast, &d.sf_op_backend_contiguous, false},
-      {CalibrationShape::ring_permuted, core::OpKind::reduce, &d.sf_reduce_backend, false},
-      {CalibrationShape::ring_in_order, core::OpKind::reduce, &d.sf_reduce_backend_contiguous, false},
-      {CalibrationShape::fan, core::OpKind::bcast, &d.sf_op_backend_fan, true},
-      {CalibrationShape::ring_large, core::OpKind::bcast, &d.sf_op_backend_large, false},
-      {CalibrationShape::ring_large, core::OpKind::reduce, &d.sf_reduce_backend_large, false},
-      {CalibrationShape::ring_large_permuted, core::OpKind::bcast, &d.sf_op_backend_large_permuted, false},
-      {CalibrationShape::ring_large_permuted, core::OpKind::reduce, &d.sf_reduce_backend_large_permuted, false},
-      {CalibrationShape::fan_large, core::OpKind::bcast, &d.sf_op_backend_fan_large, true},
-      {CalibrationShape::ring_small, core::OpKind::bcast, &d.sf_op_backend_small, false},
-      {CalibrationShape::ring_small, core::OpKind::reduce, &d.sf_reduce_backend_small, false},
+  // Which backends time a pattern: all, all from 3 ranks (the fans), the one-sided ones (the
+  // strided ring: only their transfers touch the peer's roots where they lie).
+  enum class Timed { all, from_three_ranks, one_sided };
+  const std::array<std::tuple<CalibrationShape, core::OpKind, core::PerBackend*, Timed>, 14> rows{{
+      {CalibrationShape::ring_permuted, core::OpKind::bcast, &d.sf_op_backend, Timed::all},
+      {CalibrationShape::ring_in_order, core::OpKind::bcast, &d.sf_op_backend_contiguous, Timed::all},
+      {CalibrationShape::ring_permuted, core::OpKind::reduce, &d.sf_reduce_backend, Timed::all},
+      {CalibrationShape::ring_in_order, core::OpKind::reduce, &d.sf_reduce_backend_contiguous, Timed::all},
+      {CalibrationShape::fan, core::OpKind::bcast, &d.sf_op_backend_fan, Timed::from_three_ranks},
+      {CalibrationShape::ring_large, core::OpKind::bcast, &d.sf_op_backend_large, Timed::all},
+      {CalibrationShape::ring_large, core::OpKind::reduce, &d.sf_reduce_backend_large, Timed::all},
+      {CalibrationShape::ring_large_permuted, core::OpKind::bcast, &d.sf_op_backend_large_permuted, Timed::all},
+      {CalibrationShape::ring_large_permuted, core::OpKind::reduce, &d.sf_reduce_backend_large_permuted, Timed::all},
+      {CalibrationShape::fan_large, core::OpKind::bcast, &d.sf_op_backend_fan_large, Timed::from_three_ranks},
+      {CalibrationShape::ring_small, core::OpKind::bcast, &d.sf_op_backend_small, Timed::all},
+      {CalibrationShape::ring_small, core::OpKind::reduce, &d.sf_reduce_backend_small, Timed::all},
+      {CalibrationShape::ring_strided, core::OpKind::bcast, &d.sf_op_backend_strided, Timed::one_sided},
+      {CalibrationShape::ring_strided, core::OpKind::reduce, &d.sf_reduce_backend_strided, Timed::one_sided},
   }};
   std::vector<Pattern> patterns, mates;
-  for (const auto& [shape, kind, into, fan] : rows)
-    if (!fan || size >= 3) patterns.push_back(pattern(shape, kind, into->data()));
+  for (const auto& [shape, kind, into, which] : rows)
+    if (which != Timed::from_three_ranks || size >= 3) {
+      patterns.push_back(pattern(shape, kind, into->data()));
+      patterns.back().one_sided_only = which == Timed::one_sided;
+    }
   if (o.cores > 0 && size > o.cores)
     for (const auto& [shape, into] : {std::pair{CalibrationShape::mate_ring_small, &d.sf_mate_ring_small}, std::pair{CalibrationShape::mate_ring, &d.sf_mate_ring}})
       mates.push_back(pattern(shape, core::OpKind::bcast, into, o.cores));
@@ -403,7 +414,8 @@ void measure_executor(MPI_Comm comm, int size, const CalibrateOptions& o, core::
   int rounds = 0;
   for (int more = 1; more && rounds < core::kMaxExecutorRounds; ++rounds) {
     for (const std::size_t k : timed)
-      for (auto& p : patterns) p.rounds[k].push_back(low_us(p, core::kCalibratedBackends[k]));
+      for (auto& p : patterns)
+        if (p.times(k)) p.rounds[k].push_back(low_us(p, core::kCalibratedBackends[k]));
     for (auto& p : mates) p.rounds[0].push_back(low_us(p, core::backend_name(core::BackendId::basic)));
     // Rank 0's clock decides, so that every rank stops after the same round.
     more = rounds + 1 < core::kMinExecutorRounds || MPI_Wtime() - t0 < o.executor_seconds;
@@ -418,7 +430,8 @@ void measure_executor(MPI_Comm comm, int size, const CalibrateOptions& o, core::
   // Of the rounds, what validate-model's least of its repeats would measure (not the luckiest of
   // 60: core/statistic.hpp).
   for (auto& p : patterns)
-    for (const std::size_t k : timed) p.into[k] = core::expected_least_of(p.rounds[k], core::kJudgedRepeats) * 1e-6;
+    for (const std::size_t k : timed)
+      if (p.times(k)) p.into[k] = core::expected_least_of(p.rounds[k], core::kJudgedRepeats) * 1e-6;
   for (auto& p : mates) *p.into = core::expected_least_of(p.rounds[0], core::kJudgedRepeats) * 1e-6;
 }
 
