@@ -67,17 +67,19 @@ ModelCheck check_model(std::vector<ModelPair> pairs, RingCheck ring) {
     if (g.empty()) keys.push_back({p.trace, p.op});
     g.push_back(&p);
   }
-  std::size_t right = 0;
+  std::size_t right = 0, tied = 0;
   for (const auto& k : keys) {
     const auto& g = groups[k];
     if (g.size() < 2) continue;
     const auto mb = *std::min_element(g.begin(), g.end(), [](auto a, auto b) { return a->measured_us < b->measured_us; });
     const auto pb = *std::min_element(g.begin(), g.end(), [](auto a, auto b) { return a->predicted_us < b->predicted_us; });
-    OpRanking r{k.first, k.second, mb->backend, pb->backend, pb->measured_us, mb->measured_us};
+    OpRanking r{k.first, k.second, mb->backend, pb->backend, pb->measured_us, mb->measured_us, mb->spread};
     right += r.right() ? 1 : 0;
+    tied += r.within_spread() ? 1 : 0;
     c.ops.push_back(r);
   }
   c.ranking_right = c.ops.empty() ? 0 : static_cast<double>(right) / static_cast<double>(c.ops.size());
+  c.ranking_within_spread = c.ops.empty() ? 0 : static_cast<double>(tied) / static_cast<double>(c.ops.size());
   return c;
 }
 
@@ -117,16 +119,18 @@ std::string render_model_check(const ModelCheck& c, const std::string& machine) 
     os << line;
   }
   if (!c.ops.empty()) {
-    os << "\nbest backend per op (right: the predicted best is the measured best or within 5 % of it when measured)\n";
+    os << "\nbest backend per op (right: the predicted best is the measured best or within 5 % of it when measured; within spread: one "
+          "of the measured best's repeats took as long as the predicted best's lowest)\n";
     std::snprintf(line, sizeof line, "%-28s %4s  %-10s %-10s %s\n", "trace", "op", "measured", "predicted", "");
     os << line;
     for (const auto& r : c.ops) {
-      std::snprintf(
-          line, sizeof line, "%-28s %4zu  %-10s %-10s %s\n", r.trace.c_str(), r.op, r.measured_best.c_str(), r.predicted_best.c_str(),
-          r.right() ? "right"
-                    : ("wrong: its measured time is +" +
-                       std::to_string(static_cast<int>(std::lround(100 * (r.predicted_best_measured_us / r.measured_best_us - 1)))) + "%")
-                          .c_str());
+      const std::string over = std::to_string(static_cast<int>(std::lround(100 * (r.predicted_best_measured_us / r.measured_best_us - 1))));
+      const std::string verdict = r.right()           ? "right"
+                                  : r.within_spread() ? "within spread: its measured time is +" + over + "%, the best's spread " +
+                                                            std::to_string(static_cast<int>(std::lround(100 * r.measured_best_spread))) + "%"
+                                                      : "wrong: its measured time is +" + over + "%";
+      std::snprintf(line, sizeof line, "%-28s %4zu  %-10s %-10s %s\n", r.trace.c_str(), r.op, r.measured_best.c_str(), r.predicted_best.c_str(),
+                    verdict.c_str());
       os << line;
     }
   }
@@ -135,8 +139,12 @@ std::string render_model_check(const ModelCheck& c, const std::string& machine) 
       c.pairs.size(), 100 * c.median_abs_error, static_cast<std::size_t>(std::lround(c.ranking_right * static_cast<double>(c.ops.size()))),
       c.ops.size(), 100 * c.ranking_right);
   os << line;
-  std::snprintf(line, sizeof line, "         measurements' run-to-run spread: median %.1f%%; %zu of %zu errors within their spread\n",
-                100 * c.median_spread, c.within_spread, c.pairs.size());
+  std::snprintf(line, sizeof line,
+                "         measurements' run-to-run spread: median %.1f%%; %zu of %zu errors within their spread; predicted best right or "
+                "within the measured best's spread in %zu of %zu ops (%.0f%%)\n",
+                100 * c.median_spread, c.within_spread, c.pairs.size(),
+                static_cast<std::size_t>(std::lround(c.ranking_within_spread * static_cast<double>(c.ops.size()))), c.ops.size(),
+                100 * c.ranking_within_spread);
   os << line;
   render_accuracy(c, os);
   if (c.ring.compared()) {
@@ -155,11 +163,12 @@ trace::ModelCheckDoc model_check_doc(const ModelCheck& c, const std::string& mac
   d.machine = machine;
   for (const auto& p : c.pairs)
     d.pairs.push_back({p.trace, p.op, p.label, p.backend, p.measured_us, p.predicted_us, p.error(), p.spread, p.within_spread()});
-  for (const auto& r : c.ops) d.ops.push_back({r.trace, r.op, r.measured_best, r.predicted_best, r.right()});
+  for (const auto& r : c.ops) d.ops.push_back({r.trace, r.op, r.measured_best, r.predicted_best, r.right(), r.within_spread()});
   d.summary_pairs = c.pairs.size();
   d.summary_ops_ranked = c.ops.size();
   d.median_abs_error = c.median_abs_error;
   d.ranking_right = c.ranking_right;
+  d.ranking_within_spread = c.ranking_within_spread;
   d.summary_within_spread = c.within_spread;
   d.median_spread = c.median_spread;
   if (c.ring.compared()) d.ring_calibrated_us = c.ring.calibrated_us, d.ring_now_us = c.ring.now_us;

@@ -36,8 +36,13 @@ struct OpRanking {
   std::size_t op = 0;
   std::string measured_best, predicted_best;
   double predicted_best_measured_us = 0, measured_best_us = 0;
+  double measured_best_spread = 0;  // the measured best's run-to-run spread (ModelPair::spread)
   // The predicted best is the measured best, or measured within 5 % of it.
   bool right() const { return predicted_best == measured_best || predicted_best_measured_us <= 1.05 * measured_best_us; }
+  // Right, or a tie the measurement cannot break: one of the measured best's repeats took at
+  // least as long as the predicted best's lowest (where backends send the same messages, which of
+  // them is measured best changes from run to run).
+  bool within_spread() const { return right() || predicted_best_measured_us <= (1 + measured_best_spread) * measured_best_us; }
 };
 
 // One backend's pairs: their median |error| and the pair with the largest |error|.
@@ -70,6 +75,7 @@ struct ModelCheck {
   std::vector<std::size_t> worst;         // the pairs with the largest |error| (up to kWorstShown), largest first
   double median_abs_error = 0;
   double ranking_right = 0;     // fraction of `ops`
+  double ranking_within_spread = 0;  // fraction of `ops` right or within the measured best's spread (OpRanking::within_spread)
   std::size_t within_spread = 0;  // pairs whose error is within their measurement's spread
   double median_spread = 0;       // of the pairs' spreads
 };

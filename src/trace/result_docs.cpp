@@ -368,13 +368,15 @@ Json to_json(const ModelCheckDoc& d) {
   j["ops"] = Json::array();
   for (const auto& r : d.ops)
     j["ops"].push_back(
-        {{"trace", r.trace}, {"op", r.op}, {"measured_best", r.measured_best}, {"predicted_best", r.predicted_best}, {"right", r.right}});
+        {{"trace", r.trace}, {"op", r.op}, {"measured_best", r.measured_best}, {"predicted_best", r.predicted_best}, {"right", r.right},
+         {"within_spread", r.within_spread}});
   j["summary"] = {{"pairs", d.summary_pairs},
                   {"median_abs_error", d.median_abs_error},
                   {"ops_ranked", d.summary_ops_ranked},
                   {"ranking_right", d.ranking_right},
                   {"median_spread", d.median_spread},
-                  {"within_spread", d.summary_within_spread}};
+                  {"within_spread", d.summary_within_spread},
+                  {"ranking_within_spread", d.ranking_within_spread}};
   if (!d.by_backend.empty()) {
     Json& b = j["summary"]["by_backend"] = Json::array();
     for (const auto& a : d.by_backend)
@@ -407,6 +409,7 @@ ModelCheckDoc model_check_doc_from_json(const Json& j, const std::string& source
   d.ranking_right = s.num_or("ranking_right", 0);
   d.median_spread = s.num_or("median_spread", 0);
   d.summary_within_spread = s.u64_or("within_spread", 0);
+  d.ranking_within_spread = s.num_or("ranking_within_spread", d.ranking_right);  // older documents: as right
   if (s.has("calibration_ring")) {
     const Obj ring = s.sub("calibration_ring");
     d.ring_calibrated_us = ring.num("calibrated_us");
@@ -446,6 +449,7 @@ ModelCheckDoc model_check_doc_from_json(const Json& j, const std::string& source
       m.measured_best = e.str("measured_best");
       m.predicted_best = e.str("predicted_best");
       m.right = e.boolean_or("right", false);
+      m.within_spread = e.boolean_or("within_spread", m.right);
       d.ops.push_back(std::move(m));
     });
   return d;

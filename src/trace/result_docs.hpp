@@ -147,6 +147,7 @@ struct ModelCheckOp {
   std::size_t op = 0;
   std::string measured_best, predicted_best;
   bool right = false;
+  bool within_spread = false;  // right, or within the measured best's run-to-run spread
   bool operator==(const ModelCheckOp&) const = default;
 };
 // One backend's accuracy over its pairs: the median |error| and its worst pair (signed error).
@@ -164,7 +165,7 @@ struct ModelCheckDoc {
   std::vector<ModelCheckOp> ops;
   std::vector<ModelCheckBackend> by_backend;  // in order of first appearance (none in older documents)
   std::uint64_t summary_pairs = 0, summary_ops_ranked = 0, summary_within_spread = 0;
-  double median_abs_error = 0, ranking_right = 0, median_spread = 0;
+  double median_abs_error = 0, ranking_right = 0, median_spread = 0, ranking_within_spread = 0;
   // basic on calibrate's ring: as the machine file recorded it and as measured with the pairs
   // (sim::RingCheck; 0 and 0: not compared, or an older document). summary.calibration_ring.
   double ring_calibrated_us = 0, ring_now_us = 0;

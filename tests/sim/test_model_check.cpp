@@ -104,6 +104,42 @@ TEST(SimModelCheck, RepeatsGiveTheLowestMedianAndTheSpread) {
   EXPECT_EQ(j["summary"]["within_spread"], 1u);
 }
 
+// A predicted best that is not right may still be a tie the measurement cannot break: one of the
+// measured best's repeats took as long as the predicted best's lowest. Op 0: basic best at 10
+// (repeats 10 and 11.5: spread 15 %), shm predicted, measured 11 (+10 %): within spread. Op 1:
+// basic best at 10 (10 and 10.5: 5 %), shm measured 11 (+10 %): wrong. Op 2: basic best at 10
+// (spread 15 %), shm measured 12 (+20 %): wrong. Op 3: the predicted best measured best: right.
+// The document keeps each op's verdict and the share, and reads both back.
+TEST(SimModelCheck, APredictedBestWithinTheMeasuredBestsSpreadIsATie) {
+  auto pair = [](std::size_t op, const char* b, std::vector<double> repeats, double predicted) {
+    ModelPair p{"t", op, "bcast", b, 0, predicted};
+    sfr::sim::set_measured(p, repeats);
+    return p;
+  };
+  const auto c = sfr::sim::check_model({pair(0, "basic", {10, 11.5}, 9), pair(0, "shm", {11, 11}, 8),  //
+                                        pair(1, "basic", {10, 10.5}, 9), pair(1, "shm", {11, 11}, 8),  //
+                                        pair(2, "basic", {10, 11.5}, 9), pair(2, "shm", {12, 12}, 8),  //
+                                        pair(3, "basic", {10, 11.5}, 8), pair(3, "shm", {12, 12}, 9)});
+  ASSERT_EQ(c.ops.size(), 4u);
+  const bool right[] = {false, false, false, true}, tie[] = {true, false, false, true};
+  for (std::size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(c.ops[k].right(), right[k]) << k;
+    EXPECT_EQ(c.ops[k].within_spread(), tie[k]) << k;
+  }
+  EXPECT_DOUBLE_EQ(c.ranking_right, 0.25);
+  EXPECT_DOUBLE_EQ(c.ranking_within_spread, 0.5);
+  const auto text = sfr::sim::render_model_check(c, "m.json");
+  EXPECT_NE(text.find("basic      shm        within spread: its measured time is +10%, the best's spread 15%"), std::string::npos) << text;
+  EXPECT_NE(text.find("basic      shm        wrong: its measured time is +20%"), std::string::npos) << text;
+  EXPECT_NE(text.find("predicted best right or within the measured best's spread in 2 of 4 ops (50%)"), std::string::npos) << text;
+  const auto d = sfr::sim::model_check_doc(c, "m.json");
+  const auto j = sfr::trace::to_json(d);
+  EXPECT_EQ(j["ops"][0]["within_spread"], true);
+  EXPECT_EQ(j["ops"][1]["within_spread"], false);
+  EXPECT_DOUBLE_EQ(j["summary"]["ranking_within_spread"].get<double>(), 0.5);
+  EXPECT_EQ(sfr::trace::model_check_doc_from_json(j, "x.json"), d);
+}
+
 // basic on calibrate's ring, calibrated against now: past 1.3x either way the machine did not run
 // as it was calibrated, and the line says which way; within it, the times alone; not compared
 // (no calibrated ring): no line, and the document has none (nor reads one back).
