@@ -5,7 +5,8 @@
 # validate-model over every backend auto may choose there (median |error| over (op, backend) pairs and per backend with its worst pair, predicted
 # best right), and run with every backend auto may choose there and with auto (auto's time against
 # the measured best, per op; each time the least of AUTO_REPEATS launches' 20th percentiles (run's p20_call column), default 3, as
-# validate-model takes the least of its interleaved repeats'). Prints tables; writes OUT_DIR/{machine,validate,auto}.json (default
+# validate-model takes the least of its interleaved repeats'; auto counts as a tie with the best where one of the best's launches
+# took as long as auto's least, as validate-model's best within spread). Prints tables; writes OUT_DIR/{machine,validate,auto}.json (default
 # out/bench/model, out/bench/model-pP-nN off the default placement). With more ranks than cores,
 # every mpiexec binds the ranks to cores round robin (BIND, default Open MPI's
 # --bind-to core:overload-allowed --map-by core; BIND= binds nothing): unbound, the scheduler shares the cores
@@ -48,7 +49,7 @@ echo "== validate-model, ${#traces[@]} SpMV traces at $np ranks, $rpn per node"
 "${launch[@]}" $cli validate-model "${traces[@]}" --machine "$dir/machine.json" --backend "$candidates" --iters "${ITERS:-50}" --json "$dir/validate.json" | grep -E "^summary|spread:|^note|^per backend|^  [a-z0-9-]+ +[0-9]+ pairs|^worst pairs|^calibrate.s ring"
 repeats=${AUTO_REPEATS:-3}
 echo "== --backend auto against the measured best of $candidates, per op (the least of $repeats launches' 20th percentiles)"
-printf '%-34s %3s %-10s %10s %-10s %10s %8s\n' trace op best "best(us)" auto "auto(us)" "auto/best"
+printf '%-34s %3s %-10s %10s %-10s %10s %8s %8s\n' trace op best "best(us)" auto "auto(us)" "auto/best" "spread"
 json="["
 for t in "${traces[@]}"; do
   # The least of `repeats` launches' 20th percentiles per (op, backend), as validate-model's statistic.
@@ -60,14 +61,22 @@ for t in "${traces[@]}"; do
            order=$(IFS=,; echo "${o[*]}")
            "${launch[@]}" $cli run "$t" --backend "$order" --machine "$dir/machine.json" --iters "${ITERS:-50}" |
              awk '$1 ~ /^[0-9]+$/ {print $1, $4, $11}'
-         done | awk '{ k = $1 " " $2; if (!(k in t) || $3 < t[k]) t[k] = $3 } END { for (k in t) print k, t[k] }')
-  while read -r op best bus autob aus; do
+         done | awk '{ k = $1 " " $2; if (!(k in t) || $3 < t[k]) t[k] = $3; if (!(k in h) || $3 > h[k]) h[k] = $3 }
+                     END { for (k in t) print k, t[k], h[k] }')
+  # Per op: the measured best (its least, and its launches' spread: highest over least - 1) and auto.
+  while read -r op best bus bhi autob aus; do
     ratio=$(awk -v a="$aus" -v b="$bus" 'BEGIN { printf "%.3f", a / b }')
-    printf '%-34s %3s %-10s %10.2f %-10s %10.2f %8.3f\n' "$(basename "$t" .json)" "$op" "$best" "$bus" "$autob" "$aus" "$ratio"
-    json+="{\"trace\": \"$(basename "$t" .json)\", \"op\": $op, \"best\": \"$best\", \"best_us\": $bus, \"auto\": \"$autob\", \"auto_us\": $aus, \"auto_over_best\": $ratio},"
-  done < <(echo "$rows" | awk '{ if ($2 ~ /^auto:/) { a[$1] = $2; au[$1] = $3 } else if (!($1 in b) || $3 < bu[$1]) { b[$1] = $2; bu[$1] = $3 } }
-                              END { for (o in b) print o, b[o], bu[o], a[o], au[o] }' | sort -n)
+    spread=$(awk -v h="$bhi" -v b="$bus" 'BEGIN { printf "%.3f", h / b - 1 }')
+    # A tie the launches cannot break: one of the best's launches took as long as auto's least.
+    tie=$(awk -v a="$aus" -v h="$bhi" 'BEGIN { print (a <= h ? "true" : "false") }')
+    printf '%-34s %3s %-10s %10.2f %-10s %10.2f %8.3f %7.1f%%\n' "$(basename "$t" .json)" "$op" "$best" "$bus" "$autob" "$aus" "$ratio" \
+      "$(awk -v s="$spread" 'BEGIN { printf "%.1f", 100 * s }')"
+    json+="{\"trace\": \"$(basename "$t" .json)\", \"op\": $op, \"best\": \"$best\", \"best_us\": $bus, \"best_spread\": $spread, \"auto\": \"$autob\", \"auto_us\": $aus, \"auto_over_best\": $ratio, \"within_spread\": $tie},"
+  done < <(echo "$rows" | awk '{ if ($2 ~ /^auto:/) { a[$1] = $2; au[$1] = $3 } else if (!($1 in b) || $3 < bu[$1]) { b[$1] = $2; bu[$1] = $3; bh[$1] = $4 } }
+                              END { for (o in b) print o, b[o], bu[o], bh[o], a[o], au[o] }' | sort -n)
 done
 echo "${json%,}]" > "$dir/auto.json"
-grep -o '"auto_over_best": [0-9.]*' "$dir/auto.json" | awk '{ n++; if ($2 <= 1.10) k++ } END { printf "auto within 10 %% of the measured best in %d of %d ops\n", k, n }'
+grep -o '"auto_over_best": [0-9.]*, "within_spread": [a-z]*' "$dir/auto.json" | tr -d ',' |
+  awk '{ n++; if ($2 <= 1.10) k++; if ($2 <= 1.10 || $4 == "true") w++ }
+       END { printf "auto within 10 %% of the measured best in %d of %d ops; within 10 %% or the best'"'"'s launch-to-launch spread in %d of %d\n", k, n, w, n }'
 echo "written: $dir/machine.json, $dir/validate.json, $dir/auto.json"
