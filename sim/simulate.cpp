@@ -141,7 +141,8 @@ struct RankShape {
   }
 };
 // `messages_off_node`: the backend's on-node peers are copies through shared memory, not MPI
-// messages (shm): they count as values, not as peers or messages.
+// messages (shm, and the node-aware strategies, which exchange on a node through shm's
+// transport): they count as values, not as peers or messages.
 std::vector<RankShape> rank_shapes(const std::vector<core::RankLists>& rank_lists, const RankLayout* messages_off_node,
                                    const MachineModel::CoreSharing& cores) {
   std::vector<RankShape> v(rank_lists.size());
@@ -419,7 +420,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       // has one, per value of its scattered lists in messages past MachineModel::scatter_beyond in
       // place of their runs, and per cache line of its peers' roots its leaves touch beyond their
       // values' (MachineModel::ExecutorCosts::per_call).
-      const bool off_node = b.kind == core::BackendId::shm;
+      const bool off_node = b.kind == core::BackendId::shm || core::backend(b.kind).node_aware;
       auto shape_it = shapes.find({&g, off_node});
       if (shape_it == shapes.end()) shape_it = shapes.emplace(std::pair{&g, off_node}, rank_shapes(it->second, off_node ? &lay : nullptr, m.core_sharing)).first;
       const std::vector<Time> op_cpu = executor_work(shape_it->second, cost, m, vb, ready.size());

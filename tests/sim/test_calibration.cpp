@@ -787,17 +787,20 @@ TEST(SimCalibration, CostPerByteIsChargedPerByteSentAndReceived) {
 }
 
 // shm's on-node peers are copies through shared memory, not MPI messages: they count for no peer
-// and no message. On 4 ranks as 2 nodes of 2, rank 0 reads a root of each other rank and each of
-// them one of rank 0's: 6 peers (4 beyond two) on basic, 4 off-node (2 beyond two) on shm.
+// and no message; so do the node-aware strategies', which exchange on a node through shm's
+// transport (exec/mpi/node_aware.cpp). On 4 ranks as 2 nodes of 2, rank 0 reads a root of each
+// other rank and each of them one of rank 0's: 6 peers (4 beyond two) on basic, 4 off-node (2
+// beyond two) on shm and the node-aware strategies.
 TEST(SimCalibration, ShmOnNodePeersAreNotMessages) {
   auto tr = bcast_trace(star(4, 1));
   tr.machine = trace::Machine{2, 2, 0};
   const trace::BuiltTrace bt(std::move(tr));
   const auto m = *sim::preset("generic");
-  for (const auto& [b, beyond] : {std::pair{"basic", 4}, std::pair{"shm", 2}}) {
+  for (const auto& [b, beyond] :
+       {std::pair{"basic", 4}, std::pair{"shm", 2}, std::pair{"3step", 2}, std::pair{"2step", 2}, std::pair{"split-md", 2}}) {
     auto with = m;
     with.backend_costs[b].peer = 0.5e-6;
-    // (shm's rank 0 waits a little less on its copies: within 10 ns.)
+    // (rank 0 waits a little less on its copies: within 10 ns.)
     EXPECT_NEAR(slower(bt, m, with, b), beyond * 0.5e-6, 1e-8) << b;
   }
 }
