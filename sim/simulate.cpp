@@ -8,6 +8,7 @@
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "core/format.hpp"
@@ -101,7 +102,8 @@ struct RankShape {
   std::vector<core::Index> scattered_values;
   // Per peer it reads roots of: the values, and the runs of roots they are.
   std::vector<std::pair<core::Index, core::Index>> run_lists;
-  // Per peer it reads roots of: those roots, sorted, each once.
+  // Per peer it reads roots of: those roots, sorted, each once (only where the backend has a cost
+  // per cache line: rank_shapes' `root_lines`).
   std::vector<std::vector<core::Index>> root_targets;
   // The cache lines of its peers' roots its leaves touch beyond those their values would fill in
   // one block (MachineModel::CostTerms::line), at `vb` bytes per value: each peer's roots laid out
@@ -142,9 +144,11 @@ struct RankShape {
 };
 // `messages_off_node`: the backend's on-node peers are copies through shared memory, not MPI
 // messages (shm, and the node-aware strategies, which exchange on a node through shm's
-// transport): they count as values, not as peers or messages.
+// transport): they count as values, not as peers or messages. `root_lines`: the backend has a cost
+// per cache line, and the shapes keep each peer's roots for it (a sorted copy of every leaf list:
+// no simulation pays for them that does not charge them).
 std::vector<RankShape> rank_shapes(const std::vector<core::RankLists>& rank_lists, const RankLayout* messages_off_node,
-                                   const MachineModel::CoreSharing& cores) {
+                                   const MachineModel::CoreSharing& cores, bool root_lines) {
   std::vector<RankShape> v(rank_lists.size());
   for (std::size_t r = 0; r < rank_lists.size(); ++r) {
     const core::RankLists& pl = rank_lists[r];
@@ -165,6 +169,7 @@ std::vector<RankShape> rank_shapes(const std::vector<core::RankLists>& rank_list
         if (k == pl.leaf_side.offsets[p] || pl.leaf_remote[kk] != pl.leaf_remote[kk - 1] + 1) ++runs;
       }
       v[r].run_lists.push_back({pl.leaf_side.count(p), runs});
+      if (!root_lines) continue;
       const auto from = pl.leaf_remote.begin() + pl.leaf_side.offsets[p], to = pl.leaf_remote.begin() + pl.leaf_side.offsets[p + 1];
       std::vector<core::Index> roots(from, to);
       std::sort(roots.begin(), roots.end());
@@ -363,7 +368,8 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
   res.layout = lay;
   res.placement = placement_text(t, m);
   std::map<const core::Graph*, std::vector<core::RankLists>> rank_lists;
-  std::map<std::pair<const core::Graph*, bool>, std::vector<RankShape>> shapes;  // rank_shapes per graph, all messages or off-node
+  // rank_shapes per graph: all messages or off-node, with the roots for a cost per line or not.
+  std::map<std::tuple<const core::Graph*, bool, bool>, std::vector<RankShape>> shapes;
   if (timeline) {
     timeline->nranks = t.nranks;
     timeline->backend_names.clear();
@@ -421,8 +427,10 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       // place of their runs, and per cache line of its peers' roots its leaves touch beyond their
       // values' (MachineModel::ExecutorCosts::per_call).
       const bool off_node = b.kind == core::BackendId::shm || core::backend(b.kind).node_aware;
-      auto shape_it = shapes.find({&g, off_node});
-      if (shape_it == shapes.end()) shape_it = shapes.emplace(std::pair{&g, off_node}, rank_shapes(it->second, off_node ? &lay : nullptr, m.core_sharing)).first;
+      const bool root_lines = costs[0].line > 0 || costs[1].line > 0;
+      auto shape_it = shapes.find({&g, off_node, root_lines});
+      if (shape_it == shapes.end())
+        shape_it = shapes.emplace(std::tuple{&g, off_node, root_lines}, rank_shapes(it->second, off_node ? &lay : nullptr, m.core_sharing, root_lines)).first;
       const std::vector<Time> op_cpu = executor_work(shape_it->second, cost, m, vb, ready.size());
       for (core::Index rep = 0; rep < op.repeat; ++rep) {
         start.assign(rd.begin(), rd.begin() + lay.nranks);
