@@ -1460,14 +1460,21 @@ TEST(SimCalibration, TheReduceHasAWireFactorOfItsOwn) {
   EXPECT_EQ(back.backend_costs, m.backend_costs);
 }
 
+// A measurement of basic and the same of window (neighbor, between them, not measured).
+core::PerBackend basic_and_window(double v) { return by_backend({v, -1, v}); }
+// basic's rings of `d` (permuted and in order, bcast and reduce) measured the same on window.
+void rings_on_window_too(core::CalibrationData& d) {
+  for (core::PerBackend* ring : {&d.sf_op_backend, &d.sf_op_backend_contiguous, &d.sf_reduce_backend, &d.sf_reduce_backend_contiguous})
+    *ring = basic_and_window((*ring)[0]);
+}
+
 // window names its roots through a datatype, a block per run, at every size: no cost per
 // scattered value, even where its large ring permuted is far above the one in order (basic, with
 // the same measurements, gets one).
 TEST(SimCalibration, WindowHasNoCostPerScatteredValue) {
   core::CalibrationData d = large_rings_both_directions();
-  auto both = [](double v) { return by_backend({v, -1, v}); };  // basic, neighbor (not measured), window
-  d.sf_op_backend = both(d.sf_op_backend[0]), d.sf_op_backend_contiguous = both(d.sf_op_backend_contiguous[0]);
-  d.sf_reduce_backend = both(d.sf_reduce_backend[0]), d.sf_reduce_backend_contiguous = both(d.sf_reduce_backend_contiguous[0]);
+  const auto both = basic_and_window;
+  rings_on_window_too(d);
   d.sf_op_backend_large = both(d.sf_op_backend_large[0]), d.sf_reduce_backend_large = both(d.sf_reduce_backend_large[0]);
   d.sf_op_backend_large_permuted = both(d.sf_op_backend_large[0] + 20e-6);
   d.sf_reduce_backend_large_permuted = both(d.sf_reduce_backend_large[0] + 20e-6);
@@ -1487,9 +1494,8 @@ TEST(SimCalibration, WindowHasNoCostPerScatteredValue) {
 TEST(SimCalibration, CostPerCacheLineFromTheStridedRing) {
   using trace::CalibrationShape;
   core::CalibrationData d = rings_both_directions();
-  auto both = [](double v) { return by_backend({v, -1, v}); };  // basic, neighbor (not measured), window
-  d.sf_op_backend = both(d.sf_op_backend[0]), d.sf_op_backend_contiguous = both(d.sf_op_backend_contiguous[0]);
-  d.sf_reduce_backend = both(d.sf_reduce_backend[0]), d.sf_reduce_backend_contiguous = both(d.sf_reduce_backend_contiguous[0]);
+  const auto both = basic_and_window;
+  rings_on_window_too(d);
   const auto m0 = sim::calibrate_machine(d).machine;
   EXPECT_FALSE(any_has(m0, &sim::MachineModel::CostTerms::line));
   const double lines = core::kCalibrationSfOpValues - core::kCalibrationSfOpValues / core::kCalibrationLineValues;
