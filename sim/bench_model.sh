@@ -65,12 +65,11 @@ for t in "${traces[@]}"; do
                      END { for (k in t) print k, t[k], h[k] }')
   # Per op: the measured best (its least, and its launches' spread: highest over least - 1) and auto.
   while read -r op best bus bhi autob aus; do
-    ratio=$(awk -v a="$aus" -v b="$bus" 'BEGIN { printf "%.3f", a / b }')
-    spread=$(awk -v h="$bhi" -v b="$bus" 'BEGIN { printf "%.3f", h / b - 1 }')
-    # A tie the launches cannot break: one of the best's launches took as long as auto's least.
-    tie=$(awk -v a="$aus" -v h="$bhi" 'BEGIN { print (a <= h ? "true" : "false") }')
-    printf '%-34s %3s %-10s %10.2f %-10s %10.2f %8.3f %7.1f%%\n' "$(basename "$t" .json)" "$op" "$best" "$bus" "$autob" "$aus" "$ratio" \
-      "$(awk -v s="$spread" 'BEGIN { printf "%.1f", 100 * s }')"
+    # auto over the best; the best's spread; a tie the launches cannot break (one of the best's
+    # launches took as long as auto's least).
+    read -r ratio spread percent tie < <(awk -v a="$aus" -v b="$bus" -v h="$bhi" \
+      'BEGIN { printf "%.3f %.3f %.1f %s\n", a / b, h / b - 1, 100 * (h / b - 1), (a <= h ? "true" : "false") }')
+    printf '%-34s %3s %-10s %10.2f %-10s %10.2f %8.3f %7.1f%%\n' "$(basename "$t" .json)" "$op" "$best" "$bus" "$autob" "$aus" "$ratio" "$percent"
     json+="{\"trace\": \"$(basename "$t" .json)\", \"op\": $op, \"best\": \"$best\", \"best_us\": $bus, \"best_spread\": $spread, \"auto\": \"$autob\", \"auto_us\": $aus, \"auto_over_best\": $ratio, \"within_spread\": $tie},"
   done < <(echo "$rows" | awk '{ if ($2 ~ /^auto:/) { a[$1] = $2; au[$1] = $3 } else if (!($1 in b) || $3 < bu[$1]) { b[$1] = $2; bu[$1] = $3; bh[$1] = $4 } }
                               END { for (o in b) print o, b[o], bu[o], bh[o], a[o], au[o] }' | sort -n)
