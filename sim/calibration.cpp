@@ -896,8 +896,9 @@ void ExecutorFit::fit_backend(std::size_t k) {
       e.scatter = *s, out.scatter = *s, m_.scatter_beyond = scatter_beyond_;
   if (up && d_.sf_reduce_backend_large_permuted[k] >= 0 && d_.sf_reduce_backend_large[k] >= 0) {
     Costs u = *up;
-    u.peer = e.peer, u.large = e.large, u.wire = e.wire;
+    u.peer = e.peer, u.large = e.large;
     if (!out.leaf_to_root->byte) u.byte = e.byte;  // not fitted apart: the bcast's, as the file has it
+    if (!out.leaf_to_root->wire) u.wire = e.wire;
     if (const auto s = scatter(name, core::OpKind::reduce, d_.sf_reduce_backend_large_permuted[k], d_.sf_reduce_backend_large[k], u))
       out.leaf_to_root->scatter = *s, m_.scatter_beyond = scatter_beyond_;
   }
