@@ -389,6 +389,15 @@ class ExecutorFit {
   std::optional<double> scatter(const char* name, core::OpKind kind, double permuted, double in_order, const Costs& e);
   void mate(const Costs& e);
   void lines(std::size_t k, const char* name, const Costs& e, const std::optional<Costs>& up, MachineModel::BackendCosts& out);
+  // The reduce's costs `up` as the file has them for the terms fitted after it: the bcast's (`e`) cost
+  // per peer and per large message, and its cost per byte and wire factor where the reduce has
+  // none of its own.
+  static Costs reduce_costs(const Costs& e, Costs up, const MachineModel::BackendCosts& out) {
+    up.peer = e.peer, up.large = e.large;
+    if (!out.leaf_to_root->byte) up.byte = e.byte;
+    if (!out.leaf_to_root->wire) up.wire = e.wire;
+    return up;
+  }
   // fit_backend's steps.
   Rings bcast_rings(std::size_t k, const char* name);
   std::optional<Costs> reduce_rings(std::size_t k, const char* name, const Costs& e);
@@ -844,10 +853,7 @@ void ExecutorFit::lines(std::size_t k, const char* name, const Costs& e, const s
                             "%.2f", ring))
       out.line = *l;
   if (!up || d_.sf_reduce_backend_strided[k] < 0) return;
-  Costs u = *up;
-  u.peer = e.peer, u.large = e.large;
-  if (!out.leaf_to_root->byte) u.byte = e.byte;  // not fitted apart: the bcast's, as the file has it
-  if (!out.leaf_to_root->wire) u.wire = e.wire;
+  const Costs u = reduce_costs(e, *up, out);
   if (const auto l = term(name, CalibrationShape::ring_strided, core::OpKind::reduce, d_.sf_reduce_backend_strided[k], u, &Costs::line, 1e-6,
                           unit + ", reduce", 1e9, "%.2f", ring))
     out.leaf_to_root->line = *l;
@@ -895,10 +901,7 @@ void ExecutorFit::fit_backend(std::size_t k) {
     if (const auto s = scatter(name, core::OpKind::bcast, d_.sf_op_backend_large_permuted[k], d_.sf_op_backend_large[k], e))
       e.scatter = *s, out.scatter = *s, m_.scatter_beyond = scatter_beyond_;
   if (up && d_.sf_reduce_backend_large_permuted[k] >= 0 && d_.sf_reduce_backend_large[k] >= 0) {
-    Costs u = *up;
-    u.peer = e.peer, u.large = e.large;
-    if (!out.leaf_to_root->byte) u.byte = e.byte;  // not fitted apart: the bcast's, as the file has it
-    if (!out.leaf_to_root->wire) u.wire = e.wire;
+    const Costs u = reduce_costs(e, *up, out);
     if (const auto s = scatter(name, core::OpKind::reduce, d_.sf_reduce_backend_large_permuted[k], d_.sf_reduce_backend_large[k], u))
       out.leaf_to_root->scatter = *s, m_.scatter_beyond = scatter_beyond_;
   }
