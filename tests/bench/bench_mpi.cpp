@@ -11,7 +11,15 @@
 //   mpiexec -n P sfr_bench_mpi self-order TRACE... [--json FILE] [--store DIR]
 //     the self part before the sends start or while they fly (PetscSF's order), side by side, for
 //     every backend that does the latter (core::BackendInfo::self_while_sending).
+//   mpiexec -n 2 sfr_bench_mpi split-copy [--json FILE] [--store DIR]
+//     issue 51's bound on one node: moving N contiguous bytes between two ranks' private arrays
+//     as MPI does (the receiver pulls it all through the kernel: Open MPI's CMA), and split (the
+//     receiver pulls half while the sender pushes the other half, process_vm_writev), one way and
+//     both ways at once, 32 KiB .. 1 MiB; the MPI exchange of the same bytes beside them.
 #include <mpi.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -359,6 +367,97 @@ int self_order_bench(const std::vector<std::string>& files) {
   return 0;
 }
 
+// Issue 51's bound: can two ranks of one node move a large contiguous run faster than the
+// kernel's one copy (CMA, what Open MPI and PetscSF use)? Only by copying on both cores at once:
+// the receiver pulls half while the sender pushes half. One way that uses an idle core; both ways
+// at once both cores already copy. Every call starts at a barrier; the barrier alone is timed in
+// the same interleaving and taken out.
+int split_copy_bench() {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int nlocal = 0;
+  MPI_Comm_size(node, &nlocal);
+  MPI_Comm_free(&node);
+  if (np != 2 || nlocal != 2) {
+    if (me == 0) std::fprintf(stderr, "split-copy needs exactly 2 ranks on one node\n");
+    return 2;
+  }
+  prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY);  // Yama: let the other rank read and write my memory
+  const int other = 1 - me;
+  const std::size_t most = std::size_t{1} << 20;
+  std::vector<char> src(most, static_cast<char>(me + 1)), dst(most);
+  struct Where {
+    long long pid;
+    unsigned long long src, dst;
+  } mine{getpid(), reinterpret_cast<std::uintptr_t>(src.data()), reinterpret_cast<std::uintptr_t>(dst.data())}, theirs{};
+  MPI_Sendrecv(&mine, sizeof mine, MPI_BYTE, other, 7, &theirs, sizeof theirs, MPI_BYTE, other, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  const auto pid = static_cast<pid_t>(theirs.pid);
+  bool failed = false;
+  // Copies `n` bytes from `from` to `to`, one of them in the other rank (`pull`: from is theirs).
+  auto cma = [&](char* to, char* from, std::size_t n, bool pull) {
+    iovec local{pull ? to : from, n}, remote{pull ? from : to, n};
+    const ssize_t moved = pull ? process_vm_readv(pid, &local, 1, &remote, 1, 0) : process_vm_writev(pid, &local, 1, &remote, 1, 0);
+    failed |= moved != static_cast<ssize_t>(n);
+  };
+  auto at = [](unsigned long long address, std::size_t off) { return reinterpret_cast<char*>(address) + off; };
+  if (me == 0)
+    std::printf("# N contiguous bytes between 2 ranks of one node (median of 7 interleaved trials, us per call, barrier taken out)\n"
+                "%-9s %-6s %12s %12s %12s %12s %12s\n",
+                "bytes", "way", "MPI", "pull all", "pull+push", "split/pull", "split/MPI");
+  json_out = {{"benchmark", "split-copy"}, {"ranks", 2}, {"results", io::Json::array()}};
+  for (std::size_t n = std::size_t{32} << 10; n <= most; n *= 2) {
+    const std::size_t half = n / 2;
+    for (const bool both : {false, true}) {
+      const bool receives = both || me == 0;  // one way: rank 1's run into rank 0's array
+      const std::vector<std::function<void()>> run = {
+          [&] { MPI_Barrier(MPI_COMM_WORLD); },
+          [&] {
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (both)
+              MPI_Sendrecv(src.data(), static_cast<int>(n), MPI_BYTE, other, 8, dst.data(), static_cast<int>(n), MPI_BYTE, other, 8, MPI_COMM_WORLD,
+                           MPI_STATUS_IGNORE);
+            else if (me == 1)
+              MPI_Send(src.data(), static_cast<int>(n), MPI_BYTE, 0, 8, MPI_COMM_WORLD);
+            else
+              MPI_Recv(dst.data(), static_cast<int>(n), MPI_BYTE, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          },
+          [&] {
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (receives) cma(dst.data(), at(theirs.src, 0), n, true);
+          },
+          [&] {
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (receives) cma(dst.data(), at(theirs.src, 0), half, true);
+            if (both || me == 1) cma(at(theirs.dst, half), src.data() + half, n - half, false);
+            MPI_Barrier(MPI_COMM_WORLD);  // the receiver's array is whole only when both halves are in
+          },
+      };
+      auto med = interleaved_medians(run, 200);
+      const double bar = med[0];
+      const double mpi = med[1] - bar, pull = med[2] - bar, split = med[3] - 2 * bar;
+      const char* way = both ? "both" : "one";
+      if (me == 0)
+        std::printf("%-9zu %-6s %12.2f %12.2f %12.2f %12.3f %12.3f\n", n, way, mpi, pull, split, split / pull, split / mpi);
+      json_out["results"].push_back(
+          {{"bytes", n}, {"way", way}, {"mpi_us", mpi}, {"pull_us", pull}, {"split_us", split}, {"barrier_us", bar}, {"split_over_mpi", split / mpi}});
+    }
+  }
+  // Once more both ways into cleared arrays: both halves must have arrived.
+  std::fill(dst.begin(), dst.end(), char{0});
+  MPI_Barrier(MPI_COMM_WORLD);
+  cma(dst.data(), at(theirs.src, 0), most / 2, true);
+  cma(at(theirs.dst, most / 2), src.data() + most / 2, most / 2, false);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const char wrong = std::count(dst.begin(), dst.end(), static_cast<char>(other + 1)) != static_cast<std::ptrdiff_t>(most);
+  char any[2] = {static_cast<char>(failed), wrong}, all[2];
+  MPI_Allreduce(any, all, 2, MPI_CHAR, MPI_MAX, MPI_COMM_WORLD);
+  if (all[0] || all[1]) {
+    if (me == 0) std::fprintf(stderr, "split-copy: %s\n", all[0] ? "cross-memory attach is not permitted here (process_vm_readv/writev)" : "the pushed half did not arrive");
+    return 1;
+  }
+  return 0;
+}
+
 int sf_bench(const std::vector<std::string>& files) {
   const auto traces = bench_traces(files);
   if (!traces) return 2;
@@ -526,8 +625,10 @@ int main(int argc, char** argv) {
     rc = sf_bench(files);
   else if (!unknown && mode == "self-order" && !files.empty())
     rc = self_order_bench(files);
+  else if (!unknown && mode == "split-copy" && files.empty())
+    rc = split_copy_bench();
   else if (me == 0)
-    std::fprintf(stderr, "usage: sfr_bench_mpi overhead | sf TRACE... | self-order TRACE... [--json FILE] [--store DIR]\n");
+    std::fprintf(stderr, "usage: sfr_bench_mpi overhead | sf TRACE... | self-order TRACE... | split-copy [--json FILE] [--store DIR]\n");
   if (rc == 0 && me == 0)
     std::printf("%s", trace::bench_document(json_out, {"bench_mpi " + mode, np, bench_trace, bench_trace_file, exec::mpi::mpi_library()},
                                             json, store)

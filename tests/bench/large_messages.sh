@@ -9,6 +9,8 @@
 #   strided  row i couples to column (2i mod h) of the other half: every other entry, so the
 #            sender gathers a run of one per value (a scattered pack), both directions
 #   arrow    row 0 and column 0 full: rank 0 receives the whole of rank 1's half, rank 1 one value
+# Then the bound (sfr_bench_mpi split-copy -> out/bench/split-copy.json): what two ranks can gain on
+# a large contiguous run over the kernel's one copy (MPI's and PetscSF's) by copying on both cores.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build/release}
@@ -50,3 +52,5 @@ for kind in coupled strided arrow; do
   done
 done
 mpiexec -n 2 "$bench" sf "${traces[@]}" --json out/bench/large-messages.json | grep -v '^[ {}]'
+echo "# the bound: one copy by the receiver (MPI, CMA) against the receiver and the sender copying half each"
+mpiexec -n 2 --bind-to core "$bench" split-copy --json out/bench/split-copy.json | grep -v '^[ {}]'
