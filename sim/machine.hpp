@@ -117,8 +117,9 @@ struct MachineModel {
     // Fitted from the large ring where it is measured below the model.
     std::optional<double> wire{};
     // Per value packed or unpacked through an index list (not one contiguous block) in a message
-    // beyond scatter_beyond bytes, in place of the cost per run for those lists: past the MPI's
-    // eager limit a packed block is written and read again value by value. Fitted from the large
+    // beyond scatter_beyond bytes (shm's at every size: it copies a list value by value into and
+    // out of its segment), in place of the cost per run for those lists: past the MPI's eager
+    // limit a packed block is written and read again value by value. Fitted from the large
     // ring permuted against the large ring in order; charged to the rank whose lists they are.
     // None: the cost per run on every list.
     std::optional<double> scatter{};
@@ -143,7 +144,7 @@ struct MachineModel {
   std::map<std::string, BackendCosts> backend_costs;
   std::int64_t small_byte_until = 0;    // bytes a rank sends plus receives: where small_byte applies
   std::int64_t wire_factor_beyond = 0;  // bytes of one message: where wire applies
-  std::int64_t scatter_beyond = 0;      // bytes of one message: where scatter applies
+  std::int64_t scatter_beyond = 0;      // bytes of one message: where scatter applies (not to shm)
   // A message of at most large_message_bytes[0] (the fan's) counts as no large message, one of at
   // least [1] (the large fan's) as a whole one, one in between for the fraction of the way.
   std::array<std::int64_t, 2> large_message_bytes{0, 0};

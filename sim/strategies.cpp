@@ -329,11 +329,15 @@ void add_direct(Schedule& s, const RankLayout& lay, const MachineModel& m, Backe
   s.steps.push_back(std::move(st));
 }
 
-// shm: on-node pairs through the sender's shared segment (the sender packs into it, the receiver
-// unpacks from it, each through its list at the machine's packing rate where that list is not one
-// contiguous block (one memcpy, or one loop of the op, which the cost per byte covers), and the
-// flag handshake: the pair's short-message latency), off-node pairs, and the large contiguous runs
-// shm leaves to MPI (core/shm_route.hpp), as basic. The executor's shm.cpp, on the plan's nodes.
+// shm: on-node pairs through the sender's shared segment and the flag handshake (the pair's
+// short-message latency), off-node pairs, and the large contiguous runs shm leaves to MPI
+// (core/shm_route.hpp), as basic. The executor's shm.cpp, on the plan's nodes. Its copies into and
+// out of the segment are the executor's costs, not the packing rate: shm copies every on-node
+// value, block or list, once each way (no extra copy of a list, as basic's pack is); the cost per
+// byte (the rings in order) prices those copies, the costs per run and per scattered value (the
+// permuted rings) what a list costs beyond a block. A list packed at the packing rate (a random
+// list's, local) priced bcspwr10's bcast (15.7 KiB of long runs) 1.5x what it took and calibrate's
+// permuted 16 KiB ring 1.3x its ring in order, which it took as long as.
 void add_shm(Schedule& s, const RankLayout& lay, const MachineModel& m, const Traffic& t) {
   StepBuilder sb(s, m, false);
   std::vector<std::int64_t> sent(static_cast<std::size_t>(lay.nranks)), recvd(sent.size());
@@ -346,14 +350,9 @@ void add_shm(Schedule& s, const RankLayout& lay, const MachineModel& m, const Tr
       direct_flow(sb, t, f);
       continue;
     }
-    // Between two ranks of one core, the mates' share of the copies and the handshake.
-    const double mate = m.core_sharing.factor(f.src, f.dst);
-    const Time copy = to_ps(m.pack.at(static_cast<double>(bytes)) * mate);
-    const bool pack = !t.rank_lists || sender_shape(t, f).kind != core::IndexShape::contiguous;
-    const bool unpack = !t.rank_lists || !receiver_contiguous(t, f);
+    // Between two ranks of one core, the mates' share of the handshake.
     const Tier tier = lay.socket(f.src) == lay.socket(f.dst) ? Tier::socket : Tier::node;
-    if (pack) sb.add_pre(f.src, copy, true);
-    sb.add_post(f.dst, (unpack ? copy : 0) + to_ps(m.ab(false, tier, Proto::short_).alpha * mate), true);
+    sb.add_post(f.dst, to_ps(m.ab(false, tier, Proto::short_).alpha * m.core_sharing.factor(f.src, f.dst)), false);
   }
   self_copies(sb, m, t, core::BackendId::shm);
   device_work(sb, sb, lay, m, t, false, sent, recvd);

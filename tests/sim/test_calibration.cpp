@@ -1277,9 +1277,9 @@ TEST(SimCalibration, RanksSharingACoreReckonFromTheirOwnStart) {
 // order: basic hands the blocks to MPI, no copy) take 0.75 of one message's wire time (its
 // latency and 800 B on the socket tier, every rank on one node) and of the cost of the 1600 B a
 // rank sends and receives less than at factor 1; pairs across cores (0 and 1, 2 and 3) take the
-// same either way. shm's on-node handshake between mates takes its share too (its lists are
-// blocks: no copy charged, ShmCopiesOnlyListsThatAreNotBlocks). Bytes that lower the call's cost (a cost per small byte below 0) are not made to
-// raise it. The file keeps the factor; the reader refuses one outside [0, 1].
+// same either way. shm's on-node handshake between mates takes its share too (its copies are the
+// executor's costs, ShmListsCostTheExecutorsTermsNotThePackingRate: none here). Bytes that lower
+// the call's cost (a cost per small byte below 0) are not made to raise it. The file keeps the factor; the reader refuses one outside [0, 1].
 TEST(SimCalibration, RanksOfOneCoreExchangeAtTheMatesShare) {
   auto pairs = [](int step) {
     core::Graph g(4);
@@ -1555,19 +1555,34 @@ TEST(SimCalibration, CostPerCacheLineIsChargedPerLineOfThePeersRootsBeyondItsVal
     }
 }
 
-// shm copies through a list only where it is not one block, as window and basic: with no executor
-// costs, an on-node exchange of 100 doubles a rank each way costs as much as with no packing where
-// both lists are blocks; the roots read in reverse add the sender's pack, leaves at every other
-// position the receiver's unpack (one copy of 800 B each, the ranks in parallel).
-TEST(SimCalibration, ShmCopiesOnlyListsThatAreNotBlocks) {
+// shm copies every on-node value once each way, block or list (sim/strategies.cpp add_shm): the
+// executor's costs price those copies, not the packing rate. With no executor costs, an on-node
+// exchange of 100 doubles a rank each way costs the same at any packing rate, whatever order its
+// lists are in (roots read in reverse, leaves at every other position). With a cost per run of
+// 10 ns, roots read in reverse (100 runs against 1) cost 99 runs more, both ranks at once; the
+// leaves at every other position (one run of roots) nothing more. With a cost per scattered value
+// of 10 ns past 4032 B instead, shm's lists cost it at every size (it copies them value by value):
+// the reversed roots, a list of 100 values on each rank, 1 us more in 800 B messages; basic's not
+// below the limit (and its runs cost nothing here).
+TEST(SimCalibration, ShmListsCostTheExecutorsTermsNotThePackingRate) {
   const auto [m, no_pack] = with_and_without_packing();
-  const double pack = sim::to_seconds(sim::to_ps(m.pack.at(800)));
-  ASSERT_GT(pack, 0);
+  ASSERT_GT(m.pack.at(800), 0);
   const auto t = pair_exchange_time;
+  auto runs = m;
+  runs.backend_costs["shm"].run = 10e-9;
   for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
-    EXPECT_NEAR(t(m, "shm", false, 1, kind), t(no_pack, "shm", false, 1, kind), 1e-15);
-    EXPECT_NEAR(t(m, "shm", true, 1, kind) - t(no_pack, "shm", true, 1, kind), pack, 1e-15);  // bcast: the roots' pack; reduce: their unpack
-    EXPECT_NEAR(t(m, "shm", false, 2, kind) - t(no_pack, "shm", false, 2, kind), pack, 1e-15);
+    const double block = t(no_pack, "shm", false, 1, kind);
+    for (const auto& [reversed, stride] : {std::pair{false, 1}, {true, 1}, {false, 2}})
+      EXPECT_NEAR(t(m, "shm", reversed, stride, kind), block, 1e-15) << (reversed ? "reversed" : "stride ") << stride;
+    EXPECT_NEAR(t(runs, "shm", true, 1, kind) - t(runs, "shm", false, 1, kind), 99 * 10e-9, 1e-13);
+    EXPECT_NEAR(t(runs, "shm", false, 2, kind), t(runs, "shm", false, 1, kind), 1e-15);
+  }
+  auto scattered = m;
+  scattered.scatter_beyond = 4032;
+  for (const char* b : {"shm", "basic"}) scattered.backend_costs[b].scatter = 10e-9;
+  for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
+    EXPECT_NEAR(t(scattered, "shm", true, 1, kind) - t(scattered, "shm", false, 1, kind), 100 * 10e-9, 1e-13);
+    EXPECT_NEAR(t(scattered, "basic", true, 1, kind) - t(m, "basic", true, 1, kind), 0, 1e-15);
   }
 }
 
