@@ -69,8 +69,10 @@ void cpu_relax() {
 // first yield: where ranks share cores (`spin` 0), Open MPI's progress yields the core once more,
 // and progressing at the first yield cost the chain watt_2 at 4 ranks on 2 cores 1.3 us per op
 // (shm 4.3-4.6 us against basic's 3.2-3.3; then 3.0-3.1).
-void wait_until(std::byte* at, std::uint64_t target, MPI_Comm comm, unsigned spin) {
-  for (unsigned spins = 0; load_acquire(at) < target; ++spins) {
+// Returns the counter as it saw it reach `target` (it may be past it).
+std::uint64_t wait_until(std::byte* at, std::uint64_t target, MPI_Comm comm, unsigned spin) {
+  std::uint64_t seen = 0;
+  for (unsigned spins = 0; (seen = load_acquire(at)) < target; ++spins) {
     if (spins < spin) {
       cpu_relax();
       continue;
@@ -81,6 +83,7 @@ void wait_until(std::byte* at, std::uint64_t target, MPI_Comm comm, unsigned spi
       MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
     }
   }
+  return seen;
 }
 
 // One on-node peer's pair of blocks: where copy 0 starts, and the distance to copy 1.
@@ -137,7 +140,7 @@ public:
 
   void init_link(StarForest& sf, Link& l) override {
     LinkState st;
-    std::vector<std::size_t> send_peers, recv_peers;  // link peer indices of the shared peers
+    std::vector<std::size_t> recv_peers;  // link peer indices of the shared receive peers
     const int me = sf.rank();
     auto shared = [&](int peer) {
       return peer != me && local_of_[static_cast<std::size_t>(peer)] != MPI_UNDEFINED &&
@@ -161,8 +164,8 @@ public:
       l.send_shared[p] = 1;
       l.send_contiguous[p] = 0;  // packed into the segment, never sent from the user's buffer
       offset[p] = bytes;
-      bytes += 2 * align_up(static_cast<std::size_t>(l.send->count(p)) * l.vbytes);
-      send_peers.push_back(p);
+      st.send_blocks.push_back({p, nullptr, align_up(static_cast<std::size_t>(l.send->count(p)) * l.vbytes)});  // placed below
+      bytes += 2 * st.send_blocks.back().size;
       st.send_local.push_back(local);
     }
     for (std::size_t p = 0; p < l.recv->npeers(); ++p)
@@ -174,10 +177,9 @@ public:
     MPI_Info_free(&info);
     MPI_Win_lock_all(MPI_MODE_NOCHECK, st.win);
     std::fill(st.mine, st.mine + header, std::byte{0});
-    for (std::size_t k = 0; k < send_peers.size(); ++k) {
-      const std::size_t p = send_peers[k];
-      st.send_blocks.push_back({p, st.mine + offset[p], align_up(static_cast<std::size_t>(l.send->count(p)) * l.vbytes)});
-      l.send_at[p] = st.mine + offset[p];
+    for (std::size_t k = 0; k < st.send_blocks.size(); ++k) {
+      const std::size_t p = st.send_blocks[k].peer;
+      l.send_at[p] = st.send_blocks[k].first = st.mine + offset[p];
       const auto off = static_cast<std::uint64_t>(offset[p]);
       std::memcpy(slot(st.mine, 2, st.send_local[k]), &off, sizeof off);
     }
@@ -199,8 +201,8 @@ public:
       st.recv_local.push_back(local);
       st.recv_ready.push_back(slot(theirs, 0, me_local_));
     }
-    for (std::size_t k = 0; k < send_peers.size(); ++k) st.send_consumed.push_back(slot(segment(st.win, st.send_local[k]), 1, me_local_));
-    st.consumed_seen.assign(send_peers.size(), 0);
+    for (int j : st.send_local) st.send_consumed.push_back(slot(segment(st.win, j), 1, me_local_));
+    st.consumed_seen.assign(st.send_local.size(), 0);
     for (int j : st.recv_local) {
       const auto k = std::find(st.send_local.begin(), st.send_local.end(), j) - st.send_local.begin();
       st.sends_back.push_back(k < static_cast<std::ptrdiff_t>(st.send_local.size()) ? static_cast<int>(k) : -1);
@@ -224,10 +226,7 @@ public:
     // This op's copy of my blocks was last used by op seq - 2: every receiver must have read it.
     const std::uint64_t need = st.seq >= 2 ? st.seq - 2 : 0;
     for (std::size_t k = 0; k < st.send_consumed.size(); ++k)
-      if (st.consumed_seen[k] < need) {
-        wait_until(st.send_consumed[k], need, comm_, spin_);
-        st.consumed_seen[k] = load_acquire(st.send_consumed[k]);
-      }
+      if (st.consumed_seen[k] < need) st.consumed_seen[k] = wait_until(st.send_consumed[k], need, comm_, spin_);
     for (const Blocks& b : st.send_blocks) l.send_at[b.peer] = b.of(st.seq);
     for (const Blocks& b : st.recv_blocks) l.recv_at[b.peer] = b.of(st.seq);
   }
