@@ -671,9 +671,10 @@ std::optional<double> ExecutorFit::scatter(const char* name, core::OpKind kind, 
   const double step = 1e-9;
   more.scatter = step;
   const double per = (predicted(CalibrationShape::ring_large_permuted, kind, name, more) - base) / step;
-  const bool shm = std::string_view(name) == core::backend_name(core::BackendId::shm);  // at every size (simulate.cpp scatter_beyond)
-  const std::string unit = "ns per value packed or unpacked through an index list " +
-                           (shm ? std::string("at every size, ") : fmt("in a message beyond %.0f B, ", static_cast<double>(scatter_beyond_))) + direction(kind);
+  const std::string where_in = scatters_at_every_size(core::find_backend(name)->id)
+                                   ? std::string("at every size, ")
+                                   : fmt("in a message beyond %.0f B, ", static_cast<double>(scatter_beyond_));
+  const std::string unit = "ns per value packed or unpacked through an index list " + where_in + direction(kind);
   const std::string where = " (" + large_permuted_ + fmt(": %.3f us measured, %.3f us modelled without it; ", permuted * 1e6, base * 1e6) +
                             fmt("in order %.3f us measured, %.3f us modelled)", in_order * 1e6, base_in_order * 1e6);
   if (per <= 0) {
