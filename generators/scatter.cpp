@@ -5,14 +5,14 @@
 namespace sfr::gen {
 
 namespace {
-constexpr std::array<Choice<ScatterPattern>, 4> kPatterns{{{ScatterPattern::par_to_par, "par-to-par"},
+constexpr std::array<Choice<ScatterPattern>, 4> kScatterPatterns{{{ScatterPattern::par_to_par, "par-to-par"},
                                                            {ScatterPattern::seq_to_par, "seq-to-par"},
                                                            {ScatterPattern::par_to_seq, "par-to-seq"},
                                                            {ScatterPattern::ring_send, "ring-send"}}};
 }  // namespace
 
-ScatterPattern parse_scatter_pattern(const std::string& s) { return parse_choice("--pattern", "pattern", s, kPatterns); }
-const char* scatter_pattern_name(ScatterPattern p) { return choice_name(p, kPatterns); }
+ScatterPattern parse_scatter_pattern(const std::string& s) { return parse_choice("--pattern", "pattern", s, kScatterPatterns); }
+const char* scatter_pattern_name(ScatterPattern p) { return choice_name(p, kScatterPatterns); }
 
 core::Graph scatter_graph(const ScatterOptions& o) {
   require_positive("--ranks", o.nranks);

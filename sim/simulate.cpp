@@ -462,9 +462,8 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
 }
 
 namespace {
-// Short for core::format_number in these tables.
-constexpr auto fmt = core::format_number;
-std::string us(double s) { return fmt("%.3f", s * 1e6); }
+using core::format_number;
+std::string us(double s) { return format_number("%.3f", s * 1e6); }
 }  // namespace
 
 std::string dominant_terms(const Breakdown& b, double total) {
@@ -476,7 +475,7 @@ std::string dominant_terms(const Breakdown& b, double total) {
   std::string out;
   for (const auto& [val, k] : v) {
     if (!out.empty()) out += ", ";
-    out += std::string(Breakdown::term_name(k)) + " " + fmt("%.0f", 100 * val / total) + "%";
+    out += std::string(Breakdown::term_name(k)) + " " + format_number("%.0f", 100 * val / total) + "%";
   }
   return out.empty() ? "spread over many small terms" : out;
 }
@@ -484,14 +483,14 @@ std::string dominant_terms(const Breakdown& b, double total) {
 std::string why_faster(const std::string& win_name, const Breakdown& win, double win_time, std::uint64_t win_msgs,
                        const std::string& other_name, const Breakdown& other, double other_time, std::uint64_t other_msgs) {
   // A difference that shows as x1.00 is a tie, and is called one.
-  if (other_time <= win_time || (win_time > 0 && fmt("%.2f", other_time / win_time) == "1.00")) {
+  if (other_time <= win_time || (win_time > 0 && format_number("%.2f", other_time / win_time) == "1.00")) {
     std::string out = win_name + " and " + other_name + " tie" +
                       (other_time <= win_time ? std::string(": the same predicted time") : ": within 0.5% (x1.00)");
     if (win_msgs != other_msgs) out += " (" + std::to_string(win_msgs) + " vs " + std::to_string(other_msgs) + " messages)";
     return out;
   }
   std::string out = win_name + " beats " + other_name;
-  if (win_time > 0) out += " by x" + fmt("%.2f", other_time / win_time);
+  if (win_time > 0) out += " by x" + format_number("%.2f", other_time / win_time);
   std::vector<std::pair<double, int>> d;
   for (int k = 0; k < Breakdown::kTerms; ++k) d.push_back({other.term(k) - win.term(k), k});
   std::sort(d.begin(), d.end(), [](auto& x, auto& y) {
@@ -552,7 +551,7 @@ std::string render_ranking(const SimResult& r) {
   for (std::size_t k = 0; k < all.size(); ++k) {
     const auto& b = r.backends[all[k]];
     os << "  " << k + 1 << ". " << b.backend.name() << "  " << us(b.total_s) << " us"
-       << (best > 0 ? "  x" + fmt("%.2f", b.total_s / best) : std::string()) << "  " << b.messages << " msgs  ["
+       << (best > 0 ? "  x" + format_number("%.2f", b.total_s / best) : std::string()) << "  " << b.messages << " msgs  ["
        << dominant_terms(b.breakdown, b.total_s) << "]\n";
   }
   if (all.size() >= 2) {

@@ -20,7 +20,7 @@ using sfr_test::run_command;
 
 namespace {
 
-struct Example {
+struct ScaledExample {
   const char* name;
   const char* exe;
   const char* args;
@@ -28,9 +28,9 @@ struct Example {
   std::vector<int> petsc_refuses;  // rank counts PETSc cannot split this grid over (too few points for the ranks or the width)
 };
 
-std::ostream& operator<<(std::ostream& o, const Example& e) { return o << e.name; }
+std::ostream& operator<<(std::ostream& o, const ScaledExample& e) { return o << e.name; }
 
-const Example kExamples[] = {
+const ScaledExample kScaledExamples[] = {
     // 2-D star (the Bratu problem): its ghost update and its Jacobian's MatMult.
     {"snes_ex5_2d_star", SFR_EX_SNES, "-da_grid_x 17 -da_grid_y 13", {9, 16}, {}},
     // 2-D box (p-Laplacian).
@@ -50,7 +50,7 @@ const Example kExamples[] = {
     {"driver_2d_box_w2_periodic_wraps", SFR_DMDA_DRIVER, "-dim 2 -box -width 2 -periodic -da_grid_x 4 -da_grid_y 4", {}, {9}},
 };
 
-class ScalePetsc : public ::testing::TestWithParam<Example> {
+class ScalePetsc : public ::testing::TestWithParam<ScaledExample> {
 protected:
   fs::path dir;
   void SetUp() override {
@@ -116,8 +116,8 @@ TEST_P(ScalePetsc, ScaledGraphsEqualADirectCaptureAtMoreRanks) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(DmdaExamples, ScalePetsc, ::testing::ValuesIn(kExamples),
-                         [](const ::testing::TestParamInfo<Example>& i) { return std::string(i.param.name); });
+INSTANTIATE_TEST_SUITE_P(DmdaExamples, ScalePetsc, ::testing::ValuesIn(kScaledExamples),
+                         [](const ::testing::TestParamInfo<ScaledExample>& i) { return std::string(i.param.name); });
 
 // SNES ex5 with geometric multigrid: PCMG's coarse DMDA comes from DMCoarsen, which gives it the
 // fine DMDA's process grid and derived ownership ranges, and its interpolation is a matrix not

@@ -24,7 +24,7 @@ namespace {
 using sfr_test::slurp;
 using Cli = sfr_test::CliTest;
 
-const std::string kSample = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+using sfr_test::kSample;
 
 }  // namespace
 

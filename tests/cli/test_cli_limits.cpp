@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support/cli_fixture.hpp"
+#include "support/sample_traces.hpp"
 
 namespace fs = std::filesystem;
 
@@ -18,7 +19,7 @@ namespace {
 
 using Cli = sfr_test::CliTest;
 
-const std::string kSample = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+using sfr_test::kSample;
 
 // AddressSanitizer reserves terabytes of address space: no address-space limit under it (every
 // refusal is still checked there).

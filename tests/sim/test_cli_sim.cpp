@@ -18,7 +18,7 @@ namespace {
 using sfr_test::slurp;
 using SimCli = sfr_test::CliTest;
 
-const std::string kSample = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+using sfr_test::kSample;
 
 }  // namespace
 

@@ -12,6 +12,9 @@
 
 namespace sfr_test {
 
+// The small hand-made trace (4 ranks) that the CLI tests run most.
+inline const std::string kSample = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+
 inline std::vector<std::filesystem::path> sample_traces(std::optional<int> max_ranks = std::nullopt) {
   std::vector<std::filesystem::path> out;
   for (const auto& e : std::filesystem::directory_iterator(SFR_TRACES_DIR))
