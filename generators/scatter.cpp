@@ -6,9 +6,9 @@ namespace sfr::gen {
 
 namespace {
 constexpr std::array<Choice<ScatterPattern>, 4> kScatterPatterns{{{ScatterPattern::par_to_par, "par-to-par"},
-                                                           {ScatterPattern::seq_to_par, "seq-to-par"},
-                                                           {ScatterPattern::par_to_seq, "par-to-seq"},
-                                                           {ScatterPattern::ring_send, "ring-send"}}};
+                                                                  {ScatterPattern::seq_to_par, "seq-to-par"},
+                                                                  {ScatterPattern::par_to_seq, "par-to-seq"},
+                                                                  {ScatterPattern::ring_send, "ring-send"}}};
 }  // namespace
 
 ScatterPattern parse_scatter_pattern(const std::string& s) { return parse_choice("--pattern", "pattern", s, kScatterPatterns); }
