@@ -3,12 +3,13 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/inspect.hpp"
+#include "support/sample_traces.hpp"
 #include "trace/reader.hpp"
 
 using namespace sfr;
 
 TEST(Inspect, HandmadeGraphStatisticsByHand) {
-  const auto t = trace::read_trace_file(std::string(SFR_TRACES_DIR) + "/handmade-4.json");
+  const auto t = trace::read_trace_file(sfr_test::kSample);
   const auto s = analysis::compute_stats(t);
   const auto& a = s.sfs.at(0);
   ASSERT_EQ(a.name, "A");
@@ -36,7 +37,7 @@ TEST(Inspect, HandmadeGraphStatisticsByHand) {
 }
 
 TEST(Inspect, JsonIsParseableAndComplete) {
-  const auto t = trace::read_trace_file(std::string(SFR_TRACES_DIR) + "/handmade-4.json");
+  const auto t = trace::read_trace_file(sfr_test::kSample);
   const auto j = nlohmann::json::parse(analysis::render_json(analysis::compute_stats(t)));
   EXPECT_EQ(j["nranks"], 4);
   EXPECT_EQ(j["sfs"].size(), t.trace().sfs.size());

@@ -8,6 +8,7 @@
 #include "exec/dump_check.hpp"
 #include "exec/reference/reference.hpp"
 #include "support/graphs.hpp"
+#include "support/sample_traces.hpp"
 #include "trace/reader.hpp"
 
 using namespace sfr;
@@ -47,14 +48,14 @@ std::string one_op_dump(const std::string& op, const std::string& rank0, const s
 }  // namespace
 
 TEST(DumpCheck, ReferenceDumpOfSampleTraceConforms) {
-  const auto t = trace::read_trace_file(std::string(SFR_TRACES_DIR) + "/handmade-4.json");
+  const auto t = trace::read_trace_file(sfr_test::kSample);
   const auto res = exec::check_dump(t, reference_dump(t), "ref");
   EXPECT_TRUE(res.ok()) << res.problems.front();
   EXPECT_EQ(res.ops_checked, t.trace().ops.size());
 }
 
 TEST(DumpCheck, CorruptValueIsNamed) {
-  const auto t = trace::read_trace_file(std::string(SFR_TRACES_DIR) + "/handmade-4.json");
+  const auto t = trace::read_trace_file(sfr_test::kSample);
   std::string d = reference_dump(t);
   const auto pos = d.find("[32,14,3,40,35]");
   ASSERT_NE(pos, std::string::npos);

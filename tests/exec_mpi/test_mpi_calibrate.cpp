@@ -16,6 +16,7 @@
 #include "sim/machine.hpp"
 #include "exec/cuda/runtime.hpp"
 #include "support/process.hpp"
+#include "support/sample_traces.hpp"
 
 namespace fs = std::filesystem;
 using namespace sfr;
@@ -190,7 +191,7 @@ TEST(MpiValidateModel, MeasuredAgainstPredicted) {
       {"nroots": 64, "remote_rank": [1, 1, 1], "remote_index": [0, 1, 2]},
       {"nroots": 64, "remote_rank": [0, 0], "remote_index": [5, 6]}]}},
     "ops": [{"op": "bcast", "sf": "A", "unit": "float64"}, {"op": "reduce", "sf": "A", "unit": "int32", "mpi_op": "sum", "repeat": 3}]})";
-  const std::string four = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+  const std::string four = sfr_test::kSample;
   const auto r = mpirun(2, "validate-model " + trace.string() + " " + four + " --machine generic --iters 3 --json " + json.string());
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("skipped " + four + ": needs 4 ranks"), std::string::npos) << r.out;

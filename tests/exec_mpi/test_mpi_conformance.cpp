@@ -204,7 +204,7 @@ using sfr_test::occurrences;
 // --ranks-per-node: at least 1, at most the trace's ranks, and only with a node-aware backend
 // (an option that would do nothing is an error).
 TEST(MpiBadInput, RanksPerNode) {
-  const std::string t = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+  const std::string t = sfr_test::kSample;
   const std::pair<const char*, const char*> cases[] = {
       {"--backend 3step --ranks-per-node 0", "--ranks-per-node: must be >= 1, got 0"},
       {"--backend 3step --ranks-per-node 5", "--ranks-per-node: 5 exceeds the trace's 4 ranks"},
@@ -233,7 +233,7 @@ TEST(MpiDump, SeveralBackendsAreEachChecked) {
 
 // Every rank sees the same bad command line; rank 0 alone says so.
 TEST(MpiBadInput, OptionErrorsArePrintedOnce) {
-  const std::string t = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+  const std::string t = sfr_test::kSample;
   for (const std::string bad : {"--iters -1", "--iters abc", "--reference --backend basic", "--iters 0", "--bogus"}) {
     const auto r = mpirun(4, "run " + t + " " + bad);
     EXPECT_NE(r.status, 0) << bad;
@@ -300,7 +300,7 @@ TEST(MpiCollective, PatternTraceRunsAndConforms) {
 // median / max recomputed from the samples, and the provenance (trace hash from sha256sum).
 TEST(MpiTiming, TimingJsonAndTable) {
   const fs::path timing = fs::temp_directory_path() / ("sfr_mpi_timing_" + std::to_string(::getpid()) + ".json");
-  const std::string trace_file = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+  const std::string trace_file = sfr_test::kSample;
   const auto r = mpirun(4, "run " + trace_file + " --backend basic,neighbor --iters 11 --warmup 1 --timing " + timing.string());
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("per_call(us)"), std::string::npos) << r.out;
@@ -365,7 +365,7 @@ TEST(MpiTiming, TimingJsonAndTable) {
 TEST(MpiTiming, StoreFilesOneNewDocumentPerRun) {
   const fs::path dir = fs::temp_directory_path() / ("sfr_mpi_store_" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  const std::string trace_file = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+  const std::string trace_file = sfr_test::kSample;
   for (int k = 0; k < 2; ++k) {
     const auto r = mpirun(4, "run " + trace_file + " --backend basic --iters 2 --store " + dir.string());
     ASSERT_EQ(r.status, 0) << r.out;
@@ -387,7 +387,7 @@ TEST(MpiTiming, StoreFilesOneNewDocumentPerRun) {
 // its own way: the executor from its plan, inspect from the SF's edges), degree included.
 TEST(MpiTiming, TimingBytesAgreeWithInspect) {
   const fs::path timing = fs::temp_directory_path() / ("sfr_mpi_bytes_" + std::to_string(::getpid()) + ".json");
-  const std::string trace_file = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
+  const std::string trace_file = sfr_test::kSample;
   ASSERT_EQ(mpirun(4, "run " + trace_file + " --backend basic --iters 1 --warmup 0 --timing " + timing.string()).status, 0);
   const auto ins = sfr_test::run_command(std::string(SFR_CLI) + " inspect " + trace_file + " --json");
   ASSERT_EQ(ins.status, 0) << ins.out;

@@ -126,7 +126,7 @@ TEST(PetscDiff, BackendsRunTheTraceThroughPetscSfAndConform) {
   fs::create_directories(dir);
   // handmade-4's graphs (roots of degree 0 and > 1, holes, an empty rank, every derived form) with
   // the ops PETSc runs: its units and MPI ops made float64 and sum where PETSc has no kernel.
-  auto t = trace::read_trace_file(std::string(SFR_TRACES_DIR) + "/handmade-4.json").trace();
+  auto t = trace::read_trace_file(sfr_test::kSample).trace();
   std::vector<core::OpSpec> ops;
   for (auto op : t.ops) {
     if (op.op == core::OpKind::fetch_and_op) continue;

@@ -12,7 +12,7 @@
 
 namespace sfr_test {
 
-// The small hand-made trace (4 ranks) that the CLI tests run most.
+// The small hand-made trace (4 ranks) that many tests run by name.
 inline const std::string kSample = std::string(SFR_TRACES_DIR) + "/handmade-4.json";
 
 inline std::vector<std::filesystem::path> sample_traces(std::optional<int> max_ranks = std::nullopt) {
