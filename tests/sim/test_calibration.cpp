@@ -1035,6 +1035,38 @@ TEST(SimCalibration, TheWindowsFencesFromItsOwnRing) {
   EXPECT_NEAR(sim::calibrate_machine(d).machine.fence_overhead, bare.fence_overhead, 1e-15);
 }
 
+// Across nodes the window's accumulates are the faster direction (a get waits for its reply):
+// the reduce's rings 0.4 us below the model with the bare fence's, the bcast's 0.3 us above, give
+// a fence 0.2 us cheaper (two per op), no reduce cost per op and the bcast's 0.7 us; all four
+// rings reproduced, and the line names the reduce's ring.
+TEST(SimCalibration, TheWindowsFencesFromItsFasterDirection) {
+  core::CalibrationData d = one_node_data();
+  using trace::CalibrationShape;
+  auto t = [](CalibrationShape shape, core::OpKind kind, const sim::MachineModel& mm) { return ring_time("window", shape, kind, mm); };
+  d.sf_op_backend = by_backend({5e-6, -1, 1, -1});  // window measured; its values set below
+  d.sf_op_backend_contiguous = by_backend({4.0e-6, -1, 1, -1});
+  d.sf_reduce_backend = by_backend({5e-6, -1, 1, -1});
+  d.sf_reduce_backend_contiguous = by_backend({4.0e-6, -1, 1, -1});
+  auto bare = sim::calibrate_machine(d).machine;
+  bare.op_overhead = 0;
+  for (auto& [b, costs] : bare.backend_costs) costs.op.reset(), costs.run.reset(), costs.small_byte.reset(), costs.leaf_to_root.reset();
+  const auto down = core::OpKind::bcast, up = core::OpKind::reduce;
+  d.sf_op_backend[2] = t(CalibrationShape::ring_permuted, down, bare) + 0.3e-6;
+  d.sf_op_backend_contiguous[2] = t(CalibrationShape::ring_in_order, down, bare) + 0.3e-6;
+  d.sf_reduce_backend[2] = t(CalibrationShape::ring_permuted, up, bare) - 0.4e-6;
+  d.sf_reduce_backend_contiguous[2] = t(CalibrationShape::ring_in_order, up, bare) - 0.4e-6;
+  const auto c = sim::calibrate_machine(d);
+  const auto& m = c.machine;
+  EXPECT_NEAR(m.fence_overhead, bare.fence_overhead - 0.2e-6, 1e-12);
+  EXPECT_NEAR(m.backend_costs.at("window").op.value(), 0.7e-6, 1e-12);
+  EXPECT_NEAR(m.backend_costs.at("window").leaf_to_root->op.value(), 0, 1e-12);
+  EXPECT_NEAR(t(CalibrationShape::ring_permuted, down, m), d.sf_op_backend[2], 1e-11);
+  EXPECT_NEAR(t(CalibrationShape::ring_in_order, down, m), d.sf_op_backend_contiguous[2], 1e-11);
+  EXPECT_NEAR(t(CalibrationShape::ring_permuted, up, m), d.sf_reduce_backend[2], 1e-11);
+  EXPECT_NEAR(t(CalibrationShape::ring_in_order, up, m), d.sf_reduce_backend_contiguous[2], 1e-11);
+  EXPECT_TRUE(says(c.lines, "(its reduce's ring 0.400 us below the model"));
+}
+
 // The collective backends' rings bound the collectives' own cost per call. Over TCP an empty
 // neighbourhood call took 26.9 us while neighbor's whole ring of 2 KiB took 15.3: here the probe
 // says 20 us beyond its empty messages, while neighbor's and alltoallv's six rings (permuted, in
