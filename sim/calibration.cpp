@@ -759,9 +759,9 @@ void ExecutorFit::bound_collective_overhead() {
 // dissemination barrier alone, and its rings fitted again with that. The lower may be the
 // reduce's: across nodes (Open MPI's osc over TCP) an MPI_Get waits for its target's reply, a
 // round trip, where an MPI_Accumulate is sent one way (2 ranks on 2 nodes: its ring 40.4 us
-// against the gets' 49.7); fitted to the gets' ring, the fence put the accumulates 11 us above
-// theirs and the SpMV reduces 25-50 % above theirs. The gets' round trip is then the bcast's
-// cost per op.
+// against the gets' 49.7); with the fence fitted to the gets' ring, the model put the
+// accumulates' ring 10.9 us above its measure and the SpMV reduces 25-50 % above theirs. The gets'
+// round trip is then the bcast's cost per op.
 ExecutorFit::Rings ExecutorFit::bcast_rings(std::size_t k, const char* name) {
   const std::size_t said = c_.lines.size();
   const bool window = std::string_view(name) == core::backend_name(core::BackendId::window);
@@ -777,7 +777,8 @@ ExecutorFit::Rings ExecutorFit::bcast_rings(std::size_t k, const char* name) {
     c_.lines.resize(said);
     c_.lines.push_back(fmt("sync       MPI_Win_fence in the window backend's epochs %.3f us beyond the model's barrier, not %.3f",
                            m_.fence_overhead * 1e6, was * 1e6) +
-                       " (its " + std::string(up < down.base ? "reduce's" : "bcast's") + fmt(" ring %.3f us below the model with the bare fence's)", -lowest * 1e6));
+                       " (its " + (up < down.base ? "reduce's" : "bcast's") +
+                       fmt(" ring %.3f us below the model with the bare fence's)", -lowest * 1e6));
     down = rings(name, core::OpKind::bcast, d_.sf_op_backend[k], d_.sf_op_backend_contiguous[k]);
   }
   return down;
