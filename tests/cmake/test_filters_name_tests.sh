@@ -9,6 +9,7 @@
 set -euo pipefail
 build=$(realpath "$1")
 shift
+[ $# -gt 0 ] || { echo "usage: $0 BUILD_DIR FILE... (no file given: nothing would be checked)"; exit 1; }
 # The list comes from a copy of the build's ctest files: a ctest run in the build itself would
 # replace the LastTest.log of the ctest that runs this test (.ci/skipped reads it).
 tmp=$(mktemp -d)

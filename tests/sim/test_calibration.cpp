@@ -1065,6 +1065,21 @@ TEST(SimCalibration, TheWindowsFencesFromItsFasterDirection) {
   EXPECT_NEAR(t(CalibrationShape::ring_permuted, up, m), d.sf_reduce_backend[2], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, up, m), d.sf_reduce_backend_contiguous[2], 1e-11);
   EXPECT_TRUE(says(c.lines, "(its reduce's ring 0.400 us below the model"));
+  // The bcast's rings the lower (0.5 us below, the reduce's 0.4): they set the fence, and the line
+  // says so.
+  d.sf_op_backend[2] -= 0.8e-6, d.sf_op_backend_contiguous[2] -= 0.8e-6;
+  const auto lower = sim::calibrate_machine(d);
+  EXPECT_NEAR(lower.machine.fence_overhead, bare.fence_overhead - 0.25e-6, 1e-12);
+  EXPECT_TRUE(says(lower.lines, "(its bcast's ring 0.500 us below the model"));
+  // Both above the model: the fence as measured, and the reduce's rings said once, where they are
+  // fitted (the look at them before the bcast's says nothing).
+  d.sf_op_backend[2] += 1.0e-6, d.sf_op_backend_contiguous[2] += 1.0e-6;
+  d.sf_reduce_backend[2] += 0.6e-6, d.sf_reduce_backend_contiguous[2] += 0.6e-6;
+  const auto above = sim::calibrate_machine(d);
+  EXPECT_NEAR(above.machine.fence_overhead, bare.fence_overhead, 1e-15);
+  EXPECT_EQ(std::count_if(above.lines.begin(), above.lines.end(),
+                          [](const std::string& l) { return l.find("window    0.00 ns per run of roots a rank reads, reduce") != std::string::npos; }),
+            1);
 }
 
 // The collective backends' rings bound the collectives' own cost per call. Over TCP an empty
