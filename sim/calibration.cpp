@@ -399,7 +399,7 @@ class ExecutorFit {
     return up;
   }
   // fit_backend's steps.
-  Rings bcast_rings(std::size_t k, const char* name);
+  void window_fence(std::size_t k, const char* name);
   std::optional<Costs> reduce_rings(std::size_t k, const char* name, const Costs& e);
   void large_terms(std::size_t k, const char* name, Costs& e, MachineModel::BackendCosts& out);
   void reduce_byte(std::size_t k, const char* name, const Costs& e, Costs& u, MachineModel::BackendCosts& out);
@@ -753,35 +753,29 @@ void ExecutorFit::bound_collective_overhead() {
                      by + ")");
 }
 
-// The bcast's rings (permuted, in order). The window backend's rings below the model: its two
-// fences per op cost less in its epochs than the bare fence's measure (back to back, nothing
-// between); as much less as the lower of its two directions' rings is below, down to the
-// dissemination barrier alone, and its rings fitted again with that. The lower may be the
-// reduce's: across nodes (Open MPI's osc over TCP) an MPI_Get waits for its target's reply, a
-// round trip, where an MPI_Accumulate is sent one way (2 ranks on 2 nodes: its ring 40.4 us
-// against the gets' 49.7); with the fence fitted to the gets' ring, the model put the
-// accumulates' ring 10.9 us above its measure and the SpMV reduces 25-50 % above theirs. The gets'
-// round trip is then the bcast's cost per op.
-ExecutorFit::Rings ExecutorFit::bcast_rings(std::size_t k, const char* name) {
+// The window backend's fences in its own epochs, before its rings are fitted: its two fences per
+// op cost less there than the bare fence's measure (back to back, nothing between) where its rings
+// are below the model; as much less as the lower of its two directions' rings is below, down to
+// the dissemination barrier alone. The lower may be the reduce's: across nodes (Open MPI's osc
+// over TCP) an MPI_Get waits for its target's reply, a round trip, where an MPI_Accumulate is sent
+// one way (2 ranks on 2 nodes: its ring 40.4 us against the gets' 49.7); with the fence fitted to
+// the gets' ring, the model put the accumulates' ring 10.9 us above its measure and the SpMV
+// reduces 25-50 % above theirs. The gets' round trip is then the bcast's cost per op.
+void ExecutorFit::window_fence(std::size_t k, const char* name) {
   const std::size_t said = c_.lines.size();
-  const bool window = std::string_view(name) == core::backend_name(core::BackendId::window);
-  const double up = window && d_.sf_reduce_backend[k] >= 0
+  const double down = rings(name, core::OpKind::bcast, d_.sf_op_backend[k], d_.sf_op_backend_contiguous[k]).base;
+  const double up = d_.sf_reduce_backend[k] >= 0
                         ? rings(name, core::OpKind::reduce, d_.sf_reduce_backend[k], d_.sf_reduce_backend_contiguous[k]).base
                         : 0;
-  c_.lines.resize(said);  // the reduce's rings are said where they are fitted (reduce_rings)
-  Rings down = rings(name, core::OpKind::bcast, d_.sf_op_backend[k], d_.sf_op_backend_contiguous[k]);
-  const double lowest = std::min(down.base, up);
-  if (window && lowest < 0 && m_.fence_overhead > 0) {
-    const double was = m_.fence_overhead;
-    m_.fence_overhead = bare_.fence_overhead = std::max(0.0, was + lowest / 2);
-    c_.lines.resize(said);
-    c_.lines.push_back(fmt("sync       MPI_Win_fence in the window backend's epochs %.3f us beyond the model's barrier, not %.3f",
-                           m_.fence_overhead * 1e6, was * 1e6) +
-                       " (its " + (up < down.base ? "reduce's" : "bcast's") +
-                       fmt(" ring %.3f us below the model with the bare fence's)", -lowest * 1e6));
-    down = rings(name, core::OpKind::bcast, d_.sf_op_backend[k], d_.sf_op_backend_contiguous[k]);
-  }
-  return down;
+  c_.lines.resize(said);  // the rings are said where they are fitted
+  const double lowest = std::min(down, up);
+  if (lowest >= 0 || m_.fence_overhead <= 0) return;
+  const double was = m_.fence_overhead;
+  m_.fence_overhead = bare_.fence_overhead = std::max(0.0, was + lowest / 2);
+  c_.lines.push_back(fmt("sync       MPI_Win_fence in the window backend's epochs %.3f us beyond the model's barrier, not %.3f",
+                         m_.fence_overhead * 1e6, was * 1e6) +
+                     " (its " + (up < down ? "reduce's" : "bcast's") +
+                     fmt(" ring %.3f us below the model with the bare fence's)", -lowest * 1e6));
 }
 
 // The reduce's rings: the leaf-to-root direction's cost per op, per run and per small byte
@@ -880,7 +874,8 @@ void ExecutorFit::fit_backend(std::size_t k) {
   Costs e;
   // 1. The rings (permuted, in order, small): per run of roots, per op and per byte up to the
   // ring's bytes, each direction.
-  const Rings down = bcast_rings(k, name);
+  if (std::string_view(name) == core::backend_name(core::BackendId::window)) window_fence(k, name);
+  const Rings down = rings(name, core::OpKind::bcast, d_.sf_op_backend[k], d_.sf_op_backend_contiguous[k]);
   e.run = down.run;
   e.op = down.base;
   small_bytes(name, core::OpKind::bcast, down.in_order ? d_.sf_op_backend_small[k] : -1, d_.sf_op_backend[k], down.model, e);
