@@ -26,9 +26,10 @@ Engine::Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vecto
         beta_[d][k][p] = ab.beta * 1e12;
       }
   inj_beta_ = m.injection_beta * 1e12;
-  o_send_ = m.model == ModelKind::loggp ? to_ps(m.o_send) : 0;
-  o_recv_ = m.model == ModelKind::loggp ? to_ps(m.o_recv) : 0;
-  gap_ = m.model == ModelKind::loggp ? to_ps(m.gap) : 0;
+  for (int k = 0; k < 3; ++k) {
+    const auto o = m.model == ModelKind::loggp ? m.loggp(static_cast<Tier>(k)) : MachineModel::LogGP{};
+    o_send_[k] = to_ps(o.o_send), o_recv_[k] = to_ps(o.o_recv), gap_[k] = to_ps(o.gap);
+  }
   serial_ = is_study(m.model);
   nic_ = (m.model == ModelKind::max_rate || m.model == ModelKind::loggp || m.model == ModelKind::study_max_rate) && inj_beta_ > 0;
   for (auto n : node_) nnodes_ = std::max(nnodes_, n + 1);
@@ -46,10 +47,12 @@ inline void prefetch_range(const void* p, std::size_t bytes) {
 }
 }  // namespace
 
-// The sender's CPU posts its next send at t + o_send; the one after may follow g later.
-Time Engine::next_post(Time& t) const {
-  const Time post = t + o_send_;
-  t = post + std::max<Time>(0, gap_ - o_send_);
+// The sender's CPU posts its next send, of tier k, at t + o_send; the one after may follow g later
+// (both the tier's).
+Time Engine::next_post(Time& t, Tier k) const {
+  const auto i = static_cast<int>(k);
+  const Time post = t + o_send_[i];
+  t = post + std::max<Time>(0, gap_[i] - o_send_[i]);
   return post;
 }
 
@@ -180,7 +183,7 @@ void Engine::prepare_send_links(const Step& s) const {
     Time t = 0;
     for (auto i = g.first; i < g.end; ++i) {
       const auto& c = s.cost[i];
-      const Time post = next_post(t);
+      const Time post = next_post(t, s.msgs[i].tier);
       s.send_rel[i] = transfer_start(c, post, std::numeric_limits<Time>::min(), m_.handshake_legs) + c.alpha;
       g.waits = g.waits || c.waits;
       g.cpu_rel = post;
@@ -731,7 +734,7 @@ void Engine::post_sender(const Step& s, const Step::Sender& g) {
     Time t = t0;
     for (auto i = g.first; i < g.end; ++i) {
       const auto& c = s.cost[i];
-      const Time post = next_post(t);
+      const Time post = next_post(t, s.msgs[i].tier);
       const Time act = transfer_start(c, post, start_[s.msgs[i].dst], m_.handshake_legs) + c.alpha;
       activate(i, act);
       fixed = fixed && act == t0 + s.send_rel[i];
@@ -799,27 +802,28 @@ void Engine::share_resource(const Step& s, std::size_t r) {
 // their resources), and the receiver's CPU takes them (o_recv each, in completion order).
 void Engine::receive(const Step& s) {
   const std::size_t n = node_.size();
-  const Time o_recv = recv_cpu(s);
+  const bool cpu = !s.one_sided && (o_recv_[0] > 0 || o_recv_[1] > 0 || o_recv_[2] > 0);
   crit_msg_.assign(2 * n, kNil);
-  nin_.assign(n, 0);
+  recv_cpu_.assign(n, 0);
   for (std::size_t e = 0; e < n; ++e) {
     const auto b = s.res_off[n + e], z = s.res_off[n + e + 1];
     if (b == z) continue;
     share_resource(s, n + e);
     auto* first = res_items_.data() + b;
-    if (o_recv > 0)
+    if (cpu)
       std::sort(first, first + (z - b), [&](const ResItem& x, const ResItem& y) {
         return done_time(x.msg) != done_time(y.msg) ? done_time(x.msg) < done_time(y.msg) : x.msg < y.msg;
       });
-    Time free = recv_free_[e], crit_t = 0;
+    Time free = recv_free_[e], crit_t = 0, spent = 0;
     std::uint32_t crit = kNil;
     for (auto* it = first; it != first + (z - b); ++it) {
-      const Time c = done_time(it->msg);
+      const Time c = done_time(it->msg), o_recv = recv_cpu(s, it->msg);
       if (crit == kNil || c >= crit_t) crit = it->msg, crit_t = c;  // the last to complete
       free = std::max(free, c) + o_recv;
+      spent += o_recv;
     }
     recv_free_[e] = free;
-    nin_[e] = static_cast<std::uint32_t>(z - b);
+    recv_cpu_[e] = spent;
     crit_msg_[e] = crit;
   }
 }
@@ -834,7 +838,7 @@ void Engine::complete_sends(const Step& s, Timeline* tl) {
     Time t = start_[src];
     for (auto i = g.first; i < g.end; ++i) {
       if (s.cost[i].rendezvous && done_time(i) >= send_free_[src]) send_free_[src] = done_time(i), crit_msg_[n + src] = i;
-      const Time post = next_post(t);
+      const Time post = next_post(t, s.msgs[i].tier);
       if (tl) {
         const Msg& msg = s.msgs[i];
         tl->add(msg.src, post, done_time(i), Timeline::send, msg.dst, msg.bytes);
@@ -848,12 +852,11 @@ void Engine::complete_sends(const Step& s, Timeline* tl) {
 // of its critical message the latency, the bandwidth alone, and the wait for a NIC or a link.
 void Engine::attribute(const Step& s, Accum& acc) {
   const std::size_t n = node_.size();
-  const Time o_recv = recv_cpu(s);
   for (std::size_t e = 0; e < n; ++e) {
     std::uint32_t i = kNil;
     if (recv_free_[e] >= send_free_[e] && recv_free_[e] > start_[e]) {
       i = crit_msg_[e];
-      acc.overhead[e] += static_cast<Time>(nin_[e]) * o_recv;
+      acc.overhead[e] += recv_cpu_[e];
     } else if (send_free_[e] > cpu_end_[e]) {
       i = crit_msg_[n + e];
     } else {

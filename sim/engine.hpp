@@ -181,7 +181,7 @@ private:
     std::int32_t dst;
     std::uint32_t msg;
   };
-  Time next_post(Time& t) const;
+  Time next_post(Time& t, Tier k) const;
   static Time transfer_start(const Step::Cost& c, Time post, Time recv_post, int legs);
   void run_serial(const Step& s, Accum& acc, Timeline* tl);
   // prepare's parts.
@@ -196,8 +196,9 @@ private:
   void receive(const Step& s);
   void complete_sends(const Step& s, Timeline* tl);
   void attribute(const Step& s, Accum& acc);
-  // The receiver's CPU per message of a step (none for one-sided transfers: no receive is posted).
-  Time recv_cpu(const Step& s) const { return s.one_sided ? 0 : o_recv_; }
+  // The receiver's CPU for message i of a step, by its tier (none for one-sided transfers: no
+  // receive is posted).
+  Time recv_cpu(const Step& s, std::uint32_t i) const { return s.one_sided ? 0 : o_recv_[static_cast<int>(s.msgs[i].tier)]; }
 
   // Flow engine state, reused between steps.
   struct PsEntry {
@@ -246,7 +247,7 @@ private:
   double beta_[2][3][3];
   double inj_beta_;
   double wire_factor_ = 1;
-  Time o_send_, o_recv_, gap_;
+  Time o_send_[3], o_recv_[3], gap_[3];  // LogGP per tier, picoseconds
   bool serial_, nic_;
 
   std::vector<Time> act_;
@@ -266,7 +267,7 @@ private:
   // Per endpoint e: the message whose completion last advanced its receive side ([e]) and, for
   // rendezvous sends, its send side ([n + e]); UINT32_MAX: none.
   std::vector<std::uint32_t> crit_msg_;
-  std::vector<std::uint32_t> nin_;  // messages received per endpoint
+  std::vector<Time> recv_cpu_;      // per endpoint: its CPU's time on the step's receives
   std::vector<Time> cpu_end_;       // per endpoint: its CPU posted its last send
   std::vector<Time> own_busy_;
   std::vector<Time>& busy_;  // per resource: when the data of earlier steps has left it

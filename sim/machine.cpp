@@ -242,6 +242,30 @@ MachineModel::CostTerms read_leaf_to_root(const Reader& r, const Json& j, const 
   return l;
 }
 
+// "/loggp/tiers": a tier's own overheads and gap, by tier name; a key left out takes the
+// model's (those of "/loggp", read first).
+void read_loggp_tiers(const Reader& r, const Json& j, MachineModel& m) {
+  static constexpr auto names = [] {
+    std::array<std::string_view, 3> a{};
+    for (std::size_t k = 0; k < a.size(); ++k) a[k] = core::kTierNames[k].name;
+    return a;
+  }();
+  static constexpr std::array<std::string_view, 3> keys{"o_send", "o_recv", "gap"};
+  r.object(j, "/loggp/tiers", std::span<const std::string_view>(names));
+  for (const auto& [tier, name] : core::kTierNames) {
+    if (!j.contains(name)) continue;
+    const auto at = io::pointer_join("/loggp/tiers", name);
+    const Json& t = j[name];
+    r.object(t, at, std::span<const std::string_view>(keys));
+    if (t.empty()) r.fail(at, "names none of o_send, o_recv, gap: it would do nothing");
+    MachineModel::LogGP o{m.o_send, m.o_recv, m.gap};
+    if (t.contains("o_send")) o.o_send = r.number(t["o_send"], io::pointer_join(at, "o_send"));
+    if (t.contains("o_recv")) o.o_recv = r.number(t["o_recv"], io::pointer_join(at, "o_recv"));
+    if (t.contains("gap")) o.gap = r.number(t["gap"], io::pointer_join(at, "gap"));
+    m.loggp_tier[static_cast<std::size_t>(tier)] = o;
+  }
+}
+
 // Every cost term of kCostTerms, one number per calibrated backend, and the leaf-to-root records;
 // a term that applies somewhere needs the key saying where, and that key needs a backend with
 // the term (else it would do nothing).
@@ -354,10 +378,11 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   }
   if (j.contains("loggp")) {
     const auto& l = j["loggp"];
-    r.object(l, "/loggp", {"o_send", "o_recv", "gap"});
+    r.object(l, "/loggp", {"o_send", "o_recv", "gap", "tiers"});
     if (l.contains("o_send")) m.o_send = r.number(l["o_send"], "/loggp/o_send");
     if (l.contains("o_recv")) m.o_recv = r.number(l["o_recv"], "/loggp/o_recv");
     if (l.contains("gap")) m.gap = r.number(l["gap"], "/loggp/gap");
+    if (l.contains("tiers")) read_loggp_tiers(r, l["tiers"], m);
   }
   if (j.contains("collective_overhead")) m.collective_overhead = r.number(j["collective_overhead"], "/collective_overhead");
   if (j.contains("fence_overhead")) m.fence_overhead = r.number(j["fence_overhead"], "/fence_overhead");
@@ -507,6 +532,9 @@ Json machine_to_json(const MachineModel& m) {
   j["pack"] = {m.pack.alpha, m.pack.beta};
   j["kernels"] = {{"launch", m.kernels.launch}, {"bandwidth", m.kernels.bandwidth}};
   j["loggp"] = {{"o_send", m.o_send}, {"o_recv", m.o_recv}, {"gap", m.gap}};
+  for (const auto& [tier, name] : core::kTierNames)
+    if (const auto& t = m.loggp_tier[static_cast<std::size_t>(tier)])
+      j["loggp"]["tiers"][name] = {{"o_send", t->o_send}, {"o_recv", t->o_recv}, {"gap", t->gap}};
   j["collective_overhead"] = m.collective_overhead;
   j["fence_overhead"] = m.fence_overhead;
   j["op_overhead"] = m.op_overhead;

@@ -77,6 +77,14 @@ struct MachineModel {
     double at(double bytes) const { return launch + (bandwidth > 0 ? 2 * bytes / bandwidth : 0); }
   } kernels{};
   double o_send = 0, o_recv = 0, gap = 0;                // LogGP overheads and gap (seconds)
+  // A tier's own overheads and gap, where calibrate measured them apart (a network's transport
+  // costs CPU per message a node mate's shared memory does not); none: o_send, o_recv, gap.
+  struct LogGP {
+    double o_send = 0, o_recv = 0, gap = 0;
+    bool operator==(const LogGP&) const = default;
+  };
+  std::array<std::optional<LogGP>, 3> loggp_tier{};
+  LogGP loggp(Tier k) const { return loggp_tier[static_cast<std::size_t>(k)].value_or(LogGP{o_send, o_recv, gap}); }
   double collective_overhead = 0;                        // per call of a collective (neighbor, alltoallv), seconds
   double fence_overhead = 0;                             // per MPI_Win_fence beyond its dissemination rounds, seconds
   double op_overhead = 0;                                // per op call and rank: the executor's own CPU work (begin/end), seconds

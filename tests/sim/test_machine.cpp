@@ -109,6 +109,21 @@ TEST(SimMachine, PartialFileStartsFromItsBase) {
   EXPECT_EQ(sim::preset("lassen")->kernels.at(1e6), 0);       // the study has no kernel terms
 }
 
+// A tier's own overheads: the keys it names, the model's (read first) for the rest and for the
+// tiers it does not name; written back as read.
+TEST(SimMachine, LogGPPerTier) {
+  const auto m = sim::parse_machine(
+      io::parse_json_strict(
+          R"({"loggp": {"o_send": 1e-7, "o_recv": 2e-7, "gap": 4e-7, "tiers": {"network": {"o_send": 3e-6, "gap": 5e-6}}}})", "m"),
+      "m");
+  EXPECT_EQ(m.loggp(Tier::network), (sim::MachineModel::LogGP{3e-6, 2e-7, 5e-6}));
+  EXPECT_EQ(m.loggp(Tier::node), (sim::MachineModel::LogGP{1e-7, 2e-7, 4e-7}));
+  EXPECT_FALSE(m.loggp_tier[static_cast<std::size_t>(Tier::socket)].has_value());
+  const auto back = sim::parse_machine(sim::machine_to_json(m), "back");
+  EXPECT_EQ(back.loggp_tier, m.loggp_tier);
+  EXPECT_FALSE(sim::machine_to_json(*sim::preset("generic"))["loggp"].contains("tiers"));
+}
+
 TEST(SimMachine, BadFilesGivePointedErrors) {
   struct Case {
     const char* text;
@@ -130,6 +145,11 @@ TEST(SimMachine, BadFilesGivePointedErrors) {
       {R"({"base": "summit"})", "m.json: /base: expected a preset name"},
       {R"([1, 2])", "m.json: (top level): expected an object"},
       {R"({"loggp": {"o_send": "fast"}})", "m.json: /loggp/o_send: expected a number"},
+      {R"({"loggp": {"tiers": {"wire": {"o_send": 1e-6}}}})", "m.json: /loggp/tiers/wire: unknown key"},
+      {R"({"loggp": {"tiers": {"network": {"o_send": -1e-6}}}})", "m.json: /loggp/tiers/network/o_send: expected a finite number >= 0"},
+      {R"({"loggp": {"tiers": {"network": {"gaps": 1e-6}}}})", "m.json: /loggp/tiers/network/gaps: unknown key"},
+      {R"({"loggp": {"tiers": {"node": {}}}})", "m.json: /loggp/tiers/node: names none of o_send, o_recv, gap: it would do nothing"},
+      {R"({"loggp": {"tiers": []}})", "m.json: /loggp/tiers: expected an object"},
       {R"({"kernels": {"launch": -1e-6}})", "m.json: /kernels/launch: expected a finite number >= 0"},
       {R"({"kernels": {"bandwith": 1e12}})", "m.json: /kernels/bandwith: unknown key"},
       {R"({"block_cost_by_backend": {"window": -1e-9}})", "m.json: /block_cost_by_backend/window: expected a finite number >= 0"},
