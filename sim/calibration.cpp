@@ -211,12 +211,29 @@ void fit_core_sharing(const CalibrationData& d, Calibration& c) {
                       " cores round robin: each rank's work per call is shared with those on its core");
 }
 
-// One tier's ping-pong as fitted (or copied from the nearest measured tier, `from`): one-way time
-// = o_send + L + beta s + o_recv, so the wire latency is what is left of the fit's alpha.
-void set_tier(const CalibrationData& d, const ProtocolFit& fit, int k, int from, Calibration& c) {
+// LogGP's overheads as measured: the fastest tier's for every tier, but a slower tier measured
+// apart (its gaps: fit_gap).
+void set_overheads(const CalibrationData& d, Calibration& c) {
+  MachineModel& m = c.machine;
+  m.o_send = d.o_send, m.o_recv = d.o_recv;
+  c.lines.push_back(fmt("LogGP      o_send %.3f us, o_recv %.3f us (measured CPU time per call)", d.o_send * 1e6, d.o_recv * 1e6));
+  for (const auto& [tier, name] : core::kTierNames)
+    if (const auto& o = d.slower_overheads[static_cast<std::size_t>(tier)]) {
+      m.loggp_tier[static_cast<std::size_t>(tier)] = MachineModel::LogGP{o->o_send, o->o_recv, m.gap};
+      c.lines.push_back(pad(name, 11) +
+                        fmt("o_send %.3f us, o_recv %.3f us (its own: its messages' CPU time per call)", o->o_send * 1e6, o->o_recv * 1e6));
+    }
+}
+
+// One tier's ping-pong as fitted (or copied from the nearest measured tier, `from`, with its
+// overheads): one-way time = o_send + L + beta s + o_recv, so the wire latency is what is left of
+// the fit's alpha.
+void set_tier(const ProtocolFit& fit, int k, int from, Calibration& c) {
+  const auto o = c.machine.loggp(static_cast<Tier>(from));
+  if (from != k) c.machine.loggp_tier[static_cast<std::size_t>(k)] = c.machine.loggp_tier[static_cast<std::size_t>(from)];
   for (int p = 0; p < 3; ++p) {
     AlphaBeta ab = fit.seg[p];
-    ab.alpha = std::max(0.0, ab.alpha - d.o_send - d.o_recv);
+    ab.alpha = std::max(0.0, ab.alpha - o.o_send - o.o_recv);
     c.machine.p2p[0][k][p] = ab;
     if (from != k) continue;
     c.lines.push_back(pad(core::tier_name(static_cast<Tier>(k)), 11) + pad(proto_label(static_cast<Proto>(p)), 11) +
@@ -261,18 +278,27 @@ void fit_wire(const CalibrationData& d, Calibration& c) {
           from = cand;
           break;
         }
-    set_tier(d, fits[from], k, from, c);
+    set_tier(fits[from], k, from, c);
   }
 }
 
-// LogGP's gap: the slope of a message train.
+// LogGP's gap: the slope of a message train, in the fastest tier and in each tier measured apart
+// (one without a train of its own: the fastest's). Before fit_wire, which copies a tier's.
 void fit_gap(const CalibrationData& d, Calibration& c) {
-  if (d.train.size() < 2) return;
-  double rms = 0;
-  const AlphaBeta t = fit_alpha_beta(d.train, &rms);
-  c.machine.gap = t.beta;
-  c.lines.push_back(fmt("LogGP      gap %.3f us per message (slope of a %.0f-size message train), fit error %.1f%%", t.beta * 1e6,
-                        static_cast<double>(d.train.size()), rms * 100));
+  auto slope = [&](const std::vector<core::TimedSample>& train, std::string_view label, double& gap) {
+    if (train.size() < 2) return;
+    double rms = 0;
+    gap = fit_alpha_beta(train, &rms).beta;
+    c.lines.push_back(pad(std::string(label), 11) + fmt("gap %.3f us per message (slope of a %.0f-size message train), fit error %.1f%%",
+                                                        gap * 1e6, static_cast<double>(train.size()), rms * 100));
+  };
+  slope(d.train, "LogGP", c.machine.gap);
+  for (const auto& [tier, name] : core::kTierNames) {
+    auto& own = c.machine.loggp_tier[static_cast<std::size_t>(tier)];
+    if (!own) continue;
+    own->gap = c.machine.gap;
+    slope(d.slower_overheads[static_cast<std::size_t>(tier)]->train, name, own->gap);
+  }
 }
 
 // The NIC's injection limit, where two nodes had two senders each.
@@ -288,6 +314,27 @@ void fit_injection(const CalibrationData& d, Calibration& c) {
   }
 }
 
+// What the model charges the slowest rank of the neighbourhood ring for its empty messages: one
+// to and one from each neighbour (each the overheads of its tier), the gap beyond o_send after
+// its first send, and the latency of its slowest neighbour (they overlap).
+double ring_empty_messages(const CalibrationData& d, const MachineModel& m) {
+  const std::optional<trace::Machine> at = trace::Machine{std::max(1, d.ranks_per_node), std::max(1, d.ranks_per_socket), 0};
+  double worst = 0;  // one rank: no neighbour
+  for (int r = 0; r < d.ranks && d.ranks > 1; ++r) {
+    std::vector<Tier> peers{trace::tier_of(at, r, (r + 1) % d.ranks)};
+    if (d.ranks > 2) peers.push_back(trace::tier_of(at, r, (r + d.ranks - 1) % d.ranks));
+    double t = 0, latency = 0;
+    for (const Tier k : peers) {
+      t += m.loggp(k).o_send + m.loggp(k).o_recv;
+      latency = std::max(latency, m.ab(false, k, Proto::short_).alpha);
+    }
+    const auto first = m.loggp(peers[0]);
+    if (peers.size() > 1) t += std::max(0.0, first.gap - first.o_send);
+    worst = std::max(worst, t + latency);
+  }
+  return worst;
+}
+
 // The collectives' own cost per call. The measured neighbourhood call sends each rank's ring
 // neighbours an empty message, which the model charges the backends' messages already (where a
 // message costs microseconds, as over TCP, charging it twice made neighbor and alltoallv 30-60 %
@@ -295,10 +342,7 @@ void fit_injection(const CalibrationData& d, Calibration& c) {
 void fit_collectives(const CalibrationData& d, Calibration& c) {
   MachineModel& m = c.machine;
   if (d.neighbor >= 0) {
-    const int peers = d.ranks > 2 ? 2 : 1;
-    const Tier worst = d.nodes > 1 ? Tier::network : d.ranks_per_socket < d.ranks ? Tier::node : Tier::socket;
-    const double empty = peers * (m.o_send + m.o_recv) + (peers - 1) * std::max(0.0, m.gap - m.o_send) +
-                         m.ab(false, worst, Proto::short_).alpha;
+    const double empty = ring_empty_messages(d, m);
     m.collective_overhead = std::max(0.0, d.neighbor - empty);
     c.lines.push_back(fmt("sync       neighbourhood collective %.3f us per call (ring, empty messages): %.3f us beyond the model's empty "
                           "messages (%.3f us)",
@@ -925,11 +969,10 @@ Calibration calibrate_machine(const CalibrationData& d) {
   m.name = core::kCalibratedMachinePrefix + (d.host.empty() ? std::string("this machine") : d.host);
   m.model = ModelKind::loggp;
   m.topology = {std::max(1, d.ranks_per_node), std::max(1, d.ranks_per_socket), 0};
-  m.o_send = d.o_send, m.o_recv = d.o_recv;
   fit_core_sharing(d, c);
-  c.lines.push_back(fmt("LogGP      o_send %.3f us, o_recv %.3f us (measured CPU time per call)", d.o_send * 1e6, d.o_recv * 1e6));
-  fit_wire(d, c);
+  set_overheads(d, c);
   fit_gap(d, c);
+  fit_wire(d, c);
   fit_injection(d, c);
   fit_collectives(d, c);
   const bool ring = d.ranks >= 2;  // calibrate's ring (trace::calibration_ring_trace) ran

@@ -46,6 +46,9 @@ io::Json measured_json(const core::CalibrationData& d) {
   j["o_send"] = d.o_send;
   j["o_recv"] = d.o_recv;
   j["train_messages_seconds"] = samples(d.train);
+  for (const auto& [tier, name] : core::kTierNames)
+    if (const auto& o = d.slower_overheads[static_cast<std::size_t>(tier)])
+      j["overheads_by_tier"][name] = {{"o_send", o->o_send}, {"o_recv", o->o_recv}, {"train_messages_seconds", samples(o->train)}};
   if (d.injection_senders > 1)
     j["injection"] = {{"senders", d.injection_senders},
                       {"seconds_per_byte", d.injection_seconds_per_byte},

@@ -823,6 +823,46 @@ TEST(SimCalibration, MachineFromTwoNodes) {
   EXPECT_EQ(m.topology.ranks_per_node, 2);
 }
 
+// Across a network a message costs its transport's CPU time (TCP: microseconds) where a node mate's
+// costs tenths: calibrate measures the overheads and the gap in every tier apart, and each tier
+// keeps its own. Here the socket's: o_send 0.1, o_recv 0.2, gap 0.3 us; the network's 1.5, 0.5,
+// 2.5. Each tier's wire latency is its ping-pong's alpha less its own overheads.
+TEST(SimCalibration, EachTierKeepsItsOwnOverheads) {
+  core::CalibrationData d;
+  d.ranks = 4, d.ranks_per_node = 2, d.ranks_per_socket = 2, d.nodes = 2;
+  d.pingpong[0] = three_protocols(1, 0);
+  d.pingpong[2] = three_protocols(3, 0);  // short alpha 3 us, eager 6 us
+  d.partner = {1, -1, 2};
+  d.o_send = 0.1e-6, d.o_recv = 0.2e-6;
+  core::CalibrationData::Overheads net{1.5e-6, 0.5e-6, {}};
+  for (int k : {1, 2, 4, 8, 16}) {
+    d.train.push_back({static_cast<double>(k), 2e-6 + 0.3e-6 * k});
+    net.train.push_back({static_cast<double>(k), 10e-6 + 2.5e-6 * k});
+  }
+  d.slower_overheads[2] = net;
+  d.neighbor = 10e-6;
+  const auto c = sim::calibrate_machine(d);
+  const auto& m = c.machine;
+  using LogGP = sim::MachineModel::LogGP;
+  EXPECT_EQ(m.loggp(sim::Tier::socket), (LogGP{0.1e-6, 0.2e-6, m.gap}));
+  EXPECT_NEAR(m.gap, 0.3e-6, 1e-12);
+  EXPECT_EQ(m.loggp(sim::Tier::node), m.loggp(sim::Tier::socket));  // copied with the socket's ping-pong
+  EXPECT_NEAR(m.loggp(sim::Tier::network).o_send, 1.5e-6, 1e-15);
+  EXPECT_NEAR(m.loggp(sim::Tier::network).o_recv, 0.5e-6, 1e-15);
+  EXPECT_NEAR(m.loggp(sim::Tier::network).gap, 2.5e-6, 1e-12);
+  EXPECT_NEAR(m.ab(false, sim::Tier::socket, sim::Proto::short_).alpha, 1e-6 - 0.3e-6, 1e-12);
+  EXPECT_NEAR(m.ab(false, sim::Tier::network, sim::Proto::short_).alpha, 3e-6 - 2e-6, 1e-12);
+  EXPECT_NEAR(m.ab(false, sim::Tier::network, sim::Proto::eager).alpha, 6e-6 - 2e-6, 1e-12);
+  EXPECT_TRUE(says(c.lines, "network    o_send 1.500 us, o_recv 0.500 us"));
+  EXPECT_TRUE(says(c.lines, "network    gap 2.500 us per message"));
+  // The neighbourhood ring's empty messages on rank 1 (rank 3 alike): to and from rank 2 across
+  // the network (1.5 + 0.5 us, then its gap beyond o_send, 1 us) and rank 0 on its socket (0.1 +
+  // 0.2 us), and the network's short latency, 1 us: 4.3 us; the rest of the call is its own.
+  EXPECT_NEAR(m.collective_overhead, 10e-6 - 4.3e-6, 1e-12);
+  const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
+  EXPECT_EQ(back.loggp_tier, m.loggp_tier);
+}
+
 // At 4 ranks as 2 nodes of 2, split-md's reduce on the ring in order leaves its plan's on-node
 // steps out (the ring's leaves are its inter-node senders: 2 messages, the bcast 6), 3step's does
 // not. Rings whose reduces are measured cheaper than their bcasts (20 against 30 us): split-md's

@@ -134,8 +134,9 @@ std::vector<core::TimedSample> pingpong(MPI_Comm comm, int rank, int p) {
 }
 
 // LogGP's o_send (CPU time of an MPI_Isend), o_recv (of an MPI_Recv whose message has arrived)
-// and a train of k sends answered by one message (round trip against k).
-void overheads(MPI_Comm comm, int rank, int p, core::CalibrationData& d) {
+// and a train of k sends answered by one message (round trip against k), between rank 0 and p;
+// o_recv on both, the rest on rank 0.
+void overheads(MPI_Comm comm, int rank, int p, core::CalibrationData::Overheads& d) {
   constexpr int K = 64, reps = 7;
   double msg[K] = {};
   MPI_Request req[K];
@@ -166,7 +167,8 @@ void overheads(MPI_Comm comm, int rank, int p, core::CalibrationData& d) {
   }
   if (rank == 0) d.o_send = upper_median(os);
   if (rank == p) d.o_recv = upper_median(orv);
-  MPI_Bcast(&d.o_recv, 1, MPI_DOUBLE, p, comm);
+  if (rank == p) MPI_Send(&d.o_recv, 1, MPI_DOUBLE, 0, kToken, comm);
+  if (rank == 0) MPI_Recv(&d.o_recv, 1, MPI_DOUBLE, p, kToken, comm, MPI_STATUS_IGNORE);
   for (const int k : {1, 2, 4, 8, 16, 32, 64}) {
     std::vector<double> t;
     for (int r = 0; r < 3 + 20; ++r) {
@@ -458,14 +460,20 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     if (rank == 0 || rank == p) d.pingpong[k] = pingpong(comm, rank, p);
     idle_barrier(comm);
   }
-  // 2. Overheads and gap, in the fastest tier present.
-  const int fast = d.partner[0] > 0 ? d.partner[0] : d.partner[1] > 0 ? d.partner[1] : d.partner[2];
-  if (fast > 0) {
-    say("LogGP overheads and gap");
-    if (rank == 0 || rank == fast)
-      overheads(comm, rank, fast, d);
-    else
-      MPI_Bcast(&d.o_recv, 1, MPI_DOUBLE, fast, comm);
+  // 2. Overheads and gap per tier: the fastest tier's are every message's unless a slower tier has
+  // its own.
+  bool fastest = true;
+  for (std::size_t k = 0; k < 3; ++k) {
+    const int p = d.partner[k];
+    if (p < 0) continue;
+    say(std::string("LogGP overheads and gap, tier ") + core::tier_name(static_cast<core::Tier>(k)));
+    core::CalibrationData::Overheads o;
+    if (rank == 0 || rank == p) overheads(comm, rank, p, o);
+    if (fastest)
+      d.o_send = o.o_send, d.o_recv = o.o_recv, d.train = std::move(o.train);
+    else if (rank == 0)
+      d.slower_overheads[k] = std::move(o);
+    fastest = false;
     idle_barrier(comm);
   }
   // 3. Injection: node 0's ranks to node 1's.
