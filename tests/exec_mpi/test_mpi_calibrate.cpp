@@ -95,6 +95,8 @@ TEST(MpiCalibrate, EmulatedNodesAndSockets) {
   auto j = nlohmann::json::parse(sfr_test::slurp(out));
   EXPECT_TRUE(j["calibration"]["measured"]["pingpong"].contains("network"));
   EXPECT_FALSE(j["calibration"]["measured"]["pingpong"].contains("socket"));
+  EXPECT_FALSE(j["calibration"]["measured"].contains("overheads_by_tier"));  // the network is the fastest tier there
+  EXPECT_FALSE(j["loggp"].contains("tiers"));
   EXPECT_NE(r.out.find("socket     not measured"), std::string::npos) << r.out;
   const auto& dev = j["calibration"]["measured"]["device"];
   ASSERT_TRUE(dev.is_object()) << j["calibration"]["measured"].dump();
@@ -116,6 +118,17 @@ TEST(MpiCalibrate, EmulatedNodesAndSockets) {
   EXPECT_EQ(pp["node"]["partner"], 1) << pp.dump();
   EXPECT_EQ(pp["network"]["partner"], 2) << pp.dump();
   EXPECT_FALSE(pp.contains("socket"));
+  // The node tier's overheads are the model's; the network's, measured with rank 2 (its o_recv on
+  // rank 2, sent to rank 0), are its own.
+  const auto& own = j["calibration"]["measured"]["overheads_by_tier"];
+  ASSERT_TRUE(own.contains("network")) << j["calibration"]["measured"].dump();
+  EXPECT_FALSE(own.contains("node"));
+  EXPECT_GT(own["network"]["o_send"].get<double>(), 0);
+  EXPECT_GT(own["network"]["o_recv"].get<double>(), 0);
+  EXPECT_EQ(own["network"]["train_messages_seconds"].size(), 7u);
+  EXPECT_EQ(j["loggp"]["tiers"]["network"]["o_send"], own["network"]["o_send"]);
+  EXPECT_EQ(j["loggp"]["tiers"]["network"]["o_recv"], own["network"]["o_recv"]);
+  EXPECT_FALSE(j["loggp"]["tiers"].contains("node"));
   EXPECT_EQ(j["calibration"]["measured"]["injection"]["senders"], 2);
   EXPECT_EQ(j["topology"]["ranks_per_node"], 2);
   EXPECT_EQ(j["topology"]["ranks_per_socket"], 1);
