@@ -12,8 +12,10 @@ Model::Model(const MachineModel& mm) : m(mm) {
 }
 
 namespace {
-const AlphaBeta& ab(const MachineModel& m, bool device, Tier t, double msg_bytes) {
-  return m.ab(device, t, m.proto_of(static_cast<std::int64_t>(msg_bytes + 0.5)));
+// The study's alpha + beta s, its alpha the closed forms' latency (MachineModel::latency).
+AlphaBeta ab(const MachineModel& m, bool device, Tier t, double msg_bytes) {
+  const Proto p = m.proto_of(static_cast<std::int64_t>(msg_bytes + 0.5));
+  return {m.latency(device, t, p), m.ab(device, t, p).beta};
 }
 }  // namespace
 

@@ -153,9 +153,12 @@ std::vector<std::string> implausible_fit(const MachineModel& m, const MeasuredTi
       for (int near = 0; near < far; ++near) {
         if (!measured[static_cast<std::size_t>(far)] || !measured[static_cast<std::size_t>(near)]) continue;
         const AlphaBeta &f = m.p2p[0][far][p], &n = m.p2p[0][near][p];
-        if (f.alpha < n.alpha)
-          add(inverted,
-              tier(far) + " " + proto + " L " + fmt("%.3f us", f.alpha * 1e6) + " < " + tier(near) + " " + fmt("%.3f us", n.alpha * 1e6));
+        // The latencies with each tier's own overheads beyond the model's (the wire's alone
+        // would compare a network less its transport's CPU with a node mate's less its own).
+        const double fl = m.latency(false, static_cast<Tier>(far), static_cast<Proto>(p)),
+                     nl = m.latency(false, static_cast<Tier>(near), static_cast<Proto>(p));
+        if (fl < nl)
+          add(inverted, tier(far) + " " + proto + " L " + fmt("%.3f us", fl * 1e6) + " < " + tier(near) + " " + fmt("%.3f us", nl * 1e6));
         if (f.beta * kImplausibleBetaFactor < n.beta)
           add(inverted, tier(far) + " " + proto + " beta " + fmt("%.4f ns/B", f.beta * 1e9) + " < " + tier(near) + " " +
                             fmt("%.4f ns/B", n.beta * 1e9));
@@ -169,6 +172,11 @@ std::vector<std::string> implausible_fit(const MachineModel& m, const MeasuredTi
   }
   if (m.o_send <= 0) add(zero, fmt("o_send %g s", m.o_send));
   if (m.o_recv <= 0) add(zero, fmt("o_recv %g s", m.o_recv));
+  for (int k = 0; k < 3; ++k)
+    if (const auto& o = m.loggp_tier[static_cast<std::size_t>(k)]; o && measured[static_cast<std::size_t>(k)]) {
+      if (o->o_send <= 0) add(zero, tier(k) + fmt(" o_send %g s", o->o_send));
+      if (o->o_recv <= 0) add(zero, tier(k) + fmt(" o_recv %g s", o->o_recv));
+    }
   if (!inverted.empty())
     out.push_back("a farther tier fitted faster than a nearer one (" + inverted +
                   "); the measurement does not see the topology it assumes (emulated nodes, oversubscribed cores?)");
@@ -212,7 +220,7 @@ void fit_core_sharing(const CalibrationData& d, Calibration& c) {
 }
 
 // LogGP's overheads as measured: the fastest tier's for every tier, but a slower tier measured
-// apart (its gaps: fit_gap).
+// apart (the gaps: fit_gap, next).
 void set_overheads(const CalibrationData& d, Calibration& c) {
   MachineModel& m = c.machine;
   m.o_send = d.o_send, m.o_recv = d.o_recv;
@@ -293,12 +301,12 @@ void fit_gap(const CalibrationData& d, Calibration& c) {
                                                         gap * 1e6, static_cast<double>(train.size()), rms * 100));
   };
   slope(d.train, "LogGP", c.machine.gap);
-  for (const auto& [tier, name] : core::kTierNames) {
-    auto& own = c.machine.loggp_tier[static_cast<std::size_t>(tier)];
-    if (!own) continue;
-    own->gap = c.machine.gap;
-    slope(d.slower_overheads[static_cast<std::size_t>(tier)]->train, name, own->gap);
-  }
+  for (const auto& [tier, name] : core::kTierNames)
+    if (const auto& measured = d.slower_overheads[static_cast<std::size_t>(tier)]) {
+      auto& own = *c.machine.loggp_tier[static_cast<std::size_t>(tier)];  // set_overheads made it
+      own.gap = c.machine.gap;
+      slope(measured->train, name, own.gap);
+    }
 }
 
 // The NIC's injection limit, where two nodes had two senders each.
@@ -316,13 +324,15 @@ void fit_injection(const CalibrationData& d, Calibration& c) {
 
 // What the model charges the slowest rank of the neighbourhood ring for its empty messages: one
 // to and one from each neighbour (each the overheads of its tier), the gap beyond o_send after
-// its first send, and the latency of its slowest neighbour (they overlap).
+// its first send (to r - 1: measure_sync's order), and the latency of its slowest neighbour
+// (they overlap).
 double ring_empty_messages(const CalibrationData& d, const MachineModel& m) {
+  if (d.ranks < 2) return 0;  // no neighbour
   const std::optional<trace::Machine> at = trace::Machine{std::max(1, d.ranks_per_node), std::max(1, d.ranks_per_socket), 0};
-  double worst = 0;  // one rank: no neighbour
-  for (int r = 0; r < d.ranks && d.ranks > 1; ++r) {
-    std::vector<Tier> peers{trace::tier_of(at, r, (r + 1) % d.ranks)};
-    if (d.ranks > 2) peers.push_back(trace::tier_of(at, r, (r + d.ranks - 1) % d.ranks));
+  double worst = 0;
+  for (int r = 0; r < d.ranks; ++r) {
+    std::vector<Tier> peers{trace::tier_of(at, r, (r + d.ranks - 1) % d.ranks)};
+    if (d.ranks > 2) peers.push_back(trace::tier_of(at, r, (r + 1) % d.ranks));
     double t = 0, latency = 0;
     for (const Tier k : peers) {
       t += m.loggp(k).o_send + m.loggp(k).o_recv;

@@ -22,7 +22,8 @@ Engine::Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vecto
     for (int k = 0; k < 3; ++k)
       for (int p = 0; p < 3; ++p) {
         const auto& ab = m.ab(d != 0, static_cast<Tier>(k), static_cast<Proto>(p));
-        alpha_[d][k][p] = to_ps(ab.alpha);
+        // Without LogGP's CPU costs a message's latency is the closed forms' (MachineModel::latency).
+        alpha_[d][k][p] = to_ps(m.model == ModelKind::loggp ? ab.alpha : m.latency(d != 0, static_cast<Tier>(k), static_cast<Proto>(p)));
         beta_[d][k][p] = ab.beta * 1e12;
       }
   inj_beta_ = m.injection_beta * 1e12;
@@ -30,6 +31,7 @@ Engine::Engine(const MachineModel& m, std::vector<std::int32_t> node, std::vecto
     const auto o = m.model == ModelKind::loggp ? m.loggp(static_cast<Tier>(k)) : MachineModel::LogGP{};
     o_send_[k] = to_ps(o.o_send), o_recv_[k] = to_ps(o.o_recv), gap_[k] = to_ps(o.gap);
   }
+  recv_by_tier_ = o_recv_[1] != o_recv_[0] || o_recv_[2] != o_recv_[0];
   serial_ = is_study(m.model);
   nic_ = (m.model == ModelKind::max_rate || m.model == ModelKind::loggp || m.model == ModelKind::study_max_rate) && inj_beta_ > 0;
   for (auto n : node_) nnodes_ = std::max(nnodes_, n + 1);
@@ -802,15 +804,15 @@ void Engine::share_resource(const Step& s, std::size_t r) {
 // their resources), and the receiver's CPU takes them (o_recv each, in completion order).
 void Engine::receive(const Step& s) {
   const std::size_t n = node_.size();
-  const bool cpu = !s.one_sided && (o_recv_[0] > 0 || o_recv_[1] > 0 || o_recv_[2] > 0);
+  const bool by_completion = !s.one_sided && (o_recv_[0] > 0 || o_recv_[1] > 0 || o_recv_[2] > 0);  // the CPU's order
   crit_msg_.assign(2 * n, kNil);
-  recv_cpu_.assign(n, 0);
+  recv_spent_.assign(n, 0);
   for (std::size_t e = 0; e < n; ++e) {
     const auto b = s.res_off[n + e], z = s.res_off[n + e + 1];
     if (b == z) continue;
     share_resource(s, n + e);
     auto* first = res_items_.data() + b;
-    if (cpu)
+    if (by_completion)
       std::sort(first, first + (z - b), [&](const ResItem& x, const ResItem& y) {
         return done_time(x.msg) != done_time(y.msg) ? done_time(x.msg) < done_time(y.msg) : x.msg < y.msg;
       });
@@ -823,7 +825,7 @@ void Engine::receive(const Step& s) {
       spent += o_recv;
     }
     recv_free_[e] = free;
-    recv_cpu_[e] = spent;
+    recv_spent_[e] = spent;
     crit_msg_[e] = crit;
   }
 }
@@ -856,7 +858,7 @@ void Engine::attribute(const Step& s, Accum& acc) {
     std::uint32_t i = kNil;
     if (recv_free_[e] >= send_free_[e] && recv_free_[e] > start_[e]) {
       i = crit_msg_[e];
-      acc.overhead[e] += recv_cpu_[e];
+      acc.overhead[e] += recv_spent_[e];
     } else if (send_free_[e] > cpu_end_[e]) {
       i = crit_msg_[n + e];
     } else {

@@ -6,8 +6,8 @@
 //
 // Flow engine (postal, max-rate, loggp: the default). Every endpoint starts the step at its
 // ready time plus its `pre` work and posts all its receives then. Its CPU posts its sends in
-// order, each costing o_send and spaced by at least the gap g (LogGP); nothing else serialises at
-// a rank. A message's transfer starts when it is posted (eager), or when the matching receive is
+// order, each costing o_send and spaced by at least the gap g (LogGP; each message its tier's);
+// nothing else serialises at a rank. A message's transfer starts when it is posted (eager), or when the matching receive is
 // posted too (rendezvous, after `handshake_legs` short latencies; eager too when the machine says
 // so), then waits its wire latency L, then moves its bytes as a flow. Flows share the sender's
 // link, the receiver's link and (off-node, max-rate and loggp) the sending node's NIC: each
@@ -17,7 +17,7 @@
 // sharing that is exact when one resource limits a flow throughout, e.g. every ring). A NIC
 // that is at least as fast as its node's sending links together cannot limit and is skipped.
 // Data of an earlier step still on a resource goes first. The receiver's CPU then pays o_recv
-// per message in completion order; a rendezvous send completes with its transfer, an eager one
+// (its tier's) per message in completion order; a rendezvous send completes with its transfer, an eager one
 // when posted. Cost: a sender whose messages never wait for their receiver activates them at
 // offsets from its start fixed per step (Step::send_rel); runs of a sender's messages with one
 // activation are radix-sorted as one (not message by message); then each resource's flows, in
@@ -198,7 +198,9 @@ private:
   void attribute(const Step& s, Accum& acc);
   // The receiver's CPU for message i of a step, by its tier (none for one-sided transfers: no
   // receive is posted).
-  Time recv_cpu(const Step& s, std::uint32_t i) const { return s.one_sided ? 0 : o_recv_[static_cast<int>(s.msgs[i].tier)]; }
+  Time recv_cpu(const Step& s, std::uint32_t i) const {
+    return s.one_sided ? 0 : o_recv_[recv_by_tier_ ? static_cast<int>(s.msgs[i].tier) : 0];
+  }
 
   // Flow engine state, reused between steps.
   struct PsEntry {
@@ -248,6 +250,7 @@ private:
   double inj_beta_;
   double wire_factor_ = 1;
   Time o_send_[3], o_recv_[3], gap_[3];  // LogGP per tier, picoseconds
+  bool recv_by_tier_ = false;            // o_recv differs between tiers (else one load, no tier lookup)
   bool serial_, nic_;
 
   std::vector<Time> act_;
@@ -267,7 +270,7 @@ private:
   // Per endpoint e: the message whose completion last advanced its receive side ([e]) and, for
   // rendezvous sends, its send side ([n + e]); UINT32_MAX: none.
   std::vector<std::uint32_t> crit_msg_;
-  std::vector<Time> recv_cpu_;      // per endpoint: its CPU's time on the step's receives
+  std::vector<Time> recv_spent_;    // per endpoint: its CPU's time on the step's receives
   std::vector<Time> cpu_end_;       // per endpoint: its CPU posted its last send
   std::vector<Time> own_busy_;
   std::vector<Time>& busy_;  // per resource: when the data of earlier steps has left it

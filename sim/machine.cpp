@@ -252,6 +252,7 @@ void read_loggp_tiers(const Reader& r, const Json& j, MachineModel& m) {
   }();
   static constexpr std::array<std::string_view, 3> keys{"o_send", "o_recv", "gap"};
   r.object(j, "/loggp/tiers", std::span<const std::string_view>(names));
+  if (j.empty()) r.fail("/loggp/tiers", "names no tier: it would do nothing");
   for (const auto& [tier, name] : core::kTierNames) {
     if (!j.contains(name)) continue;
     const auto at = io::pointer_join("/loggp/tiers", name);

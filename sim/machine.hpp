@@ -85,6 +85,15 @@ struct MachineModel {
   };
   std::array<std::optional<LogGP>, 3> loggp_tier{};
   LogGP loggp(Tier k) const { return loggp_tier[static_cast<std::size_t>(k)].value_or(LogGP{o_send, o_recv, gap}); }
+  // A message's latency where a closed form charges it alone, without the engine's CPU costs (a
+  // fence's rounds, empty messages, a handshake, the analytic model, an export): the wire's alpha
+  // plus what its tier's overheads exceed the model's own, so that a tier with its own keeps the
+  // one-way time its ping-pong measured beyond o_send + o_recv (those the closed forms' fitted
+  // terms, fence_overhead and collective_overhead, were fitted beside).
+  double latency(bool device, Tier t, Proto p) const {
+    const LogGP o = loggp(t);
+    return std::max(0.0, ab(device, t, p).alpha + o.o_send + o.o_recv - o_send - o_recv);
+  }
   double collective_overhead = 0;                        // per call of a collective (neighbor, alltoallv), seconds
   double fence_overhead = 0;                             // per MPI_Win_fence beyond its dissemination rounds, seconds
   double op_overhead = 0;                                // per op call and rank: the executor's own CPU work (begin/end), seconds

@@ -64,7 +64,7 @@ SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m,
                 "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n"
                 "  <cluster id=\"sfr\" prefix=\"rank\" suffix=\"\" radical=\"0-%d\" speed=\"1Gf\" bw=\"%.17gBps\" lat=\"%.17gs\" "
                 "sharing_policy=\"SPLITDUPLEX\"/>\n</platform>\n",
-                t.nranks - 1, ab.beta > 0 ? 1.0 / ab.beta : 1e15, ab.alpha / 2);
+                t.nranks - 1, ab.beta > 0 ? 1.0 / ab.beta : 1e15, m.latency(false, Tier::network, Proto::eager) / 2);
   ex.platform = (std::filesystem::path(dir) / "platform.xml").string();
   io::write_file_atomic(ex.platform, buf);
   std::string hosts;

@@ -246,7 +246,7 @@ void self_copies(StepBuilder& sb, const MachineModel& m, const Traffic& t, core:
 Time fence_cost(const MachineModel& m, const RankLayout& lay, bool dev) {
   const int rounds = lay.nranks > 1 ? static_cast<int>(std::ceil(std::log2(static_cast<double>(lay.nranks)))) : 0;
   const Tier worst = lay.nnodes() > 1 ? Tier::network : lay.ranks_per_socket < lay.nranks ? Tier::node : Tier::socket;
-  return rounds * to_ps(m.ab(dev, worst, Proto::short_).alpha) + to_ps(m.fence_overhead);
+  return rounds * to_ps(m.latency(dev, worst, Proto::short_)) + to_ps(m.fence_overhead);
 }
 
 namespace {
@@ -293,7 +293,7 @@ void add_direct(Schedule& s, const RankLayout& lay, const MachineModel& m, Backe
       const std::int64_t cnt[3] = {on_socket, on_node, off};
       Time extra = 0;
       for (int k = 0; k < 3; ++k)
-        extra += std::max<std::int64_t>(0, cnt[k] - peers[r][k]) * to_ps(m.ab(dev, static_cast<Tier>(k), Proto::short_).alpha);
+        extra += std::max<std::int64_t>(0, cnt[k] - peers[r][k]) * to_ps(m.latency(dev, static_cast<Tier>(k), Proto::short_));
       sb.add_pre(r, extra, false);
       sb.lat[r] = extra;
     }
@@ -352,7 +352,7 @@ void add_shm(Schedule& s, const RankLayout& lay, const MachineModel& m, const Tr
     }
     // Between two ranks of one core, the mates' share of the handshake.
     const Tier tier = lay.socket(f.src) == lay.socket(f.dst) ? Tier::socket : Tier::node;
-    sb.add_post(f.dst, to_ps(m.ab(false, tier, Proto::short_).alpha * m.core_sharing.factor(f.src, f.dst)), false);
+    sb.add_post(f.dst, to_ps(m.latency(false, tier, Proto::short_) * m.core_sharing.factor(f.src, f.dst)), false);
   }
   self_copies(sb, m, t, core::BackendId::shm);
   device_work(sb, sb, lay, m, t, false, sent, recvd);
@@ -373,7 +373,7 @@ void add_node_aware(Schedule& s, const RankLayout& lay, const MachineModel& m, B
       const auto ep = static_cast<std::int32_t>(e);
       if (r.shm_out[e] > 0) steps[k].add_pre(ep, to_ps(m.pack.at(static_cast<double>(r.shm_out[e]))), true);
       if (r.shm_in[e] > 0)
-        steps[k].add_post(ep, to_ps(m.pack.at(static_cast<double>(r.shm_in[e])) + m.ab(false, Tier::node, Proto::short_).alpha), true);
+        steps[k].add_post(ep, to_ps(m.pack.at(static_cast<double>(r.shm_in[e])) + m.latency(false, Tier::node, Proto::short_)), true);
     }
   }
   std::vector<std::int64_t> sent(static_cast<std::size_t>(lay.nranks)), recvd(sent.size());

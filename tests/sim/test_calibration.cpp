@@ -840,13 +840,13 @@ TEST(SimCalibration, EachTierKeepsItsOwnOverheads) {
     net.train.push_back({static_cast<double>(k), 10e-6 + 2.5e-6 * k});
   }
   d.slower_overheads[2] = net;
-  d.neighbor = 10e-6;
+  d.neighbor = 10e-6, d.fence = 20e-6;
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
   using LogGP = sim::MachineModel::LogGP;
   EXPECT_EQ(m.loggp(sim::Tier::socket), (LogGP{0.1e-6, 0.2e-6, m.gap}));
   EXPECT_NEAR(m.gap, 0.3e-6, 1e-12);
-  EXPECT_EQ(m.loggp(sim::Tier::node), m.loggp(sim::Tier::socket));  // copied with the socket's ping-pong
+  EXPECT_FALSE(m.loggp_tier[static_cast<std::size_t>(sim::Tier::node)].has_value());  // copies the socket's: the model's
   EXPECT_NEAR(m.loggp(sim::Tier::network).o_send, 1.5e-6, 1e-15);
   EXPECT_NEAR(m.loggp(sim::Tier::network).o_recv, 0.5e-6, 1e-15);
   EXPECT_NEAR(m.loggp(sim::Tier::network).gap, 2.5e-6, 1e-12);
@@ -855,12 +855,36 @@ TEST(SimCalibration, EachTierKeepsItsOwnOverheads) {
   EXPECT_NEAR(m.ab(false, sim::Tier::network, sim::Proto::eager).alpha, 6e-6 - 2e-6, 1e-12);
   EXPECT_TRUE(says(c.lines, "network    o_send 1.500 us, o_recv 0.500 us"));
   EXPECT_TRUE(says(c.lines, "network    gap 2.500 us per message"));
-  // The neighbourhood ring's empty messages on rank 1 (rank 3 alike): to and from rank 2 across
-  // the network (1.5 + 0.5 us, then its gap beyond o_send, 1 us) and rank 0 on its socket (0.1 +
-  // 0.2 us), and the network's short latency, 1 us: 4.3 us; the rest of the call is its own.
+  // The neighbourhood ring's empty messages on rank 0 (rank 2 alike): to and from rank 3 across
+  // the network first (1.5 + 0.5 us, then its gap beyond o_send, 1 us), rank 1 on its socket (0.1
+  // + 0.2 us), and the network's short latency, 1 us: 4.3 us (ranks 1 and 3, their node mate
+  // first: 3.5 us); the rest of the call is its own.
   EXPECT_NEAR(m.collective_overhead, 10e-6 - 4.3e-6, 1e-12);
+  // A fence's 2 rounds across the network each cost the closed forms' latency: the wire's 1 us
+  // plus the network's overheads beyond the socket's (2 - 0.3 us), as its ping-pong measured.
+  EXPECT_NEAR(m.fence_overhead, 20e-6 - 2 * 2.7e-6, 1e-12);
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
   EXPECT_EQ(back.loggp_tier, m.loggp_tier);
+}
+
+// One node of two sockets, measured on both: the node tier's overheads are its own, and the
+// network, unmeasured, copies them with the node's ping-pong (its latency the node's).
+TEST(SimCalibration, AnUnmeasuredTierTakesItsPingPongsTierOverheads) {
+  core::CalibrationData d;
+  d.ranks = 4, d.ranks_per_node = 4, d.ranks_per_socket = 2, d.nodes = 1;
+  d.pingpong[0] = three_protocols(1, 0);
+  d.pingpong[1] = three_protocols(2, 0);
+  d.partner = {1, 2, -1};
+  d.o_send = 0.1e-6, d.o_recv = 0.2e-6;
+  d.slower_overheads[1] = core::CalibrationData::Overheads{0.4e-6, 0.5e-6, {}};
+  const auto c = sim::calibrate_machine(d);
+  const auto& m = c.machine;
+  EXPECT_EQ(m.loggp(sim::Tier::network), m.loggp(sim::Tier::node));
+  EXPECT_NEAR(m.loggp(sim::Tier::network).o_send, 0.4e-6, 1e-15);
+  EXPECT_EQ(m.loggp(sim::Tier::network).gap, m.gap);  // no train of its own
+  EXPECT_NEAR(m.ab(false, sim::Tier::node, sim::Proto::short_).alpha, 2e-6 - 0.9e-6, 1e-12);
+  EXPECT_EQ(m.ab(false, sim::Tier::network, sim::Proto::short_).alpha, m.ab(false, sim::Tier::node, sim::Proto::short_).alpha);
+  EXPECT_NEAR(m.latency(false, sim::Tier::network, sim::Proto::short_), 2e-6 - 0.3e-6, 1e-12);  // as measured beyond the model's
 }
 
 // At 4 ranks as 2 nodes of 2, split-md's reduce on the ring in order leaves its plan's on-node

@@ -406,24 +406,44 @@ TEST(SimFlows, LogGPOverheadsSerialiseOnlyTheCpu) {
   EXPECT_NEAR(sim::to_seconds(r.acc.overhead[4]), 0.2e-6, kPs);
 }
 
+// Nodes {0, 1} and {2, 3}; L = 1 us, 1 ns/B on every tier. A node mate's messages cost o_send
+// 0.5 us, gap 1 us, o_recv 0.2 us; a message across the network o_send 2, gap 4, o_recv 3 (TCP's
+// CPU work). Rank 0 posts to 1 at 0.5 us, to 2 at 1 + 2 = 3 us, to 3 at 3 + 4 = 7 us; rank 2
+// posts to 1 at 2 us. Each flow of 1000 B takes 1 us alone on its links and none overlap. The
+// same when every send waits for its receive (posted at 0): the sender's posts one by one.
 TEST(SimFlows, EachMessagePaysItsTiersOverheads) {
-  // Nodes {0, 1} and {2, 3}; L = 1 us, 1 ns/B on every tier. A node mate's messages cost o_send
-  // 0.5 us, gap 1 us, o_recv 0.2 us; a message across the network o_send 2, gap 4, o_recv 3 (TCP's
-  // CPU work). Rank 0 posts to 1 at 0.5 us, to 2 at 1 + 2 = 3 us, to 3 at 3 + 4 = 7 us; rank 2
-  // posts to 1 at 2 us. Each flow of 1000 B takes 1 us alone on its links and none overlap.
-  auto m = flat(ModelKind::loggp);
-  m.o_send = 0.5e-6, m.gap = 1e-6, m.o_recv = 0.2e-6;
+  for (const bool waits : {false, true}) {
+    auto m = flat(ModelKind::loggp);
+    m.o_send = 0.5e-6, m.gap = 1e-6, m.o_recv = 0.2e-6;
+    m.loggp_tier[static_cast<std::size_t>(sim::Tier::network)] = sim::MachineModel::LogGP{2e-6, 3e-6, 4e-6};
+    m.eager_waits_for_receive = waits;
+    StepRun r{m, {0, 0, 1, 1}, {0, 0, 0, 0}, {}};
+    sim::Step s;
+    s.msgs = {msg(0, 1, 1000), msg(0, 2, 1000, sim::Tier::network), msg(0, 3, 1000, sim::Tier::network),
+              msg(2, 1, 1000, sim::Tier::network)};
+    r.run(s);
+    EXPECT_NEAR(sim::to_seconds(r.ready[0]), 7e-6, kPs) << waits;                // its CPU posted its last send
+    EXPECT_NEAR(sim::to_seconds(r.ready[2]), 3e-6 + 2e-6 + 3e-6, kPs) << waits;  // o_recv 3 us after 0's data
+    EXPECT_NEAR(sim::to_seconds(r.ready[3]), 7e-6 + 2e-6 + 3e-6, kPs) << waits;
+    // Rank 1 takes its node mate's message at 2.5 us (o_recv 0.2), rank 2's at 2 + 2 = 4 us (3).
+    EXPECT_NEAR(sim::to_seconds(r.ready[1]), 4e-6 + 3e-6, kPs) << waits;
+    EXPECT_NEAR(sim::to_seconds(r.acc.overhead[1]), 0.2e-6 + 3e-6, kPs) << waits;
+  }
+}
+
+// Without LogGP's CPU costs (postal) a network message's latency is the closed forms': the wire's
+// 1 us plus what its tier's overheads (2 + 3 us) exceed the model's (0.5 + 0.2 us).
+TEST(SimFlows, WithoutCpuCostsATiersOverheadsStayInItsLatency) {
+  auto m = flat(ModelKind::postal);
+  m.o_send = 0.5e-6, m.o_recv = 0.2e-6;
   m.loggp_tier[static_cast<std::size_t>(sim::Tier::network)] = sim::MachineModel::LogGP{2e-6, 3e-6, 4e-6};
-  StepRun r{m, {0, 0, 1, 1}, {0, 0, 0, 0}, {}};
+  StepRun r{m, {0, 1}, {0, 0}, {}};
   sim::Step s;
-  s.msgs = {msg(0, 1, 1000), msg(0, 2, 1000, sim::Tier::network), msg(0, 3, 1000, sim::Tier::network), msg(2, 1, 1000, sim::Tier::network)};
+  s.msgs = {msg(0, 1, 1000, sim::Tier::network)};
   r.run(s);
-  EXPECT_NEAR(sim::to_seconds(r.ready[0]), 7e-6, kPs);                // its CPU posted its last send
-  EXPECT_NEAR(sim::to_seconds(r.ready[2]), 3e-6 + 2e-6 + 3e-6, kPs);  // o_recv 3 us after 0's data
-  EXPECT_NEAR(sim::to_seconds(r.ready[3]), 7e-6 + 2e-6 + 3e-6, kPs);
-  // Rank 1 takes its node mate's message at 2.5 us (o_recv 0.2), rank 2's at 2 + 2 = 4 us (3).
-  EXPECT_NEAR(sim::to_seconds(r.ready[1]), 4e-6 + 3e-6, kPs);
-  EXPECT_NEAR(sim::to_seconds(r.acc.overhead[1]), 0.2e-6 + 3e-6, kPs);
+  EXPECT_NEAR(sim::to_seconds(r.ready[1]), 1e-6 + 4.3e-6 + 1e-6, kPs);
+  EXPECT_NEAR(m.latency(false, sim::Tier::network, sim::Proto::eager), 1e-6 + 4.3e-6, 1e-18);
+  EXPECT_EQ(m.latency(false, sim::Tier::socket, sim::Proto::eager), 1e-6);  // no tiers of its own: the wire's
 }
 
 // ---- the flow engine against exact processor sharing, event by event -------------------------

@@ -150,6 +150,7 @@ TEST(SimMachine, BadFilesGivePointedErrors) {
       {R"({"loggp": {"tiers": {"network": {"gaps": 1e-6}}}})", "m.json: /loggp/tiers/network/gaps: unknown key"},
       {R"({"loggp": {"tiers": {"node": {}}}})", "m.json: /loggp/tiers/node: names none of o_send, o_recv, gap: it would do nothing"},
       {R"({"loggp": {"tiers": []}})", "m.json: /loggp/tiers: expected an object"},
+      {R"({"loggp": {"tiers": {}}})", "m.json: /loggp/tiers: names no tier: it would do nothing"},
       {R"({"kernels": {"launch": -1e-6}})", "m.json: /kernels/launch: expected a finite number >= 0"},
       {R"({"kernels": {"bandwith": 1e12}})", "m.json: /kernels/bandwith: unknown key"},
       {R"({"block_cost_by_backend": {"window": -1e-9}})", "m.json: /block_cost_by_backend/window: expected a finite number >= 0"},

@@ -136,7 +136,7 @@ std::vector<core::TimedSample> pingpong(MPI_Comm comm, int rank, int p) {
 // LogGP's o_send (CPU time of an MPI_Isend), o_recv (of an MPI_Recv whose message has arrived)
 // and a train of k sends answered by one message (round trip against k), between rank 0 and p;
 // o_recv on both, the rest on rank 0.
-void overheads(MPI_Comm comm, int rank, int p, core::CalibrationData::Overheads& d) {
+void overheads(MPI_Comm comm, int rank, int p, core::CalibrationData::Overheads& out) {
   constexpr int K = 64, reps = 7;
   double msg[K] = {};
   MPI_Request req[K];
@@ -165,10 +165,10 @@ void overheads(MPI_Comm comm, int rank, int p, core::CalibrationData::Overheads&
       orv.push_back(spent / K);
     }
   }
-  if (rank == 0) d.o_send = upper_median(os);
-  if (rank == p) d.o_recv = upper_median(orv);
-  if (rank == p) MPI_Send(&d.o_recv, 1, MPI_DOUBLE, 0, kToken, comm);
-  if (rank == 0) MPI_Recv(&d.o_recv, 1, MPI_DOUBLE, p, kToken, comm, MPI_STATUS_IGNORE);
+  if (rank == 0) out.o_send = upper_median(os);
+  if (rank == p) out.o_recv = upper_median(orv);
+  if (rank == p) MPI_Send(&out.o_recv, 1, MPI_DOUBLE, 0, kToken, comm);
+  if (rank == 0) MPI_Recv(&out.o_recv, 1, MPI_DOUBLE, p, kToken, comm, MPI_STATUS_IGNORE);
   for (const int k : {1, 2, 4, 8, 16, 32, 64}) {
     std::vector<double> t;
     for (int r = 0; r < 3 + 20; ++r) {
@@ -183,7 +183,7 @@ void overheads(MPI_Comm comm, int rank, int p, core::CalibrationData::Overheads&
         MPI_Send(msg, 0, MPI_BYTE, 0, kToken, comm);
       }
     }
-    if (rank == 0) d.train.push_back({static_cast<double>(k), upper_median(t)});
+    if (rank == 0) out.train.push_back({static_cast<double>(k), upper_median(t)});
   }
 }
 
@@ -467,12 +467,12 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     const int p = d.partner[k];
     if (p < 0) continue;
     say(std::string("LogGP overheads and gap, tier ") + core::tier_name(static_cast<core::Tier>(k)));
-    core::CalibrationData::Overheads o;
-    if (rank == 0 || rank == p) overheads(comm, rank, p, o);
+    core::CalibrationData::Overheads measured;
+    if (rank == 0 || rank == p) overheads(comm, rank, p, measured);
     if (fastest)
-      d.o_send = o.o_send, d.o_recv = o.o_recv, d.train = std::move(o.train);
+      d.o_send = measured.o_send, d.o_recv = measured.o_recv, d.train = std::move(measured.train);
     else if (rank == 0)
-      d.slower_overheads[k] = std::move(o);
+      d.slower_overheads[k] = std::move(measured);
     fastest = false;
     idle_barrier(comm);
   }
