@@ -223,8 +223,8 @@ void fit_core_sharing(const CalibrationData& d, Calibration& c) {
 // apart (the gaps: fit_gap, next).
 void set_overheads(const CalibrationData& d, Calibration& c) {
   MachineModel& m = c.machine;
-  m.o_send = d.o_send, m.o_recv = d.o_recv;
-  c.lines.push_back(fmt("LogGP      o_send %.3f us, o_recv %.3f us (measured CPU time per call)", d.o_send * 1e6, d.o_recv * 1e6));
+  m.o_send = d.overheads.o_send, m.o_recv = d.overheads.o_recv;
+  c.lines.push_back(fmt("LogGP      o_send %.3f us, o_recv %.3f us (measured CPU time per call)", m.o_send * 1e6, m.o_recv * 1e6));
   for (const auto& [tier, name] : core::kTierNames)
     if (const auto& o = d.slower_overheads[static_cast<std::size_t>(tier)]) {
       m.loggp_tier[static_cast<std::size_t>(tier)] = MachineModel::LogGP{o->o_send, o->o_recv, m.gap};
@@ -300,7 +300,7 @@ void fit_gap(const CalibrationData& d, Calibration& c) {
     c.lines.push_back(pad(std::string(label), 11) + fmt("gap %.3f us per message (slope of a %.0f-size message train), fit error %.1f%%",
                                                         gap * 1e6, static_cast<double>(train.size()), rms * 100));
   };
-  slope(d.train, "LogGP", c.machine.gap);
+  slope(d.overheads.train, "LogGP", c.machine.gap);
   for (const auto& [tier, name] : core::kTierNames)
     if (const auto& measured = d.slower_overheads[static_cast<std::size_t>(tier)]) {
       auto& own = *c.machine.loggp_tier[static_cast<std::size_t>(tier)];  // set_overheads made it

@@ -242,6 +242,16 @@ MachineModel::CostTerms read_leaf_to_root(const Reader& r, const Json& j, const 
   return l;
 }
 
+// LogGP's three keys of the object at `at` (checked by the caller) over `o`: those it names.
+MachineModel::LogGP read_loggp(const Reader& r, const Json& j, const std::string& at, MachineModel::LogGP o) {
+  if (j.contains("o_send")) o.o_send = r.number(j["o_send"], io::pointer_join(at, "o_send"));
+  if (j.contains("o_recv")) o.o_recv = r.number(j["o_recv"], io::pointer_join(at, "o_recv"));
+  if (j.contains("gap")) o.gap = r.number(j["gap"], io::pointer_join(at, "gap"));
+  return o;
+}
+
+Json loggp_json(const MachineModel::LogGP& o) { return {{"o_send", o.o_send}, {"o_recv", o.o_recv}, {"gap", o.gap}}; }
+
 // "/loggp/tiers": a tier's own overheads and gap, by tier name; a key left out takes the
 // model's (those of "/loggp", read first).
 void read_loggp_tiers(const Reader& r, const Json& j, MachineModel& m) {
@@ -256,14 +266,9 @@ void read_loggp_tiers(const Reader& r, const Json& j, MachineModel& m) {
   for (const auto& [tier, name] : core::kTierNames) {
     if (!j.contains(name)) continue;
     const auto at = io::pointer_join("/loggp/tiers", name);
-    const Json& t = j[name];
-    r.object(t, at, std::span<const std::string_view>(keys));
-    if (t.empty()) r.fail(at, "names none of o_send, o_recv, gap: it would do nothing");
-    MachineModel::LogGP o{m.o_send, m.o_recv, m.gap};
-    if (t.contains("o_send")) o.o_send = r.number(t["o_send"], io::pointer_join(at, "o_send"));
-    if (t.contains("o_recv")) o.o_recv = r.number(t["o_recv"], io::pointer_join(at, "o_recv"));
-    if (t.contains("gap")) o.gap = r.number(t["gap"], io::pointer_join(at, "gap"));
-    m.loggp_tier[static_cast<std::size_t>(tier)] = o;
+    r.object(j[name], at, std::span<const std::string_view>(keys));
+    if (j[name].empty()) r.fail(at, "names none of o_send, o_recv, gap: it would do nothing");
+    m.loggp_tier[static_cast<std::size_t>(tier)] = read_loggp(r, j[name], at, m.loggp());
   }
 }
 
@@ -380,9 +385,8 @@ MachineModel parse_machine(const Json& j, const std::string& source) {
   if (j.contains("loggp")) {
     const auto& l = j["loggp"];
     r.object(l, "/loggp", {"o_send", "o_recv", "gap", "tiers"});
-    if (l.contains("o_send")) m.o_send = r.number(l["o_send"], "/loggp/o_send");
-    if (l.contains("o_recv")) m.o_recv = r.number(l["o_recv"], "/loggp/o_recv");
-    if (l.contains("gap")) m.gap = r.number(l["gap"], "/loggp/gap");
+    const auto o = read_loggp(r, l, "/loggp", m.loggp());
+    m.o_send = o.o_send, m.o_recv = o.o_recv, m.gap = o.gap;
     if (l.contains("tiers")) read_loggp_tiers(r, l["tiers"], m);
   }
   if (j.contains("collective_overhead")) m.collective_overhead = r.number(j["collective_overhead"], "/collective_overhead");
@@ -532,10 +536,9 @@ Json machine_to_json(const MachineModel& m) {
                {"d2h", {{"1", {m.d2h[0].alpha, m.d2h[0].beta}}, {"4", {m.d2h[1].alpha, m.d2h[1].beta}}}}};
   j["pack"] = {m.pack.alpha, m.pack.beta};
   j["kernels"] = {{"launch", m.kernels.launch}, {"bandwidth", m.kernels.bandwidth}};
-  j["loggp"] = {{"o_send", m.o_send}, {"o_recv", m.o_recv}, {"gap", m.gap}};
+  j["loggp"] = loggp_json(m.loggp());
   for (const auto& [tier, name] : core::kTierNames)
-    if (const auto& t = m.loggp_tier[static_cast<std::size_t>(tier)])
-      j["loggp"]["tiers"][name] = {{"o_send", t->o_send}, {"o_recv", t->o_recv}, {"gap", t->gap}};
+    if (const auto& t = m.loggp_tier[static_cast<std::size_t>(tier)]) j["loggp"]["tiers"][name] = loggp_json(*t);
   j["collective_overhead"] = m.collective_overhead;
   j["fence_overhead"] = m.fence_overhead;
   j["op_overhead"] = m.op_overhead;

@@ -84,7 +84,8 @@ struct MachineModel {
     bool operator==(const LogGP&) const = default;
   };
   std::array<std::optional<LogGP>, 3> loggp_tier{};
-  LogGP loggp(Tier k) const { return loggp_tier[static_cast<std::size_t>(k)].value_or(LogGP{o_send, o_recv, gap}); }
+  LogGP loggp() const { return {o_send, o_recv, gap}; }  // the model's own
+  LogGP loggp(Tier k) const { return loggp_tier[static_cast<std::size_t>(k)].value_or(loggp()); }
   // A message's latency where a closed form charges it alone, without the engine's CPU costs (a
   // fence's rounds, empty messages, a handshake, the analytic model, an export): the wire's alpha
   // plus what its tier's overheads exceed the model's own, so that a tier with its own keeps the

@@ -36,6 +36,10 @@ io::Json samples(const std::vector<core::TimedSample>& v) {
   return a;
 }
 
+io::Json overheads_json(const core::CalibrationData::Overheads& o) {
+  return {{"o_send", o.o_send}, {"o_recv", o.o_recv}, {"train_messages_seconds", samples(o.train)}};
+}
+
 // The raw measurements, kept in the machine file next to the fitted parameters.
 io::Json measured_json(const core::CalibrationData& d) {
   io::Json j;
@@ -43,12 +47,9 @@ io::Json measured_json(const core::CalibrationData& d) {
     const auto k = static_cast<std::size_t>(tier);
     if (!d.pingpong[k].empty()) j["pingpong"][name] = {{"partner", d.partner[k]}, {"bytes_seconds", samples(d.pingpong[k])}};
   }
-  j["o_send"] = d.o_send;
-  j["o_recv"] = d.o_recv;
-  j["train_messages_seconds"] = samples(d.train);
+  j.update(overheads_json(d.overheads));  // the fastest tier's, at the top
   for (const auto& [tier, name] : core::kTierNames)
-    if (const auto& o = d.slower_overheads[static_cast<std::size_t>(tier)])
-      j["overheads_by_tier"][name] = {{"o_send", o->o_send}, {"o_recv", o->o_recv}, {"train_messages_seconds", samples(o->train)}};
+    if (const auto& o = d.slower_overheads[static_cast<std::size_t>(tier)]) j["overheads_by_tier"][name] = overheads_json(*o);
   if (d.injection_senders > 1)
     j["injection"] = {{"senders", d.injection_senders},
                       {"seconds_per_byte", d.injection_seconds_per_byte},

@@ -117,19 +117,18 @@ struct CalibrationData {
   // when the tier has no pair of ranks.
   std::array<std::vector<TimedSample>, 3> pingpong;
   std::array<int, 3> partner{-1, -1, -1};  // rank 0's partner in each tier
-  // CPU time of one MPI_Isend of a small message, of one MPI_Recv of a message already arrived, in
-  // the fastest tier measured.
-  double o_send = 0, o_recv = 0;
-  // A train of k small non-blocking sends and a one-message reply: round trip against k, in the
-  // fastest tier measured.
-  std::vector<TimedSample> train;
-  // The same three in each slower tier with a partner of rank 0 (none: the fastest tier's apply).
-  // Across a network they are the transport's CPU work per message (TCP: microseconds against a
-  // node mate's tenths), which the fastest tier's would leave to the backends' costs per op.
+  // LogGP's terms between rank 0 and a partner: CPU time of one MPI_Isend of a small message, of
+  // one MPI_Recv of a message already arrived, and a train of k small non-blocking sends and a
+  // one-message reply (round trip against k).
   struct Overheads {
     double o_send = 0, o_recv = 0;
     std::vector<TimedSample> train;
   };
+  // In the fastest tier measured: the model's.
+  Overheads overheads;
+  // In each slower tier with a partner of rank 0 (none: the fastest tier's apply). Across a
+  // network they are the transport's CPU work per message (TCP: microseconds against a node
+  // mate's tenths), which the fastest tier's would leave to the backends' costs per op.
   std::array<std::optional<Overheads>, 3> slower_overheads;
   // Several ranks of node 0 each sending to a rank of node 1 at once: seconds per byte through
   // node 0 (0 when there is one node), and how many ranks sent.

@@ -180,8 +180,8 @@ core::CalibrationData one_node_data() {
   d.ranks = 2, d.ranks_per_node = 2, d.ranks_per_socket = 2, d.nodes = 1;
   d.pingpong[0] = three_protocols(1, 0);
   d.partner[0] = 1;
-  d.o_send = 0.1e-6, d.o_recv = 0.2e-6;
-  for (int k : {1, 2, 4, 8, 16}) d.train.push_back({static_cast<double>(k), 2e-6 + 0.3e-6 * k});
+  d.overheads.o_send = 0.1e-6, d.overheads.o_recv = 0.2e-6;
+  for (int k : {1, 2, 4, 8, 16}) d.overheads.train.push_back({static_cast<double>(k), 2e-6 + 0.3e-6 * k});
   d.fence = 1e-6, d.neighbor = 0.5e-6, d.alltoallv = 0.6e-6;
   for (double b : {8.0, 80.0, 800.0, 8000.0}) d.pack.push_back({b, 50e-9 + 0.2e-9 * b});
   return d;
@@ -833,10 +833,10 @@ TEST(SimCalibration, EachTierKeepsItsOwnOverheads) {
   d.pingpong[0] = three_protocols(1, 0);
   d.pingpong[2] = three_protocols(3, 0);  // short alpha 3 us, eager 6 us
   d.partner = {1, -1, 2};
-  d.o_send = 0.1e-6, d.o_recv = 0.2e-6;
+  d.overheads.o_send = 0.1e-6, d.overheads.o_recv = 0.2e-6;
   core::CalibrationData::Overheads net{1.5e-6, 0.5e-6, {}};
   for (int k : {1, 2, 4, 8, 16}) {
-    d.train.push_back({static_cast<double>(k), 2e-6 + 0.3e-6 * k});
+    d.overheads.train.push_back({static_cast<double>(k), 2e-6 + 0.3e-6 * k});
     net.train.push_back({static_cast<double>(k), 10e-6 + 2.5e-6 * k});
   }
   d.slower_overheads[2] = net;
@@ -875,7 +875,7 @@ TEST(SimCalibration, AnUnmeasuredTierTakesItsPingPongsTierOverheads) {
   d.pingpong[0] = three_protocols(1, 0);
   d.pingpong[1] = three_protocols(2, 0);
   d.partner = {1, 2, -1};
-  d.o_send = 0.1e-6, d.o_recv = 0.2e-6;
+  d.overheads.o_send = 0.1e-6, d.overheads.o_recv = 0.2e-6;
   d.slower_overheads[1] = core::CalibrationData::Overheads{0.4e-6, 0.5e-6, {}};
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;

@@ -470,7 +470,7 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     core::CalibrationData::Overheads measured;
     if (rank == 0 || rank == p) overheads(comm, rank, p, measured);
     if (fastest)
-      d.o_send = measured.o_send, d.o_recv = measured.o_recv, d.train = std::move(measured.train);
+      d.overheads = std::move(measured);
     else if (rank == 0)
       d.slower_overheads[k] = std::move(measured);
     fastest = false;
