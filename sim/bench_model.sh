@@ -24,6 +24,12 @@ np=${RANKS:-2}
 rpn=${RANKS_PER_NODE:-$np}
 matrices=${MATRICES:-../shared/matrices}
 if [ "$np" = 2 ] && [ "$rpn" = 2 ]; then dir=${OUT_DIR:-out/bench/model}; else dir=${OUT_DIR:-out/bench/model-p$np-n$rpn}; fi
+# BIND applies only where ranks share cores on this host (options that would do nothing are errors).
+if [ -n "${BIND+set}" ]; then
+  if [ -n "${CLUSTER:-}" ]; then why="with CLUSTER (the cluster places its ranks)"
+  elif [ "$np" -le "$(nproc)" ]; then why="at $np ranks on $(nproc) cores (it binds only ranks that share cores)"; fi
+  [ -n "${why:-}" ] && { echo "bench_model.sh: BIND does nothing $why" >&2; exit 2; }
+fi
 mkdir -p "$dir"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 launch=(mpiexec -n "$np")
