@@ -108,4 +108,6 @@ grep -o '"auto_over_best": [0-9.]*, "within_spread": [a-z]*' "$dir/auto.json" | 
         okm ? "yes" : "no (" slow ")", okw ? "yes" : "no (" wide ")", right, ops, okb ? "yes" : "no", ka, na, oka ? "yes" : "no", met ? "met" : "not met"
       printf "{\"format\": \"sf-bench-model-targets\", \"version\": 1, \"met\": %s, \"backends\": [%s], \"best_right\": %d, \"ops\": %d, \"auto_within_10\": %d, \"auto_ops\": %d}\n",
         met ? "true" : "false", be, right, ops, ka, na > out }'
+# validate-model's word on the machine's drift since calibrate (sim/README), beside the verdict.
+grep -o "(x[0-9.]*): the machine ran [^:;]*" "$dir/validate.txt" | sed 's/^/  the ring /' || true
 echo "written: $dir/machine.json, $dir/validate.json, $dir/validate.txt, $dir/auto.json, $dir/targets.json"

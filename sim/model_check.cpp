@@ -150,10 +150,17 @@ std::string render_model_check(const ModelCheck& c, const std::string& machine) 
   if (c.ring.compared()) {
     const double r = c.ring.ratio();
     std::snprintf(line, sizeof line, "calibrate's ring on basic: %.3f us in the machine file, %.3f us now (x%.2f)", c.ring.calibrated_us, c.ring.now_us, r);
-    os << line
-       << (!machine_differs(c.ring) ? "\n"
-           : r > 1 ? ": the machine ran slower than when it was calibrated (load now?); errors of that size are not the model's\n"
+    os << line;
+    if (machine_differs(c.ring)) {
+      os << (r > 1 ? ": the machine ran slower than when it was calibrated (load now?); errors of that size are not the model's\n"
                    : ": the machine ran faster than when it was calibrated (load then?); errors of that size are not the model's\n");
+    } else if (machine_drifted(c.ring)) {
+      std::snprintf(line, sizeof line, ": the machine ran %.0f %% %s than when it was calibrated", 100 * std::abs(r - 1),
+                    r > 1 ? "slower" : "faster");
+      os << line << ": a shift of about that size in every backend's error is the machine's, not the model's\n";
+    } else {
+      os << "\n";
+    }
   }
   return os.str();
 }

@@ -141,18 +141,26 @@ TEST(SimModelCheck, APredictedBestWithinTheMeasuredBestsSpreadIsATie) {
 }
 
 // basic on calibrate's ring, calibrated against now: past 1.3x either way the machine did not run
-// as it was calibrated, and the line says which way; within it, the times alone; not compared
-// (no calibrated ring): no line, and the document has none (nor reads one back).
+// as it was calibrated, and the line says which way; past 1.1x it drifted, by a share; within
+// that, the times alone; not compared (no calibrated ring): no line, and the document has none
+// (nor reads one back).
 TEST(SimModelCheck, TheCalibrationRingSaysWhetherTheMachineRanAsCalibrated) {
   const std::vector<ModelPair> p = {{"t", 0, "bcast", "basic", 10.0, 11.0}};
   auto text = [&](double then, double now) { return sfr::sim::render_model_check(sfr::sim::check_model(p, {then, now}), "m.json"); };
-  const std::string slower = text(0.7, 1.02), faster = text(1.0, 0.7), same = text(1.0, 1.25), none = text(0, 1.0);
+  const std::string slower = text(0.7, 1.02), faster = text(1.0, 0.7), drift = text(1.0, 1.25), drift_faster = text(2.0, 1.8),
+                    same = text(1.0, 1.09), none = text(0, 1.0);
   EXPECT_NE(slower.find("calibrate's ring on basic: 0.700 us in the machine file, 1.020 us now (x1.46): the machine ran slower than when it "
                         "was calibrated (load now?); errors of that size are not the model's\n"),
             std::string::npos)
       << slower;
   EXPECT_NE(faster.find("(x0.70): the machine ran faster than when it was calibrated (load then?)"), std::string::npos) << faster;
-  EXPECT_NE(same.find("1.000 us in the machine file, 1.250 us now (x1.25)\n"), std::string::npos) << same;
+  EXPECT_NE(drift.find("1.000 us in the machine file, 1.250 us now (x1.25): the machine ran 25 % slower than when it was calibrated: a "
+                       "shift of about that size in every backend's error is the machine's, not the model's\n"),
+            std::string::npos)
+      << drift;
+  EXPECT_NE(drift_faster.find("(x0.90): the machine ran 10 % faster than when it was calibrated: a shift"), std::string::npos)
+      << drift_faster;
+  EXPECT_NE(same.find("1.000 us in the machine file, 1.090 us now (x1.09)\n"), std::string::npos) << same;
   EXPECT_EQ(none.find("calibrate's ring"), std::string::npos) << none;
   const auto d = sfr::sim::model_check_doc(sfr::sim::check_model(p, {0.7, 1.02}), "m.json");
   const auto j = sfr::trace::to_json(d);
