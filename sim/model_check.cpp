@@ -155,9 +155,11 @@ std::string render_model_check(const ModelCheck& c, const std::string& machine) 
       os << (r > 1 ? ": the machine ran slower than when it was calibrated (load now?); errors of that size are not the model's\n"
                    : ": the machine ran faster than when it was calibrated (load then?); errors of that size are not the model's\n");
     } else if (machine_drifted(c.ring)) {
-      std::snprintf(line, sizeof line, ": the machine ran %.0f %% %s than when it was calibrated", 100 * std::abs(r - 1),
-                    r > 1 ? "slower" : "faster");
-      os << line << ": a shift of about that size in every backend's error is the machine's, not the model's\n";
+      std::snprintf(line, sizeof line,
+                    ": the machine took %.0f %% %s time than when it was calibrated, which alone shifts every backend's error by about "
+                    "%+.0f %%\n",
+                    100 * std::abs(r - 1), r > 1 ? "more" : "less", 100 * (1 / r - 1));
+      os << line;
     } else {
       os << "\n";
     }

@@ -141,9 +141,9 @@ TEST(SimModelCheck, APredictedBestWithinTheMeasuredBestsSpreadIsATie) {
 }
 
 // basic on calibrate's ring, calibrated against now: past 1.3x either way the machine did not run
-// as it was calibrated, and the line says which way; past 1.1x it drifted, by a share; within
-// that, the times alone; not compared (no calibrated ring): no line, and the document has none
-// (nor reads one back).
+// as it was calibrated, and the line says which way; past 1.1x it drifted: the share of time and
+// the shift in the errors (1.25x: -20 %); within that, the times alone; not compared (no calibrated ring): no line, and the document has
+// none (nor reads one back).
 TEST(SimModelCheck, TheCalibrationRingSaysWhetherTheMachineRanAsCalibrated) {
   const std::vector<ModelPair> p = {{"t", 0, "bcast", "basic", 10.0, 11.0}};
   auto text = [&](double then, double now) { return sfr::sim::render_model_check(sfr::sim::check_model(p, {then, now}), "m.json"); };
@@ -154,11 +154,13 @@ TEST(SimModelCheck, TheCalibrationRingSaysWhetherTheMachineRanAsCalibrated) {
             std::string::npos)
       << slower;
   EXPECT_NE(faster.find("(x0.70): the machine ran faster than when it was calibrated (load then?)"), std::string::npos) << faster;
-  EXPECT_NE(drift.find("1.000 us in the machine file, 1.250 us now (x1.25): the machine ran 25 % slower than when it was calibrated: a "
-                       "shift of about that size in every backend's error is the machine's, not the model's\n"),
+  EXPECT_NE(drift.find("1.000 us in the machine file, 1.250 us now (x1.25): the machine took 25 % more time than when it was "
+                       "calibrated, which alone shifts every backend's error by about -20 %\n"),
             std::string::npos)
       << drift;
-  EXPECT_NE(drift_faster.find("(x0.90): the machine ran 10 % faster than when it was calibrated: a shift"), std::string::npos)
+  EXPECT_NE(drift_faster.find("(x0.90): the machine took 10 % less time than when it was calibrated, which alone shifts every backend's "
+                              "error by about +11 %\n"),
+            std::string::npos)
       << drift_faster;
   EXPECT_NE(same.find("1.000 us in the machine file, 1.090 us now (x1.09)\n"), std::string::npos) << same;
   EXPECT_EQ(none.find("calibrate's ring"), std::string::npos) << none;
