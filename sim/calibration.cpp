@@ -170,13 +170,14 @@ std::vector<std::string> implausible_fit(const MachineModel& m, const MeasuredTi
       if (ab.beta <= 0) add(zero, tier(k) + " " + proto + " beta " + fmt("%g s/B", ab.beta));
     }
   }
-  if (m.o_send <= 0) add(zero, fmt("o_send %g s", m.o_send));
-  if (m.o_recv <= 0) add(zero, fmt("o_recv %g s", m.o_recv));
+  // The model's overheads, then each measured tier's own (named by its tier).
+  const auto overheads = [&](const std::string& who, const MachineModel::LogGP& o) {
+    if (o.o_send <= 0) add(zero, who + fmt("o_send %g s", o.o_send));
+    if (o.o_recv <= 0) add(zero, who + fmt("o_recv %g s", o.o_recv));
+  };
+  overheads("", m.loggp());
   for (int k = 0; k < 3; ++k)
-    if (const auto& o = m.loggp_tier[static_cast<std::size_t>(k)]; o && measured[static_cast<std::size_t>(k)]) {
-      if (o->o_send <= 0) add(zero, tier(k) + fmt(" o_send %g s", o->o_send));
-      if (o->o_recv <= 0) add(zero, tier(k) + fmt(" o_recv %g s", o->o_recv));
-    }
+    if (const auto& o = m.loggp_tier[static_cast<std::size_t>(k)]; o && measured[static_cast<std::size_t>(k)]) overheads(tier(k) + " ", *o);
   if (!inverted.empty())
     out.push_back("a farther tier fitted faster than a nearer one (" + inverted +
                   "); the measurement does not see the topology it assumes (emulated nodes, oversubscribed cores?)");

@@ -9,17 +9,17 @@
 // order, each costing o_send and spaced by at least the gap g (LogGP; each message its tier's);
 // nothing else serialises at a rank. A message's transfer starts when it is posted (eager), or
 // when the matching receive is posted too (rendezvous, after `handshake_legs` short latencies;
-// eager too when the machine says so), then waits its wire latency L, then moves its bytes as a flow. Flows share the sender's
-// link, the receiver's link and (off-node, max-rate and loggp) the sending node's NIC: each
-// resource is a processor-sharing server (n active flows progress at 1/n of its speed each), and
-// a flow is done when it has passed all of its resources (the latest of its per-resource
-// completions: each resource is evaluated on its own, a decoupled approximation of max-min
-// sharing that is exact when one resource limits a flow throughout, e.g. every ring). A NIC
-// that is at least as fast as its node's sending links together cannot limit and is skipped.
-// Data of an earlier step still on a resource goes first. The receiver's CPU then pays o_recv
-// (its tier's) per message in completion order; a rendezvous send completes with its transfer, an
-// eager one when posted. Cost: a sender whose messages never wait for their receiver activates them at
-// offsets from its start fixed per step (Step::send_rel); runs of a sender's messages with one
+// eager too when the machine says so), then waits its wire latency L, then moves its bytes as a
+// flow. Flows share the sender's link, the receiver's link and (off-node, max-rate and loggp) the
+// sending node's NIC: each resource is a processor-sharing server (n active flows progress at 1/n
+// of its speed each), and a flow is done when it has passed all of its resources (the latest of
+// its per-resource completions: each resource is evaluated on its own, a decoupled approximation
+// of max-min sharing that is exact when one resource limits a flow throughout, e.g. every ring).
+// A NIC that is at least as fast as its node's sending links together cannot limit and is
+// skipped. Data of an earlier step still on a resource goes first. The receiver's CPU then pays
+// o_recv (its tier's) per message in completion order; a rendezvous send completes with its
+// transfer, an eager one when posted. Cost: a sender whose messages never wait for their receiver
+// activates them at offsets from its start fixed per step (Step::send_rel); runs of a sender's messages with one
 // activation are radix-sorted as one (not message by message); then each resource's flows, in
 // activation order, are swept in virtual time (closed forms for batches that arrive together and
 // leave before the next). A send link needs no sweep, nor a sorted list, when its departures are

@@ -64,9 +64,10 @@ struct RingCheck {
   double ratio() const { return now_us / calibrated_us; }
 };
 inline constexpr double kLoadRatio = 1.3;
-// Past kDriftRatio but within kLoadRatio the machine drifted: said as the share of time it gained or
-// lost, and the shift that alone makes in every backend's error (predicted / measured - 1: 1/ratio - 1). On this project's 2-core VM, 8 of
-// 12 benchmark rounds had the ring within 6 % (median |error| 5.9-11.2 %); 3 of the 4 with it 10-14 % off were at 16.6-19.1 %.
+// Past kDriftRatio but within kLoadRatio the machine drifted: said as the share of time it gained
+// or lost, and the shift that alone makes in every backend's error (predicted / measured - 1:
+// 1/ratio - 1). On this project's 2-core VM, 8 of 12 benchmark rounds had the ring within 6 %
+// (median |error| 5.9-11.2 %); 3 of the 4 with it 10-14 % off were at 16.6-19.1 %.
 inline constexpr double kDriftRatio = 1.1;
 inline bool ring_past(const RingCheck& r, double ratio) { return r.compared() && (r.ratio() > ratio || r.ratio() < 1 / ratio); }
 // Whether the ring says the machine ran otherwise than when calibrated (load: past kLoadRatio).
