@@ -37,15 +37,23 @@ std::optional<CaptureSummary> capture_summary(const trace::BuiltTrace& t, const 
       if (r.index < ops.size()) per_call[r.backend][r.index] = quartiles_per_call(r);
   for (const auto& e : meta["op_counts"])
     c.rows.push_back({e.value("sf", ""), e.value("op", ""), e.value("count", std::int64_t{0}), e.value("vecscatter", std::int64_t{0})});
-  // A row's records: the trace's ops of its (SF, op kind); its bytes and time are their mean.
+  // A row's records: the trace's ops of its (SF, op kind); its bytes and time per call are their
+  // mean weighted by calls (a record stands for its `repeat` calls: two block sizes called 1,000
+  // and 10 times weigh 1,000 : 10, not 1 : 1).
   std::vector<std::vector<std::size_t>> records(c.rows.size());
   for (std::size_t k = 0; k < c.rows.size(); ++k)
     for (std::size_t i = 0; i < ops.size(); ++i)
       if (ops[i].sf == c.rows[k].sf && kind_of(i) == c.rows[k].op) records[k].push_back(i);
+  auto calls_mean = [&](const std::vector<std::size_t>& rec, auto&& value_of) {
+    double sum = 0, calls = 0;
+    for (const std::size_t i : rec) {
+      const double n = trace::calls_of(ops[i].repeat);
+      sum += n * value_of(i), calls += n;
+    }
+    return sum / calls;
+  };
   auto mean = [&](const std::map<std::size_t, std::array<double, 3>>& m, const std::vector<std::size_t>& rec, int q) {
-    double us = 0;
-    for (const std::size_t i : rec) us += m.at(i)[static_cast<std::size_t>(q)];
-    return us / static_cast<double>(rec.size());
+    return calls_mean(rec, [&](std::size_t i) { return m.at(i)[static_cast<std::size_t>(q)]; });
   };
   // Per backend that ran every record: the application's communication, count x per call over
   // the rows (at the quartiles too: the noise), least first.
@@ -79,9 +87,7 @@ std::optional<CaptureSummary> capture_summary(const trace::BuiltTrace& t, const 
     CaptureRow& row = c.rows[k];
     row.records = records[k].size();
     if (records[k].empty()) continue;
-    double bytes = 0;
-    for (const std::size_t i : records[k]) bytes += static_cast<double>(s.ops.at(i).remote_bytes);
-    row.remote_bytes = bytes / static_cast<double>(records[k].size());
+    row.remote_bytes = calls_mean(records[k], [&](std::size_t i) { return static_cast<double>(s.ops.at(i).remote_bytes); });
     if (!c.backend.empty()) row.us = mean(per_call.at(c.backend), records[k], 1);
   }
   auto weight = [&](const CaptureRow& r) {

@@ -18,13 +18,13 @@ namespace sfr::analysis {
 struct CaptureRow {
   std::string sf, op;
   std::int64_t count = 0, vecscatter = 0;
-  double remote_bytes = 0;  // per call, mean over the trace's records of this (SF, op)
+  double remote_bytes = 0;  // per call: the mean over the trace's records of this (SF, op), weighted by their calls
   std::size_t records = 0;  // the trace's op records of this (SF, op); 0: its calls came beyond the cap
-  double us = -1;           // measured median per call on `backend`; < 0: not measured
+  double us = -1;           // measured median per call on `backend` (its records' mean weighted by calls); < 0: not measured
 };
 
 // One backend's share of the verdict: the captured application's communication on it, the sum
-// over (SF, op) of the call count x the time per call (its records' mean), in microseconds; at
+// over (SF, op) of the call count x the time per call (its records' mean weighted by calls), in microseconds; at
 // the records' 25th and 75th percentiles too, so that two backends are told apart only beyond
 // their noise.
 struct BackendTotal {

@@ -3,6 +3,7 @@
 // and its total is count x that (the issue's case: 2,000 calls of 10.5 us read as 1,999 us each).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <tuple>
 
 #include "analysis/capture_summary.hpp"
@@ -147,4 +148,102 @@ TEST(CaptureSummary, APredictionGivesThePredictedVerdict) {
                       "`-sf_type neighbor` (its fastest type predicted: `neighbor`); `shm` itself is not in PETSc"),
             std::string::npos)
       << text;
+}
+
+namespace {
+
+// Two records of one (SF, op) row that differ in block size and in calls: bs 1 called 1,000 times
+// and bs 4 called 10 times (op_counts: 1,010 calls); one reduce record.
+const char* kTwoRecords = R"json({"format": "sf-trace", "version": 1, "name": "cap2", "nranks": 2,
+  "meta": {"generator": "capture", "op_counts": [{"sf": "A", "op": "bcast", "count": 1010}, {"sf": "A", "op": "reduce", "count": 5}]},
+  "sfs": {"A": {"ranks": [{"nroots": 2, "remote_rank": [1, 1], "remote_index": [0, 1]},
+                          {"nroots": 2, "remote_rank": [0, 0], "remote_index": [0, 1]}]}},
+  "ops": [{"op": "bcast", "sf": "A", "unit": "float64", "repeat": 1000},
+          {"op": "bcast", "sf": "A", "unit": "float64", "bs": 4, "repeat": 10},
+          {"op": "reduce", "sf": "A", "unit": "float64", "mpi_op": "sum", "repeat": 5}]})json";
+
+// A timing result whose iteration is `repeat` calls of `per_call` us, with five samples at
+// 0.8 .. 1.2 x the median: per call, p25 = 0.9 x and p75 = 1.1 x the median (analysis::quantile).
+trace::TimingResult spread_result(std::size_t index, const std::string& backend, std::int64_t repeat, double per_call, double width = 0.1) {
+  auto r = result(index, backend, repeat, per_call * static_cast<double>(repeat));
+  for (const double f : {1 - 2 * width, 1 - width, 1.0, 1 + width, 1 + 2 * width}) r.samples_us.push_back(f * r.median_us);
+  return r;
+}
+
+}  // namespace
+
+// A row's time per call is its records' mean weighted by their calls, computed here by hand:
+// basic (1,000 x 10 + 10 x 100) / 1,010 = 10.891 us, shm (1,000 x 12 + 10 x 20) / 1,010 = 12.079 us.
+// The plain mean of the records (basic 55, shm 16) or their sum (110, 32) would make shm fastest.
+// Bytes per call likewise: 2 leaves x 8 B x bs, (1,000 x 32 + 10 x 128) / 1,010 = 32.95 B.
+TEST(CaptureSummary, ARowsTimeIsItsRecordsMeanWeightedByCalls) {
+  const auto t = trace::parse_trace(kTwoRecords, "cap2.json");
+  const auto stats = analysis::compute_stats(t);
+  trace::TimingDoc timing;
+  timing.results = {spread_result(0, "basic", 1000, 10), spread_result(1, "basic", 10, 100), spread_result(2, "basic", 5, 3),
+                    spread_result(0, "shm", 1000, 12),   spread_result(1, "shm", 10, 20),    spread_result(2, "shm", 5, 3)};
+  const auto c = analysis::capture_summary(t, stats, &timing);
+  ASSERT_TRUE(c);
+  const double basic_bcast = (1000 * 10.0 + 10 * 100.0) / 1010, shm_bcast = (1000 * 12.0 + 10 * 20.0) / 1010;
+  ASSERT_EQ(c->totals.size(), 2u);
+  EXPECT_EQ(c->totals[0].backend, "basic");
+  EXPECT_EQ(c->backend, "basic");
+  EXPECT_NEAR(c->totals[0].median_us, 1010 * basic_bcast + 5 * 3.0, 1e-9);
+  EXPECT_NEAR(c->totals[0].p25_us, 0.9 * (1010 * basic_bcast + 5 * 3.0), 1e-9);
+  EXPECT_NEAR(c->totals[0].p75_us, 1.1 * (1010 * basic_bcast + 5 * 3.0), 1e-9);
+  EXPECT_NEAR(c->totals[1].median_us, 1010 * shm_bcast + 5 * 3.0, 1e-9);
+  ASSERT_EQ(c->rows.size(), 2u);
+  EXPECT_EQ(c->rows[0].op, "bcast");
+  EXPECT_EQ(c->rows[0].records, 2u);
+  EXPECT_NEAR(c->rows[0].us, basic_bcast, 1e-9);
+  EXPECT_NEAR(c->rows[0].remote_bytes, (1000 * 2 * 2 * 8.0 + 10 * 2 * 2 * 32.0) / 1010, 1e-9);
+  analysis::ReportInputs in;
+  in.capture = &*c;
+  const std::string text = analysis::render_markdown(stats, in);
+  EXPECT_NE(text.find("| basic | 11.015 | 9.914-12.117 |"), std::string::npos) << text;  // 1,010 x 10.891 + 15 us
+  EXPECT_NE(text.find("**Verdict:** `basic` is fastest"), std::string::npos) << text;
+}
+
+// The verdict tells the fastest backend from PetscSF's best type "beyond the noise" only where
+// their p25-p75 ranges are apart (the fastest's p75 below PETSc's p25); ranges that overlap, or
+// touch, are "within the noise". Per call, five samples each (p25 the second, p75 the fourth,
+// analysis::quantile), integers so that the totals compare exactly: 2,000 bcast calls and 3
+// reduce calls of 1 us: shm's p75 below, above and equal to petsc's p25, and a tie.
+TEST(CaptureSummary, BeyondTheNoiseOnlyWhereTheRangesAreApart) {
+  const auto t = trace::parse_trace(kCaptured, "cap.json");
+  const auto stats = analysis::compute_stats(t);
+  using Five = std::array<double, 5>;
+  auto per_call_samples = [](std::size_t index, const std::string& backend, std::int64_t repeat, const Five& us) {
+    auto r = result(index, backend, repeat, us[2] * static_cast<double>(repeat));
+    for (const double x : us) r.samples_us.push_back(x * static_cast<double>(repeat));
+    return r;
+  };
+  struct Case {
+    Five shm, petsc;
+    const char* says;
+  };
+  const Five petsc = {10, 12, 13, 14, 16};
+  for (const Case& k : {Case{{8, 9, 10, 11, 12}, petsc, "beyond the noise"}, Case{{8, 9, 10, 13, 14}, petsc, "within the noise of it"},
+                        Case{{8, 9, 10, 12, 14}, petsc, "within the noise of it"}, Case{petsc, petsc, ""}}) {
+    trace::TimingDoc timing;
+    timing.results = {per_call_samples(0, "shm", 2000, k.shm), per_call_samples(1, "shm", 3, {1, 1, 1, 1, 1}),
+                      per_call_samples(0, "petsc", 2000, k.petsc), per_call_samples(1, "petsc", 3, {1, 1, 1, 1, 1})};
+    const auto c = analysis::capture_summary(t, stats, &timing);
+    ASSERT_TRUE(c);
+    ASSERT_EQ(c->totals.size(), 2u);
+    const auto& shm = c->totals[0].backend == "shm" ? c->totals[0] : c->totals[1];
+    EXPECT_EQ(shm.p75_us, 2000 * k.shm[3] + 3);  // independently: count x per call, summed
+    EXPECT_EQ(shm.p25_us, 2000 * k.shm[1] + 3);
+    analysis::ReportInputs in;
+    in.capture = &*c;
+    const std::string text = analysis::render_markdown(stats, in);
+    if (k.shm == k.petsc) {
+      // A tie: whichever is listed first, the verdict claims no difference beyond the noise.
+      EXPECT_EQ(text.find("beyond the noise"), std::string::npos) << text;
+      continue;
+    }
+    const std::string ratio = k.shm[2] == 10 ? "0.77x" : "?";  // (2,000 x 10 + 3) / (2,000 x 13 + 3)
+    EXPECT_NE(text.find("**Verdict:** `shm` is fastest, " + ratio + " PetscSF's best type (`petsc`), " + k.says), std::string::npos)
+        << k.shm[3] << "\n" << text;
+  }
 }
