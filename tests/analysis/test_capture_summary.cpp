@@ -247,3 +247,38 @@ TEST(CaptureSummary, BeyondTheNoiseOnlyWhereTheRangesAreApart) {
         << k.shm[3] << "\n" << text;
   }
 }
+
+// The predicted verdict weighs a row's records by their calls too: per call predicted, neighbor
+// 10 us at bs 1 (1,000 calls) and 100 us at bs 4 (10 calls), window 12 and 20 us; reduces 3 us.
+// By hand: neighbor 1,000 x 10 + 10 x 100 + 5 x 3 = 11,015 us, window 12,215 us: neighbor first
+// (a plain mean of the records, 1,010 x 55 against 1,010 x 16, would put window first).
+TEST(CaptureSummary, APredictionOfSeveralRecordsPerRowIsWeightedByCalls) {
+  const auto t = trace::parse_trace(kTwoRecords, "cap2.json");
+  const auto stats = analysis::compute_stats(t);
+  trace::SimulationDoc sim;
+  sim.machine = "generic";
+  for (const auto& [b, bs1, bs4] : std::vector<std::tuple<std::string, double, double>>{{"neighbor", 10, 100}, {"window", 12, 20}}) {
+    trace::SimBackend sb;
+    sb.backend = b;
+    for (const auto& [index, repeat, us] : {std::tuple<std::size_t, std::int64_t, double>{0, 1000, bs1}, {1, 10, bs4}, {2, 5, 3}}) {
+      trace::SimOp op;
+      op.index = index;
+      op.repeat = repeat;
+      op.per_call = us * 1e-6;
+      op.total = *op.per_call * static_cast<double>(repeat);
+      sb.ops.push_back(op);
+    }
+    sim.backends.push_back(sb);
+  }
+  const auto c = analysis::capture_summary(t, stats, nullptr, &sim);
+  ASSERT_TRUE(c);
+  ASSERT_EQ(c->predicted.size(), 2u);
+  EXPECT_EQ(c->predicted[0].backend, "neighbor");
+  EXPECT_NEAR(c->predicted[0].median_us, 1000 * 10 + 10 * 100 + 5 * 3, 1e-6);
+  EXPECT_NEAR(c->predicted[1].median_us, 1000 * 12 + 10 * 20 + 5 * 3, 1e-6);
+  analysis::ReportInputs in;
+  in.capture = &*c;
+  const std::string text = analysis::render_markdown(stats, in);
+  EXPECT_NE(text.find("| window | 12.215 | 1.11x | -sf_type window |"), std::string::npos) << text;
+  EXPECT_NE(text.find("**Predicted verdict:** `neighbor` is fastest on `generic`, 11.015 ms"), std::string::npos) << text;
+}
