@@ -117,3 +117,22 @@ TEST_F(CliReport, BeyondTheNoiseOnlyWhereTheRangesAreApart) {
         << shm_bcast[3] << ": " << verdict;
   }
 }
+
+// "Measured vs predicted" reads the 20th percentile of the iterations, the nearest rank below:
+// of 50 samples of 1..50 us (scrambled), the 10th smallest, 10 us ((50 - 1) / 5 + 1), per call of
+// an op whose iteration is 4 calls: 2.50. (The 11th, 11 us, is where floor(0.2 x 50) lands.)
+TEST_F(CliReport, MeasuredAgainstPredictedReadsTheTwentiethPercentile) {
+  const auto t = write("cap.json", kTrace), sim = dir_ / "sim.json", out = dir_ / "r.md";
+  ASSERT_EQ(run("simulate " + t.string() + " --machine generic --backend basic --json " + sim.string()).status, 0);
+  json d = timing({{"basic", {Five{8, 9, 10, 11, 12}, Five{8, 9, 10, 11, 12}, Five{3, 3, 3, 3, 3}}}});
+  auto& r = d["results"][0];
+  r["repeat"] = 4;
+  r["samples_us"] = json::array();
+  for (int k = 0; k < 50; ++k) r["samples_us"].push_back((k * 17 + 5) % 50 + 1);
+  r["min_us"] = 1, r["median_us"] = 25, r["max_us"] = 50;
+  const auto tm = write("timing.json", d.dump());
+  const auto rep = run("report " + t.string() + " --timing " + tm.string() + " --simulation " + sim.string() + " -o " + out.string());
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  const std::string text = sfr_test::slurp(out);
+  EXPECT_NE(text.find("| 0 | bcast | basic | 2.50 |"), std::string::npos) << text;
+}

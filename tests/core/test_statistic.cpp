@@ -98,3 +98,25 @@ TEST(ExpectedLeast, IsTheMeanOfTheLeastOverEverySubset) {
   EXPECT_EQ(sfr::core::expected_least_of({}, 3), 0);
   EXPECT_EQ(sfr::core::expected_least_of({2.5}, 3), 2.5);
 }
+
+// The 20th percentile calibrate, validate-model and the timing table judge on: the nearest rank
+// below, sorted[floor(0.2 (n - 1))], here in integer arithmetic ((n - 1) / 5) on the values 1..n
+// given in a scrambled order. The counts are those where conventions part: n = 5k (floor(0.2 n)
+// and ceil(0.2 (n - 1)) are one higher), n = 5k + 1 (they agree), and 1, 2.
+TEST(LowShare, IsTheNearestRankBelowTheTwentiethPercentile) {
+  for (const std::size_t n : {1u, 2u, 5u, 6u, 10u, 11u, 20u, 50u, 51u, 100u, 101u}) {
+    std::vector<double> v;
+    for (std::size_t i = 0; i < n; ++i) v.push_back(static_cast<double>((i * 7 + 3) % n + 1));
+    std::sort(v.begin(), v.end());
+    EXPECT_EQ(sfr::core::low_share_of(v), static_cast<double>((n - 1) / 5 + 1)) << n << " samples";
+  }
+  EXPECT_EQ(sfr::core::low_share_of({}), 0);
+}
+
+// calibrate's statistic of a block: the middle value, the upper of the middle two.
+TEST(UpperMedian, IsTheUpperOfTheMiddleTwo) {
+  EXPECT_EQ(sfr::core::upper_median({4, 1, 3, 2}), 3);
+  EXPECT_EQ(sfr::core::upper_median({5, 1, 4, 2, 3}), 3);
+  EXPECT_EQ(sfr::core::upper_median({7}), 7);
+  EXPECT_EQ(sfr::core::upper_median({}), 0);
+}
