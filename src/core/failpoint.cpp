@@ -19,7 +19,8 @@ constexpr Named kNames[] = {{FailPoint::setup, "setup"},
                             {FailPoint::begin, "begin"},
                             {FailPoint::end, "end"},
                             {FailPoint::write, "write"},
-                            {FailPoint::stall_write, "stall-write"}};
+                            {FailPoint::stall_write, "stall-write"},
+                            {FailPoint::stall_begin, "stall-begin"}};
 
 std::string names() {
   std::string s;
@@ -62,7 +63,7 @@ void fail_point_reached(FailPoint p) {
   static bool fired = false;  // the first pass only
   if (fired || !s.named || s.named->point != p || s.rank != launcher_rank()) return;
   fired = true;
-  if (p == FailPoint::stall_write) {
+  if (p == FailPoint::stall_write || p == FailPoint::stall_begin) {
     std::this_thread::sleep_for(std::chrono::seconds(60));
     return;
   }

@@ -16,7 +16,8 @@ enum class FailPoint {
   begin,       // an op's begin (the runner's one op switch)
   end,         // an op's end
   write,       // an output file, after its temporary file is written and before it is moved into place
-  stall_write  // not a failure: sleeps 60 s at the same place, so that a test can signal a process holding a temporary file
+  stall_write,  // not a failure: sleeps 60 s at the same place, so that a test can signal a process holding a temporary file
+  stall_begin   // not a failure: an op's begin sleeps 60 s, so that a test sees the other ranks' stall watch fire
 };
 
 // What a fail point throws.

@@ -263,3 +263,38 @@ TEST_F(MpiFaults, TheSamplesAreInTheMemoryEstimate) {
   EXPECT_EQ(sfr_test::occurrences(job->output(), "--iters: would build the timing samples of 2 op(s) on 9 backend(s): about 36.0 MiB"), 1u)
       << job->output();
 }
+
+// --stall-timeout's line, its numbers checked against the clock: rank 1 sleeps at its first op's
+// begin (fail point stall-begin, 60 s), so rank 0 makes no progress in op 0 waiting for rank 1's
+// messages; after the timeout (2 s) rank 0 says so once, naming the op, the backend and rank 1,
+// and the job ends with status 1 — not before 2 s, and long before rank 1 would wake.
+TEST_F(MpiFaults, TheStallLineSaysTheTimeoutTheOpAndTheRankWaitedFor) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto job = start("run " + trace() + " --backend basic --stall-timeout 2 --timing " + path("t.json"), "SFR_FAILPOINT=stall-begin@1");
+  const int status = job->wait_for(40);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(status, 1) << job->output();
+  EXPECT_EQ(sfr_test::occurrences(job->output(), "sf-replay run: error: rank 0: no progress for 2 s in op 0 (bcast A) on basic, waiting for "
+                                                 "rank 1 (--stall-timeout)"),
+            1u)
+      << job->output();
+  EXPECT_GE(took, 2.0) << job->output();
+  EXPECT_LT(took, 30.0) << job->output();
+  EXPECT_EQ(left(), std::set<std::string>{}) << job->output();
+}
+
+// A run that makes progress all along is never taken for stalled, however long it lasts: 4 s of
+// iterations (20 ms of compute per call, 200 iterations) under a --stall-timeout of 1 s finish
+// with status 0 and the timing document; the watch counts its second from the last progress,
+// not from the start of the op.
+TEST_F(MpiFaults, ARunLongerThanTheStallTimeoutThatProgressesFinishes) {
+  std::string slow = kTrace;
+  for (std::size_t at; (at = slow.find("\"overlap_us\": 0")) != std::string::npos;) slow.replace(at, 15, "\"overlap_us\": 10000");
+  std::ofstream(dir_ / "slow.json") << slow;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto job = start("run " + path("slow.json") + " --backend basic --warmup 0 --iters 200 --stall-timeout 1 --timing " + path("t.json"));
+  ASSERT_EQ(job->wait_for(120), 0) << job->output();
+  EXPECT_GT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 3.0) << "the run must outlast the timeout";
+  EXPECT_EQ(job->output().find("--stall-timeout"), std::string::npos) << job->output();
+  EXPECT_TRUE(fs::exists(dir_ / "t.json"));
+}

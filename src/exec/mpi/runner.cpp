@@ -244,6 +244,7 @@ public:
   }
   void run_begin() {
     core::fail_point(core::FailPoint::begin);
+    core::fail_point(core::FailPoint::stall_begin);
     handle_ = begin(sf_, op_, root_, leaf_, update_);
   }
   void run_end() {

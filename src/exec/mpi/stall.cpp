@@ -14,8 +14,6 @@ namespace sfr::exec::mpi::stall {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 struct Watch {
   std::atomic<std::uint64_t> ticks{0};
   std::atomic<bool> armed{false};
@@ -61,32 +59,32 @@ std::string rank_list(const std::vector<int>& ranks) {
 
 void run() {
   Watch& w = watch();
-  std::uint64_t seen = w.ticks.load(std::memory_order_relaxed);
-  Clock::time_point last = Clock::now();
   // Ranks other than 0 give rank 0 two more seconds, so that a stall every rank meets is said once.
-  const auto limit = std::chrono::duration<double>(w.seconds + (w.rank == 0 ? 0 : 2));
+  Progress p(std::chrono::duration<double>(w.seconds + (w.rank == 0 ? 0 : 2)), w.ticks.load(std::memory_order_relaxed), Clock::now());
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const auto now = Clock::now();
-    const std::uint64_t t = w.ticks.load(std::memory_order_relaxed);
-    if (t != seen || !w.armed.load(std::memory_order_relaxed)) {
-      seen = t;
-      last = now;
-      continue;
-    }
-    std::string what;
-    std::vector<int> ranks;
+    Clock::time_point since;
     {
       std::lock_guard l(w.m);
-      last = std::max(last, w.since);
-      what = w.what;
-      ranks = w.ranks;
+      since = w.since;
     }
-    if (now - last >= limit) fire(what, ranks);
+    if (!p.stalled(Clock::now(), w.ticks.load(std::memory_order_relaxed), w.armed.load(std::memory_order_relaxed), since)) continue;
+    std::lock_guard l(w.m);
+    fire(w.what, w.ranks);
   }
 }
 
 }  // namespace
+
+bool Progress::stalled(Clock::time_point now, std::uint64_t ticks, bool armed, Clock::time_point armed_since) {
+  if (ticks != seen_ || !armed) {
+    seen_ = ticks;
+    last_ = now;
+    return false;
+  }
+  last_ = std::max(last_, armed_since);
+  return now - last_ >= limit_;
+}
 
 void start(const char* cmd, double seconds) {
   Watch& w = watch();

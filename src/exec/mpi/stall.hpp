@@ -11,10 +11,29 @@
 // blocked thread holds, and the rank's exit follows anyway.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace sfr::exec::mpi::stall {
+
+using Clock = std::chrono::steady_clock;
+
+// The watch's decision, apart from its thread and its clock (tests drive it with times of their
+// own). Polled with the rank's progress count and whether it is armed, it says when the rank has
+// gone `limit` without progress: counted from the last poll that saw the count move or the watch
+// disarmed, or from when the rank was last armed, whichever is later.
+class Progress {
+public:
+  Progress(std::chrono::duration<double> limit, std::uint64_t ticks, Clock::time_point now) : limit_(limit), seen_(ticks), last_(now) {}
+  bool stalled(Clock::time_point now, std::uint64_t ticks, bool armed, Clock::time_point armed_since);
+
+private:
+  std::chrono::duration<double> limit_;
+  std::uint64_t seen_;
+  Clock::time_point last_;
+};
 
 // Starts the watch (once per process; `seconds` <= 0: never fires). `cmd` names the command in
 // its line.
