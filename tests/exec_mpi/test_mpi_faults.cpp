@@ -283,16 +283,19 @@ TEST_F(MpiFaults, TheStallLineSaysTheTimeoutTheOpAndTheRankWaitedFor) {
   EXPECT_EQ(left(), std::set<std::string>{}) << job->output();
 }
 
-// A run that makes progress all along is never taken for stalled, however long it lasts: 4 s of
-// iterations (20 ms of compute per call, 200 iterations) under a --stall-timeout of 1 s finish
-// with status 0 and the timing document; the watch counts its second from the last progress,
-// not from the start of the op.
+// A run that makes progress all along is never taken for stalled, however long it lasts: 3 s of
+// iterations of 300 ms each (compute between the op's begin and end: longer than the watch's
+// 100 ms poll, so that most polls see no new progress, shorter than the timeout) under a
+// --stall-timeout of 1 s finish with status 0 and the timing document: the watch counts the
+// timeout from the last progress, not from the start of the op.
 TEST_F(MpiFaults, ARunLongerThanTheStallTimeoutThatProgressesFinishes) {
-  std::string slow = kTrace;
-  for (std::size_t at; (at = slow.find("\"overlap_us\": 0")) != std::string::npos;) slow.replace(at, 15, "\"overlap_us\": 10000");
+  const std::string slow = R"({"format": "sf-trace", "version": 1, "name": "slow", "nranks": 2,
+ "sfs": {"A": {"ranks": [{"nroots": 2, "remote_rank": [1, 1], "remote_index": [0, 1]},
+                         {"nroots": 2, "remote_rank": [0, 0], "remote_index": [0, 1]}]}},
+ "ops": [{"op": "bcast", "sf": "A", "unit": "float64", "overlap_us": 300000}]})";
   std::ofstream(dir_ / "slow.json") << slow;
   const auto t0 = std::chrono::steady_clock::now();
-  auto job = start("run " + path("slow.json") + " --backend basic --warmup 0 --iters 200 --stall-timeout 1 --timing " + path("t.json"));
+  auto job = start("run " + path("slow.json") + " --backend basic --warmup 0 --iters 10 --stall-timeout 1 --timing " + path("t.json"));
   ASSERT_EQ(job->wait_for(120), 0) << job->output();
   EXPECT_GT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 3.0) << "the run must outlast the timeout";
   EXPECT_EQ(job->output().find("--stall-timeout"), std::string::npos) << job->output();
