@@ -310,13 +310,14 @@ void fit_gap(const CalibrationData& d, Calibration& c) {
     }
 }
 
-// The NIC's injection limit, where two nodes had two senders each.
+// The NIC's injection limit, where two nodes had two senders each: the seconds per byte of all
+// the senders' bytes through node 0 (each sent `bytes`; the slowest took `seconds`).
 void fit_injection(const CalibrationData& d, Calibration& c) {
-  if (d.nodes > 1 && d.injection_senders > 1 && d.injection_seconds_per_byte > 0) {
-    c.machine.injection_beta = d.injection_seconds_per_byte;
-    c.lines.push_back(fmt("NIC        %.0f MB/s out of a node with %.0f senders (one sender alone: %.0f MB/s)",
-                          1e-6 / d.injection_seconds_per_byte, d.injection_senders,
-                          d.injection_single_seconds_per_byte > 0 ? 1e-6 / d.injection_single_seconds_per_byte : 0.0));
+  const auto& in = d.injection;
+  if (d.nodes > 1 && in.senders > 1 && in.bytes > 0 && in.seconds > 0) {
+    c.machine.injection_beta = in.seconds / (in.senders * in.bytes);
+    c.lines.push_back(fmt("NIC        %.0f MB/s out of a node with %.0f senders (one sender alone: %.0f MB/s)", 1e-6 / c.machine.injection_beta,
+                          in.senders, in.single_seconds > 0 ? 1e-6 * in.bytes / in.single_seconds : 0.0));
   } else {
     c.machine.injection_beta = 0;
     c.lines.push_back("NIC        not measured (needs two nodes with two ranks each): no injection limit");

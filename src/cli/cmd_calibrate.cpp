@@ -50,10 +50,11 @@ io::Json measured_json(const core::CalibrationData& d) {
   j.update(overheads_json(d.overheads));  // the fastest tier's, at the top
   for (const auto& [tier, name] : core::kTierNames)
     if (const auto& o = d.slower_overheads[static_cast<std::size_t>(tier)]) j["overheads_by_tier"][name] = overheads_json(*o);
-  if (d.injection_senders > 1)
-    j["injection"] = {{"senders", d.injection_senders},
-                      {"seconds_per_byte", d.injection_seconds_per_byte},
-                      {"single_seconds_per_byte", d.injection_single_seconds_per_byte}};
+  if (d.injection.senders > 1)
+    j["injection"] = {{"senders", d.injection.senders},
+                      {"bytes_per_sender", d.injection.bytes},
+                      {"seconds", d.injection.seconds},
+                      {"single_seconds", d.injection.single_seconds}};
   j["fence_s"] = d.fence;
   j["neighbor_alltoallv_s"] = d.neighbor;
   j["alltoallv_s"] = d.alltoallv;

@@ -130,11 +130,15 @@ struct CalibrationData {
   // network they are the transport's CPU work per message (TCP: microseconds against a node
   // mate's tenths), which the fastest tier's would leave to the backends' costs per op.
   std::array<std::optional<Overheads>, 3> slower_overheads;
-  // Several ranks of node 0 each sending to a rank of node 1 at once: seconds per byte through
-  // node 0 (0 when there is one node), and how many ranks sent.
-  double injection_seconds_per_byte = 0;
-  int injection_senders = 0;
-  double injection_single_seconds_per_byte = 0;  // one sender alone, the same message size
+  // Several ranks of node 0 each sending `bytes` to a rank of node 1 of their own at once, then
+  // one of them alone: the slowest sender's median time (senders 0: one node, not measured). What
+  // went through node 0's NIC is senders x bytes (the fit, sim/calibration.cpp).
+  struct Injection {
+    int senders = 0;
+    double bytes = 0;                        // per sender
+    double seconds = 0, single_seconds = 0;  // all senders at once; one alone
+  };
+  Injection injection;
   // Synchronisation per call, the slowest rank's median: MPI_Win_fence, a neighbourhood
   // alltoallv with empty messages on a ring, an MPI_Alltoallv with empty messages.
   double fence = -1, neighbor = -1, alltoallv = -1;

@@ -187,10 +187,13 @@ void overheads(MPI_Comm comm, int rank, int p, core::CalibrationData::Overheads&
   }
 }
 
-// Seconds per byte of `senders` ranks of node 0 each sending `bytes` to a rank of node 1 at once
-// (the slowest sender's median time over all the bytes).
+// The bytes each sender of node 0 sends to its rank of node 1 in the injection measurement.
+constexpr int kInjectionBytes = 1 << 20;
+
+// Seconds `senders` ranks of node 0 take to send kInjectionBytes each to a rank of node 1 at once
+// (the slowest sender's median).
 double injection(MPI_Comm comm, int rank, const std::vector<int>& from, const std::vector<int>& to, std::size_t senders) {
-  constexpr int bytes = 1 << 20, reps = 10;
+  constexpr int bytes = kInjectionBytes, reps = 10;
   std::vector<char> buf(bytes);
   const auto me_from = std::find(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(senders), rank) - from.begin();
   const auto me_to = std::find(to.begin(), to.begin() + static_cast<std::ptrdiff_t>(senders), rank) - to.begin();
@@ -211,7 +214,7 @@ double injection(MPI_Comm comm, int rank, const std::vector<int>& from, const st
   double mine = upper_median(t), worst = 0;
   if (static_cast<std::size_t>(me_from) >= senders) mine = 0;
   MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return worst / (static_cast<double>(bytes) * static_cast<double>(senders));
+  return worst;
 }
 
 // The slowest rank's time per call of `f` (all ranks call it): per rank the least of kRepeats
@@ -484,9 +487,7 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
     const std::size_t senders = std::min(from.size(), to.size());
     if (senders >= 2) {
       say("injection limit of a node (" + std::to_string(senders) + " senders, then one)");
-      d.injection_seconds_per_byte = injection(comm, rank, from, to, senders);
-      d.injection_single_seconds_per_byte = injection(comm, rank, from, to, 1);
-      d.injection_senders = static_cast<int>(senders);
+      d.injection = {static_cast<int>(senders), kInjectionBytes, injection(comm, rank, from, to, senders), injection(comm, rank, from, to, 1)};
     }
   }
   // 4. Synchronisation.
