@@ -161,3 +161,63 @@ TEST(Regress, ALoadedRerunIsNotFlaggedWhenItsFastEndDidNotMove) {
   EXPECT_EQ(l.entries[0].change, Change::same);
   EXPECT_TRUE(analysis::regress({doc("s", {{"basic", base}})}, {doc("s", {{"basic", slower}})}, 0.10).any_slower());
 }
+
+namespace {
+// Independent of analysis::median and analysis::quantile: the middle (the mean of the middle two)
+// and the linearly interpolated q-th quantile of the sorted samples.
+double mid(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+double interpolated(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const std::size_t lo = static_cast<std::size_t>(pos);
+  return lo + 1 < v.size() ? v[lo] + (pos - static_cast<double>(lo)) * (v[lo + 1] - v[lo]) : v[lo];
+}
+std::vector<double> joined(std::vector<double> a, const std::vector<double>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+}  // namespace
+
+// The slower line's numbers, each computed here from the samples: two base runs whose medians
+// differ less (14 and 13) than their 10th percentiles (10.8 and 8.6: noise 26 %), one new run above
+// every base sample, no ties (p = 1 / C(15, 5), exact). Pooled: base median 13.5, p10 9.7; new
+// median 22, p10 20.4.
+TEST(Regress, TheSlowerLinesNumbersAreTheSamples) {
+  const std::vector<double> a = {10, 12, 14, 16, 18}, b = {7, 11, 13, 15, 17}, now = {20, 21, 22, 23, 24};
+  const auto r = analysis::regress({doc("s", {{"basic", a}}), doc("s", {{"basic", b}})}, {doc("s", {{"basic", now}})}, 0.10);
+  ASSERT_EQ(r.entries.size(), 1u);
+  const auto& e = r.entries[0];
+  const double base_median = mid(joined(a, b)), new_median = mid(now);
+  const double base_p10 = interpolated(joined(a, b), 0.1), new_p10 = interpolated(now, 0.1);
+  const double noise = std::max(mid(a) / mid(b), interpolated(a, 0.1) / interpolated(b, 0.1)) - 1;
+  EXPECT_DOUBLE_EQ(e.base_median, base_median);
+  EXPECT_DOUBLE_EQ(e.new_low, new_p10);
+  EXPECT_NEAR(e.noise, noise, 1e-12);
+  EXPECT_NEAR(e.p_slower, 1.0 / 3003, 1e-12);
+  EXPECT_EQ(e.change, Change::slower);
+  char want[256];
+  std::snprintf(want, sizeof want, "  %-48s median %10.2f -> %10.2f us (%+.1f%%), p10 %+.1f%%, p = %.2g, noise %.0f%%, runs 2 / 1\n",
+                "t op 0 bcast basic", base_median, new_median, 100 * (new_median / base_median - 1), 100 * (new_p10 / base_p10 - 1), 1.0 / 3003,
+                100 * noise);
+  const std::string text = analysis::render_regress(r);
+  EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+  EXPECT_NE(text.find("noise 26%"), std::string::npos) << text;
+}
+
+// The base's noise is its runs' spread in the median or in the 10th percentile, whichever is
+// wider: runs of equal medians (20) whose 10th percentiles are 14 and 20 (noise 43 %) do not flag
+// a rerun 25 % slower, within that noise; the threshold alone (10 %) would.
+TEST(Regress, TheBasesSpreadOfTenthPercentilesWidensTheBand) {
+  const std::vector<double> a = {10, 20, 20, 20, 20}, b = {20, 20, 20, 20, 20}, now = {25, 25, 25, 25, 25};
+  const auto r = analysis::regress({doc("s", {{"basic", a}}), doc("s", {{"basic", b}})}, {doc("s", {{"basic", now}})}, 0.10);
+  ASSERT_EQ(r.entries.size(), 1u);
+  EXPECT_NEAR(r.entries[0].noise, interpolated(b, 0.1) / interpolated(a, 0.1) - 1, 1e-12);
+  EXPECT_LT(r.entries[0].p_slower, 0.01);
+  EXPECT_EQ(r.entries[0].change, Change::same);
+  // The same rerun against one of the runs alone (no noise known): slower.
+  EXPECT_TRUE(analysis::regress({doc("s", {{"basic", b}})}, {doc("s", {{"basic", now}})}, 0.10).any_slower());
+}
