@@ -415,3 +415,41 @@ TEST(Dashboard, HistoryColoursAreDistinctAndTheSameOnEveryChart) {
   EXPECT_TRUE(chart(d, "history").spec["layer"][0]["encoding"]["color"]["legend"].is_null());
   EXPECT_TRUE(chart(d, "history").spec["layer"][0]["encoding"]["color"].contains("legend"));
 }
+
+// The per-op bars' numbers, each from its result as computed here: per call (repeat 4), the
+// median, the whisker's 25th and 75th percentiles (linear between order statistics: six samples,
+// positions 1.25 and 3.75, where a nearest-rank or a median in their place differs), and the rank,
+// fastest first with a tie of medians broken by name (basic and window at 8 us, neighbor at 10).
+TEST(Dashboard, PerOpBarsAreTheirResultsNumbersPerCall) {
+  Json doc = timing("2026-01-01T00:00:00Z", "c1", 1, 1);
+  doc["results"] = Json::array();
+  const std::map<std::string, std::vector<double>> per_call = {
+      {"neighbor", {9, 9.5, 10, 10, 11, 12}}, {"window", {6, 7, 8, 8, 9, 13}}, {"basic", {7, 7.5, 8, 8, 8.5, 9}}};
+  for (const auto& [b, s] : per_call) {
+    Json iterations = Json::array();
+    for (const double x : s) iterations.push_back(4 * x);
+    doc["results"].push_back({{"index", 0}, {"op", "bcast"}, {"sf", "A"}, {"backend", b}, {"unit", "float64"}, {"bs", 1}, {"repeat", 4},
+                            {"bytes", 800}, {"messages", 2}, {"min_us", 4 * s.front()}, {"median_us", 4 * 8.0 + (b == "neighbor" ? 8 : 0)},
+                            {"max_us", 4 * s.back()}, {"samples_us", iterations}});
+  }
+  analysis::ResultSet rs;
+  rs.timings = T({doc});
+  const auto dash = analysis::build_dashboard(rs);
+  const auto& rows = chart(dash, "per-trace").spec["data"]["values"];
+  ASSERT_EQ(rows.size(), 3u) << rows.dump();
+  auto at = [](const std::vector<double>& s, double pos) {  // s sorted
+    const auto lo = static_cast<std::size_t>(pos);
+    return s[lo] + (pos - static_cast<double>(lo)) * (s[lo + 1] - s[lo]);
+  };
+  const std::map<std::string, int> rank = {{"basic", 1}, {"window", 2}, {"neighbor", 3}};
+  for (const auto& r : rows) {
+    const std::string b = r["backend"];
+    const auto& s = per_call.at(b);
+    EXPECT_EQ(r["rank"], rank.at(b)) << r.dump();
+    EXPECT_NEAR(r["per_call_us"].get<double>(), b == "neighbor" ? 10 : 8, 1e-12) << r.dump();
+    EXPECT_NEAR(r["p25_us"].get<double>(), at(s, 0.25 * 5), 1e-12) << r.dump();
+    EXPECT_NEAR(r["p75_us"].get<double>(), at(s, 0.75 * 5), 1e-12) << r.dump();
+    EXPECT_NEAR(r["min_us"].get<double>(), s.front(), 1e-12) << r.dump();
+    EXPECT_NEAR(r["max_us"].get<double>(), s.back(), 1e-12) << r.dump();
+  }
+}
