@@ -45,3 +45,29 @@ TEST(Inspect, JsonIsParseableAndComplete) {
   EXPECT_EQ(j["sfs"][0]["messages_by_tier"]["node"], 2);
   EXPECT_EQ(j["ops"].size(), t.trace().ops.size());
 }
+
+namespace {
+// A fan out of rank 0 (its roots read by ranks 1, 2 and 3) and rank 3 reading rank 1 too: the
+// directions differ. By hand: 4 messages (1<-0, 2<-0, 3<-0, 3<-1); rank 0 serves 3 ranks (max
+// out 3), rank 3 reads from 2 (max in 2); messages sent per rank max 3 over a mean of 4 / 4:
+// 3.00; leaves per rank max 2 (rank 3) over a mean of 1: 2.00.
+const char* kFan = R"({"format": "sf-trace", "version": 1, "name": "fan", "nranks": 4,
+  "sfs": {"F": {"ranks": [{"nroots": 3, "remote_rank": [], "remote_index": []},
+                          {"nroots": 1, "remote_rank": [0], "remote_index": [0]},
+                          {"nroots": 0, "remote_rank": [0], "remote_index": [1]},
+                          {"nroots": 0, "remote_rank": [0, 1], "remote_index": [2, 0]}]}},
+  "ops": [{"op": "bcast", "sf": "F", "unit": "float64"}]})";
+}  // namespace
+
+TEST(Inspect, PeersAndImbalanceOfAFanByHand) {
+  const auto t = trace::parse_trace(kFan, "fan.json");
+  const auto s = analysis::compute_stats(t);
+  const auto& f = s.sfs.at(0);
+  EXPECT_EQ(f.messages, 4);
+  EXPECT_EQ(f.max_out_degree, 3);
+  EXPECT_EQ(f.max_in_degree, 2);
+  EXPECT_DOUBLE_EQ(f.message_imbalance, 3.0);
+  EXPECT_DOUBLE_EQ(f.leaf_imbalance, 2.0);
+  const std::string text = analysis::render_table(s);
+  EXPECT_NE(text.find("max out 3, max in 2; imbalance max/mean: leaves 2.00, messages 3.00"), std::string::npos) << text;
+}

@@ -120,3 +120,14 @@ TEST(UpperMedian, IsTheUpperOfTheMiddleTwo) {
   EXPECT_EQ(sfr::core::upper_median({7}), 7);
   EXPECT_EQ(sfr::core::upper_median({}), 0);
 }
+
+// Against a closed form: the least of k draws without replacement from 1..n is (n + 1) / (k + 1)
+// on average (n = 60: calibrate's most rounds; k = 3: validate-model's repeats).
+TEST(ExpectedLeast, OfOneToNIsNPlusOneOverKPlusOne) {
+  for (const int n : {5, 20, 60})
+    for (const int k : {1, 2, 3, 4}) {
+      std::vector<double> v;
+      for (int i = n; i >= 1; --i) v.push_back(i);
+      EXPECT_NEAR(sfr::core::expected_least_of(v, k), (n + 1.0) / (k + 1.0), 1e-9) << n << " values, least of " << k;
+    }
+}
