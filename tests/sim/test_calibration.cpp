@@ -1769,3 +1769,51 @@ TEST(SimCalibration, WindowOnOneNodeIsLoadsAndStores) {
   EXPECT_GT(time(slow, 2, "basic"), time(m, 2, "basic") + 9e-6);
   EXPECT_GT(time(slow, 1, "window"), time(m, 1, "window") + 9e-6);
 }
+
+namespace {
+// A message train off a line by known amounts (x: messages, seconds), and its fit worked out here:
+// the least squares of the relative residuals (weights 1 / t^2) solved as 2 x 2 normal equations,
+// and their root mean square: what calibrate prints as a fit's error.
+const std::vector<TimedSample> kTrain = {{1, 2.0e-6}, {2, 2.6e-6}, {4, 3.2e-6}, {8, 5.1e-6}, {16, 8.3e-6}, {32, 14.9e-6}};
+struct ByHand {
+  double alpha, beta, rms;
+};
+ByHand fit_by_hand(const std::vector<TimedSample>& v) {
+  double s = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& p : v) {
+    const double w = 1 / (p.seconds * p.seconds);
+    s += w, sx += w * p.x, sy += w * p.seconds, sxx += w * p.x * p.x, sxy += w * p.x * p.seconds;
+  }
+  const double beta = (s * sxy - sx * sy) / (s * sxx - sx * sx), alpha = (sy - beta * sx) / s;
+  double e = 0;
+  for (const auto& p : v) e += std::pow((alpha + beta * p.x - p.seconds) / p.seconds, 2);
+  return {alpha, beta, std::sqrt(e / static_cast<double>(v.size()))};
+}
+}  // namespace
+
+// A fit's error is the root mean square of its relative residuals.
+TEST(SimCalibration, AFitsErrorIsTheRmsOfItsRelativeResiduals) {
+  const ByHand want = fit_by_hand(kTrain);
+  double rms = -1;
+  const auto ab = sim::fit_alpha_beta(kTrain, &rms);
+  EXPECT_NEAR(ab.alpha, want.alpha, 1e-15);
+  EXPECT_NEAR(ab.beta, want.beta, 1e-18);
+  EXPECT_NEAR(rms, want.rms, 1e-12);
+  EXPECT_GT(rms, 0.01);  // the train is off its line: a fit error of a few percent
+}
+
+// The gap line calibrate prints: the train's slope and its fit error, as worked out by hand.
+TEST(SimCalibration, TheGapLineSaysTheTrainsSlopeAndFitError) {
+  core::CalibrationData d;
+  d.ranks = 2, d.ranks_per_node = 2, d.ranks_per_socket = 2, d.nodes = 1;
+  d.pingpong[0] = three_protocols(1, 0);
+  d.partner = {1, -1, -1};
+  d.overheads.train = kTrain;
+  const auto c = sim::calibrate_machine(d);
+  const ByHand want = fit_by_hand(kTrain);
+  char line[160];
+  std::snprintf(line, sizeof line, "gap %.3f us per message (slope of a 6-size message train), fit error %.1f%%", want.beta * 1e6,
+                want.rms * 100);
+  EXPECT_TRUE(says(c.lines, line)) << line;
+  EXPECT_NEAR(c.machine.gap, want.beta, 1e-18);
+}
