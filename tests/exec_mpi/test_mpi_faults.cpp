@@ -55,10 +55,15 @@ protected:
     return std::make_unique<sfr_test::Background>((env.empty() ? "" : "env " + env + " ") + sfr_test::mpiexec(2) + SFR_CLI + " " + args);
   }
   // The files the command left in the test's folder and its store, but the trace.
+  // (Polled while the command runs, a file may vanish as it is listed: an output folder's probe
+  // file, a temporary file moved into place. The listing skips it rather than throwing.)
   std::set<std::string> left() const {
     std::set<std::string> s;
-    for (const auto& e : fs::recursive_directory_iterator(dir_))
-      if (e.is_regular_file() && e.path().filename() != "pair.json") s.insert(fs::relative(e.path(), dir_).string());
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code gone;
+      if (it->is_regular_file(gone) && it->path().filename() != "pair.json") s.insert(it->path().lexically_relative(dir_).string());
+    }
     return s;
   }
   // Waits until the command runs its ranks (2 children of mpiexec), then `settle` seconds more.
