@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -61,14 +62,22 @@ bool aware_mpi() {
   return status == 0;
 }
 
-void conforms(const fs::path& trace_file, const std::string& transport, unsigned seed = 0, const std::string& env = "") {
+// `backends`: one, or several in one launch ("cuda-staged,cuda-ipc"; a launch costs 0.4 s): the
+// executor checks each one's dump against the reference and says so per backend; the test
+// requires each line and checks the dump written (the first backend's) itself. A node-aware
+// backend or shm among them takes --ranks-per-node from `backends` ("shm,3step --ranks-per-node 2").
+void conforms(const fs::path& trace_file, const std::string& backends, unsigned seed = 0, const std::string& env = "") {
   const auto t = trace::read_trace_file(trace_file.string());
-  const fs::path dump = tmp("dump_" + std::to_string(std::hash<std::string>{}(transport)) + ".json");
-  const auto r = mpirun(t.trace().nranks, "run " + trace_file.string() + " --backend " + transport + " --dump " + dump.string(), seed, env);
-  ASSERT_EQ(r.status, 0) << transport << (seed ? " (emulated, seed " + std::to_string(seed) + ")" : "") << " on " << trace_file << ":\n"
+  const fs::path dump = tmp("dump_" + std::to_string(std::hash<std::string>{}(backends)) + ".json");
+  const auto r = mpirun(t.trace().nranks, "run " + trace_file.string() + " --backend " + backends + " --dump " + dump.string(), seed, env);
+  ASSERT_EQ(r.status, 0) << backends << (seed ? " (emulated, seed " + std::to_string(seed) + ")" : "") << " on " << trace_file << ":\n"
                          << r.out;
+  std::istringstream list(backends.substr(0, backends.find(' ')));
+  for (std::string b; std::getline(list, b, ',');)
+    EXPECT_EQ(sfr_test::occurrences(r.out, "backend " + b + ": " + std::to_string(t.trace().ops.size()) + " ops conform to the reference"), 1u)
+        << b << " on " << trace_file << ":\n" << r.out;
   const auto res = exec::check_dump(t, sfr_test::slurp(dump), dump.string());
-  EXPECT_TRUE(res.ok()) << transport << " on " << trace_file << ": " << res.problems.size() << " problems, first: " << res.problems.front();
+  EXPECT_TRUE(res.ok()) << backends << " on " << trace_file << ": " << res.problems.size() << " problems, first: " << res.problems.front();
   EXPECT_EQ(res.ops_checked, t.trace().ops.size());
   fs::remove(dump);
 }
@@ -263,61 +272,57 @@ fs::path random_forest_trace(int nranks, unsigned gseed, int m) {
   return p;
 }
 
-// (transport, memtype variant, delay seed)
-class EmulatedDevice : public ::testing::TestWithParam<std::tuple<std::string, int, unsigned>> {};
+// (memtype variant, delay seed); cuda-staged and cuda-ipc in each launch.
+class EmulatedDevice : public ::testing::TestWithParam<std::tuple<int, unsigned>> {};
 
 // 2-8 ranks: each delay seed takes its share of the rank counts (all of them over the three seeds),
 // both forest seeds of each.
 TEST_P(EmulatedDevice, RandomForestsConform) {
-  const auto& [transport, m, seed] = GetParam();
+  const auto& [m, seed] = GetParam();
   static const std::vector<std::vector<int>> kShare = {{2, 5, 8}, {3, 6}, {4, 7}};
   for (int nranks : kShare[(seed - 1) % 3])
     for (unsigned s : {1u, 2u}) {
       const fs::path p = random_forest_trace(nranks, 10u * static_cast<unsigned>(nranks) + s, m);
-      conforms(p, transport, seed);
+      conforms(p, "cuda-staged,cuda-ipc", seed);
       fs::remove(p);
     }
 }
 
 TEST_P(EmulatedDevice, HotRootConforms) {
-  const auto& [transport, m, seed] = GetParam();
+  const auto& [m, seed] = GetParam();
   const fs::path p = hot_root_trace(m);
-  conforms(p, transport, seed);
+  conforms(p, "cuda-staged,cuda-ipc", seed);
   fs::remove(p);
 }
 
-INSTANTIATE_TEST_SUITE_P(Emulated, EmulatedDevice,
-                         ::testing::Combine(::testing::Values("cuda-staged", "cuda-ipc"), ::testing::Values(0, 1, 2),
-                                            ::testing::Values(1u, 2u, 3u)),
+INSTANTIATE_TEST_SUITE_P(Emulated, EmulatedDevice, ::testing::Combine(::testing::Values(0, 1, 2), ::testing::Values(1u, 2u, 3u)),
                          [](const auto& info) {
-                           return name_of(std::get<0>(info.param)) + "_mem" + std::to_string(std::get<1>(info.param)) + "_seed" +
-                                  std::to_string(std::get<2>(info.param));
+                           return "mem" + std::to_string(std::get<0>(info.param)) + "_seed" + std::to_string(std::get<1>(info.param));
                          });
 
 // The sample traces (every one of at most 8 ranks) on every transport, cuda-aware included (the
-// emulated device's memory is host memory, which MPI reads), one delay seed. Each sample runs once
-// per transport, its memtype rotating with the sample and the transport: every (transport,
-// memtype) and every (transport, sample) pair runs, in a third of the time of all triples (the
+// emulated device's memory is host memory, which MPI reads), one delay seed, the three in one
+// launch. Each sample runs once, its memtype rotating with the sample: every (transport, sample)
+// and every (transport, memtype) pair runs, in a third of the time of all triples (the
 // random-forest sweeps above run every memtype on every transport).
-class EmulatedSample : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+class EmulatedSample : public ::testing::TestWithParam<int> {};
 
 TEST_P(EmulatedSample, Conforms) {
-  const auto& [transport, m] = GetParam();
-  const auto shift = static_cast<std::size_t>(std::find(kTransports.begin(), kTransports.end(), transport) - kTransports.begin());
+  const int m = GetParam();
   const auto samples = sfr_test::sample_traces(8);
+  std::string all;
+  for (const auto& b : kTransports) all += (all.empty() ? "" : ",") + b;
   for (std::size_t i = 0; i < samples.size(); ++i) {
-    if ((i + shift) % std::size(kMemtypes) != static_cast<std::size_t>(m)) continue;
+    if (i % std::size(kMemtypes) != static_cast<std::size_t>(m)) continue;
     const fs::path& p = samples[i];
     const fs::path t = with_memtype(p, kMemtypes[m], p.stem().string());
-    conforms(t, transport, 7);
+    conforms(t, all, 7);
     fs::remove(t);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Emulated, EmulatedSample, ::testing::Combine(::testing::ValuesIn(kTransports), ::testing::Values(0, 1, 2)),
-                         [](const auto& info) {
-                           return name_of(std::get<0>(info.param)) + "_mem" + std::to_string(std::get<1>(info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(Emulated, EmulatedSample, ::testing::Values(0, 1, 2),
+                         [](const auto& info) { return "mem" + std::to_string(info.param); });
 
 // --- Every host backend on device data (one star-forest interface, exec/sf.hpp) ------------------
 
@@ -332,57 +337,65 @@ INSTANTIATE_TEST_SUITE_P(Emulated, EmulatedSample, ::testing::Combine(::testing:
 // Seeds > 0: on the emulated device (`env`: more settings for it); 0: on the real GPU, whose MPI
 // (Debian's Open MPI) takes no device pointers, so there every backend stages or copies through
 // host memory.
-void host_backend_conforms(const std::string& backend, int m, unsigned forest_seed, unsigned hot_seed, const std::string& env = "") {
-  const std::string b = backend == "3step" || backend == "split-md" || backend == "shm" ? backend + " --ranks-per-node 2" : backend;
+// A group of backends in one launch: those on one node, or shm and the node-aware strategies on
+// nodes of 2.
+struct HostGroup {
+  const char* name;
+  std::vector<std::string> backends;
+};
+const HostGroup kOneNode{"one_node", {"basic", "neighbor", "window", "alltoallv"}}, kNodes{"nodes", {"shm", "3step", "split-md"}},
+    kDirect{"direct", {"basic", "neighbor"}};
+
+void host_backends_conform(const HostGroup& g, int m, unsigned forest_seed, unsigned hot_seed, const std::string& env = "") {
+  auto launch = [&](bool hot) {
+    std::string list;
+    // Not window on the hot root: its fetch-and-op of complex128 PROD (bs 3) overflows to inf and
+    // NaN, where Open MPI's one-sided complex product and C++'s (Annex G) part ways, so its
+    // leafupdates chain to no exact serial order, in host memory as in device memory.
+    for (const auto& b : g.backends)
+      if (!(hot && b == "window")) list += (list.empty() ? "" : ",") + b;
+    return list + (g.name == kNodes.name ? " --ranks-per-node 2" : "");
+  };
   for (int nranks : {3, 6}) {
     const fs::path p = random_forest_trace(nranks, 10u * static_cast<unsigned>(nranks) + 1, m);
-    conforms(p, b, forest_seed, env);
+    conforms(p, launch(false), forest_seed, env);
     fs::remove(p);
   }
-  // Not window: on the hot root, its fetch-and-op of complex128 PROD (bs 3) overflows to inf and
-  // NaN, where Open MPI's one-sided complex product and C++'s (Annex G) part ways, so its
-  // leafupdates chain to no exact serial order, in host memory as in device memory.
-  if (backend == "window") return;
   const fs::path p = hot_root_trace(m);
-  conforms(p, b, hot_seed, env);
+  conforms(p, launch(true), hot_seed, env);
   fs::remove(p);
 }
 
-// (backend, memtype variant, MPI takes device pointers)
-class EmulatedHostBackend : public ::testing::TestWithParam<std::tuple<std::string, int, bool>> {};
+void PrintTo(const HostGroup& g, std::ostream* os) { *os << g.name; }
+
+// (backends, memtype variant, MPI takes device pointers)
+class EmulatedHostBackend : public ::testing::TestWithParam<std::tuple<HostGroup, int, bool>> {};
 
 TEST_P(EmulatedHostBackend, RandomForestsAndHotRootConform) {
-  const auto& [backend, m, aware] = GetParam();
-  host_backend_conforms(backend, m, 5, 6, aware ? "" : "SFR_EMULATE_DEVICE_MPI=host");
+  const auto& [group, m, aware] = GetParam();
+  host_backends_conform(group, m, 5, 6, aware ? "" : "SFR_EMULATE_DEVICE_MPI=host");
 }
 
 // The same on a real GPU (skips without one): device kernels on CUDA streams, real copies.
-class CudaHostBackend : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+class CudaHostBackend : public ::testing::TestWithParam<std::tuple<HostGroup, int>> {};
 
 TEST_P(CudaHostBackend, RandomForestsAndHotRootConform) {
   SKIP_WITHOUT_GPU();
-  const auto& [backend, m] = GetParam();
-  host_backend_conforms(backend, m, 0, 0);
+  const auto& [group, m] = GetParam();
+  host_backends_conform(group, m, 0, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cuda, CudaHostBackend,
-                         ::testing::Combine(::testing::Values("basic", "neighbor", "window", "alltoallv", "shm", "3step", "split-md"),
-                                            ::testing::Values(0, 1, 2)),
-                         [](const auto& info) {
-                           return name_of(std::get<0>(info.param)) + "_mem" + std::to_string(std::get<1>(info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(Cuda, CudaHostBackend, ::testing::Combine(::testing::Values(kOneNode, kNodes), ::testing::Values(0, 1, 2)),
+                         [](const auto& info) { return std::string(std::get<0>(info.param).name) + "_mem" + std::to_string(std::get<1>(info.param)); });
 
 INSTANTIATE_TEST_SUITE_P(Emulated, EmulatedHostBackend,
-                         ::testing::Combine(::testing::Values("basic", "neighbor", "window", "alltoallv", "shm", "3step", "split-md"),
-                                            ::testing::Values(0, 1, 2), ::testing::Values(true)),
-                         [](const auto& info) {
-                           return name_of(std::get<0>(info.param)) + "_mem" + std::to_string(std::get<1>(info.param));
-                         });
+                         ::testing::Combine(::testing::Values(kOneNode, kNodes), ::testing::Values(0, 1, 2), ::testing::Values(true)),
+                         [](const auto& info) { return std::string(std::get<0>(info.param).name) + "_mem" + std::to_string(std::get<1>(info.param)); });
 // The staged route of the backends that hand device blocks to MPI where it can.
 INSTANTIATE_TEST_SUITE_P(EmulatedStaged, EmulatedHostBackend,
-                         ::testing::Combine(::testing::Values("basic", "neighbor"), ::testing::Values(0, 1, 2), ::testing::Values(false)),
+                         ::testing::Combine(::testing::Values(kDirect), ::testing::Values(0, 1, 2), ::testing::Values(false)),
                          [](const auto& info) {
-                           return name_of(std::get<0>(info.param)) + "_mem" + std::to_string(std::get<1>(info.param)) + "_staged";
+                           return std::string(std::get<0>(info.param).name) + "_mem" + std::to_string(std::get<1>(info.param)) + "_staged";
                          });
 
 // The GPU-aware neighborhood-collectives paper's three VecScatter routines (sf-replay generate

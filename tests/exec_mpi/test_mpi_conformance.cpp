@@ -42,20 +42,48 @@ const std::vector<std::string> kBackends = sfr_test::graph_backends();
 
 bool node_aware(const std::string& b) { return b == "3step" || b == "2step" || b == "split-md" || b == "split-dd"; }
 
-// Node-aware backends run on emulated nodes of `ranks_per_node` ranks (0: 2 where the trace has
-// more than one rank, so that traffic crosses nodes).
-void conforms(const fs::path& trace_file, const std::string& backend, int ranks_per_node = 0) {
+// The backends in two launches' worth: those that put every rank on one node (shm: one node of all
+// ranks), and the node-aware strategies, which run on emulated nodes (--ranks-per-node).
+std::vector<std::string> backends_where(bool aware) {
+  std::vector<std::string> out;
+  for (const auto& b : kBackends)
+    if (node_aware(b) == aware) out.push_back(b);
+  return out;
+}
+const std::vector<std::string> kOneNode = backends_where(false), kNodeAware = backends_where(true);
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& b : v) s += (s.empty() ? "" : ",") + b;
+  return s;
+}
+
+// `mpiexec -n P sf-replay run TRACE --backend B1,B2,... --dump D`, in one launch (a launch costs
+// 0.4 s, a backend's run of a small trace a few milliseconds): the executor checks every
+// backend's dump against the reference and says so per backend (exit 2 naming those that do not
+// conform); the test requires each one's line and checks the dump written (the first backend's)
+// itself. Node-aware backends run on emulated nodes of `ranks_per_node` ranks (0: 2 where the
+// trace has more than one rank, so that traffic crosses nodes).
+void conforms(const fs::path& trace_file, const std::vector<std::string>& backends, int ranks_per_node = 0) {
   const auto t = trace::read_trace_file(trace_file.string());
-  const fs::path dump = fs::temp_directory_path() / ("sfr_mpi_dump_" + std::to_string(::getpid()) + "_" + backend + ".json");
+  const fs::path dump = fs::temp_directory_path() / ("sfr_mpi_dump_" + std::to_string(::getpid()) + "_" + backends.front() + ".json");
   std::string nodes;
-  if (node_aware(backend))
+  if (std::any_of(backends.begin(), backends.end(), node_aware))
     nodes = " --ranks-per-node " + std::to_string(ranks_per_node > 0 ? ranks_per_node : std::min(2, t.trace().nranks));
-  const auto r = mpirun(t.trace().nranks, "run " + trace_file.string() + " --backend " + backend + nodes + " --dump " + dump.string());
-  ASSERT_EQ(r.status, 0) << backend << nodes << " on " << trace_file << ":\n" << r.out;
+  const std::string list = joined(backends);
+  const auto r = mpirun(t.trace().nranks, "run " + trace_file.string() + " --backend " + list + nodes + " --dump " + dump.string());
+  ASSERT_EQ(r.status, 0) << list << nodes << " on " << trace_file << ":\n" << r.out;
+  const std::string ops = std::to_string(t.trace().ops.size());
+  for (const auto& b : backends)
+    EXPECT_EQ(sfr_test::occurrences(r.out, "backend " + b + ": " + ops + " ops conform to the reference"), 1u) << b << nodes << " on " << trace_file
+                                                                                                                << ":\n" << r.out;
   const auto res = exec::check_dump(t, slurp(dump), dump.string());
-  EXPECT_TRUE(res.ok()) << backend << " on " << trace_file << ": " << res.problems.size() << " problems, first: " << res.problems.front();
+  EXPECT_TRUE(res.ok()) << backends.front() << " on " << trace_file << ": " << res.problems.size() << " problems, first: " << res.problems.front();
   EXPECT_EQ(res.ops_checked, t.trace().ops.size());
   fs::remove(dump);
+}
+void conforms(const fs::path& trace_file, const std::string& backend, int ranks_per_node = 0) {
+  conforms(trace_file, std::vector<std::string>{backend}, ranks_per_node);
 }
 
 fs::path random_trace(int nranks, unsigned seed) {
@@ -105,14 +133,15 @@ fs::path link_reuse_trace(bool issue_only) {
 
 }  // namespace
 
-class Backends : public ::testing::TestWithParam<std::string> {};
-
 // Every checked-in sample trace of at most 8 ranks (SpMV, stencils, mesh migration, scatters,
-// synthetic patterns, the hand-made one with every derive kind), one test per (backend, trace) so
-// that ctest -j spreads them.
-class SampleTrace : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+// synthetic patterns, the hand-made one with every derive kind), one test per (trace, launch) so
+// that ctest -j spreads them: the backends on one node, then the node-aware strategies on nodes
+// of 2.
+class SampleTrace : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(SampleTrace, Conforms) { conforms(fs::path(SFR_TRACES_DIR) / std::get<1>(GetParam()), std::get<0>(GetParam())); }
+TEST_P(SampleTrace, ConformsOnOneNode) { conforms(fs::path(SFR_TRACES_DIR) / GetParam(), kOneNode); }
+
+TEST_P(SampleTrace, ConformsOnNodesOfTwo) { conforms(fs::path(SFR_TRACES_DIR) / GetParam(), kNodeAware); }
 
 namespace {
 std::vector<std::string> sample_trace_files() {
@@ -124,22 +153,27 @@ std::vector<std::string> sample_trace_files() {
 
 TEST(SampleTraces, AtLeastTenOfAtMostEightRanks) { EXPECT_GE(sample_trace_files().size(), 10u); }
 
-INSTANTIATE_TEST_SUITE_P(Mpi, SampleTrace, ::testing::Combine(::testing::ValuesIn(kBackends), ::testing::ValuesIn(sample_trace_files())),
-                         [](const auto& info) {
-                           std::string n = std::get<0>(info.param) + "_" + fs::path(std::get<1>(info.param)).stem().string();
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Mpi, SampleTrace, ::testing::ValuesIn(sample_trace_files()), [](const auto& info) {
+  std::string n = fs::path(info.param).stem().string();
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+});
 
-// Node-aware backends: every node size from 1 to 4 ranks (the last node may be smaller).
-TEST_P(Backends, RandomForestsConformOnOneToEightRanks) {
+// Seeded random forests of 1-8 ranks: the backends on one node, and the node-aware strategies on
+// every node size from 1 to 4 ranks (the last node may be smaller).
+TEST(MpiRandomForests, ConformOnOneNode) {
   for (int nranks : {1, 2, 3, 5, 8}) {
     const auto p = random_trace(nranks, 1000u + static_cast<unsigned>(nranks));
-    if (!node_aware(GetParam()))
-      conforms(p, GetParam());
-    else
-      for (int rpn = 1; rpn <= std::min(4, nranks); ++rpn) conforms(p, GetParam(), rpn);
+    conforms(p, kOneNode);
+    fs::remove(p);
+  }
+}
+
+TEST(MpiRandomForests, ConformOnEveryNodeSize) {
+  for (int nranks : {1, 2, 3, 5, 8}) {
+    const auto p = random_trace(nranks, 1000u + static_cast<unsigned>(nranks));
+    for (int rpn = 1; rpn <= std::min(4, nranks); ++rpn) conforms(p, kNodeAware, rpn);
     fs::remove(p);
   }
 }
@@ -150,32 +184,27 @@ TEST_P(Backends, RandomForestsConformOnOneToEightRanks) {
 // One link, the ops that reuse it with other buffers: issue 31's three ops (the unit and op change
 // under one block size), and the whole sequence over two block sizes; two tests, so that each
 // fails on its own.
-static void link_reused(bool issue_only, const std::string& backend) {
+static void link_reused(bool issue_only) {
   const auto p = link_reuse_trace(issue_only);
-  conforms(p, backend);
-  if (node_aware(backend)) conforms(p, backend, 1);
+  conforms(p, kOneNode);
+  conforms(p, kNodeAware);
+  conforms(p, kNodeAware, 1);
   fs::remove(p);
 }
 
 // Messages at and just under the size where shm leaves a contiguous on-node pair to MPI
 // (core/shm_route.hpp), on every backend: the pairs that change route must still conform.
-TEST_P(Backends, LargeRunsConform) {
-  const fs::path p = fs::temp_directory_path() / ("sfr_mpi_large_runs_" + std::to_string(::getpid()) + "_" + GetParam() + ".json");
+TEST(MpiLargeRuns, ConformOnEveryBackend) {
+  const fs::path p = fs::temp_directory_path() / ("sfr_mpi_large_runs_" + std::to_string(::getpid()) + ".json");
   trace::write_trace_file(sfr_test::large_runs_trace(), p.string());
-  conforms(p, GetParam());
+  conforms(p, kOneNode);
+  conforms(p, kNodeAware);
   fs::remove(p);
 }
 
-TEST_P(Backends, LinkReusedWithOtherUnitsAndOps) { link_reused(true, GetParam()); }
+TEST(MpiLinkReused, WithOtherUnitsAndOps) { link_reused(true); }
 
-TEST_P(Backends, LinkReusedWithOtherBuffersAndOps) { link_reused(false, GetParam()); }
-
-INSTANTIATE_TEST_SUITE_P(Mpi, Backends, ::testing::ValuesIn(kBackends), [](const auto& info) {
-  std::string n = info.param;
-  for (char& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
-});
+TEST(MpiLinkReused, WithOtherBuffersAndOps) { link_reused(false); }
 
 TEST(MpiBadInput, WrongRankCountIsOneMessageAndExitTwo) {
   const auto r = mpirun(3, std::string("run ") + SFR_TRACES_DIR + "/handmade-4.json --backend basic");
