@@ -50,9 +50,11 @@ protected:
   std::string dir_str() const { return dir_.string(); }
   std::string trace() const { return (dir_ / "pair.json").string(); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  // `env` (VAR=VALUE ...) mpiexec -n 2 sf-replay ARGS, in the background.
+  // `env` (VAR=VALUE ...) mpiexec -n 2 sf-replay ARGS, in the background, with the launcher's own
+  // second between SIGTERM and SIGKILL as users have it (the suite's mpiexec has none).
   std::unique_ptr<sfr_test::Background> start(const std::string& args, const std::string& env = "") const {
-    return std::make_unique<sfr_test::Background>((env.empty() ? "" : "env " + env + " ") + sfr_test::mpiexec(2) + SFR_CLI + " " + args);
+    return std::make_unique<sfr_test::Background>("env OMPI_MCA_odls_base_sigkill_timeout=1 " + env + " " + sfr_test::mpiexec(2) + SFR_CLI + " " +
+                                                  args);
   }
   // The files the command left in the test's folder and its store, but the trace.
   // (Polled while the command runs, a file may vanish as it is listed: an output folder's probe
