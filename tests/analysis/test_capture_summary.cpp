@@ -5,6 +5,7 @@
 
 #include <array>
 #include <tuple>
+#include <vector>
 
 #include "analysis/capture_summary.hpp"
 #include "analysis/report.hpp"
@@ -29,6 +30,21 @@ trace::TimingResult result(std::size_t index, const std::string& backend, std::i
   r.repeat = repeat;
   r.min_us = r.median_us = r.max_us = median_us;
   return r;
+}
+
+// A simulated backend: per op record (index, repeat, predicted microseconds per call).
+trace::SimBackend simulated(const std::string& backend, const std::vector<std::tuple<std::size_t, std::int64_t, double>>& records) {
+  trace::SimBackend sb;
+  sb.backend = backend;
+  for (const auto& [index, repeat, us] : records) {
+    trace::SimOp op;
+    op.index = index;
+    op.repeat = repeat;
+    op.per_call = us * 1e-6;
+    op.total = *op.per_call * static_cast<double>(repeat);
+    sb.ops.push_back(op);
+  }
+  return sb;
 }
 
 }  // namespace
@@ -114,19 +130,8 @@ TEST(CaptureSummary, APredictionGivesThePredictedVerdict) {
   sim.placement = {{"text", "placement: 2 ranks on 1 node(s)"}};
   // Per call in seconds: shm 6 us a bcast, 1 us a reduce; neighbor 7 and 2; window 1 and 1 but
   // without the reduce's record (it ran only some ops: no total).
-  for (const auto& [b, bcast, reduce] : std::vector<std::tuple<std::string, double, double>>{{"shm", 6, 1}, {"neighbor", 7, 2}}) {
-    trace::SimBackend sb;
-    sb.backend = b;
-    for (const auto& [index, repeat, us] : {std::tuple<std::size_t, std::int64_t, double>{0, 2000, bcast}, {1, 3, reduce}}) {
-      trace::SimOp op;
-      op.index = index;
-      op.repeat = repeat;
-      op.per_call = us * 1e-6;
-      op.total = *op.per_call * static_cast<double>(repeat);
-      sb.ops.push_back(op);
-    }
-    sim.backends.push_back(sb);
-  }
+  for (const auto& [b, bcast, reduce] : std::vector<std::tuple<std::string, double, double>>{{"shm", 6, 1}, {"neighbor", 7, 2}})
+    sim.backends.push_back(simulated(b, {{0, 2000, bcast}, {1, 3, reduce}}));
   trace::SimBackend partial;
   partial.backend = "window";
   partial.ops.push_back(sim.backends[0].ops[0]);
@@ -257,19 +262,8 @@ TEST(CaptureSummary, APredictionOfSeveralRecordsPerRowIsWeightedByCalls) {
   const auto stats = analysis::compute_stats(t);
   trace::SimulationDoc sim;
   sim.machine = "generic";
-  for (const auto& [b, bs1, bs4] : std::vector<std::tuple<std::string, double, double>>{{"neighbor", 10, 100}, {"window", 12, 20}}) {
-    trace::SimBackend sb;
-    sb.backend = b;
-    for (const auto& [index, repeat, us] : {std::tuple<std::size_t, std::int64_t, double>{0, 1000, bs1}, {1, 10, bs4}, {2, 5, 3}}) {
-      trace::SimOp op;
-      op.index = index;
-      op.repeat = repeat;
-      op.per_call = us * 1e-6;
-      op.total = *op.per_call * static_cast<double>(repeat);
-      sb.ops.push_back(op);
-    }
-    sim.backends.push_back(sb);
-  }
+  for (const auto& [b, bs1, bs4] : std::vector<std::tuple<std::string, double, double>>{{"neighbor", 10, 100}, {"window", 12, 20}})
+    sim.backends.push_back(simulated(b, {{0, 1000, bs1}, {1, 10, bs4}, {2, 5, 3}}));
   const auto c = analysis::capture_summary(t, stats, nullptr, &sim);
   ASSERT_TRUE(c);
   ASSERT_EQ(c->predicted.size(), 2u);
