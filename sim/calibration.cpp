@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/backends.hpp"
+#include "core/format.hpp"
 #include "sim/simulate.hpp"
 #include "trace/calibration_ring.hpp"
 
@@ -50,11 +51,6 @@ std::string pad(std::string s, std::size_t w) {
   return s;
 }
 
-std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 0) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, f, a, b, c, d);
-  return buf;
-}
 }  // namespace
 
 AlphaBeta fit_alpha_beta(const std::vector<core::TimedSample>& s, double* rms) {
@@ -158,22 +154,22 @@ std::vector<std::string> implausible_fit(const MachineModel& m, const MeasuredTi
         const double fl = m.latency(false, static_cast<Tier>(far), static_cast<Proto>(p)),
                      nl = m.latency(false, static_cast<Tier>(near), static_cast<Proto>(p));
         if (fl < nl)
-          add(inverted, tier(far) + " " + proto + " L " + fmt("%.3f us", fl * 1e6) + " < " + tier(near) + " " + fmt("%.3f us", nl * 1e6));
+          add(inverted, tier(far) + " " + proto + " L " + core::format_number("%.3f us", fl * 1e6) + " < " + tier(near) + " " + core::format_number("%.3f us", nl * 1e6));
         if (f.beta * kImplausibleBetaFactor < n.beta)
-          add(inverted, tier(far) + " " + proto + " beta " + fmt("%.4f ns/B", f.beta * 1e9) + " < " + tier(near) + " " +
-                            fmt("%.4f ns/B", n.beta * 1e9));
+          add(inverted, tier(far) + " " + proto + " beta " + core::format_number("%.4f ns/B", f.beta * 1e9) + " < " + tier(near) + " " +
+                            core::format_number("%.4f ns/B", n.beta * 1e9));
       }
     for (int k = 0; k < 3; ++k) {
       if (!measured[static_cast<std::size_t>(k)]) continue;
       const AlphaBeta& ab = m.p2p[0][k][p];
-      if (ab.alpha <= 0) add(zero, tier(k) + " " + proto + " L " + fmt("%g s", ab.alpha));
-      if (ab.beta <= 0) add(zero, tier(k) + " " + proto + " beta " + fmt("%g s/B", ab.beta));
+      if (ab.alpha <= 0) add(zero, tier(k) + " " + proto + " L " + core::format_number("%g s", ab.alpha));
+      if (ab.beta <= 0) add(zero, tier(k) + " " + proto + " beta " + core::format_number("%g s/B", ab.beta));
     }
   }
   // The model's overheads, then each measured tier's own (named by its tier).
   const auto overheads = [&](const std::string& who, const MachineModel::LogGP& o) {
-    if (o.o_send <= 0) add(zero, who + fmt("o_send %g s", o.o_send));
-    if (o.o_recv <= 0) add(zero, who + fmt("o_recv %g s", o.o_recv));
+    if (o.o_send <= 0) add(zero, who + core::format_number("o_send %g s", o.o_send));
+    if (o.o_recv <= 0) add(zero, who + core::format_number("o_recv %g s", o.o_recv));
   };
   overheads("", m.loggp());
   for (int k = 0; k < 3; ++k)
@@ -183,7 +179,7 @@ std::vector<std::string> implausible_fit(const MachineModel& m, const MeasuredTi
                   "); the measurement does not see the topology it assumes (emulated nodes, oversubscribed cores?)");
   if (!zero.empty()) out.push_back("zero or negative fitted terms (" + zero + "); the simulator will take them as free");
   if (worst_fit_error > kImplausibleFitError)
-    out.push_back(fmt("a ping-pong fit error of %.1f%% (above %.0f%%): the measurements are too noisy for the model", worst_fit_error * 100,
+    out.push_back(core::format_number("a ping-pong fit error of %.1f%% (above %.0f%%): the measurements are too noisy for the model", worst_fit_error * 100,
                       kImplausibleFitError * 100));
   return out;
 }
@@ -199,10 +195,10 @@ void device_terms(const core::CalibrationData::Device& d, MachineModel& m, std::
     (to_device ? m.h2d : m.d2h)[0] = fit_alpha_beta(s, &rms);
     const AlphaBeta& ab = (to_device ? m.h2d : m.d2h)[0];
     lines.push_back(std::string("copy ") + (to_device ? "h2d" : "d2h") +
-                    fmt("   %.3f us + %.4f ns/B, fit error %.1f%% (", ab.alpha * 1e6, ab.beta * 1e9, rms * 100) + d.name + ")");
+                    core::format_number("   %.3f us + %.4f ns/B, fit error %.1f%% (", ab.alpha * 1e6, ab.beta * 1e9, rms * 100) + d.name + ")");
   }
   m.kernels = {d.launch, d.bandwidth};
-  lines.push_back(fmt("kernels    %.3f us per launch, %.1f GB/s device memory (a device-to-device copy)", d.launch * 1e6, d.bandwidth * 1e-9));
+  lines.push_back(core::format_number("kernels    %.3f us per launch, %.1f GB/s device memory (a device-to-device copy)", d.launch * 1e6, d.bandwidth * 1e-9));
 }
 }  // namespace
 
@@ -225,12 +221,12 @@ void fit_core_sharing(const CalibrationData& d, Calibration& c) {
 void set_overheads(const CalibrationData& d, Calibration& c) {
   MachineModel& m = c.machine;
   m.o_send = d.overheads.o_send, m.o_recv = d.overheads.o_recv;
-  c.lines.push_back(fmt("LogGP      o_send %.3f us, o_recv %.3f us (measured CPU time per call)", m.o_send * 1e6, m.o_recv * 1e6));
+  c.lines.push_back(core::format_number("LogGP      o_send %.3f us, o_recv %.3f us (measured CPU time per call)", m.o_send * 1e6, m.o_recv * 1e6));
   for (const auto& [tier, name] : core::kTierNames)
     if (const auto& o = d.slower_overheads[static_cast<std::size_t>(tier)]) {
       m.loggp_tier[static_cast<std::size_t>(tier)] = MachineModel::LogGP{o->o_send, o->o_recv, m.gap};
       c.lines.push_back(pad(name, 11) +
-                        fmt("o_send %.3f us, o_recv %.3f us (its own: its messages' CPU time per call)", o->o_send * 1e6, o->o_recv * 1e6));
+                        core::format_number("o_send %.3f us, o_recv %.3f us (its own: its messages' CPU time per call)", o->o_send * 1e6, o->o_recv * 1e6));
     }
 }
 
@@ -246,8 +242,8 @@ void set_tier(const ProtocolFit& fit, int k, int from, Calibration& c) {
     c.machine.p2p[0][k][p] = ab;
     if (from != k) continue;
     c.lines.push_back(pad(core::tier_name(static_cast<Tier>(k)), 11) + pad(proto_label(static_cast<Proto>(p)), 11) +
-                      fmt("L %.3f us, beta %.4f ns/B (%.0f MB/s)", ab.alpha * 1e6, ab.beta * 1e9, ab.beta > 0 ? 1e-6 / ab.beta : 0.0) +
-                      fmt(", fit error %.1f%% over %.0f sizes", fit.rms[p] * 100, fit.count[p]));
+                      core::format_number("L %.3f us, beta %.4f ns/B (%.0f MB/s)", ab.alpha * 1e6, ab.beta * 1e9, ab.beta > 0 ? 1e-6 / ab.beta : 0.0) +
+                      core::format_number(", fit error %.1f%% over %.0f sizes", fit.rms[p] * 100, static_cast<double>(fit.count[p])));
     if (fit.count[p] >= 2) c.worst_rms = std::max(c.worst_rms, fit.rms[p]);
   }
   if (from != k)
@@ -298,7 +294,7 @@ void fit_gap(const CalibrationData& d, Calibration& c) {
     if (train.size() < 2) return;
     double rms = 0;
     gap = fit_alpha_beta(train, &rms).beta;
-    c.lines.push_back(pad(std::string(label), 11) + fmt("gap %.3f us per message (slope of a %.0f-size message train), fit error %.1f%%",
+    c.lines.push_back(pad(std::string(label), 11) + core::format_number("gap %.3f us per message (slope of a %.0f-size message train), fit error %.1f%%",
                                                         gap * 1e6, static_cast<double>(train.size()), rms * 100));
   };
   slope(d.overheads.train, "LogGP", c.machine.gap);
@@ -316,8 +312,8 @@ void fit_injection(const CalibrationData& d, Calibration& c) {
   const auto& in = d.injection;
   if (d.nodes > 1 && in.senders > 1 && in.bytes > 0 && in.seconds > 0) {
     c.machine.injection_beta = in.seconds / (in.senders * in.bytes);
-    c.lines.push_back(fmt("NIC        %.0f MB/s out of a node with %.0f senders (one sender alone: %.0f MB/s)", 1e-6 / c.machine.injection_beta,
-                          in.senders, in.single_seconds > 0 ? 1e-6 * in.bytes / in.single_seconds : 0.0));
+    c.lines.push_back(core::format_number("NIC        %.0f MB/s out of a node with %.0f senders (one sender alone: %.0f MB/s)", 1e-6 / c.machine.injection_beta,
+                          static_cast<double>(in.senders), in.single_seconds > 0 ? 1e-6 * in.bytes / in.single_seconds : 0.0));
   } else {
     c.machine.injection_beta = 0;
     c.lines.push_back("NIC        not measured (needs two nodes with two ranks each): no injection limit");
@@ -356,12 +352,12 @@ void fit_collectives(const CalibrationData& d, Calibration& c) {
   if (d.neighbor >= 0) {
     const double empty = ring_empty_messages(d, m);
     m.collective_overhead = std::max(0.0, d.neighbor - empty);
-    c.lines.push_back(fmt("sync       neighbourhood collective %.3f us per call (ring, empty messages): %.3f us beyond the model's empty "
+    c.lines.push_back(core::format_number("sync       neighbourhood collective %.3f us per call (ring, empty messages): %.3f us beyond the model's empty "
                           "messages (%.3f us)",
                           d.neighbor * 1e6, m.collective_overhead * 1e6, empty * 1e6));
   }
   if (d.alltoallv >= 0)  // the simulator's alltoallv (start-up, empty messages) is checked on the ring below
-    c.lines.push_back(fmt("sync       MPI_Alltoallv of empty messages %.3f us per call", d.alltoallv * 1e6));
+    c.lines.push_back(core::format_number("sync       MPI_Alltoallv of empty messages %.3f us per call", d.alltoallv * 1e6));
 }
 
 // MPI_Win_fence's cost beyond the model's dissemination barrier on the ring's layout.
@@ -371,7 +367,7 @@ void fit_fence(const CalibrationData& d, const trace::Trace& ring, Calibration& 
   m.fence_overhead = 0;
   const double barrier = to_seconds(fence_cost(m, layout_for(ring, m), false));
   m.fence_overhead = std::max(0.0, d.fence - barrier);
-  c.lines.push_back(fmt("sync       MPI_Win_fence %.3f us per call: %.3f us beyond the model's dissemination barrier (%.3f us)", d.fence * 1e6,
+  c.lines.push_back(core::format_number("sync       MPI_Win_fence %.3f us per call: %.3f us beyond the model's dissemination barrier (%.3f us)", d.fence * 1e6,
                         m.fence_overhead * 1e6, barrier * 1e6));
 }
 
@@ -382,7 +378,7 @@ void fit_pack(const CalibrationData& d, Calibration& c) {
   MachineModel& m = c.machine;
   m.pack = fit_alpha_beta(d.pack, &rms);
   c.lines.push_back(
-      fmt("pack       %.3f us + %.4f ns/B per message (indexed doubles), fit error %.1f%%", m.pack.alpha * 1e6, m.pack.beta * 1e9, rms * 100));
+      core::format_number("pack       %.3f us + %.4f ns/B per message (indexed doubles), fit error %.1f%%", m.pack.alpha * 1e6, m.pack.beta * 1e9, rms * 100));
 }
 
 // One line of the executor's fit for `name` begins so; a direction is named by its op.
@@ -485,9 +481,9 @@ class ExecutorFit {
   const double until_ = bytes(CalibrationShape::ring_in_order);
   // A message counts as large from the fan's size (nothing) to the large fan's (a whole one).
   const std::array<std::int64_t, 2> sizes_;
-  const std::string large_ring_ = fmt("the ring of %.0f B per rank in order, both ways", 8.0 * core::kCalibrationLargeValues);
-  const std::string beyond_ = fmt("ns per byte a rank sends or receives beyond %.0f B", until_);
-  const std::string large_permuted_ = fmt("the ring of %.0f B per rank permuted, both ways", 8.0 * core::kCalibrationLargeValues);
+  const std::string large_ring_ = core::format_number("the ring of %.0f B per rank in order, both ways", 8.0 * core::kCalibrationLargeValues);
+  const std::string beyond_ = core::format_number("ns per byte a rank sends or receives beyond %.0f B", until_);
+  const std::string large_permuted_ = core::format_number("the ring of %.0f B per rank permuted, both ways", 8.0 * core::kCalibrationLargeValues);
 };
 
 const trace::BuiltTrace& ExecutorFit::pattern(CalibrationShape shape, core::OpKind kind) {
@@ -534,16 +530,16 @@ ExecutorFit::Rings ExecutorFit::rings(const char* name, core::OpKind kind, doubl
     f.in_order = true;
     f.run = std::clamp((beyond - beyond_in_order) / (core::kCalibrationSfOpValues - 1), 0.0, 1e-6);  // the file's bound
     f.base = std::min(beyond_in_order - f.run, beyond - f.run * core::kCalibrationSfOpValues);
-    c_.lines.push_back(head(name) + fmt("%.2f ns per run of roots a rank reads, ", f.run * 1e9) + direction(kind) +
-                       fmt(" (the ring in order: %.3f us measured, %.3f us modelled)", contiguous * 1e6, model_in_order * 1e6));
+    c_.lines.push_back(head(name) + core::format_number("%.2f ns per run of roots a rank reads, ", f.run * 1e9) + direction(kind) +
+                       core::format_number(" (the ring in order: %.3f us measured, %.3f us modelled)", contiguous * 1e6, model_in_order * 1e6));
   }
   return f;
 }
 
 void ExecutorFit::op_line(const char* name, core::OpKind kind, double op, double permuted, double model) {
-  c_.lines.push_back(head(name) + fmt("%.3f us per op call beyond the model, ", op * 1e6) + direction(kind) +
-                     fmt(" (the ring of %.0f B per rank: %.3f us measured, ", 8.0 * core::kCalibrationSfOpValues, permuted * 1e6) +
-                     fmt("%.3f us modelled)", model * 1e6));
+  c_.lines.push_back(head(name) + core::format_number("%.3f us per op call beyond the model, ", op * 1e6) + direction(kind) +
+                     core::format_number(" (the ring of %.0f B per rank: %.3f us measured, ", 8.0 * core::kCalibrationSfOpValues, permuted * 1e6) +
+                     core::format_number("%.3f us modelled)", model * 1e6));
 }
 
 // A term fitted from a pattern: what the pattern measured beyond the simulator's prediction with
@@ -556,7 +552,7 @@ std::optional<double> ExecutorFit::term(const char* name, CalibrationShape shape
                                         const std::string& pattern_text) {
   const double model = modelled(shape, kind, name);
   const std::string what = head(name);
-  const std::string where = " (" + pattern_text + fmt(": %.3f us measured, ", measured * 1e6) + fmt("%.3f us modelled)", model * 1e6);
+  const std::string where = " (" + pattern_text + core::format_number(": %.3f us measured, ", measured * 1e6) + core::format_number("%.3f us modelled)", model * 1e6);
   const double base = predicted(shape, kind, name, so_far);
   const double step = field == &Costs::byte ? 1e-12 : 1e-8;
   Costs more = so_far;
@@ -567,8 +563,8 @@ std::optional<double> ExecutorFit::term(const char* name, CalibrationShape shape
     return std::nullopt;
   }
   const double fitted = (measured - base) / per_unit, kept = std::clamp(fitted, 0.0, most);
-  c_.lines.push_back(what + fmt(format, kept * scale) + " " + unit + where +
-                     (kept != fitted ? "; fitted " + fmt(format, fitted * scale) + ", kept at " + fmt(format, kept * scale) : std::string()));
+  c_.lines.push_back(what + core::format_number(format, kept * scale) + " " + unit + where +
+                     (kept != fitted ? "; fitted " + core::format_number(format, fitted * scale) + ", kept at " + core::format_number(format, kept * scale) : std::string()));
   return kept;
 }
 
@@ -600,16 +596,16 @@ void ExecutorFit::small_bytes(const char* name, core::OpKind kind, double measur
   // fits that follow keep the negative one, so that what they fit is the patterns' excess over the
   // ring's.
   op_line(name, kind, std::max(0.0, op), permuted, model);
-  if (op < 0) c_.lines.back() += fmt("; fitted %.3f us, kept at 0", op * 1e6);
+  if (op < 0) c_.lines.back() += core::format_number("; fitted %.3f us, kept at 0", op * 1e6);
   if (measured >= 0)
-    c_.lines.push_back(head(name) + fmt("%.4f ns per byte a rank sends or receives up to %.0f B, ", small * 1e9, until_) + direction(kind) +
-                       fmt(" (the ring of %.0f B per rank in order: %.3f us measured, ", at / 2, measured * 1e6) +
-                       fmt("%.3f us modelled with the cost per op alone)", before * 1e6) +
-                       (small != fitted ? fmt("; fitted %.4f, kept at %.4f", fitted * 1e9, small * 1e9) : std::string()) +
+    c_.lines.push_back(head(name) + core::format_number("%.4f ns per byte a rank sends or receives up to %.0f B, ", small * 1e9, until_) + direction(kind) +
+                       core::format_number(" (the ring of %.0f B per rank in order: %.3f us measured, ", at / 2, measured * 1e6) +
+                       core::format_number("%.3f us modelled with the cost per op alone)", before * 1e6) +
+                       (small != fitted ? core::format_number("; fitted %.4f, kept at %.4f", fitted * 1e9, small * 1e9) : std::string()) +
                        (op_held ? " (the cost per op at 0)" : "") +
-                       (small < 0 ? fmt("; a call costs %.3f us beyond the model at no byte, ", op * 1e6) +
-                                        fmt("%.3f us at the small ring's bytes, ", std::max(0.0, op + small * at) * 1e6) +
-                                        fmt("%.3f us at the ring's (never below 0)", std::max(0.0, op + small * until_) * 1e6)
+                       (small < 0 ? core::format_number("; a call costs %.3f us beyond the model at no byte, ", op * 1e6) +
+                                        core::format_number("%.3f us at the small ring's bytes, ", std::max(0.0, op + small * at) * 1e6) +
+                                        core::format_number("%.3f us at the ring's (never below 0)", std::max(0.0, op + small * until_) * 1e6)
                                   : std::string()));
   e.small_byte = small, e.op = op;
 }
@@ -652,14 +648,14 @@ std::pair<std::optional<double>, std::optional<double>> ExecutorFit::byte_and_la
   const std::string what = head(name);
   auto said = [&](double value, double fitted, bool kept, const char* format, double scale, const char* other) {
     if (value == fitted) return std::string();
-    return kept ? "; fitted " + fmt(format, fitted * scale) + ", kept at " + fmt(format, value * scale)
-                : "; " + fmt(format, fitted * scale) + " with the " + other + " at its bound";
+    return kept ? "; fitted " + core::format_number(format, fitted * scale) + ", kept at " + core::format_number(format, value * scale)
+                : "; " + core::format_number(format, fitted * scale) + " with the " + other + " at its bound";
   };
-  const std::string ring_where = " (" + large_ring_ + fmt(": %.3f us measured, %.3f us modelled without it)", ring_measured * 1e6, rl * 1e6);
-  const std::string fan_where = " (" + fan_pattern + fmt(": %.3f us measured, %.3f us modelled without it)", fan_measured * 1e6, fl * 1e6);
-  c_.lines.push_back(what + (has_byte ? fmt("%.4f ", byte * 1e9) + beyond_ + ring_where + said(byte, byte_fitted, byte_kept, "%.4f", 1e9, "cost per large message")
-                                      : "not fitted: no byte beyond " + fmt("%.0f B", until_) + ring_where));
-  c_.lines.push_back(what + (has_large ? fmt("%.3f us per large message beyond one each way", large * 1e6) + fan_where +
+  const std::string ring_where = " (" + large_ring_ + core::format_number(": %.3f us measured, %.3f us modelled without it)", ring_measured * 1e6, rl * 1e6);
+  const std::string fan_where = " (" + fan_pattern + core::format_number(": %.3f us measured, %.3f us modelled without it)", fan_measured * 1e6, fl * 1e6);
+  c_.lines.push_back(what + (has_byte ? core::format_number("%.4f ", byte * 1e9) + beyond_ + ring_where + said(byte, byte_fitted, byte_kept, "%.4f", 1e9, "cost per large message")
+                                      : "not fitted: no byte beyond " + core::format_number("%.0f B", until_) + ring_where));
+  c_.lines.push_back(what + (has_large ? core::format_number("%.3f us per large message beyond one each way", large * 1e6) + fan_where +
                                              said(large, large_fitted, large_kept, "%.3f", 1e6, "cost per byte")
                                        : "not fitted: no large message beyond one each way" + fan_where));
   return {has_byte ? std::optional(byte) : std::nullopt, has_large ? std::optional(large) : std::nullopt};
@@ -676,8 +672,8 @@ bool ExecutorFit::wire(const char* name, core::OpKind kind, double ring_measured
   // A ring whose prediction does not change with it has no message beyond the limit on the wire
   // (shm's on one node: every one a copy): none, and said.
   if (wire_factor_at(name, kind, CalibrationShape::ring_large, e, least, e.large) >= before) {
-    c_.lines.push_back(head(name) + fmt("no wire factor: no message beyond %.0f B on the wire", static_cast<double>(wire_beyond_)) + which + " (" +
-                       large_ring_ + fmt(": %.3f us measured, %.3f us modelled)", ring_measured * 1e6, before * 1e6));
+    c_.lines.push_back(head(name) + core::format_number("no wire factor: no message beyond %.0f B on the wire", static_cast<double>(wire_beyond_)) + which + " (" +
+                       large_ring_ + core::format_number(": %.3f us measured, %.3f us modelled)", ring_measured * 1e6, before * 1e6));
     return false;
   }
   double factor = 1, large = e.large;
@@ -701,13 +697,13 @@ bool ExecutorFit::wire(const char* name, core::OpKind kind, double ring_measured
     }
     if (turn > 0 && std::abs(factor - last) < 1e-7) break;
   }
-  c_.lines.push_back(head(name) + fmt("x%.3f", factor) +
-                     fmt(" on what a message beyond %.0f B costs the wire more than one of that size", static_cast<double>(wire_beyond_)) + which + " (" +
-                     large_ring_ + fmt(": %.3f us measured, %.3f us modelled with the wire's own)", ring_measured * 1e6, before * 1e6) +
-                     (factor <= least ? fmt("; kept at %.2f", least) : std::string()));
+  c_.lines.push_back(head(name) + core::format_number("x%.3f", factor) +
+                     core::format_number(" on what a message beyond %.0f B costs the wire more than one of that size", static_cast<double>(wire_beyond_)) + which + " (" +
+                     large_ring_ + core::format_number(": %.3f us measured, %.3f us modelled with the wire's own)", ring_measured * 1e6, before * 1e6) +
+                     (factor <= least ? core::format_number("; kept at %.2f", least) : std::string()));
   if (refitted)
-    c_.lines.push_back(head(name) + fmt("%.3f us per large message beyond one each way, with the wire factor ", large * 1e6) +
-                       fmt("(the large fan: %.3f us measured, %.3f us modelled)", fan_measured * 1e6,
+    c_.lines.push_back(head(name) + core::format_number("%.3f us per large message beyond one each way, with the wire factor ", large * 1e6) +
+                       core::format_number("(the large fan: %.3f us measured, %.3f us modelled)", fan_measured * 1e6,
                            wire_factor_at(name, kind, CalibrationShape::fan_large, e, factor, large) * 1e6));
   e.wire = factor, e.large = large;
   return refitted;
@@ -729,17 +725,17 @@ std::optional<double> ExecutorFit::scatter(const char* name, core::OpKind kind, 
   const double per = (predicted(CalibrationShape::ring_large_permuted, kind, name, more) - base) / step;
   const std::string where_in = scatters_at_every_size(core::find_backend(name)->id)
                                    ? std::string("at every size, ")
-                                   : fmt("in a message beyond %.0f B, ", static_cast<double>(scatter_beyond_));
+                                   : core::format_number("in a message beyond %.0f B, ", static_cast<double>(scatter_beyond_));
   const std::string unit = "ns per value packed or unpacked through an index list " + where_in + direction(kind);
-  const std::string where = " (" + large_permuted_ + fmt(": %.3f us measured, %.3f us modelled without it; ", permuted * 1e6, base * 1e6) +
-                            fmt("in order %.3f us measured, %.3f us modelled)", in_order * 1e6, base_in_order * 1e6);
+  const std::string where = " (" + large_permuted_ + core::format_number(": %.3f us measured, %.3f us modelled without it; ", permuted * 1e6, base * 1e6) +
+                            core::format_number("in order %.3f us measured, %.3f us modelled)", in_order * 1e6, base_in_order * 1e6);
   if (per <= 0) {
-    c_.lines.push_back(head(name) + "not fitted: no value scattered in a message beyond " + fmt("%.0f B", static_cast<double>(scatter_beyond_)) + where);
+    c_.lines.push_back(head(name) + "not fitted: no value scattered in a message beyond " + core::format_number("%.0f B", static_cast<double>(scatter_beyond_)) + where);
     return std::nullopt;
   }
   const double fitted = ((permuted - base) - (in_order - base_in_order)) / per, kept = std::clamp(fitted, 0.0, 1e-6);
-  c_.lines.push_back(head(name) + fmt("%.3f ", kept * 1e9) + unit + where +
-                     (kept != fitted ? fmt("; fitted %.3f, kept at ", fitted * 1e9) + fmt("%.3f", kept * 1e9) : std::string()));
+  c_.lines.push_back(head(name) + core::format_number("%.3f ", kept * 1e9) + unit + where +
+                     (kept != fitted ? core::format_number("; fitted %.3f, kept at ", fitted * 1e9) + core::format_number("%.3f", kept * 1e9) : std::string()));
   return kept;
 }
 
@@ -763,12 +759,12 @@ void ExecutorFit::mate(const Costs& e) {
   }
   std::string where;
   for (const auto& [shape, measured] : rings)
-    where += fmt("; the ring of %.0f B per rank between core mates: %.3f us measured, ", 8.0 * trace::calibration_values(shape, d_.ranks),
+    where += core::format_number("; the ring of %.0f B per rank between core mates: %.3f us measured, ", 8.0 * trace::calibration_values(shape, d_.ranks),
                  measured * 1e6) +
-             fmt("%.3f us modelled across cores, ", at(1, shape) * 1e6) + fmt("%.3f us with it", at(best, shape) * 1e6);
+             core::format_number("%.3f us modelled across cores, ", at(1, shape) * 1e6) + core::format_number("%.3f us with it", at(best, shape) * 1e6);
   bare_.core_sharing.mate_factor = m_.core_sharing.mate_factor = best;
-  c_.lines.push_back(fmt("cores      a message between two ranks of one core costs x%.2f of one across cores (basic", best) + where + ")" +
-                     (best >= 1 || best <= 0 ? fmt("; kept at %.0f", best) : std::string()));
+  c_.lines.push_back(core::format_number("cores      a message between two ranks of one core costs x%.2f of one across cores (basic", best) + where + ")" +
+                     (best >= 1 || best <= 0 ? core::format_number("; kept at %.0f", best) : std::string()));
 }
 
 // The collectives' own cost per call (fit_collectives: an empty neighbourhood call, timed back to
@@ -797,14 +793,14 @@ void ExecutorFit::bound_collective_overhead() {
       if (measured < 0) continue;
       const double model = modelled(shape, kind, name);
       if (measured - model < lowest)
-        lowest = measured - model, by = std::string(name) + "'s " + direction(kind) + fmt(" on the ring of %.0f B per rank", 8.0 * trace::calibration_values(shape, d_.ranks)) +
-                                         fmt(": %.3f us measured, %.3f us modelled", measured * 1e6, model * 1e6);
+        lowest = measured - model, by = std::string(name) + "'s " + direction(kind) + core::format_number(" on the ring of %.0f B per rank", 8.0 * trace::calibration_values(shape, d_.ranks)) +
+                                         core::format_number(": %.3f us measured, %.3f us modelled", measured * 1e6, model * 1e6);
     }
   }
   if (lowest >= 0) return;
   const double was = m_.collective_overhead;
   m_.collective_overhead = bare_.collective_overhead = std::max(0.0, was + lowest);
-  c_.lines.push_back(fmt("sync       the collective backends' calls %.3f us beyond their messages, not the empty call's %.3f (", m_.collective_overhead * 1e6,
+  c_.lines.push_back(core::format_number("sync       the collective backends' calls %.3f us beyond their messages, not the empty call's %.3f (", m_.collective_overhead * 1e6,
                          was * 1e6) +
                      by + ")");
 }
@@ -828,10 +824,10 @@ void ExecutorFit::window_fence(std::size_t k, const char* name) {
   if (lowest >= 0 || m_.fence_overhead <= 0) return;
   const double was = m_.fence_overhead;
   m_.fence_overhead = bare_.fence_overhead = std::max(0.0, was + lowest / 2);
-  c_.lines.push_back(fmt("sync       MPI_Win_fence in the window backend's epochs %.3f us beyond the model's barrier, not %.3f",
+  c_.lines.push_back(core::format_number("sync       MPI_Win_fence in the window backend's epochs %.3f us beyond the model's barrier, not %.3f",
                          m_.fence_overhead * 1e6, was * 1e6) +
                      " (its " + (up < down ? "reduce's" : "bcast's") +
-                     fmt(" ring %.3f us below the model with the bare fence's)", -lowest * 1e6));
+                     core::format_number(" ring %.3f us below the model with the bare fence's)", -lowest * 1e6));
 }
 
 // The reduce's rings: the leaf-to-root direction's cost per op, per run and per small byte
@@ -850,8 +846,8 @@ std::optional<ExecutorFit::Costs> ExecutorFit::reduce_rings(std::size_t k, const
   const auto rd = bare_op(CalibrationShape::ring_permuted, core::OpKind::bcast, name).call_messages;
   if (ru < rd) {
     u.op = e.op, u.small_byte = e.small_byte, u.small_until = e.small_until;
-    c_.lines.push_back(head(name) + fmt("%.3f us per op call beyond the model, reduce, as the bcast's, and its cost per small byte", std::max(0.0, u.op) * 1e6) +
-                       fmt(" (its ring sends %.0f messages, the bcast's %.0f: steps of the plan left out; the reduce's own above are not used)",
+    c_.lines.push_back(head(name) + core::format_number("%.3f us per op call beyond the model, reduce, as the bcast's, and its cost per small byte", std::max(0.0, u.op) * 1e6) +
+                       core::format_number(" (its ring sends %.0f messages, the bcast's %.0f: steps of the plan left out; the reduce's own above are not used)",
                            static_cast<double>(ru), static_cast<double>(rd)));
   }
   return u;
@@ -866,7 +862,7 @@ std::optional<ExecutorFit::Costs> ExecutorFit::reduce_rings(std::size_t k, const
 void ExecutorFit::large_terms(std::size_t k, const char* name, Costs& e, MachineModel::BackendCosts& out) {
   const double ring = d_.sf_op_backend_large[k], fan = d_.sf_op_backend_fan_large[k];
   const bool fan_large = d_.ranks >= 3 && fan >= 0 && sizes_[0] < sizes_[1];
-  const std::string fan_text = fmt("the fan of %.0f B per peer", static_cast<double>(sizes_[1]));
+  const std::string fan_text = core::format_number("the fan of %.0f B per peer", static_cast<double>(sizes_[1]));
   if (fan_large) m_.large_message_bytes = sizes_;
   if (ring >= 0 && fan_large) {
     const auto [byte, large] = byte_and_large(name, ring, fan, fan_text, e);
@@ -910,7 +906,7 @@ void ExecutorFit::reduce_byte(std::size_t k, const char* name, const Costs& e, C
 // on, its reduce 2.8 to 4.7-4.8 (2 ranks, this host), where the permuted ring's costs said 2.2 and
 // 3.0 at every spacing.
 void ExecutorFit::lines(std::size_t k, const char* name, const Costs& e, const std::optional<Costs>& up, MachineModel::BackendCosts& out) {
-  const std::string ring = fmt("the ring of %.0f values a cache line apart", static_cast<double>(core::kCalibrationSfOpValues));
+  const std::string ring = core::format_number("the ring of %.0f values a cache line apart", static_cast<double>(core::kCalibrationSfOpValues));
   const std::string unit = "ns per cache line of a peer's roots beyond its values' block";
   if (d_.sf_op_backend_strided[k] >= 0)
     if (const auto l = term(name, CalibrationShape::ring_strided, core::OpKind::bcast, d_.sf_op_backend_strided[k], e, &Costs::line, 1e-6, unit, 1e9,
@@ -949,7 +945,7 @@ void ExecutorFit::fit_backend(std::size_t k) {
   // of each, about the ring's bytes; what is beyond, per extra peer and direction.
   if (d_.sf_op_backend_fan[k] >= 0 && d_.ranks >= 3)
     if (const auto peer = term(name, CalibrationShape::fan, core::OpKind::bcast, d_.sf_op_backend_fan[k], e, &Costs::peer, 1e-4,
-                               "us per peer beyond one each way", 1e6, "%.3f", fmt("the fan of %.0f peers", static_cast<double>(d_.ranks - 1))))
+                               "us per peer beyond one each way", 1e6, "%.3f", core::format_number("the fan of %.0f peers", static_cast<double>(d_.ranks - 1))))
       out.peer = e.peer = *peer;
   // 3. Per byte and per large message, or the wire factor.
   large_terms(k, name, e, out);

@@ -6,16 +6,9 @@
 #include <map>
 #include <sstream>
 
-namespace sfr::sim {
+#include "core/statistic.hpp"
 
-namespace {
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-}  // namespace
+namespace sfr::sim {
 
 namespace {
 // Per backend, its median |error| and worst pair; overall, the kWorstShown worst pairs.
@@ -31,7 +24,7 @@ void add_accuracy(ModelCheck& c) {
     errs[it->second].push_back(std::abs(p.error()));
     if (std::abs(p.error()) > std::abs(c.pairs[a.worst].error())) a.worst = i;
   }
-  for (std::size_t k = 0; k < c.backends.size(); ++k) c.backends[k].median_abs_error = median_of(errs[k]);
+  for (std::size_t k = 0; k < c.backends.size(); ++k) c.backends[k].median_abs_error = core::median(errs[k]);
   c.worst.resize(c.pairs.size());
   for (std::size_t i = 0; i < c.pairs.size(); ++i) c.worst[i] = i;
   std::stable_sort(c.worst.begin(), c.worst.end(), [&](std::size_t a, std::size_t b) { return std::abs(c.pairs[a].error()) > std::abs(c.pairs[b].error()); });
@@ -56,8 +49,8 @@ ModelCheck check_model(std::vector<ModelPair> pairs, RingCheck ring) {
     spreads.push_back(p.spread);
     c.within_spread += p.within_spread() ? 1 : 0;
   }
-  c.median_abs_error = median_of(errs);
-  c.median_spread = median_of(spreads);
+  c.median_abs_error = core::median(errs);
+  c.median_spread = core::median(spreads);
   add_accuracy(c);
   // Group by (trace, op) in order of first appearance.
   std::vector<std::pair<std::string, std::size_t>> keys;

@@ -1,21 +1,22 @@
 #include "analysis/capture_summary.hpp"
-#include "analysis/regress.hpp"
 
 #include <algorithm>
 #include <array>
 #include <map>
+
+#include "core/statistic.hpp"
 
 namespace sfr::analysis {
 
 namespace {
 
 // One op record's time per call on one backend: its iterations' 25th percentile, median and 75th
-// percentile (analysis::quantile, as the dashboard's whiskers), each over the record's `repeat`;
+// percentile (core::quantile, as the dashboard's whiskers), each over the record's `repeat`;
 // documents without samples give their median three times.
 std::array<double, 3> quartiles_per_call(const trace::TimingResult& measured) {
   const trace::TimingResult r = trace::per_call(measured);
   if (r.samples_us.empty()) return {r.median_us, r.median_us, r.median_us};
-  return {quantile(r.samples_us, 0.25), r.median_us, quantile(r.samples_us, 0.75)};
+  return {core::quantile(r.samples_us, 0.25), r.median_us, core::quantile(r.samples_us, 0.75)};
 }
 
 }  // namespace

@@ -13,9 +13,10 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/regress.hpp"
 #include "analysis/load_results.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
+#include "core/statistic.hpp"
 #include "io/output_file.hpp"
 
 #ifndef SFR_VENDOR_DIR
@@ -216,8 +217,8 @@ Chart per_trace_chart(const std::string& id, const TraceRuns& t, const Json& col
                     {"rank", rank},
                     {"per_call_us", r.median_us},
                     {"repeat", r.repeat},
-                    {"p25_us", quantile(s, 0.25)},
-                    {"p75_us", quantile(s, 0.75)},
+                    {"p25_us", core::quantile(s, 0.25)},
+                    {"p75_us", core::quantile(s, 0.75)},
                     {"min_us", r.min_us},
                     {"max_us", r.max_us},
                     {"bytes", r.bytes},
@@ -284,7 +285,7 @@ Chart message_size_chart(const std::string& id, const std::map<std::string, Trac
                        {"backend", bs.first},
                        {"series", traces.size() > 1 ? bs.first + " · " + t.name : bs.first},
                        {"bytes_per_message", bs.second},
-                       {"per_call_us", quantile(v, 0.5)},
+                       {"per_call_us", core::quantile(v, 0.5)},
                        {"ops", v.size()}});
   }
   const bool one = traces.size() == 1;
@@ -493,8 +494,8 @@ Chart history_chart(const std::string& id, const TraceRuns& t, const Json& color
       const auto s = samples_of(r);
       auto& a = per_backend[series_of(r.backend).backend];
       a[0] += r.median_us;
-      a[1] += quantile(s, 0.10);
-      a[2] += quantile(s, 0.90);
+      a[1] += core::quantile(s, 0.10);
+      a[2] += core::quantile(s, 0.90);
       a[3] += 1;
     }
     for (const auto& [b, a] : per_backend)
@@ -550,12 +551,6 @@ std::string esc(const std::string& s) {
   return o;
 }
 
-std::string fmt_us(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f", v);
-  return b;
-}
-
 // Per trace, per op: backends by measured median in the newest run alone (a ranking never mixes
 // runs), and the simulator's order from the newest simulation of the same trace file.
 std::string ranking_tables(const ResultSet& rs, const std::map<std::string, TraceRuns>& traces) {
@@ -583,12 +578,12 @@ std::string ranking_tables(const ResultSet& rs, const std::map<std::string, Trac
     for (auto& [op, v] : by_op) {
       std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return std::pair(a.first, series_label(a.second)) < std::pair(b.first, series_label(b.second)); });
       std::string measured, margin = "-", predicted = "-";
-      for (const auto& [us, s] : v) measured += (measured.empty() ? "" : " &lt; ") + esc(series_label(s)) + " " + fmt_us(us);
+      for (const auto& [us, s] : v) measured += (measured.empty() ? "" : " &lt; ") + esc(series_label(s)) + " " + core::format_number("%.2f", us);
       // The winner's margin is to the next other implementation: auto that chose basic and basic
       // run the same code, so neither is the other's runner-up.
       const auto runner_up = std::find_if(v.begin() + (v.empty() ? 0 : 1), v.end(), [&](const auto& x) { return !same_code(x.second, v[0].second); });
       if (runner_up != v.end() && v[0].first > 0)
-        margin = "+" + fmt_us(100 * (runner_up->first / v[0].first - 1)) + "% to " + esc(series_label(runner_up->second));
+        margin = "+" + core::format_number("%.2f", 100 * (runner_up->first / v[0].first - 1)) + "% to " + esc(series_label(runner_up->second));
       if (sim != newest_sim.end() && sim->second->ranking) {
         for (const auto& ro : sim->second->ranking->ops)
           if (ro.index == op && !ro.order.empty()) {

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/format.hpp"
+
 namespace sfr::analysis {
 namespace {
 
@@ -17,24 +19,12 @@ const char* form_of(const trace::SFDef& d) {
   return trace::derive_kind_name(std::get<trace::DerivedSF>(d.def).kind);
 }
 
-std::string human_bytes(double b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) {
-    b /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", b, units[u]);
-  return buf;
-}
-
 // "socket 3, node 2, network 1" (counts or, with `bytes`, byte sizes) in core::Tier order.
 std::string tier_text(const TierSplit& t, bool bytes = false) {
   std::string out;
   for (const auto& [tier, name] : core::kTierNames) {
     const Index v = t.v[static_cast<std::size_t>(tier)];
-    out += std::string(out.empty() ? "" : ", ") + name + " " + (bytes ? human_bytes(static_cast<double>(v)) : std::to_string(v));
+    out += std::string(out.empty() ? "" : ", ") + name + " " + (bytes ? core::format_bytes(v) : std::to_string(v));
   }
   return out;
 }
@@ -164,12 +154,12 @@ TraceStats compute_stats(const trace::BuiltTrace& t, const InspectPlan* want) {
     if (traits.on_multi) line << " (through the multi-SF)";
     line << ": " << o.messages << " messages";
     if (o.rounds.size() == 1) line << " (" << tier_text(s.tier_messages) << ")";
-    line << ", " << human_bytes(static_cast<double>(o.remote_bytes)) << " sent + " << human_bytes(static_cast<double>(o.self_bytes)) << " self";
+    line << ", " << core::format_bytes(o.remote_bytes) << " sent + " << core::format_bytes(o.self_bytes) << " self";
     if (o.rounds.size() > 1 || (want && ip.backend != core::backend_name(core::BackendId::basic))) {
       line << " [" << ip.backend << ":";
       for (const auto& r : o.rounds) {
-        line << " " << r.label << " " << r.messages << " msgs " << human_bytes(static_cast<double>(r.bytes));
-        if (r.shm_bytes > 0) line << " + " << human_bytes(static_cast<double>(r.shm_bytes)) << " shared memory";
+        line << " " << r.label << " " << r.messages << " msgs " << core::format_bytes(r.bytes);
+        if (r.shm_bytes > 0) line << " + " << core::format_bytes(r.shm_bytes) << " shared memory";
         line << ";";
       }
       line << "]";
@@ -208,8 +198,8 @@ std::string render_table(const TraceStats& ts) {
     o << buf;
     for (const UnitBytes& b : s.bytes) {
       std::snprintf(buf, sizeof buf, "  bytes/op %-17s %s remote (%s), %s self\n", (b.unit + " bs=" + std::to_string(b.bs)).c_str(),
-                    human_bytes(static_cast<double>(b.remote_bytes)).c_str(), tier_text(b.tier_bytes, true).c_str(),
-                    human_bytes(static_cast<double>(b.self_bytes)).c_str());
+                    core::format_bytes(b.remote_bytes).c_str(), tier_text(b.tier_bytes, true).c_str(),
+                    core::format_bytes(b.self_bytes).c_str());
       o << buf;
     }
     o << "\n";

@@ -9,24 +9,10 @@
 
 #include "analysis/load_results.hpp"
 #include "core/error.hpp"
+#include "core/statistic.hpp"
 #include "io/output_file.hpp"
 
 namespace sfr::analysis {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos)), hi = static_cast<std::size_t>(std::ceil(pos));
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
 
 namespace {
 
@@ -113,8 +99,8 @@ std::map<Key, RegressEntry> pool(const std::vector<trace::TimingDoc>& docs, bool
       auto& dst = base ? e.base : e.now;
       const std::vector<double>& run = r.samples_us;
       dst.insert(dst.end(), run.begin(), run.end());
-      (base ? e.base_runs : e.new_runs).push_back(median(run));
-      if (base) e.base_run_lows.push_back(quantile(run, 0.10));
+      (base ? e.base_runs : e.new_runs).push_back(core::median(run));
+      if (base) e.base_run_lows.push_back(core::quantile(run, 0.10));
     }
   return out;
 }
@@ -145,10 +131,10 @@ RegressResult regress(const std::vector<trace::TimingDoc>& base, const std::vect
       if (*lo > 0) e.noise = std::max(e.noise, *hi / *lo - 1);
     }
     const double band = std::max(threshold, e.noise);
-    e.base_median = median(e.base);
-    e.new_median = median(e.now);
-    e.base_low = quantile(e.base, 0.10);
-    e.new_low = quantile(e.now, 0.10);
+    e.base_median = core::median(e.base);
+    e.new_median = core::median(e.now);
+    e.base_low = core::quantile(e.base, 0.10);
+    e.new_low = core::quantile(e.now, 0.10);
     auto ratio = [](double a, double b) { return b > 0 ? a / b : (a > 0 ? INFINITY : 1.0); };
     e.ratio = ratio(e.new_median, e.base_median);
     e.low_ratio = ratio(e.new_low, e.base_low);

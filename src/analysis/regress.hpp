@@ -23,9 +23,6 @@ namespace sfr::analysis {
 // with tie and continuity corrections. Both must be non-empty.
 double mann_whitney_greater(const std::vector<double>& x, const std::vector<double>& y);
 
-double median(std::vector<double> v);
-double quantile(std::vector<double> v, double q);  // linear interpolation between order statistics
-
 enum class Change { slower, faster, same };
 
 struct RegressEntry {

@@ -15,9 +15,6 @@ namespace sfr::analysis {
 
 namespace {
 
-// Short for core::format_number in these tables.
-constexpr auto fmt = core::format_number;
-
 void star_forests(std::ostringstream& o, const TraceStats& ts) {
   o << "## Star forests\n\n";
   o << "| SF | form | roots | leaves | degree min/mean/max | messages | socket | node | network | self share | max out/in | leaf imbalance "
@@ -29,8 +26,8 @@ void star_forests(std::ostringstream& o, const TraceStats& ts) {
     std::snprintf(deg, sizeof deg, "%lld / %.2f / %lld", (long long)s.degree_min, s.degree_mean, (long long)s.degree_max);
     o << "| " << s.name << " | " << s.form << " | " << s.roots << " | " << s.leaves << " | " << deg << " | " << s.messages << " | "
       << s.tier_messages.v[0] << " | " << s.tier_messages.v[1] << " | " << s.tier_messages.v[2] << " | "
-      << fmt("%.1f%%", tot > 0 ? 100.0 * static_cast<double>(s.self_edges) / tot : 0.0) << " | " << s.max_out_degree << "/"
-      << s.max_in_degree << " | " << fmt("%.2f", s.leaf_imbalance) << " |\n";
+      << core::format_number("%.1f%%", tot > 0 ? 100.0 * static_cast<double>(s.self_edges) / tot : 0.0) << " | " << s.max_out_degree << "/"
+      << s.max_in_degree << " | " << core::format_number("%.2f", s.leaf_imbalance) << " |\n";
   }
 }
 
@@ -42,8 +39,8 @@ void measured(std::ostringstream& o, const trace::TimingDoc& j) {
        "iteration max us |\n|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& r : j.results)
     o << "| " << r.index << " | " << r.op << " | " << r.sf << " | " << r.backend << " | " << r.unit << " | " << r.bs << " | " << r.bytes
-      << " | " << r.messages << " | " << r.repeat << " | " << fmt("%.2f", r.per_call_us()) << " | " << fmt("%.2f", r.min_us) << " | "
-      << fmt("%.2f", r.median_us) << " | " << fmt("%.2f", r.max_us) << " |\n";
+      << " | " << r.messages << " | " << r.repeat << " | " << core::format_number("%.2f", r.per_call_us()) << " | " << core::format_number("%.2f", r.min_us) << " | "
+      << core::format_number("%.2f", r.median_us) << " | " << core::format_number("%.2f", r.max_us) << " |\n";
 }
 
 // The backend a timing result ran: under --backend auto the one it chose ("auto:shm" ran shm's code).
@@ -73,8 +70,8 @@ void predicted(std::ostringstream& o, const trace::SimulationDoc& j, bool what_i
     if (best < 0 || b.total < best) best = b.total;
   o << "| backend | total us | messages | vs best |\n|---|---:|---:|---:|\n";
   for (const auto& b : j.backends)
-    o << "| " << b.backend << " | " << fmt("%.3f", b.total * 1e6) << " | " << b.messages << " | "
-      << (best > 0 ? fmt("%.2fx", b.total / best) : std::string("-")) << " |\n";
+    o << "| " << b.backend << " | " << core::format_number("%.3f", b.total * 1e6) << " | " << b.messages << " | "
+      << (best > 0 ? core::format_number("%.2fx", b.total / best) : std::string("-")) << " |\n";
 }
 
 // Per op and executor backend: measured median next to the simulator's prediction for the same
@@ -95,8 +92,8 @@ void side_by_side(std::ostringstream& o, const trace::TimingDoc& timing, const t
     std::vector<double> sorted = r.samples_us;
     std::sort(sorted.begin(), sorted.end());
     const double m = sorted.empty() ? r.median_us : core::low_share_of(sorted), p = it->second;
-    rows << "| " << r.index << " | " << r.op << " | " << r.backend << " | " << fmt("%.2f", m) << " | " << fmt("%.3f", p) << " | "
-         << (p > 0 ? fmt("%.1f", m / p) : std::string("-")) << " |\n";
+    rows << "| " << r.index << " | " << r.op << " | " << r.backend << " | " << core::format_number("%.2f", m) << " | " << core::format_number("%.3f", p) << " | "
+         << (p > 0 ? core::format_number("%.1f", m / p) : std::string("-")) << " |\n";
   }
   if (rows.str().empty()) return;
   const std::string& machine = sim.machine;
@@ -120,8 +117,8 @@ void model_check(std::ostringstream& o, const trace::ModelCheckDoc& mc, const st
   for (const auto& p : mc.pairs) {
     if (p.trace != trace) continue;
     const double m = p.measured_us, pr = p.predicted_us;
-    rows << "| " << p.op << " | " << p.label << " | " << p.backend << " | " << fmt("%.2f", m) << " | " << fmt("%.3f", pr) << " | "
-         << (m > 0 ? fmt("%+.1f%%", 100 * (pr - m) / m) : std::string("-")) << " |\n";
+    rows << "| " << p.op << " | " << p.label << " | " << p.backend << " | " << core::format_number("%.2f", m) << " | " << core::format_number("%.3f", pr) << " | "
+         << (m > 0 ? core::format_number("%+.1f%%", 100 * (pr - m) / m) : std::string("-")) << " |\n";
     ++n;
   }
   const std::string& machine = mc.machine;
@@ -130,7 +127,7 @@ void model_check(std::ostringstream& o, const trace::ModelCheckDoc& mc, const st
     << (calibrated(machine) ? " (a calibration of the machine measured)" : " (not a calibration of the machine measured)")
     << "; error = (predicted - measured) / measured.";
   // median_abs_error is a required member of the document's summary.
-  o << " Over the whole document: median |error| " << fmt("%.1f%%", 100 * mc.median_abs_error) << ".";
+  o << " Over the whole document: median |error| " << core::format_number("%.1f%%", 100 * mc.median_abs_error) << ".";
   o << "\n\n| op# | op | backend | measured us | predicted us | error |\n|---:|---|---|---:|---:|---:|\n" << rows.str();
 }
 
@@ -185,10 +182,10 @@ void captured(std::ostringstream& o, const CaptureSummary& c) {
     << "):\n\n| SF | op | count | via VecScatter | remote bytes per call | us per call | total ms | share |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& r : c.rows) {
     const double w = static_cast<double>(r.count) * (c.backend.empty() ? r.remote_bytes : std::max(r.us, 0.0));
-    o << "| " << r.sf << " | " << r.op << " | " << r.count << " | " << r.vecscatter << " | " << fmt("%.0f", r.remote_bytes) << " | "
-      << (r.us < 0 ? std::string("-") : fmt("%.2f", r.us)) << " | "
-      << (r.us < 0 ? std::string("-") : fmt("%.3f", static_cast<double>(r.count) * r.us / 1000.0)) << " | "
-      << fmt("%.1f%%", total > 0 ? 100.0 * w / total : 0.0) << " |\n";
+    o << "| " << r.sf << " | " << r.op << " | " << r.count << " | " << r.vecscatter << " | " << core::format_number("%.0f", r.remote_bytes) << " | "
+      << (r.us < 0 ? std::string("-") : core::format_number("%.2f", r.us)) << " | "
+      << (r.us < 0 ? std::string("-") : core::format_number("%.3f", static_cast<double>(r.count) * r.us / 1000.0)) << " | "
+      << core::format_number("%.1f%%", total > 0 ? 100.0 * w / total : 0.0) << " |\n";
   }
 }
 
@@ -229,13 +226,13 @@ void verdict(std::ostringstream& o, const CaptureSummary& c) {
     << "op, its calls x its time per call, summed (median; p25-p75: the noise).\n\n";
   o << "| backend | total ms | p25-p75 ms | vs PetscSF | in PETSc 3.18 |\n|---|---:|---:|---:|---|\n";
   for (const auto& t : c.totals)
-    o << "| " << t.backend << " | " << fmt("%.3f", t.median_us / 1e3) << " | " << fmt("%.3f", t.p25_us / 1e3) << "-"
-      << fmt("%.3f", t.p75_us / 1e3) << " | " << (petsc && petsc->median_us > 0 ? fmt("%.2fx", t.median_us / petsc->median_us) : std::string("-"))
+    o << "| " << t.backend << " | " << core::format_number("%.3f", t.median_us / 1e3) << " | " << core::format_number("%.3f", t.p25_us / 1e3) << "-"
+      << core::format_number("%.3f", t.p75_us / 1e3) << " | " << (petsc && petsc->median_us > 0 ? core::format_number("%.2fx", t.median_us / petsc->median_us) : std::string("-"))
       << " | " << in_petsc(t.backend) << " |\n";
   const BackendTotal& best = c.totals.front();
   o << "\n**Verdict:** `" << best.backend << "` is fastest";
   if (petsc && petsc != &best)
-    o << ", " << fmt("%.2fx", best.median_us / petsc->median_us) << " PetscSF's best type (`" << petsc->backend << "`), "
+    o << ", " << core::format_number("%.2fx", best.median_us / petsc->median_us) << " PetscSF's best type (`" << petsc->backend << "`), "
       << (best.p75_us < petsc->p25_us ? "beyond the noise" : "within the noise of it");
   sf_type_advice(o, settable, best, "here");
   o << (petsc_ran ? "." : "; add `--backend ...,petsc,petsc-neighbor` to `sf-replay run` for PetscSF's own times.") << "\n";
@@ -252,10 +249,10 @@ void predicted_verdict(std::ostringstream& o, const CaptureSummary& c) {
     << (c.predicted_placement.empty() ? "" : " (" + c.predicted_placement + ")") << ".\n\n";
   o << "| backend | total ms | vs fastest | in PETSc 3.18 |\n|---|---:|---:|---|\n";
   for (const auto& t : c.predicted)
-    o << "| " << t.backend << " | " << fmt("%.3f", t.median_us / 1e3) << " | "
-      << (best.median_us > 0 ? fmt("%.2fx", t.median_us / best.median_us) : std::string("-")) << " | " << in_petsc(t.backend) << " |\n";
+    o << "| " << t.backend << " | " << core::format_number("%.3f", t.median_us / 1e3) << " | "
+      << (best.median_us > 0 ? core::format_number("%.2fx", t.median_us / best.median_us) : std::string("-")) << " | " << in_petsc(t.backend) << " |\n";
   const auto settable = std::find_if(c.predicted.begin(), c.predicted.end(), [](const BackendTotal& t) { return ran_on(t.backend) && ran_on(t.backend)->petsc_type; });
-  o << "\n**Predicted verdict:** `" << best.backend << "` is fastest on `" << c.predicted_machine << "`, " << fmt("%.3f", best.median_us / 1e3)
+  o << "\n**Predicted verdict:** `" << best.backend << "` is fastest on `" << c.predicted_machine << "`, " << core::format_number("%.3f", best.median_us / 1e3)
     << " ms of communication over the run";
   sf_type_advice(o, settable != c.predicted.end() ? &*settable : nullptr, best, "predicted");
   o << " (PetscSF's own code is not simulated: measure it with `sf-replay run --backend petsc,...` where the ranks exist).\n";

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "core/format.hpp"
 
 namespace sfr::core {
 
@@ -49,18 +50,6 @@ std::uint64_t parse_bytes(const std::string& option, const std::string& text) {
   if (v == 0) throw bad("must be more than 0");
   if (v > (std::uint64_t{1} << (62 - shift))) throw bad("too large");
   return v << shift;
-}
-
-std::string format_bytes(long double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 6) bytes /= 1024, ++u;
-  char buf[64];
-  if (u == 6 && bytes >= 1024)
-    std::snprintf(buf, sizeof buf, "%.3Lg EiB", bytes);
-  else
-    std::snprintf(buf, sizeof buf, u == 0 ? "%.0Lf %s" : "%.1Lf %s", bytes, units[u]);
-  return buf;
 }
 
 void check_budget(const SizeEstimate& e, std::uint64_t limit) {

@@ -19,9 +19,6 @@ std::uint64_t memory_limit(std::uint64_t given);
 // for 0, negatives and values over 2^62.
 std::uint64_t parse_bytes(const std::string& option, const std::string& text);
 
-// "1.5 GiB", "300 MiB", "12 KiB", "100 B".
-std::string format_bytes(long double bytes);
-
 // What a command will hold at its peak, from its options: `bytes` (long double: a product of
 // options may exceed 2^64) and a short description of what the bytes are for ("3.2e+10 leaves").
 struct SizeEstimate {

@@ -1,16 +1,24 @@
-// One number as printf writes it, for the text reports of every layer ("%.3f", "%.1fx", ...).
+// Numbers and sizes as the text reports of every layer print them: one place for printf
+// conventions ("%.3f us", "1.5 GiB"), so that a report, a refusal and a table agree.
 #pragma once
 
 #include <cstdio>
 #include <string>
+#include <type_traits>
 
 namespace sfr::core {
 
-// `format` takes one double (and may add text around it); the result is cut at 63 characters.
-inline std::string format_number(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
+// `format` takes the given doubles in order (and may add text around them); the result is cut at
+// 255 characters.
+template <class... Doubles>
+std::string format_number(const char* format, Doubles... v) {
+  static_assert((std::is_same_v<Doubles, double> && ...), "format_number takes doubles");
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, v...);
   return buf;
 }
+
+// "1.5 GiB", "300 MiB", "12 KiB", "100 B" (powers of 1024, one decimal past bytes).
+std::string format_bytes(long double bytes);
 
 }  // namespace sfr::core

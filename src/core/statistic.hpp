@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -20,8 +21,32 @@ namespace sfr::core {
 
 constexpr double kLowShare = 0.2;
 
+// `sorted`: ascending; the middle value, the mean of the middle two for an even count (what the
+// timing table, regress, the dashboard and validate-model call the median); 0 when empty.
+inline double median_of_sorted(const std::vector<double>& sorted) {
+  const std::size_t n = sorted.size();
+  if (n == 0) return 0;
+  return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return median_of_sorted(v);
+}
+
+// The q-quantile (0 <= q <= 1) interpolated linearly between order statistics (the position
+// q (n - 1) from the least, as numpy's default): the dashboard's whiskers and the verdict's
+// p25-p75 noise ranges; 0 when empty.
+inline double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos)), hi = static_cast<std::size_t>(std::ceil(pos));
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
 // The middle value, the upper of the middle two for an even count (calibrate's statistic of a
-// block; regress averages the two instead); 0 when empty.
+// block, where a measured sample is wanted rather than a mean of two); 0 when empty.
 inline double upper_median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());

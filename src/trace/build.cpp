@@ -4,6 +4,7 @@
 
 #include "core/budget.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "io/json_strict.hpp"
 #include "trace/size.hpp"
 

@@ -168,7 +168,7 @@ const char* kTwoRecords = R"json({"format": "sf-trace", "version": 1, "name": "c
           {"op": "reduce", "sf": "A", "unit": "float64", "mpi_op": "sum", "repeat": 5}]})json";
 
 // A timing result whose iteration is `repeat` calls of `per_call` us, with five samples at
-// 0.8 .. 1.2 x the median: per call, p25 = 0.9 x and p75 = 1.1 x the median (analysis::quantile).
+// 0.8 .. 1.2 x the median: per call, p25 = 0.9 x and p75 = 1.1 x the median (core::quantile).
 trace::TimingResult spread_result(std::size_t index, const std::string& backend, std::int64_t repeat, double per_call, double width = 0.1) {
   auto r = result(index, backend, repeat, per_call * static_cast<double>(repeat));
   for (const double f : {1 - 2 * width, 1 - width, 1.0, 1 + width, 1 + 2 * width}) r.samples_us.push_back(f * r.median_us);
@@ -212,7 +212,7 @@ TEST(CaptureSummary, ARowsTimeIsItsRecordsMeanWeightedByCalls) {
 // The verdict tells the fastest backend from PetscSF's best type "beyond the noise" only where
 // their p25-p75 ranges are apart (the fastest's p75 below PETSc's p25); ranges that overlap, or
 // touch, are "within the noise". Per call, five samples each (p25 the second, p75 the fourth,
-// analysis::quantile), integers so that the totals compare exactly: 2,000 bcast calls and 3
+// core::quantile), integers so that the totals compare exactly: 2,000 bcast calls and 3
 // reduce calls of 1 us: shm's p75 below, above and equal to petsc's p25, and a tie.
 TEST(CaptureSummary, BeyondTheNoiseOnlyWhereTheRangesAreApart) {
   const auto t = trace::parse_trace(kCaptured, "cap.json");

@@ -163,7 +163,7 @@ TEST(Regress, ALoadedRerunIsNotFlaggedWhenItsFastEndDidNotMove) {
 }
 
 namespace {
-// Independent of analysis::median and analysis::quantile: the middle (the mean of the middle two)
+// Independent of core::median and core::quantile: the middle (the mean of the middle two)
 // and the linearly interpolated q-th quantile of the sorted samples.
 double mid(std::vector<double> v) {
   std::sort(v.begin(), v.end());

@@ -44,12 +44,6 @@ TEST(Budget, RefusalNamesTheOptionTheEstimateAndTheLimit) {
   }
 }
 
-TEST(Budget, FormatsBytesInBinaryUnits) {
-  EXPECT_EQ(sfr::core::format_bytes(100), "100 B");
-  EXPECT_EQ(sfr::core::format_bytes(1536), "1.5 KiB");
-  EXPECT_EQ(sfr::core::format_bytes(5.0L * (1ull << 40)), "5.0 TiB");
-}
-
 TEST(Budget, AvailableMemoryIsPlausible) {
   const auto m = sfr::core::available_memory();
   EXPECT_GT(m, 1ull << 20);

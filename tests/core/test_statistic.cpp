@@ -121,6 +121,25 @@ TEST(UpperMedian, IsTheUpperOfTheMiddleTwo) {
   EXPECT_EQ(sfr::core::upper_median({}), 0);
 }
 
+// The timing table's, regress's and validate-model's median: the mean of the middle two.
+TEST(Median, IsTheMeanOfTheMiddleTwo) {
+  EXPECT_EQ(sfr::core::median({4, 1, 3, 2}), 2.5);
+  EXPECT_EQ(sfr::core::median({5, 1, 4, 2, 3}), 3);
+  EXPECT_EQ(sfr::core::median({7}), 7);
+  EXPECT_EQ(sfr::core::median({}), 0);
+}
+
+// Linear between order statistics at q (n - 1), numpy's default: by hand on 1..4 and 10..50,
+// where the nearest-rank conventions give other values (q = 0.75 of 1..4: 3 or 4, not 3.25).
+TEST(Quantile, InterpolatesLinearlyBetweenOrderStatistics) {
+  EXPECT_DOUBLE_EQ(sfr::core::quantile({4, 1, 3, 2}, 0.75), 3.25);
+  EXPECT_DOUBLE_EQ(sfr::core::quantile({4, 1, 3, 2}, 0.25), 1.75);
+  EXPECT_DOUBLE_EQ(sfr::core::quantile({50, 10, 40, 20, 30}, 0.1), 14);
+  EXPECT_DOUBLE_EQ(sfr::core::quantile({50, 10, 40, 20, 30}, 0.5), 30);
+  EXPECT_DOUBLE_EQ(sfr::core::quantile({50, 10, 40, 20, 30}, 1), 50);
+  EXPECT_EQ(sfr::core::quantile({}, 0.5), 0);
+}
+
 // Against a closed form: the least of k draws without replacement from 1..n is (n + 1) / (k + 1)
 // on average (n = 60: calibrate's most rounds; k = 3: validate-model's repeats).
 TEST(ExpectedLeast, OfOneToNIsNPlusOneOverKPlusOne) {

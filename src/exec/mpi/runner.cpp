@@ -505,11 +505,8 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     r.max_us = iterations.max();
     std::vector<double> sorted = iterations.kept();
     std::sort(sorted.begin(), sorted.end());
-    if (!sorted.empty()) {
-      const std::size_t n = sorted.size();
-      r.median_us = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-      r.low_us = core::low_share_of(sorted);
-    }
+    r.median_us = core::median_of_sorted(sorted);
+    r.low_us = core::low_share_of(sorted);
     out.push_back(r);
   }
   stall::idle();
