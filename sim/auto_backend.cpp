@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/backends.hpp"
+#include "core/environment.hpp"
 #include "io/json_strict.hpp"
 #include "sim/simulate.hpp"
 
@@ -79,10 +80,11 @@ std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const Machine
 }
 
 std::string default_machine_path(bool emulated) {
-  if (const char* f = std::getenv("SFR_MACHINE_FILE"); f && *f) return f;
+  using core::Env, core::env_given, core::env_value;
+  if (env_given(Env::machine_file)) return env_value(Env::machine_file);
   const std::string name = emulated ? "/sf-replay/machine-emulated.json" : "/sf-replay/machine.json";
-  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + name;
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.config" + name;
+  if (env_given(Env::xdg_config_home)) return env_value(Env::xdg_config_home) + name;
+  if (env_given(Env::home)) return env_value(Env::home) + std::string("/.config") + name;
   return "";
 }
 

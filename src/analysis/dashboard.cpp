@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "analysis/load_results.hpp"
+#include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "core/statistic.hpp"
@@ -730,9 +731,9 @@ bool has_vendor(const fs::path& dir) {
 
 std::string find_vendor_dir() {
   std::vector<fs::path> tried;
-  if (const char* env = std::getenv("SFR_VEGA_DIR")) {
+  if (const char* env = core::env_value(core::Env::vega_dir)) {
     if (has_vendor(env)) return env;
-    throw InputError("SFR_VEGA_DIR", std::string("'") + env + "' does not hold vega.min.js, vega-lite.min.js and vega-embed.min.js");
+    throw InputError(core::env_name(core::Env::vega_dir), std::string("'") + env + "' does not hold vega.min.js, vega-lite.min.js and vega-embed.min.js");
   }
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);

@@ -22,6 +22,7 @@
 
 #include "capture/merge.hpp"
 #include "cli/options.hpp"
+#include "core/environment.hpp"
 #include "core/error.hpp"
 #include "io/output_file.hpp"
 #include "trace/reader.hpp"
@@ -74,8 +75,8 @@ std::string quoted(const std::vector<std::string>& cmd) {
 struct TempDir {
   std::string path;
   TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/sf-capture.XXXXXX";
+    const std::string base = core::env_given(core::Env::tmpdir) ? core::env_value(core::Env::tmpdir) : "/tmp";
+    std::string tmpl = base + "/sf-capture.XXXXXX";
     if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary folder in " + tmpl);
     path = tmpl;
   }
@@ -157,15 +158,15 @@ int run_with_library(const std::vector<std::string>& cmd, const std::string& lib
       sigset_t none;
       sigemptyset(&none);
       sigprocmask(SIG_SETMASK, &none, nullptr);
-      const char* old = std::getenv("LD_PRELOAD");
-      const std::string preload = old && *old ? lib + ":" + old : lib;
-      setenv("LD_PRELOAD", preload.c_str(), 1);
-      setenv("SFR_CAPTURE_DIR", dir.c_str(), 1);
-      setenv("SFR_CAPTURE_MAX_OPS", std::to_string(max_ops).c_str(), 1);
+      using core::Env, core::env_name;
+      const std::string preload = core::env_given(Env::ld_preload) ? lib + ":" + core::env_value(Env::ld_preload) : lib;
+      setenv(env_name(Env::ld_preload), preload.c_str(), 1);
+      setenv(env_name(Env::capture_dir), dir.c_str(), 1);
+      setenv(env_name(Env::capture_max_ops), std::to_string(max_ops).c_str(), 1);
       if (view_dir.empty())
-        unsetenv("SFR_CAPTURE_VIEW");
+        unsetenv(env_name(Env::capture_view));
       else
-        setenv("SFR_CAPTURE_VIEW", view_dir.c_str(), 1);
+        setenv(env_name(Env::capture_view), view_dir.c_str(), 1);
       std::vector<char*> argv;
       for (const auto& w : cmd) argv.push_back(const_cast<char*>(w.c_str()));
       argv.push_back(nullptr);
@@ -200,8 +201,7 @@ std::string command_without_separator(const Args& args) {
 
 // This process is a rank of an MPI launch: capture itself must start the launcher, once.
 std::string launched_rank() {
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
-    if (const char* r = std::getenv(v)) return std::string(v) + "=" + r;
+  if (const auto r = core::launcher_rank()) return std::string(r->variable) + "=" + r->text;
   return "";
 }
 

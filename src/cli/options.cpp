@@ -14,6 +14,7 @@
 
 #include "core/backends.hpp"
 #include "core/budget.hpp"
+#include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/failpoint.hpp"
 
@@ -173,9 +174,8 @@ namespace {
 // True in a process that mpirun started as a rank other than 0: every rank sees the same command
 // line, so an error in it is printed by rank 0 alone.
 bool quiet_mpi_rank() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
-    if (const char* v = std::getenv(var)) return std::string(v) != "0";
-  return false;
+  const auto r = core::launcher_rank();
+  return r && r->text != "0";
 }
 
 // Prints a command's one-line error. Another rank under mpirun first waits: mpirun aborts the job

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <thread>
 
+#include "core/environment.hpp"
 #include "core/error.hpp"
 
 namespace sfr::core {
@@ -29,10 +30,9 @@ std::string names() {
 }
 
 // The launcher's rank of this process (0 without one).
-long launcher_rank() {
-  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
-    if (const char* v = std::getenv(var)) return std::strtol(v, nullptr, 10);
-  return 0;
+long this_rank() {
+  const auto r = launcher_rank();
+  return r ? r->rank : 0;
 }
 
 struct Setting {
@@ -56,12 +56,12 @@ Setting parse(std::string_view v) {
 
 namespace detail {
 
-const bool kFailPointsArmed = std::getenv("SFR_FAILPOINT") != nullptr;
+const bool kFailPointsArmed = env_value(Env::failpoint) != nullptr;
 
 void fail_point_reached(FailPoint p) {
-  static const Setting s = parse(std::getenv("SFR_FAILPOINT"));
+  static const Setting s = parse(env_value(Env::failpoint));
   static bool fired = false;  // the first pass only
-  if (fired || !s.named || s.named->point != p || s.rank != launcher_rank()) return;
+  if (fired || !s.named || s.named->point != p || s.rank != this_rank()) return;
   fired = true;
   if (p == FailPoint::stall_write || p == FailPoint::stall_begin) {
     std::this_thread::sleep_for(std::chrono::seconds(60));
@@ -73,7 +73,7 @@ void fail_point_reached(FailPoint p) {
 }  // namespace detail
 
 void check_fail_point_setting() {
-  const char* v = std::getenv("SFR_FAILPOINT");
+  const char* v = env_value(Env::failpoint);
   if (v && !parse(v).named)
     throw InputError("SFR_FAILPOINT", "'" + std::string(v) + "' is not NAME@RANK with NAME one of " + names() + " and RANK an integer >= 0");
 }

@@ -5,11 +5,13 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/environment.hpp"
+
 namespace sfr::core {
 
 bool progress_wanted(std::FILE* stream) {
-  if (std::getenv("CI") || std::getenv("SFR_NO_PROGRESS")) return false;
-  const char* term = std::getenv("TERM");
+  if (env_value(Env::ci) || env_value(Env::no_progress)) return false;
+  const char* term = env_value(Env::term);
   if (term && std::strcmp(term, "dumb") == 0) return false;
   return ::isatty(::fileno(stream)) == 1;
 }

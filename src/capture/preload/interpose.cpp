@@ -35,6 +35,7 @@
 #include "capture/preload/mpi_decode.hpp"
 #include "capture/preload/petsc_abi.hpp"
 #include "capture/preload/recorder.hpp"
+#include "core/environment.hpp"
 
 namespace {
 
@@ -120,12 +121,12 @@ void initialise() {
   State& s = st();
   if (s.initialised) return;
   s.initialised = true;
-  const char* dir = std::getenv("SFR_CAPTURE_DIR");
+  const char* dir = sfr::core::env_value(sfr::core::Env::capture_dir);
   if (!dir || !*dir) return;
   s.dir = dir;
   std::size_t max_ops = 1000;
-  if (const char* m = std::getenv("SFR_CAPTURE_MAX_OPS")) max_ops = std::strtoull(m, nullptr, 10);
-  if (const char* v = std::getenv("SFR_CAPTURE_VIEW")) s.view_dir = v;
+  if (const char* m = sfr::core::env_value(sfr::core::Env::capture_max_ops)) max_ops = std::strtoull(m, nullptr, 10);
+  if (const char* v = sfr::core::env_value(sfr::core::Env::capture_view)) s.view_dir = v;
   s.rec = std::make_unique<Recorder>(max_ops);
   PetscInt major = 0, minor = 0, sub = 0, release = 0;
   if (auto v = petsc<PetscErrorCode (*)(PetscInt*, PetscInt*, PetscInt*, PetscInt*)>("PetscGetVersionNumber")) v(&major, &minor, &sub, &release);

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "core/derive.hpp"
+#include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/failpoint.hpp"
 #include "core/kernels.hpp"
@@ -64,7 +65,7 @@ std::string cuda_aware_refusal() {
   if (emulated_device()) {
     // Its device memory is host memory, which any MPI reads; SFR_EMULATE_DEVICE_MPI=host makes it
     // act as an MPI that takes no device pointers (the staged routes run, cuda-aware refuses).
-    const char* mpi = std::getenv("SFR_EMULATE_DEVICE_MPI");
+    const char* mpi = core::env_value(core::Env::emulate_device_mpi);
     if (mpi && std::string_view(mpi) == "host")
       return "the MPI library takes no device pointers (the emulated device with SFR_EMULATE_DEVICE_MPI=host); use cuda-staged";
     return "";

@@ -36,6 +36,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "core/kernels.hpp"
 #include "exec/cuda/device_api.hpp"
 
@@ -52,8 +53,7 @@ std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
 
 // This process's rank as the MPI launcher announces it (the emulation runs below MPI).
 std::uint64_t launcher_rank() {
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
-    if (const char* s = std::getenv(v)) return std::strtoull(s, nullptr, 10);
+  if (const auto r = core::launcher_rank()) return std::strtoull(r->text.c_str(), nullptr, 10);
   return static_cast<std::uint64_t>(::getpid());
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 
+#include "core/environment.hpp"
 #include "core/error.hpp"
 #include "exec/cuda/device_api.hpp"
 
@@ -66,15 +67,7 @@ private:
 };
 
 std::unique_ptr<DeviceApi> choose() {
-  const char* seed = std::getenv("SFR_EMULATE_DEVICE");
-  if (seed && *seed) {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long v = std::strtoull(seed, &end, 10);
-    if (*seed == '-' || *end != '\0' || errno != 0)
-      throw InputError("SFR_EMULATE_DEVICE", std::string("expected a seed (an unsigned integer), got \"") + seed + "\"");
-    return make_emulated_api(v);
-  }
+  if (const auto seed = core::emulated_device_seed()) return make_emulated_api(*seed);
   if (auto api = make_cuda_api()) return api;
   return std::make_unique<NoDevice>();
 }
@@ -142,8 +135,8 @@ std::string device_id() { return device_api().device_id(); }
 bool emulated_device() { return device_api().emulated(); }
 
 bool mps_running() {
-  const char* dir = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
-  const std::string control = std::string(dir && *dir ? dir : "/tmp/nvidia-mps") + "/control";
+  const std::string dir = core::env_given(core::Env::cuda_mps_pipe_directory) ? core::env_value(core::Env::cuda_mps_pipe_directory) : "/tmp/nvidia-mps";
+  const std::string control = dir + "/control";
   struct stat st {};
   return ::stat(control.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
 }

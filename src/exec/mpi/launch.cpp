@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "core/environment.hpp"
 #include "core/error.hpp"
 
 namespace sfr::exec::mpi {
@@ -31,7 +32,7 @@ std::string plural(int n, const char* what) { return std::to_string(n) + " " + w
 
 void prepare_mpi_init() {
 #ifdef OPEN_MPI
-  if (std::getenv("OMPI_MCA_osc")) return;  // the user's choice
+  if (core::env_value(core::Env::ompi_mca_osc)) return;  // the user's choice
   int provided = 0;
   if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return;
   std::string value;
@@ -48,7 +49,7 @@ void prepare_mpi_init() {
   MPI_T_finalize();
   if (value.empty() || value[0] != '^') return;
   const std::string allowed = without(value, "pt2pt");
-  if (allowed != value) setenv("OMPI_MCA_osc", allowed.empty() ? "^none" : allowed.c_str(), 1);
+  if (allowed != value) setenv(core::env_name(core::Env::ompi_mca_osc), allowed.empty() ? "^none" : allowed.c_str(), 1);
 #endif
 }
 
