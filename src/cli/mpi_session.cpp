@@ -12,6 +12,7 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "exec/mpi/launch.hpp"
+#include "exec/mpi/mpi_check.hpp"
 #include "exec/mpi/star_forest.hpp"
 
 namespace sfr::cli {
@@ -23,6 +24,7 @@ MpiSession::MpiSession() {
     exec::mpi::prepare_mpi_init();
     MPI_Init(nullptr, nullptr);
   }
+  exec::mpi::return_errors(MPI_COMM_WORLD);  // MPI's errors become sf-replay's one line (exec/mpi/mpi_check.hpp)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 }
@@ -59,24 +61,24 @@ bool agreed(const char* cmd, int rank, int size, const std::function<void()>& st
     err = e.what();
   }
   int mine = err.empty() ? size : rank, first = size;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  SFR_MPI(MPI_Allreduce, &mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (first == size) return true;
   if (first != 0 && rank == first) {
     const int len = static_cast<int>(err.size());
-    MPI_Send(&len, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
-    MPI_Send(err.data(), len, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
+    SFR_MPI(MPI_Send, &len, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+    SFR_MPI(MPI_Send, err.data(), len, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
   }
   if (rank == 0) {
     if (first != 0) {
       int len = 0;
-      MPI_Recv(&len, 1, MPI_INT, first, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      SFR_MPI(MPI_Recv, &len, 1, MPI_INT, first, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       err.resize(static_cast<size_t>(len));
-      MPI_Recv(err.data(), len, MPI_CHAR, first, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      SFR_MPI(MPI_Recv, err.data(), len, MPI_CHAR, first, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       err = "rank " + std::to_string(first) + ": " + err;
     }
     stderr_line(std::string("sf-replay ") + cmd + ": error: " + err);
   }
-  MPI_Barrier(MPI_COMM_WORLD);
+  SFR_MPI(MPI_Barrier, MPI_COMM_WORLD);
   return false;
 }
 

@@ -207,6 +207,9 @@ int run_guarded(const char* cmd, int (*body)(const Args&), const Args& args) {
     status = 2;
   } catch (const std::bad_alloc&) {
     what = "out of memory";
+  } catch (const MpiError& e) {
+    kind = "MPI error";
+    what = e.what();
   } catch (const std::exception& e) {
     kind = "internal error";
     what = InputError::one_line(e.what());

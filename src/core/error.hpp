@@ -35,4 +35,11 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+// An MPI call that returned an error (exec/mpi/mpi_check.hpp): an environment failure, not a bug
+// of ours; the CLI prints it as "MPI error" with the call's name, and exits with status 1.
+class MpiError : public std::runtime_error {
+public:
+  explicit MpiError(const std::string& what) : std::runtime_error(InputError::one_line(what)) {}
+};
+
 }  // namespace sfr

@@ -21,7 +21,8 @@ constexpr Named kNames[] = {{FailPoint::setup, "setup"},
                             {FailPoint::end, "end"},
                             {FailPoint::write, "write"},
                             {FailPoint::stall_write, "stall-write"},
-                            {FailPoint::stall_begin, "stall-begin"}};
+                            {FailPoint::stall_begin, "stall-begin"},
+                            {FailPoint::mpi_error, "mpi-error"}};
 
 std::string names() {
   std::string s;
@@ -58,15 +59,16 @@ namespace detail {
 
 const bool kFailPointsArmed = env_value(Env::failpoint) != nullptr;
 
-void fail_point_reached(FailPoint p) {
+bool fail_point_reached(FailPoint p) {
   static const Setting s = parse(env_value(Env::failpoint));
   static bool fired = false;  // the first pass only
-  if (fired || !s.named || s.named->point != p || s.rank != this_rank()) return;
+  if (fired || !s.named || s.named->point != p || s.rank != this_rank()) return false;
   fired = true;
   if (p == FailPoint::stall_write || p == FailPoint::stall_begin) {
     std::this_thread::sleep_for(std::chrono::seconds(60));
-    return;
+    return false;
   }
+  if (p == FailPoint::mpi_error) return true;
   throw FailPointHit(std::string("fail point '") + s.named->name + "' reached (SFR_FAILPOINT)");
 }
 

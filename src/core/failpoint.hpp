@@ -17,7 +17,8 @@ enum class FailPoint {
   end,         // an op's end
   write,       // an output file, after its temporary file is written and before it is moved into place
   stall_write,  // not a failure: sleeps 60 s at the same place, so that a test can signal a process holding a temporary file
-  stall_begin   // not a failure: an op's begin sleeps 60 s, so that a test sees the other ranks' stall watch fire
+  stall_begin,  // not a failure: an op's begin sleeps 60 s, so that a test sees the other ranks' stall watch fire
+  mpi_error     // an op's begin makes an MPI call MPI refuses (a send to a rank that does not exist)
 };
 
 // What a fail point throws.
@@ -28,13 +29,15 @@ public:
 
 namespace detail {
 extern const bool kFailPointsArmed;  // SFR_FAILPOINT is set (read before main)
-void fail_point_reached(FailPoint p);
+bool fail_point_reached(FailPoint p);
 }  // namespace detail
 
-// Throws FailPointHit (or stalls) where SFR_FAILPOINT names `p` and this rank.
-inline void fail_point(FailPoint p) {
+// Throws FailPointHit (or stalls) where SFR_FAILPOINT names `p` and this rank. Returns true where
+// the caller acts itself (mpi_error, which core cannot: it makes no MPI calls), once.
+inline bool fail_point(FailPoint p) {
   if (detail::kFailPointsArmed) [[unlikely]]
-    detail::fail_point_reached(p);
+    return detail::fail_point_reached(p);
+  return false;
 }
 
 // Throws InputError("SFR_FAILPOINT", ...) for a malformed value (an unknown name, a rank that is

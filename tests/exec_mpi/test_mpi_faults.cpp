@@ -149,6 +149,20 @@ TEST_F(MpiFaults, FailPointsEndValidateModelAndCalibrate) {
   EXPECT_EQ(left(), std::set<std::string>{}) << vm->output() << cal->output();
 }
 
+// An MPI call that MPI refuses (fail point mpi-error: a send to rank 2 of 2) is returned to the
+// executor, not Open MPI's abort: one line naming the call, MPI's text and the rank; status 1; no
+// output.
+TEST_F(MpiFaults, AnMpiErrorIsOneLineNamingTheCallAndTheRank) {
+  for (const char* rank : {"0", "1"}) {
+    auto run = start("run " + trace() + " --backend basic --timing " + path("t.json"), std::string("SFR_FAILPOINT=mpi-error@") + rank);
+    ASSERT_NE(run->wait_for(60), sfr_test::Background::kRunning) << run->output();
+    EXPECT_EQ(run->wait_for(0), 1) << run->output();
+    const std::string line = std::string("sf-replay run: MPI error: rank ") + rank + ": MPI_Send: MPI_ERR_RANK: invalid rank";
+    EXPECT_EQ(sfr_test::occurrences(run->output(), line), 1u) << run->output();
+    EXPECT_EQ(left(), std::set<std::string>{}) << run->output();
+  }
+}
+
 TEST_F(MpiFaults, AMalformedFailPointIsBadInput) {
   for (const char* bad : {"begn@1", "begin", "begin@", "begin@-1", "begin@x"}) {
     auto run = start("run " + trace() + " --backend basic", std::string("SFR_FAILPOINT=") + bad);

@@ -17,6 +17,7 @@
 #include "core/failpoint.hpp"
 #include "core/kernels.hpp"
 #include "exec/cuda/kernels.hpp"
+#include "exec/mpi/mpi_check.hpp"
 
 namespace sfr::exec::cuda {
 
@@ -82,7 +83,7 @@ std::string cuda_aware_refusal() {
 void select_node_device(MPI_Comm comm) {
   MPI_Comm node;
   int local = 0;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  SFR_MPI(MPI_Comm_split_type, comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &local);
   MPI_Comm_free(&node);
   select_device(local);
@@ -137,27 +138,27 @@ DeviceStarForest::DeviceStarForest(MPI_Comm comm, const core::Graph& g, core::Ba
   if (t == core::BackendId::cuda_ipc) {
     // Every peer must share this rank's node (its memory, hence its GPUs' IPC).
     MPI_Comm node;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
+    SFR_MPI(MPI_Comm_split_type, comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
     MPI_Group world_g, node_g;
-    MPI_Comm_group(comm, &world_g);
-    MPI_Comm_group(node, &node_g);
+    SFR_MPI(MPI_Comm_group, comm, &world_g);
+    SFR_MPI(MPI_Comm_group, node, &node_g);
     long long bad = -1;  // rank * size + peer of the first peer off the node
     for (const auto* pl : {&lists_.root_side, &lists_.leaf_side})
       for (const int p : pl->peers) {
         int in_node = MPI_UNDEFINED;
-        MPI_Group_translate_ranks(world_g, 1, &p, node_g, &in_node);
+        SFR_MPI(MPI_Group_translate_ranks, world_g, 1, &p, node_g, &in_node);
         if (in_node == MPI_UNDEFINED && bad < 0) bad = static_cast<long long>(me) * size + p;
       }
     MPI_Group_free(&world_g);
     MPI_Group_free(&node_g);
     MPI_Comm_free(&node);
     long long first = -1;
-    MPI_Allreduce(&bad, &first, 1, MPI_LONG_LONG, MPI_MAX, comm);
+    SFR_MPI(MPI_Allreduce, &bad, &first, 1, MPI_LONG_LONG, MPI_MAX, comm);
     if (first >= 0)
       throw InputError("--backend", "cuda-ipc moves data between the ranks of one node only, but rank " + std::to_string(first / size) +
                                         " exchanges with rank " + std::to_string(first % size) + " on another node; use cuda-staged");
   }
-  MPI_Comm_dup(comm, &comm_);
+  SFR_MPI(MPI_Comm_dup, comm, &comm_);
   rank_ = me;
   kernels_ = std::make_unique<ListKernels>(lists_);
 }
@@ -217,10 +218,10 @@ DeviceStarForest::Link& DeviceStarForest::link(Direction d, std::size_t vbytes) 
     const IpcHandle h = rb ? ipc_handle(l->drecv.data()) : IpcHandle{};
     for (std::size_t p = 0; p < nr; ++p) {
       mine[p] = {h, l->block(*l->recv, p), rb};
-      MPI_Isend(&mine[p], sizeof(Note), MPI_BYTE, l->recv->peers[p], kSetup, comm_, &rq[p]);
+      SFR_MPI(MPI_Isend, &mine[p], sizeof(Note), MPI_BYTE, l->recv->peers[p], kSetup, comm_, &rq[p]);
     }
-    for (std::size_t p = 0; p < ns; ++p) MPI_Irecv(&theirs[p], sizeof(Note), MPI_BYTE, l->send->peers[p], kSetup, comm_, &rq[nr + p]);
-    MPI_Waitall(static_cast<int>(rq.size()), rq.data(), MPI_STATUSES_IGNORE);
+    for (std::size_t p = 0; p < ns; ++p) SFR_MPI(MPI_Irecv, &theirs[p], sizeof(Note), MPI_BYTE, l->send->peers[p], kSetup, comm_, &rq[nr + p]);
+    SFR_MPI(MPI_Waitall, static_cast<int>(rq.size()), rq.data(), MPI_STATUSES_IGNORE);
     for (std::size_t p = 0; p < ns; ++p) {
       l->peer_recv.push_back(ipc_open(theirs[p].h, theirs[p].bytes));
       l->peer_off.push_back(theirs[p].off);
@@ -254,38 +255,38 @@ void DeviceStarForest::start(Link& l, bool send_dev, bool recv_dev) {
         }
       for (std::size_t k = 0; k < nr; ++k) {
         const auto& pc = l.rpieces[k];
-        MPI_Irecv(l.hrecv.data() + pc.off, pc.bytes, MPI_BYTE, l.recv->peers[pc.peer], l.tag(kData), comm_, &l.reqs[k]);
+        SFR_MPI(MPI_Irecv, l.hrecv.data() + pc.off, pc.bytes, MPI_BYTE, l.recv->peers[pc.peer], l.tag(kData), comm_, &l.reqs[k]);
       }
       for (std::size_t k = 0; k < ns; ++k) {
         const auto& pc = l.spieces[k];
         if (send_dev) l.copied[k]->sync();
-        MPI_Isend(l.hsend.data() + pc.off, pc.bytes, MPI_BYTE, l.send->peers[pc.peer], l.tag(kData), comm_, &l.reqs[nr + k]);
+        SFR_MPI(MPI_Isend, l.hsend.data() + pc.off, pc.bytes, MPI_BYTE, l.send->peers[pc.peer], l.tag(kData), comm_, &l.reqs[nr + k]);
       }
       return;
     case core::BackendId::cuda_aware:
       if (send_dev) kernels_->sync();  // the pack is done
       for (std::size_t k = 0; k < nr; ++k) {
         const auto& pc = l.rpieces[k];
-        MPI_Irecv((recv_dev ? l.drecv.data() : l.hrecv.data()) + pc.off, pc.bytes, MPI_BYTE, l.recv->peers[pc.peer], l.tag(kData), comm_,
+        SFR_MPI(MPI_Irecv, (recv_dev ? l.drecv.data() : l.hrecv.data()) + pc.off, pc.bytes, MPI_BYTE, l.recv->peers[pc.peer], l.tag(kData), comm_,
                   &l.reqs[k]);
       }
       for (std::size_t k = 0; k < ns; ++k) {
         const auto& pc = l.spieces[k];
-        MPI_Isend((send_dev ? l.dsend.data() : l.hsend.data()) + pc.off, pc.bytes, MPI_BYTE, l.send->peers[pc.peer], l.tag(kData), comm_,
+        SFR_MPI(MPI_Isend, (send_dev ? l.dsend.data() : l.hsend.data()) + pc.off, pc.bytes, MPI_BYTE, l.send->peers[pc.peer], l.tag(kData), comm_,
                   &l.reqs[nr + k]);
       }
       return;
     case core::BackendId::cuda_ipc:
-      for (std::size_t k = 0; k < nr; ++k) MPI_Irecv(nullptr, 0, MPI_BYTE, l.recv->peers[l.rpieces[k].peer], l.tag(kDone), comm_, &l.reqs[k]);
+      for (std::size_t k = 0; k < nr; ++k) SFR_MPI(MPI_Irecv, nullptr, 0, MPI_BYTE, l.recv->peers[l.rpieces[k].peer], l.tag(kDone), comm_, &l.reqs[k]);
       for (std::size_t k = 0; k < ns; ++k) {
         const auto& pc = l.spieces[k];
         // The receiver's buffer is free again once it has unpacked what I wrote last time.
-        if (l.wrote) MPI_Recv(nullptr, 0, MPI_BYTE, l.send->peers[pc.peer], l.tag(kFree), comm_, MPI_STATUS_IGNORE);
+        if (l.wrote) SFR_MPI(MPI_Recv, nullptr, 0, MPI_BYTE, l.send->peers[pc.peer], l.tag(kFree), comm_, MPI_STATUS_IGNORE);
         copy_async(l.peer_recv[pc.peer] + l.peer_off[pc.peer], l.send_at(send_dev, pc.peer), static_cast<std::size_t>(pc.bytes), kernels_->stream());
       }
       kernels_->sync();
       for (std::size_t k = 0; k < ns; ++k)
-        MPI_Isend(nullptr, 0, MPI_BYTE, l.send->peers[l.spieces[k].peer], l.tag(kDone), comm_, &l.reqs[nr + k]);
+        SFR_MPI(MPI_Isend, nullptr, 0, MPI_BYTE, l.send->peers[l.spieces[k].peer], l.tag(kDone), comm_, &l.reqs[nr + k]);
       l.wrote = ns > 0;
       return;
     default: return;  // not a CUDA transport: refused by the constructor
@@ -300,16 +301,16 @@ std::byte* DeviceStarForest::finish(Link& l, bool recv_dev) {
       if (recv_dev)
         for (;;) {
           int k = MPI_UNDEFINED;
-          MPI_Waitany(static_cast<int>(nr), l.reqs.data(), &k, MPI_STATUS_IGNORE);
+          SFR_MPI(MPI_Waitany, static_cast<int>(nr), l.reqs.data(), &k, MPI_STATUS_IGNORE);
           if (k == MPI_UNDEFINED) break;
           const Piece& pc = l.rpieces[static_cast<std::size_t>(k)];
           copy_async(l.drecv.data() + pc.off, l.hrecv.data() + pc.off, static_cast<std::size_t>(pc.bytes), kernels_->stream());
         }
-      MPI_Waitall(static_cast<int>(nr + ns), l.reqs.data(), MPI_STATUSES_IGNORE);
+      SFR_MPI(MPI_Waitall, static_cast<int>(nr + ns), l.reqs.data(), MPI_STATUSES_IGNORE);
       break;
-    case core::BackendId::cuda_aware: MPI_Waitall(static_cast<int>(nr + ns), l.reqs.data(), MPI_STATUSES_IGNORE); break;
+    case core::BackendId::cuda_aware: SFR_MPI(MPI_Waitall, static_cast<int>(nr + ns), l.reqs.data(), MPI_STATUSES_IGNORE); break;
     case core::BackendId::cuda_ipc:
-      MPI_Waitall(static_cast<int>(nr + ns), l.reqs.data(), MPI_STATUSES_IGNORE);
+      SFR_MPI(MPI_Waitall, static_cast<int>(nr + ns), l.reqs.data(), MPI_STATUSES_IGNORE);
       if (!recv_dev) {
         copy_async(l.hrecv.data(), l.drecv.data(), l.drecv.size(), kernels_->stream());
         kernels_->sync();
@@ -322,8 +323,8 @@ std::byte* DeviceStarForest::finish(Link& l, bool recv_dev) {
 
 void DeviceStarForest::release(Link& l) {
   if (transport_ != core::BackendId::cuda_ipc || l.recv->npeers() == 0) return;  // (ipc: a piece per peer)
-  MPI_Waitall(static_cast<int>(l.frees.size()), l.frees.data(), MPI_STATUSES_IGNORE);
-  for (std::size_t p = 0; p < l.recv->npeers(); ++p) MPI_Isend(nullptr, 0, MPI_BYTE, l.recv->peers[p], l.tag(kFree), comm_, &l.frees[p]);
+  SFR_MPI(MPI_Waitall, static_cast<int>(l.frees.size()), l.frees.data(), MPI_STATUSES_IGNORE);
+  for (std::size_t p = 0; p < l.recv->npeers(); ++p) SFR_MPI(MPI_Isend, nullptr, 0, MPI_BYTE, l.recv->peers[p], l.tag(kFree), comm_, &l.frees[p]);
 }
 
 void DeviceStarForest::begin(Op o) {

@@ -1,6 +1,7 @@
 // basic: persistent point-to-point, one MPI_Recv_init / MPI_Send_init per neighbour rank and link,
 // started together with MPI_Startall (PetscSF's default backend).
 #include "exec/mpi/backend.hpp"
+#include "exec/mpi/mpi_check.hpp"
 
 namespace sfr::exec::mpi {
 namespace {
@@ -51,15 +52,15 @@ public:
       const auto [count, type] = l.message(l.recv->count(p));
       MPI_Request& r = l.requests[p];
       if (!st.persistent[p]) {
-        MPI_Irecv(want, count, type, l.recv->peers[p], l.tag, comm_, &r);
+        SFR_MPI(MPI_Irecv, want, count, type, l.recv->peers[p], l.tag, comm_, &r);
         continue;
       }
       if (st.bound[p] != want) {
         if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
-        MPI_Recv_init(want, count, type, l.recv->peers[p], l.tag, comm_, &r);
+        SFR_MPI(MPI_Recv_init, want, count, type, l.recv->peers[p], l.tag, comm_, &r);
         st.bound[p] = want;
       }
-      MPI_Start(&r);
+      SFR_MPI(MPI_Start, &r);
     }
     for (std::size_t p = 0; p < l.send->npeers(); ++p) {
       if (l.send_is_shared(p)) continue;
@@ -70,20 +71,20 @@ public:
       MPI_Request& r = l.requests[nrecv + p];
       ++posted_;
       if (!st.persistent[nrecv + p]) {
-        MPI_Isend(want, count, type, l.send->peers[p], l.tag, comm_, &r);
+        SFR_MPI(MPI_Isend, want, count, type, l.send->peers[p], l.tag, comm_, &r);
         continue;
       }
       if (st.bound[nrecv + p] != want) {
         if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
-        MPI_Send_init(want, count, type, l.send->peers[p], l.tag, comm_, &r);
+        SFR_MPI(MPI_Send_init, want, count, type, l.send->peers[p], l.tag, comm_, &r);
         st.bound[nrecv + p] = want;
       }
-      MPI_Start(&r);
+      SFR_MPI(MPI_Start, &r);
     }
   }
   std::int64_t posted() const override { return posted_; }
   void finish(StarForest&, InFlight&, Link& l) override {
-    if (!l.requests.empty()) MPI_Waitall(static_cast<int>(l.requests.size()), l.requests.data(), MPI_STATUSES_IGNORE);
+    if (!l.requests.empty()) SFR_MPI(MPI_Waitall, static_cast<int>(l.requests.size()), l.requests.data(), MPI_STATUSES_IGNORE);
   }
 
 private:

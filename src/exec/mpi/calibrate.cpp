@@ -19,6 +19,7 @@
 #include "core/tier.hpp"
 #include "exec/cuda/device_terms.hpp"
 #include "exec/cuda/runtime.hpp"
+#include "exec/mpi/mpi_check.hpp"
 #include "exec/mpi/runner.hpp"
 #include "exec/mpi/stall.hpp"
 #include "trace/calibration_ring.hpp"
@@ -51,9 +52,9 @@ double least(const std::vector<double>& block_medians) {
 void idle_barrier(MPI_Comm comm) {
   stall::idle();
   MPI_Request r;
-  MPI_Ibarrier(comm, &r);
+  SFR_MPI(MPI_Ibarrier, comm, &r);
   for (int done = 0;;) {
-    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    SFR_MPI(MPI_Test, &r, &done, MPI_STATUS_IGNORE);
     if (done) return;
     usleep(200);
   }
@@ -72,13 +73,13 @@ double cpu_seconds() {
 // of their affinity masks: a cluster node of .ci/cluster has its own) over its ranks, at most 1.
 double fair_core_share(MPI_Comm comm) {
   MPI_Comm host;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+  SFR_MPI(MPI_Comm_split_type, comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
   int n = 1;
   MPI_Comm_size(host, &n);
   cpu_set_t mine, all;
   CPU_ZERO(&mine);
   if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_SET(0, &mine);
-  MPI_Allreduce(&mine, &all, static_cast<int>(sizeof(cpu_set_t)), MPI_BYTE, MPI_BOR, host);
+  SFR_MPI(MPI_Allreduce, &mine, &all, static_cast<int>(sizeof(cpu_set_t)), MPI_BYTE, MPI_BOR, host);
   MPI_Comm_free(&host);
   return std::min(1.0, static_cast<double>(std::max(1, CPU_COUNT(&all))) / static_cast<double>(n));
 }
@@ -116,12 +117,12 @@ std::vector<core::TimedSample> pingpong(MPI_Comm comm, int rank, int p) {
       for (int i = 0; i < warm + reps; ++i) {
         if (rank == 0) {
           const double t0 = MPI_Wtime();
-          MPI_Send(buf.data(), n, MPI_BYTE, p, kTag, comm);
-          MPI_Recv(buf.data(), n, MPI_BYTE, p, kTag, comm, MPI_STATUS_IGNORE);
+          SFR_MPI(MPI_Send, buf.data(), n, MPI_BYTE, p, kTag, comm);
+          SFR_MPI(MPI_Recv, buf.data(), n, MPI_BYTE, p, kTag, comm, MPI_STATUS_IGNORE);
           if (i >= warm) t.push_back((MPI_Wtime() - t0) / 2);
         } else if (rank == p) {
-          MPI_Recv(buf.data(), n, MPI_BYTE, 0, kTag, comm, MPI_STATUS_IGNORE);
-          MPI_Send(buf.data(), n, MPI_BYTE, 0, kTag, comm);
+          SFR_MPI(MPI_Recv, buf.data(), n, MPI_BYTE, 0, kTag, comm, MPI_STATUS_IGNORE);
+          SFR_MPI(MPI_Send, buf.data(), n, MPI_BYTE, 0, kTag, comm);
         }
       }
       medians[k].push_back(upper_median(t));
@@ -146,20 +147,20 @@ void overheads(MPI_Comm comm, int rank, int p, core::CalibrationData::Overheads&
       double spent = 0;
       for (int i = 0; i < K; ++i) {
         const double t0 = MPI_Wtime();
-        MPI_Isend(&msg[i], 1, MPI_DOUBLE, p, kTag, comm, &req[i]);
+        SFR_MPI(MPI_Isend, &msg[i], 1, MPI_DOUBLE, p, kTag, comm, &req[i]);
         spent += MPI_Wtime() - t0;
       }
-      MPI_Waitall(K, req, MPI_STATUSES_IGNORE);
+      SFR_MPI(MPI_Waitall, K, req, MPI_STATUSES_IGNORE);
       os.push_back(spent / K);
-      MPI_Send(msg, 0, MPI_BYTE, p, kToken, comm);
+      SFR_MPI(MPI_Send, msg, 0, MPI_BYTE, p, kToken, comm);
       stall::tick();
     } else if (rank == p) {
-      MPI_Recv(msg, 0, MPI_BYTE, 0, kToken, comm, MPI_STATUS_IGNORE);
+      SFR_MPI(MPI_Recv, msg, 0, MPI_BYTE, 0, kToken, comm, MPI_STATUS_IGNORE);
       usleep(2000);  // the data messages, sent before the token, have arrived
       double spent = 0;
       for (int i = 0; i < K; ++i) {
         const double t0 = MPI_Wtime();
-        MPI_Recv(&msg[i], 1, MPI_DOUBLE, 0, kTag, comm, MPI_STATUS_IGNORE);
+        SFR_MPI(MPI_Recv, &msg[i], 1, MPI_DOUBLE, 0, kTag, comm, MPI_STATUS_IGNORE);
         spent += MPI_Wtime() - t0;
       }
       orv.push_back(spent / K);
@@ -167,20 +168,20 @@ void overheads(MPI_Comm comm, int rank, int p, core::CalibrationData::Overheads&
   }
   if (rank == 0) out.o_send = upper_median(os);
   if (rank == p) out.o_recv = upper_median(orv);
-  if (rank == p) MPI_Send(&out.o_recv, 1, MPI_DOUBLE, 0, kToken, comm);
-  if (rank == 0) MPI_Recv(&out.o_recv, 1, MPI_DOUBLE, p, kToken, comm, MPI_STATUS_IGNORE);
+  if (rank == p) SFR_MPI(MPI_Send, &out.o_recv, 1, MPI_DOUBLE, 0, kToken, comm);
+  if (rank == 0) SFR_MPI(MPI_Recv, &out.o_recv, 1, MPI_DOUBLE, p, kToken, comm, MPI_STATUS_IGNORE);
   for (const int k : {1, 2, 4, 8, 16, 32, 64}) {
     std::vector<double> t;
     for (int r = 0; r < 3 + 20; ++r) {
       if (rank == 0) {
         const double t0 = MPI_Wtime();
-        for (int i = 0; i < k; ++i) MPI_Isend(&msg[i], 1, MPI_DOUBLE, p, kTag, comm, &req[i]);
-        MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
-        MPI_Recv(msg, 0, MPI_BYTE, p, kToken, comm, MPI_STATUS_IGNORE);
+        for (int i = 0; i < k; ++i) SFR_MPI(MPI_Isend, &msg[i], 1, MPI_DOUBLE, p, kTag, comm, &req[i]);
+        SFR_MPI(MPI_Waitall, k, req, MPI_STATUSES_IGNORE);
+        SFR_MPI(MPI_Recv, msg, 0, MPI_BYTE, p, kToken, comm, MPI_STATUS_IGNORE);
         if (r >= 3) t.push_back(MPI_Wtime() - t0);
       } else if (rank == p) {
-        for (int i = 0; i < k; ++i) MPI_Recv(&msg[i], 1, MPI_DOUBLE, 0, kTag, comm, MPI_STATUS_IGNORE);
-        MPI_Send(msg, 0, MPI_BYTE, 0, kToken, comm);
+        for (int i = 0; i < k; ++i) SFR_MPI(MPI_Recv, &msg[i], 1, MPI_DOUBLE, 0, kTag, comm, MPI_STATUS_IGNORE);
+        SFR_MPI(MPI_Send, msg, 0, MPI_BYTE, 0, kToken, comm);
       }
     }
     if (rank == 0) out.train.push_back({static_cast<double>(k), upper_median(t)});
@@ -199,21 +200,21 @@ double injection(MPI_Comm comm, int rank, const std::vector<int>& from, const st
   const auto me_to = std::find(to.begin(), to.begin() + static_cast<std::ptrdiff_t>(senders), rank) - to.begin();
   std::vector<double> t;
   for (int r = 0; r < 2 + reps; ++r) {
-    MPI_Barrier(comm);
+    SFR_MPI(MPI_Barrier, comm);
     const double t0 = MPI_Wtime();
     if (static_cast<std::size_t>(me_from) < senders) {
-      MPI_Send(buf.data(), bytes, MPI_BYTE, to[static_cast<std::size_t>(me_from)], kTag, comm);
-      MPI_Recv(buf.data(), 0, MPI_BYTE, to[static_cast<std::size_t>(me_from)], kToken, comm, MPI_STATUS_IGNORE);
+      SFR_MPI(MPI_Send, buf.data(), bytes, MPI_BYTE, to[static_cast<std::size_t>(me_from)], kTag, comm);
+      SFR_MPI(MPI_Recv, buf.data(), 0, MPI_BYTE, to[static_cast<std::size_t>(me_from)], kToken, comm, MPI_STATUS_IGNORE);
     } else if (static_cast<std::size_t>(me_to) < senders) {
-      MPI_Recv(buf.data(), bytes, MPI_BYTE, from[static_cast<std::size_t>(me_to)], kTag, comm, MPI_STATUS_IGNORE);
-      MPI_Send(buf.data(), 0, MPI_BYTE, from[static_cast<std::size_t>(me_to)], kToken, comm);
+      SFR_MPI(MPI_Recv, buf.data(), bytes, MPI_BYTE, from[static_cast<std::size_t>(me_to)], kTag, comm, MPI_STATUS_IGNORE);
+      SFR_MPI(MPI_Send, buf.data(), 0, MPI_BYTE, from[static_cast<std::size_t>(me_to)], kToken, comm);
     }
     if (r >= 2) t.push_back(MPI_Wtime() - t0);
     stall::tick();
   }
   double mine = upper_median(t), worst = 0;
   if (static_cast<std::size_t>(me_from) >= senders) mine = 0;
-  MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
+  SFR_MPI(MPI_Allreduce, &mine, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
   return worst;
 }
 
@@ -233,7 +234,7 @@ double per_call(MPI_Comm comm, F&& f) {
     stall::tick();
   }
   double mine = least(blocks), worst = 0;
-  MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
+  SFR_MPI(MPI_Allreduce, &mine, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
   return worst;
 }
 
@@ -284,26 +285,26 @@ std::pair<std::vector<int>, std::vector<int>> nodes_and_sockets(MPI_Comm comm, i
     local_size = std::min(o.ranks_per_node, size - my_node * o.ranks_per_node);
   } else {
     MPI_Comm shm;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
+    SFR_MPI(MPI_Comm_split_type, comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
     MPI_Comm_rank(shm, &local);
     MPI_Comm_size(shm, &local_size);
     int lowest = rank;
-    MPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, shm);
+    SFR_MPI(MPI_Allreduce, &rank, &lowest, 1, MPI_INT, MPI_MIN, shm);
     MPI_Comm_free(&shm);
     my_node = lowest;  // renumbered below
   }
   const int rps = o.ranks_per_socket > 0 ? o.ranks_per_socket : local_size;
   std::vector<int> node(static_cast<std::size_t>(size)), socket(node.size());
   const int my_socket = local / rps;
-  MPI_Allgather(&my_node, 1, MPI_INT, node.data(), 1, MPI_INT, comm);
-  MPI_Allgather(&my_socket, 1, MPI_INT, socket.data(), 1, MPI_INT, comm);
+  SFR_MPI(MPI_Allgather, &my_node, 1, MPI_INT, node.data(), 1, MPI_INT, comm);
+  SFR_MPI(MPI_Allgather, &my_socket, 1, MPI_INT, socket.data(), 1, MPI_INT, comm);
   std::vector<int> ids = node;
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   for (auto& n : node) n = static_cast<int>(std::lower_bound(ids.begin(), ids.end(), n) - ids.begin());
   d.nodes = static_cast<int>(ids.size());
   int rank0_local = local_size;
-  MPI_Bcast(&rank0_local, 1, MPI_INT, 0, comm);
+  SFR_MPI(MPI_Bcast, &rank0_local, 1, MPI_INT, 0, comm);
   d.ranks_per_node = o.ranks_per_node > 0 ? o.ranks_per_node : rank0_local;
   d.ranks_per_socket = std::min(rps, d.ranks_per_node);
   return {node, socket};
@@ -318,7 +319,7 @@ std::pair<std::vector<int>, std::vector<int>> nodes_and_sockets(MPI_Comm comm, i
 void choose_partners(MPI_Comm comm, int size, const std::vector<int>& node, const std::vector<int>& socket, core::CalibrationData& d) {
   std::vector<int> cpu(static_cast<std::size_t>(size));
   const int my_cpu = bound_cpu();
-  MPI_Allgather(&my_cpu, 1, MPI_INT, cpu.data(), 1, MPI_INT, comm);
+  SFR_MPI(MPI_Allgather, &my_cpu, 1, MPI_INT, cpu.data(), 1, MPI_INT, comm);
   auto on_cpu_of_0 = [&](int p) { return cpu[0] >= 0 && cpu[static_cast<std::size_t>(p)] == cpu[0]; };
   for (int p = 1; p < size; ++p) {
     const auto q = static_cast<std::size_t>(p);
@@ -335,22 +336,23 @@ void choose_partners(MPI_Comm comm, int size, const std::vector<int>& node, cons
 void measure_sync(MPI_Comm comm, int rank, int size, core::CalibrationData& d) {
   double* cell = nullptr;
   MPI_Win win;
-  MPI_Win_allocate(sizeof(double), sizeof(double), MPI_INFO_NULL, comm, &cell, &win);
-  d.fence = per_call(comm, [&] { MPI_Win_fence(0, win); });
+  SFR_MPI(MPI_Win_allocate, sizeof(double), sizeof(double), MPI_INFO_NULL, comm, &cell, &win);
+  return_errors(win);
+  d.fence = per_call(comm, [&] { SFR_MPI(MPI_Win_fence, 0, win); });
   MPI_Win_free(&win);
   std::vector<int> nb;
   for (int x : {(rank + size - 1) % size, (rank + 1) % size})
     if (x != rank && std::find(nb.begin(), nb.end(), x) == nb.end()) nb.push_back(x);
   MPI_Comm ring;
-  MPI_Dist_graph_create_adjacent(comm, static_cast<int>(nb.size()), nb.data(), MPI_UNWEIGHTED, static_cast<int>(nb.size()), nb.data(),
+  SFR_MPI(MPI_Dist_graph_create_adjacent, comm, static_cast<int>(nb.size()), nb.data(), MPI_UNWEIGHTED, static_cast<int>(nb.size()), nb.data(),
                                  MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &ring);
   std::vector<int> zn(nb.size() + 1, 0);
   char dummy = 0;
   d.neighbor =
-      per_call(comm, [&] { MPI_Neighbor_alltoallv(&dummy, zn.data(), zn.data(), MPI_BYTE, &dummy, zn.data(), zn.data(), MPI_BYTE, ring); });
+      per_call(comm, [&] { SFR_MPI(MPI_Neighbor_alltoallv, &dummy, zn.data(), zn.data(), MPI_BYTE, &dummy, zn.data(), zn.data(), MPI_BYTE, ring); });
   MPI_Comm_free(&ring);
   std::vector<int> za(static_cast<std::size_t>(size), 0);
-  d.alltoallv = per_call(comm, [&] { MPI_Alltoallv(&dummy, za.data(), za.data(), MPI_BYTE, &dummy, za.data(), za.data(), MPI_BYTE, comm); });
+  d.alltoallv = per_call(comm, [&] { SFR_MPI(MPI_Alltoallv, &dummy, za.data(), za.data(), MPI_BYTE, &dummy, za.data(), za.data(), MPI_BYTE, comm); });
 }
 
 // The executor itself, per backend: a bcast and a reduce on core::calibration_ring, permuted, in
@@ -424,14 +426,14 @@ void measure_executor(MPI_Comm comm, int size, const CalibrateOptions& o, core::
     for (auto& p : mates) p.rounds[0].push_back(low_us(p, core::backend_name(core::BackendId::basic)));
     // Rank 0's clock decides, so that every rank stops after the same round.
     more = rounds + 1 < core::kMinExecutorRounds || MPI_Wtime() - t0 < o.executor_seconds;
-    MPI_Bcast(&more, 1, MPI_INT, 0, comm);
+    SFR_MPI(MPI_Bcast, &more, 1, MPI_INT, 0, comm);
   }
   d.executor_rounds = rounds;
   d.executor_spread = core::round_spread(patterns[1].rounds[0]);  // basic's ring in order, bcast
   // A rank that waits for MPI spins: it holds its share of the cores the whole time unless other
   // processes take them.
   const double share = (cpu_seconds() - cpu0) / std::max(1e-9, MPI_Wtime() - t0) / fair_core_share(comm);
-  MPI_Allreduce(&share, &d.executor_cpu_share, 1, MPI_DOUBLE, MPI_MIN, comm);
+  SFR_MPI(MPI_Allreduce, &share, &d.executor_cpu_share, 1, MPI_DOUBLE, MPI_MIN, comm);
   // Of the rounds, what validate-model's least of its repeats would measure (not the luckiest of
   // 60: core/statistic.hpp).
   for (auto& p : patterns)
@@ -502,7 +504,7 @@ core::CalibrationData calibrate(MPI_Comm comm, const CalibrateOptions& o) {
   idle_barrier(comm);
   // 7. The device's terms, where rank 0 has a device (rank 0 alone on it; the others wait).
   int has_device = rank == 0 && cuda::device_count() > 0 ? 1 : 0;
-  MPI_Bcast(&has_device, 1, MPI_INT, 0, comm);
+  SFR_MPI(MPI_Bcast, &has_device, 1, MPI_INT, 0, comm);
   if (has_device) {
     say("device copies, kernel launch and bandwidth", false);
     if (rank == 0) {

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "exec/mpi/backend.hpp"
+#include "exec/mpi/mpi_check.hpp"
 
 namespace sfr::exec::mpi {
 namespace {
@@ -59,7 +60,7 @@ class Collective final : public Backend {
 public:
   // Private duplicate for the nonblocking collectives (see alltoallv.cpp).
   Collective(StarForest& sf, const core::Graph& g) : kind_(detect(g)) {
-    MPI_Comm_dup(sf.comm(), &comm_);
+    SFR_MPI(MPI_Comm_dup, sf.comm(), &comm_);
     std::vector<Index> start(1, 0);
     for (const auto& rg : g.ranks) {
       counts_.push_back(static_cast<int>(rg.nroots));
@@ -79,19 +80,19 @@ public:
     l.requests.resize(1);
     switch (kind_) {
       case Kind::allgather:
-        MPI_Iallgatherv(f.rootdata, counts_[me(sf)], l.vtype, f.leafdata, counts_.data(), displs_.data(), l.vtype, comm_,
+        SFR_MPI(MPI_Iallgatherv, f.rootdata, counts_[me(sf)], l.vtype, f.leafdata, counts_.data(), displs_.data(), l.vtype, comm_,
                         l.requests.data());
         break;
       case Kind::gather:
-        MPI_Igatherv(f.rootdata, counts_[me(sf)], l.vtype, f.leafdata, counts_.data(), displs_.data(), l.vtype, 0, comm_,
+        SFR_MPI(MPI_Igatherv, f.rootdata, counts_[me(sf)], l.vtype, f.leafdata, counts_.data(), displs_.data(), l.vtype, 0, comm_,
                      l.requests.data());
         break;
-      case Kind::alltoall: MPI_Ialltoall(f.rootdata, 1, l.vtype, f.leafdata, 1, l.vtype, comm_, l.requests.data()); break;
+      case Kind::alltoall: SFR_MPI(MPI_Ialltoall, f.rootdata, 1, l.vtype, f.leafdata, 1, l.vtype, comm_, l.requests.data()); break;
       case Kind::none: break;
     }
     f.applied = true;
   }
-  void finish(StarForest&, InFlight&, Link& l) override { MPI_Wait(l.requests.data(), MPI_STATUS_IGNORE); }
+  void finish(StarForest&, InFlight&, Link& l) override { SFR_MPI(MPI_Wait, l.requests.data(), MPI_STATUS_IGNORE); }
 
 private:
   static std::size_t me(StarForest& sf) {

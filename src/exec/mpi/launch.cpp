@@ -7,6 +7,7 @@
 
 #include "core/environment.hpp"
 #include "core/error.hpp"
+#include "exec/mpi/mpi_check.hpp"
 
 namespace sfr::exec::mpi {
 
@@ -89,13 +90,13 @@ LaunchNodes launch_nodes(MPI_Comm comm) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  SFR_MPI(MPI_Comm_split_type, comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
   int lowest = rank;
-  MPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, node);
+  SFR_MPI(MPI_Allreduce, &rank, &lowest, 1, MPI_INT, MPI_MIN, node);
   MPI_Comm_free(&node);
   LaunchNodes l;
   l.node_of.resize(static_cast<std::size_t>(size));
-  MPI_Allgather(&lowest, 1, MPI_INT, l.node_of.data(), 1, MPI_INT, comm);
+  SFR_MPI(MPI_Allgather, &lowest, 1, MPI_INT, l.node_of.data(), 1, MPI_INT, comm);
   // Renumber by first rank: node k is the k-th distinct lowest rank.
   std::vector<int> firsts = l.node_of;
   std::sort(firsts.begin(), firsts.end());

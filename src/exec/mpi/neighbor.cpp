@@ -16,8 +16,9 @@
 #include <map>
 
 #include "exec/mpi/backend.hpp"
-#include "plan/rounds.hpp"
+#include "exec/mpi/mpi_check.hpp"
 #include "exec/mpi/vector_collective.hpp"
+#include "plan/rounds.hpp"
 
 namespace sfr::exec::mpi {
 namespace {
@@ -32,7 +33,7 @@ MPI_Comm graph_comm(MPI_Comm comm, const std::vector<int>& sources, const std::v
   // Zero-degree ranks: pass valid (dummy) arrays, never null pointers.
   static const int dummy[1] = {0};
   MPI_Comm g = MPI_COMM_NULL;
-  MPI_Dist_graph_create_adjacent(comm, static_cast<int>(sources.size()), sources.empty() ? dummy : sources.data(), MPI_UNWEIGHTED,
+  SFR_MPI(MPI_Dist_graph_create_adjacent, comm, static_cast<int>(sources.size()), sources.empty() ? dummy : sources.data(), MPI_UNWEIGHTED,
                                  static_cast<int>(dests.size()), dests.empty() ? dummy : dests.data(), MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
                                  &g);
   return g;
@@ -69,21 +70,21 @@ public:
   void start(StarForest& sf, InFlight&, Link& l) override {
     if (l.dev_send || l.dev_recv) return start_scheduled(sf, l);
     if (persistent_) {
-      MPI_Start(l.requests.data());
+      SFR_MPI(MPI_Start, l.requests.data());
       return;
     }
     const auto& c = l.state<VectorCounts>();
     l.requests.resize(1);
-    MPI_Ineighbor_alltoallv(buf_or_dummy(l.sendbuf), c.scounts.data(), c.sdispls.data(), l.vtype, buf_or_dummy(l.recvbuf), c.rcounts.data(),
+    SFR_MPI(MPI_Ineighbor_alltoallv, buf_or_dummy(l.sendbuf), c.scounts.data(), c.sdispls.data(), l.vtype, buf_or_dummy(l.recvbuf), c.rcounts.data(),
                             c.rdispls.data(), l.vtype, comm(l), l.requests.data());
   }
   void finish(StarForest&, InFlight&, Link& l) override {
     if (l.dev_send || l.dev_recv) {
       auto& r = scheduled_[&l];
-      MPI_Waitall(static_cast<int>(r.size()), r.data(), MPI_STATUSES_IGNORE);
+      SFR_MPI(MPI_Waitall, static_cast<int>(r.size()), r.data(), MPI_STATUSES_IGNORE);
       return;
     }
-    MPI_Wait(l.requests.data(), MPI_STATUS_IGNORE);
+    SFR_MPI(MPI_Wait, l.requests.data(), MPI_STATUS_IGNORE);
   }
 
 private:
@@ -96,12 +97,12 @@ private:
     const MPI_Comm c = comm(l);
     for (std::size_t p = 0; p < nr; ++p) {
       const auto [count, type] = l.message(l.recv->count(p));
-      MPI_Irecv(l.recv_block(p), count, type, l.recv->peers[p], l.tag, c, &r[p]);
+      SFR_MPI(MPI_Irecv, l.recv_block(p), count, type, l.recv->peers[p], l.tag, c, &r[p]);
     }
     std::size_t k = nr;
     for (const std::size_t p : plan::nearest_neighbor_order(sf.rank(), l.send->peers)) {
       const auto [count, type] = l.message(l.send->count(p));
-      MPI_Isend(l.send_block(p), count, type, l.send->peers[p], l.tag, c, &r[k++]);
+      SFR_MPI(MPI_Isend, l.send_block(p), count, type, l.send->peers[p], l.tag, c, &r[k++]);
     }
   }
   std::map<const Link*, std::vector<MPI_Request>> scheduled_;

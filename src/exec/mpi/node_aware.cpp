@@ -30,6 +30,7 @@
 
 #include "core/pack.hpp"
 #include "exec/mpi/backend.hpp"
+#include "exec/mpi/mpi_check.hpp"
 #include "plan/rounds.hpp"
 
 namespace sfr::exec::mpi {
@@ -81,7 +82,7 @@ public:
     params_.split_cap = split_cap;
     if (rpn_ <= 0) rpn_ = ranks_sharing_memory(sf.comm());
     shm_ = make_shm(sf, false, rpn_);
-    for (auto& c : comm_) MPI_Comm_dup(sf.comm(), &c);
+    for (auto& c : comm_) SFR_MPI(MPI_Comm_dup, sf.comm(), &c);
     me_ = sf.rank();
     MPI_Comm_size(sf.comm(), &size_);
   }
@@ -159,7 +160,7 @@ private:
     mpi_call(at, n, type, peer, l.tag, comm_[step], &into.back());
   }
   static void wait(std::vector<MPI_Request>& v) {
-    if (!v.empty()) MPI_Waitall(static_cast<int>(v.size()), v.data(), MPI_STATUSES_IGNORE);
+    if (!v.empty()) SFR_MPI(MPI_Waitall, static_cast<int>(v.size()), v.data(), MPI_STATUSES_IGNORE);
     v.clear();
   }
 

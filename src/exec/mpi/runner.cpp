@@ -16,16 +16,17 @@
 #include "core/failpoint.hpp"
 #include "core/statistic.hpp"
 #include "exec/conformance.hpp"
+#include "exec/cuda/device_sf.hpp"
 #include "exec/dump.hpp"
 #include "exec/mpi/backend.hpp"
 #include "exec/mpi/launch.hpp"
+#include "exec/mpi/mpi_check.hpp"
 #include "exec/mpi/stall.hpp"
 #include "exec/mpi/star_forest.hpp"
+#include "exec/sf.hpp"
 #include "io/json_out.hpp"
 #include "io/json_strict.hpp"
 #include "trace/result_docs.hpp"
-#include "exec/cuda/device_sf.hpp"
-#include "exec/sf.hpp"
 
 namespace sfr::exec::mpi {
 
@@ -214,7 +215,7 @@ trace::DeviceWork device_work(MPI_Comm comm, const cuda::DeviceCounts& d, double
                      double(d.h2d),      double(d.h2d_bytes),    double(d.d2h),         double(d.d2h_bytes),    double(d.d2d),
                      double(d.d2d_bytes)};
   double most[11];
-  MPI_Allreduce(mine, most, 11, MPI_DOUBLE, MPI_MAX, comm);
+  SFR_MPI(MPI_Allreduce, mine, most, 11, MPI_DOUBLE, MPI_MAX, comm);
   for (double& x : most) x /= calls;
   return {most[0], most[1], most[2], most[3], most[4], most[5], most[6], most[7], most[8], most[9], most[10]};
 }
@@ -245,7 +246,14 @@ public:
   void run_begin() {
     core::fail_point(core::FailPoint::begin);
     core::fail_point(core::FailPoint::stall_begin);
+    if (core::fail_point(core::FailPoint::mpi_error)) send_to_no_rank();
     handle_ = begin(sf_, op_, root_, leaf_, update_);
+  }
+  // (fail point mpi-error) MPI refuses it: MPI_ERR_RANK.
+  static void send_to_no_rank() {
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    SFR_MPI(MPI_Send, nullptr, 0, MPI_BYTE, size, 0, MPI_COMM_WORLD);
   }
   void run_end() {
     core::fail_point(core::FailPoint::end);
@@ -296,12 +304,12 @@ GpuPlacement gpu_placement(MPI_Comm comm) {
     for (const auto& [k, n] : per) counts[0] = std::max(counts[0], n);
     counts[1] = static_cast<int>(per.size());
   }
-  MPI_Bcast(counts, 2, MPI_INT, 0, comm);
+  SFR_MPI(MPI_Bcast, counts, 2, MPI_INT, 0, comm);
   p.ranks_per_gpu = counts[0];
   p.gpus = counts[1];
   // MPS serves real GPUs: an emulated device's work never reaches it, whatever runs on the node.
   int mine = !p.emulated && cuda::mps_running() ? 1 : 0, all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+  SFR_MPI(MPI_Allreduce, &mine, &all, 1, MPI_INT, MPI_MIN, comm);
   p.mps = all == 1;
   bcast_string(comm, p.device);
   return p;
@@ -317,9 +325,9 @@ std::string gpu_sharing_warning(const GpuPlacement& p) {
 
 void bcast_string(MPI_Comm comm, std::string& s) {
   int len = static_cast<int>(s.size());
-  MPI_Bcast(&len, 1, MPI_INT, 0, comm);
+  SFR_MPI(MPI_Bcast, &len, 1, MPI_INT, 0, comm);
   s.resize(static_cast<std::size_t>(len));
-  MPI_Bcast(s.data(), len, MPI_CHAR, 0, comm);
+  SFR_MPI(MPI_Bcast, s.data(), len, MPI_CHAR, 0, comm);
 }
 
 std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) {
@@ -328,14 +336,14 @@ std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) 
   const int me = rank_of(comm);
   int len = static_cast<int>(mine.size());
   std::vector<int> lens(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
-  MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm);
+  SFR_MPI(MPI_Gather, &len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm);
   int total = 0;
   for (int r = 0; r < size; ++r) {
     displs[static_cast<std::size_t>(r)] = total;
     total += lens[static_cast<std::size_t>(r)];
   }
   std::string all(static_cast<std::size_t>(me == 0 ? total : 0), '\0');
-  MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, comm);
+  SFR_MPI(MPI_Gatherv, mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, comm);
   std::vector<std::string> out;
   if (me == 0)
     for (int r = 0; r < size; ++r)
@@ -465,7 +473,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     mark_op(true, i);
     for (int it = 0; it < warmup + iters; ++it) {
       if (it == warmup) device_before = cuda::device_counts();
-      MPI_Barrier(comm);
+      SFR_MPI(MPI_Barrier, comm);
       const double t0 = MPI_Wtime();
       for (Index rep = 0; rep < op.repeat; ++rep) {
         run.run_begin();
@@ -473,7 +481,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
         run.run_end();
       }
       double dt = MPI_Wtime() - t0, mx = 0;
-      MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);
+      SFR_MPI(MPI_Allreduce, &dt, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);
       stall::tick();
       if (it >= warmup) iterations.add(mx * 1e6);
     }
@@ -483,7 +491,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     // The executor sends what the plan says (where its backend counts what it posts).
     if (posted_before >= 0) {
       long long mine = cache.get(op).messages_posted() - posted_before, all = 0;
-      MPI_Allreduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, comm);
+      SFR_MPI(MPI_Allreduce, &mine, &all, 1, MPI_LONG_LONG, MPI_SUM, comm);
       const long long runs = static_cast<long long>(warmup + iters) * op.repeat;
       if (all != runs * sent.messages)
         throw std::logic_error("op " + std::to_string(i) + " on " + cache.backend_of(op) + ": the executor posted " + std::to_string(all) +

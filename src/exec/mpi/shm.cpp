@@ -40,6 +40,7 @@
 
 #include "core/shm_route.hpp"
 #include "exec/mpi/backend.hpp"
+#include "exec/mpi/mpi_check.hpp"
 
 namespace sfr::exec::mpi {
 namespace {
@@ -80,7 +81,7 @@ std::uint64_t wait_until(std::byte* at, std::uint64_t target, MPI_Comm comm, uns
     sched_yield();  // oversubscribed runs: the peer may need this core
     if (spins % 64 == 63) {
       int flag = 0;
-      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
+      SFR_MPI(MPI_Iprobe, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
     }
   }
   return seen;
@@ -110,7 +111,7 @@ class Shm final : public Backend {
 public:
   Shm(StarForest& sf, bool off_node_basic, int ranks_per_node) : ranks_per_node_(ranks_per_node), comm_(sf.comm()) {
     if (off_node_basic) basic_ = make_basic();
-    MPI_Comm_split_type(sf.comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_);
+    SFR_MPI(MPI_Comm_split_type, sf.comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_);
     MPI_Comm_size(node_, &nlocal_);
     MPI_Comm_rank(node_, &me_local_);
     // More ranks than cores on the node: a spinning rank would take the core of the rank it
@@ -120,12 +121,12 @@ public:
     int size = 0;
     MPI_Comm_size(sf.comm(), &size);
     MPI_Group all = MPI_GROUP_NULL, local = MPI_GROUP_NULL;
-    MPI_Comm_group(sf.comm(), &all);
-    MPI_Comm_group(node_, &local);
+    SFR_MPI(MPI_Comm_group, sf.comm(), &all);
+    SFR_MPI(MPI_Comm_group, node_, &local);
     std::vector<int> ranks(static_cast<std::size_t>(size));
     std::iota(ranks.begin(), ranks.end(), 0);
     local_of_.assign(ranks.size(), MPI_UNDEFINED);
-    MPI_Group_translate_ranks(all, size, ranks.data(), local, local_of_.data());
+    SFR_MPI(MPI_Group_translate_ranks, all, size, ranks.data(), local, local_of_.data());
     MPI_Group_free(&all);
     MPI_Group_free(&local);
   }
@@ -171,11 +172,12 @@ public:
     for (std::size_t p = 0; p < l.recv->npeers(); ++p)
       if (shared(l.recv->peers[p])) recv_peers.push_back(p);  // unless the sender leaves it to MPI (below)
     MPI_Info info = MPI_INFO_NULL;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "alloc_shared_noncontig", "true");  // each segment on its owner's NUMA node
-    MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, info, node_, &st.mine, &st.win);
+    SFR_MPI(MPI_Info_create, &info);
+    SFR_MPI(MPI_Info_set, info, "alloc_shared_noncontig", "true");  // each segment on its owner's NUMA node
+    SFR_MPI(MPI_Win_allocate_shared, static_cast<MPI_Aint>(bytes), 1, info, node_, &st.mine, &st.win);
+    return_errors(st.win);
     MPI_Info_free(&info);
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, st.win);
+    SFR_MPI(MPI_Win_lock_all, MPI_MODE_NOCHECK, st.win);
     std::fill(st.mine, st.mine + header, std::byte{0});
     for (std::size_t k = 0; k < st.send_blocks.size(); ++k) {
       const std::size_t p = st.send_blocks[k].peer;
@@ -185,9 +187,9 @@ public:
     }
     for (int j : to_mpi) std::memcpy(slot(st.mine, 2, j), &kByMpi, sizeof kByMpi);
     // The headers are written: make them visible on the node (set-up only).
-    MPI_Win_sync(st.win);
-    MPI_Barrier(node_);
-    MPI_Win_sync(st.win);
+    SFR_MPI(MPI_Win_sync, st.win);
+    SFR_MPI(MPI_Barrier, node_);
+    SFR_MPI(MPI_Win_sync, st.win);
     for (std::size_t p : recv_peers) {
       const int local = local_of_[static_cast<std::size_t>(l.recv->peers[p])];
       std::byte* theirs = segment(st.win, local);
@@ -215,7 +217,7 @@ public:
     if (basic_) basic_->free_link(l);
     auto it = states_.find(&l);
     if (it == states_.end()) return;
-    MPI_Win_unlock_all(it->second.win);
+    MPI_Win_unlock_all(it->second.win);  // (from the destructor: not checked)
     MPI_Win_free(&it->second.win);
     states_.erase(it);
   }
@@ -261,7 +263,7 @@ private:
     MPI_Aint size = 0;
     int disp = 0;
     void* base = nullptr;
-    MPI_Win_shared_query(win, local, &size, &disp, &base);
+    SFR_MPI(MPI_Win_shared_query, win, local, &size, &disp, &base);
     return static_cast<std::byte*>(base);
   }
 

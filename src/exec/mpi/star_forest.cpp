@@ -10,6 +10,7 @@
 #include "exec/cuda/device_sf.hpp"
 #include "exec/cuda/list_kernels.hpp"
 #include "exec/mpi/backend.hpp"
+#include "exec/mpi/mpi_check.hpp"
 
 namespace sfr::exec::mpi {
 
@@ -22,7 +23,7 @@ std::vector<std::string> backend_names() {
 
 int ranks_sharing_memory(MPI_Comm comm) {
   MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  SFR_MPI(MPI_Comm_split_type, comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int n = 1;
   MPI_Comm_size(node, &n);
   MPI_Comm_free(&node);
@@ -63,7 +64,7 @@ StarForest::StarForest(MPI_Comm comm, const core::Graph& g, const std::string& b
   MPI_Comm_size(comm, &size);
   if (size != g.nranks)
     throw InputError("", "the SF lives on " + std::to_string(g.nranks) + " ranks but the communicator has " + std::to_string(size));
-  MPI_Comm_dup(comm, &comm_);
+  SFR_MPI(MPI_Comm_dup, comm, &comm_);
   MPI_Comm_rank(comm_, &rank_);
   lists_ = core::build_rank_lists(g, rank_);
   backend_ = make_backend(*this, backend, g, ranks_per_node_, split_cap_);
@@ -109,8 +110,8 @@ Link& StarForest::acquire(Direction d, std::size_t vbytes) {
   l->recvbuf.resize(l->recv->indices.size() * vbytes);
   for (const auto& sh : l->send->shapes) l->send_contiguous.push_back(sh.kind == core::IndexShape::contiguous);
   for (const auto& sh : l->recv->shapes) l->recv_contiguous.push_back(sh.kind == core::IndexShape::contiguous);
-  MPI_Type_contiguous(static_cast<int>(vbytes), MPI_BYTE, &l->vtype);
-  MPI_Type_commit(&l->vtype);
+  SFR_MPI(MPI_Type_contiguous, static_cast<int>(vbytes), MPI_BYTE, &l->vtype);
+  SFR_MPI(MPI_Type_commit, &l->vtype);
   backend_->init_link(*this, *l);
   l->busy = true;
   links_.push_back(std::move(l));
@@ -136,7 +137,7 @@ bool StarForest::device_direct() {
   if (device_direct_ < 0) {
     // Every rank asks its own MPI library; all must agree, or a device block would meet a host one.
     int mine = backend_->device_blocks() && cuda::cuda_aware_refusal().empty() ? 1 : 0, all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm_);
+    SFR_MPI(MPI_Allreduce, &mine, &all, 1, MPI_INT, MPI_MIN, comm_);
     device_direct_ = all;
   }
   return device_direct_ == 1;

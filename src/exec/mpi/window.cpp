@@ -14,6 +14,7 @@
 
 #include "core/pack.hpp"
 #include "exec/mpi/backend.hpp"
+#include "exec/mpi/mpi_check.hpp"
 #include "exec/mpi/mpi_types.hpp"
 #include "exec/mpi/vector_collective.hpp"
 
@@ -84,7 +85,8 @@ public:
     // on user memory it falls back to osc/pt2pt or rdma: ~140 us per fence-epoch bcast at 2 ranks).
     const std::size_t n = static_cast<std::size_t>(sf.lists().nroots) * l.vbytes;
     std::byte* mem = nullptr;
-    MPI_Win_allocate(static_cast<MPI_Aint>(n), static_cast<int>(l.vbytes), MPI_INFO_NULL, sf.comm(), &mem, &st.win);
+    SFR_MPI(MPI_Win_allocate, static_cast<MPI_Aint>(n), static_cast<int>(l.vbytes), MPI_INFO_NULL, sf.comm(), &mem, &st.win);
+    return_errors(st.win);
     st.buf = std::span<std::byte>(mem, n);
     st.runs = root_runs(sf.lists().root_side.indices, l.vbytes);
   }
@@ -112,9 +114,9 @@ public:
     switch (f.kind) {
       case Motion::bcast: {
         st.copy_runs(st.buf.data(), f.rootdata);
-        MPI_Win_fence(0, st.win);
+        SFR_MPI(MPI_Win_fence, 0, st.win);
         for (const Transfer& t : transfers(pl, l, f))
-          MPI_Get(l.recv_block(t.peer), t.count, base, pl.leaf_side.peers[t.peer], 0, 1, t.target->get(), st.win);
+          SFR_MPI(MPI_Get, l.recv_block(t.peer), t.count, base, pl.leaf_side.peers[t.peer], 0, 1, t.target->get(), st.win);
         break;
       }
       case Motion::reduce: {
@@ -124,38 +126,38 @@ public:
           logical_as_bitwise(f, pl, l);
           op = bitwise_twin(f.op);
         }
-        MPI_Win_fence(0, st.win);
+        SFR_MPI(MPI_Win_fence, 0, st.win);
         for (const Transfer& t : transfers(pl, l, f))
-          MPI_Accumulate(l.send_block(t.peer), 1, t.origin->get(), pl.leaf_side.peers[t.peer], 0, 1, t.target->get(), op, st.win);
+          SFR_MPI(MPI_Accumulate, l.send_block(t.peer), 1, t.origin->get(), pl.leaf_side.peers[t.peer], 0, 1, t.target->get(), op, st.win);
         break;
       }
       case Motion::fetch_and_op: {
-        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, st.win);
+        SFR_MPI(MPI_Win_lock, MPI_LOCK_EXCLUSIVE, me, 0, st.win);
         st.copy_runs(st.buf.data(), f.rootdata);
-        MPI_Win_unlock(me, st.win);
-        MPI_Barrier(sf.comm());
+        SFR_MPI(MPI_Win_unlock, me, st.win);
+        SFR_MPI(MPI_Barrier, sf.comm());
         Link& back = *f.back;
         for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p) {
           const int peer = pl.leaf_side.peers[p];
           const auto tgt = targets(pl, p);
-          MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, st.win);
+          SFR_MPI(MPI_Win_lock, MPI_LOCK_EXCLUSIVE, peer, 0, st.win);
           for (std::size_t k = 0; k < tgt.size(); ++k) {
             std::byte* fetched = back.recv_block(p) + k * l.vbytes;
             const std::byte* mine = l.send_block(p) + k * l.vbytes;
             if (!is_logical(f.op)) {
-              MPI_Get_accumulate(mine, bs, base, fetched, bs, base, peer, tgt[k], bs, base, mpi_op(f.op), st.win);
+              SFR_MPI(MPI_Get_accumulate, mine, bs, base, fetched, bs, base, peer, tgt[k], bs, base, mpi_op(f.op), st.win);
               continue;
             }
             // Logical ops: atomic read, combine here, write back; the exclusive lock keeps it one
             // serial step (Open MPI 4.1's osc mis-applies the logical ops).
-            MPI_Get_accumulate(mine, bs, base, fetched, bs, base, peer, tgt[k], bs, base, MPI_NO_OP, st.win);
-            MPI_Win_flush(peer, st.win);
+            SFR_MPI(MPI_Get_accumulate, mine, bs, base, fetched, bs, base, peer, tgt[k], bs, base, MPI_NO_OP, st.win);
+            SFR_MPI(MPI_Win_flush, peer, st.win);
             std::vector<std::byte> next(fetched, fetched + l.vbytes);
             core::scatter_local(f.unit, bs, f.op, mine, std::vector<Index>{0}, next.data(), std::vector<Index>{0});
-            MPI_Accumulate(next.data(), bs, base, peer, tgt[k], bs, base, MPI_REPLACE, st.win);
-            MPI_Win_flush(peer, st.win);
+            SFR_MPI(MPI_Accumulate, next.data(), bs, base, peer, tgt[k], bs, base, MPI_REPLACE, st.win);
+            SFR_MPI(MPI_Win_flush, peer, st.win);
           }
-          MPI_Win_unlock(peer, st.win);
+          SFR_MPI(MPI_Win_unlock, peer, st.win);
         }
         f.fetched_in_back = true;
         break;
@@ -167,19 +169,19 @@ public:
     auto& st = l.state<WindowState>();
     if (st.win == MPI_WIN_NULL) return;
     switch (f.kind) {
-      case Motion::bcast: MPI_Win_fence(0, st.win); break;
+      case Motion::bcast: SFR_MPI(MPI_Win_fence, 0, st.win); break;
       case Motion::reduce:
-        MPI_Win_fence(0, st.win);
+        SFR_MPI(MPI_Win_fence, 0, st.win);
         st.copy_runs(f.rootdata, st.buf.data());
         f.applied = true;
         break;
       case Motion::fetch_and_op: {
-        MPI_Barrier(sf.comm());
+        SFR_MPI(MPI_Barrier, sf.comm());
         int me = 0;
         MPI_Comm_rank(sf.comm(), &me);
-        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, st.win);
+        SFR_MPI(MPI_Win_lock, MPI_LOCK_EXCLUSIVE, me, 0, st.win);
         st.copy_runs(f.rootdata, st.buf.data());
-        MPI_Win_unlock(me, st.win);
+        SFR_MPI(MPI_Win_unlock, me, st.win);
         break;
       }
     }
@@ -253,7 +255,7 @@ private:
     static const int dummy = 0;
     for (int& x : d) x *= bs;
     MPI_Datatype t;
-    MPI_Type_create_indexed_block(static_cast<int>(d.size()), bs, d.empty() ? &dummy : d.data(), base, &t);
+    SFR_MPI(MPI_Type_create_indexed_block, static_cast<int>(d.size()), bs, d.empty() ? &dummy : d.data(), base, &t);
     return t;
   }
 };
