@@ -42,8 +42,8 @@ elif [ "$np" -gt "$(nproc)" ]; then
   export OMPI_MCA_rmaps_base_oversubscribe=1
   launch+=(${BIND---bind-to core:overload-allowed --map-by core})
 fi
-candidates=basic,neighbor,window,alltoallv,shm
-[ "$rpn" -lt "$np" ] && candidates+=,3step,2step,split-md
+candidates=$($cli backends --names auto no-node-aware)
+[ "$rpn" -lt "$np" ] && candidates+=,$($cli backends --names auto node-aware)
 t0=$(date +%s.%N)
 "${launch[@]}" $cli calibrate -o "$dir/machine.json" --no-default "${nodes[@]}" ${CALIBRATE_ARGS:-} | sed -n '1p'
 t1=$(date +%s.%N)

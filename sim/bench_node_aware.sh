@@ -19,6 +19,6 @@ for m in ../shared/matrices/*.mtx; do
   $cli generate spmv --matrix "$m" --ranks 4 --partition rows --ranks-per-node 2 -o "$out" >/dev/null && traces+=("$out")
 done
 echo "== node-aware strategies, ${#traces[@]} SpMV traces at 4 ranks = 2 emulated nodes x 2 (oversubscribed: 4 ranks on $(nproc) cores)"
-mpiexec -n 4 $cli validate-model "${traces[@]}" --machine "$dir/machine.json" --backend basic,3step,2step,split-md,split-dd --iters 50 \
+mpiexec -n 4 $cli validate-model "${traces[@]}" --machine "$dir/machine.json" --backend "basic,$($cli backends --names node-aware)" --iters 50 \
   --json "$dir/validate.json"
 echo "written: $dir/machine.json, $dir/validate.json"

@@ -723,7 +723,7 @@ std::optional<double> ExecutorFit::scatter(const char* name, core::OpKind kind, 
   const double step = 1e-9;
   more.scatter = step;
   const double per = (predicted(CalibrationShape::ring_large_permuted, kind, name, more) - base) / step;
-  const std::string where_in = scatters_at_every_size(core::find_backend(name)->id)
+  const std::string where_in = core::find_backend(name)->scatters_every_size
                                    ? std::string("at every size, ")
                                    : core::format_number("in a message beyond %.0f B, ", static_cast<double>(scatter_beyond_));
   const std::string unit = "ns per value packed or unpacked through an index list " + where_in + direction(kind);
@@ -780,7 +780,7 @@ void ExecutorFit::bound_collective_overhead() {
   std::string by;
   for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
     const char* name = core::kCalibratedBackends[k];
-    if (!pays_collective_overhead(parse_backend(name, "calibrate").kind)) continue;
+    if (!core::find_backend(name)->collective_overhead) continue;
     constexpr core::OpKind bcast = core::OpKind::bcast, reduce = core::OpKind::reduce;
     const std::tuple<CalibrationShape, core::OpKind, double> rings[] = {
         {CalibrationShape::ring_permuted, bcast, d_.sf_op_backend[k]},

@@ -78,7 +78,7 @@ std::vector<BackendVariant> select_backends(const std::vector<std::string>& name
   for (const auto& name : names) {
     const BackendVariant b = parse_backend(name, "--backend");
     if (std::find(v.begin(), v.end(), b) == v.end()) v.push_back(b);  // basic and basic:staged are one backend
-    if (aware && has_aware_form(b.kind) && !b.aware) {
+    if (aware && !core::backend(b.kind).host_buffers_only && !b.aware) {
       const BackendVariant dev{b.kind, true};
       if (std::find(v.begin(), v.end(), dev) == v.end()) v.push_back(dev);
     }
@@ -268,12 +268,6 @@ Breakdown Breakdown::scaled(double f) const {
   return b;
 }
 
-// MPI's backends scatter past the machine's limit (the MPI's eager limit: past it a packed block
-// is written and read again value by value); shm at every size, since it copies every value of a
-// list one by one into or out of its segment (a reduce's unpack through 50 runs of bcsstk13's
-// roots cost per value, as calibrate's permuted rings do at 2 and 16 KiB alike).
-bool scatters_at_every_size(core::BackendId b) { return b == core::BackendId::shm; }
-
 core::SizeEstimate memory_estimate(const trace::BuiltTrace& bt) {
   constexpr long double kBytesPerLeaf = 128;
   long double total = 0, largest = -1;
@@ -311,7 +305,11 @@ Schedule op_schedule(const core::OpSpec& op, const std::vector<core::RankLists>&
 std::vector<Time> executor_work(const std::vector<RankShape>& shapes, const MachineModel::ExecutorCosts& cost, const MachineModel& m,
                                 core::BackendId b, std::int64_t vb, std::size_t nranks) {
   std::vector<Time> op_cpu(nranks, 0);
-  const std::int64_t beyond = scatters_at_every_size(b) ? 0 : m.scatter_beyond;
+  // MPI's backends scatter past the machine's limit (the MPI's eager limit: past it a packed block
+  // is written and read again value by value); shm at every size, since it copies every value of
+  // a list one by one into or out of its segment (a reduce's unpack through 50 runs of
+  // bcsstk13's roots cost per value, as calibrate's permuted rings do at 2 and 16 KiB alike).
+  const std::int64_t beyond = core::backend(b).scatters_every_size ? 0 : m.scatter_beyond;
   for (std::size_t r = 0; r < nranks && r < shapes.size(); ++r) {
     const RankShape& rs = shapes[r];
     // A backend with a cost per scattered value pays it for the lists in messages past the
@@ -431,7 +429,7 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
       // walk a block per run), per byte it sends and receives (those with its core mates at their
       // share), per peer and per large message beyond a ring's one of each, and where the backend
       // has one, per value of its scattered lists in messages past MachineModel::scatter_beyond (at
-      // every size where scatters_at_every_size) in place of their runs, and per cache line of its
+      // every size where its row's scatters_every_size) in place of their runs, and per cache line of its
       // peers' roots its leaves touch beyond their values' (MachineModel::ExecutorCosts::per_call).
       const bool off_node = b.kind == core::BackendId::shm || core::backend(b.kind).node_aware;
       const bool root_lines = costs[0].line > 0 || costs[1].line > 0;

@@ -69,10 +69,6 @@ bool uses_device(const trace::Trace& t);
 // Throws InputError for a bad name.
 std::vector<BackendVariant> select_backends(const std::vector<std::string>& names, bool all, const trace::Trace& t);
 
-// Whether backend b's index lists cost per scattered value (MachineModel::CostTerms::scatter) in
-// every message, not only in those past MachineModel::scatter_beyond.
-bool scatters_at_every_size(core::BackendId b);
-
 // `timeline`: when non-null, every backend's slices are recorded (tracks = endpoints).
 // Peak memory of simulating the trace's ops (rank lists and message lists, about 60 bytes per leaf of
 // each op's graph, bounded here by 128), named after the op with the largest graph; builds the

@@ -14,13 +14,6 @@
 
 namespace sfr::sim {
 
-namespace {
-bool host_only(core::BackendId k) {
-  const auto t = core::backend(k).transport;
-  return t == plan::Transport::split || t == plan::Transport::shm;
-}
-}  // namespace
-
 // The executor's names; the GPU path is named only when device-aware (staged is the default).
 std::string BackendVariant::name() const { return std::string(core::backend_name(kind)) + (aware ? ":aware" : ""); }
 
@@ -38,13 +31,10 @@ BackendVariant parse_backend(const std::string& s, const std::string& where) {
   b.kind = info->id;
   if (path != "staged" && path != "aware") throw InputError(where, "unknown GPU path '" + path + "' (expected staged or aware)");
   b.aware = path == "aware";
-  if (b.aware && host_only(b.kind))
+  if (b.aware && info->host_buffers_only)
     throw InputError(where, std::string(kind) + " has no device-aware form (it moves host buffers only)");
   return b;
 }
-
-bool has_aware_form(core::BackendId k) { return !host_only(k); }
-bool pays_collective_overhead(core::BackendId k) { return k == core::BackendId::neighbor || k == core::BackendId::alltoallv; }
 
 std::vector<BackendVariant> all_backends(bool with_aware) {
   std::vector<BackendVariant> v;
@@ -52,7 +42,7 @@ std::vector<BackendVariant> all_backends(bool with_aware) {
     if (!c.simulated) continue;
     const BackendVariant b = parse_backend(c.name, "all_backends");
     v.push_back(b);
-    if (with_aware && has_aware_form(b.kind)) v.push_back({b.kind, true});
+    if (with_aware && !c.host_buffers_only) v.push_back({b.kind, true});
   }
   return v;
 }
@@ -275,7 +265,7 @@ void add_direct(Schedule& s, const RankLayout& lay, const MachineModel& m, Backe
   }
   self_copies(sb, m, t, b.kind);
   device_work(sb, sb, lay, m, t, b.aware, sent, recvd);
-  if (pays_collective_overhead(b.kind))
+  if (core::backend(b.kind).collective_overhead)
     for (int r = 0; r < lay.nranks; ++r) sb.add_sync(r, to_ps(m.collective_overhead));
   if (b.kind == core::BackendId::alltoallv) {
     // MPI_Alltoallv also sends the empty messages: one short-protocol latency per non-peer,

@@ -25,11 +25,6 @@ struct BackendVariant {
 };
 // "basic", "3step:aware", "split-md:staged", ... Throws InputError naming `where`.
 BackendVariant parse_backend(const std::string& s, const std::string& where);
-// False for the backends that move host buffers only (shm, split-*): they have no `:aware` form.
-bool has_aware_form(core::BackendId k);
-// The backends whose call is one MPI collective (neighbor, alltoallv): each call pays the
-// machine's collective_overhead besides its messages.
-bool pays_collective_overhead(core::BackendId k);
 // Every simulated backend of the catalogue (core::kBackends), in its order; each one's
 // device-aware variant after it only when `with_aware`.
 std::vector<BackendVariant> all_backends(bool with_aware);

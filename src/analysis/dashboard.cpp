@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "analysis/load_results.hpp"
+#include "core/backends.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
@@ -87,7 +88,7 @@ struct Series {
 };
 Series series_of(const std::string& b) {
   const std::string chose = trace::auto_choice(b);
-  return chose.empty() ? Series{b, ""} : Series{"auto", chose};
+  return chose.empty() ? Series{b, ""} : Series{core::kAuto.name, chose};
 }
 std::string series_label(const Series& s) { return s.chose.empty() ? s.backend : s.backend + " (chose " + s.chose + ")"; }
 // Two series that run the same backend's code: one is auto having chosen the other (or both auto

@@ -193,7 +193,7 @@ nlohmann::json choose_on_machine(MpiRun& r) {
 // (no shared home directory) or count other ranks on their node (uneven nodes) would otherwise
 // choose differently, and exchange nothing that matches.
 bool agree_on_machine(MpiRun& r) {
-  r.uses_auto = std::find(r.backends.begin(), r.backends.end(), "auto") != r.backends.end();
+  r.uses_auto = std::find(r.backends.begin(), r.backends.end(), core::kAuto.name) != r.backends.end();
   r.uses_split = r.uses_auto;
   for (const auto& b : r.backends) r.uses_split = r.uses_split || plan::transport_of(b) == plan::Transport::split;
   if (!r.uses_split) return true;
@@ -283,31 +283,6 @@ int run_mpi(const RunArgs& a) {
 }
 #endif
 
-// `--backend list`: the catalogue, one line per backend (README.md's table says the same).
-void print_backend_list() {
-  for (const auto& b : core::kBackends) {
-    std::string needs;
-    const auto need = [&](bool on, const char* what) {
-      if (on) needs += (needs.empty() ? " [needs " : ", ") + std::string(what);
-    };
-    need(b.nodes, "nodes");
-    need(b.shared_memory, "shared memory");
-    need(b.gpu, "a GPU");
-    need(b.pattern_only, "a pattern SF");
-    if (!needs.empty()) needs += "]";
-    const char* scope = b.pattern_only ? ""
-                        : b.petsc      ? "; the ops PETSc 3.18 can run (it refuses the others, each named)"
-                                       : "; every op, unit, MPI op and block size (no fallback)";
-    std::printf("%-14s %s%s%s%s\n", b.name, b.what, scope,
-                needs.c_str(), b.simulated ? "" : " (not simulated)");
-  }
-  std::string candidates;
-  for (const auto& b : core::kBackends)
-    if (b.auto_candidate) candidates += (candidates.empty() ? "" : ", ") + std::string(b.name) + (b.node_aware ? "*" : "");
-  std::printf("%-14s per SF and motion (bcasts, reduces), the backend among %s the simulator predicts fastest (* on more than one node only)\n", "auto",
-              candidates.c_str());
-}
-
 // "3step, 2step, split-md, split-dd": the catalogue's node-aware strategies.
 std::string node_aware_backends() {
   std::string l;
@@ -352,14 +327,14 @@ int cmd_run(const Args& args) {
   }
   if (a.file.empty()) throw InputError("", "no trace given (usage: sf-replay run TRACE ...; --backend list lists the backends)");
   // Every rank parses the same list before MPI starts (a bad one is one line from rank 0).
-  a.backends = parse_backends("run", a.backend_values.empty() ? std::vector<std::string>{core::backend_name(core::BackendId::basic)} : a.backend_values, {.extra = {"auto"}});
+  a.backends = parse_backends("run", a.backend_values.empty() ? std::vector<std::string>{core::backend_name(core::BackendId::basic)} : a.backend_values, {.extra = {core::kAuto.name}});
   bool& uses_nodes = a.uses_nodes;
   bool uses_machine = false;
   for (std::size_t k = 0; k < a.backends.names.size(); ++k) {
     const std::string& b = a.backends.names[k];
     const auto* info = core::find_backend(b);
-    uses_nodes = uses_nodes || b == "auto" || (info && info->nodes);  // auto may choose shm or a node-aware strategy
-    uses_machine = uses_machine || a.backends.from_all[k] || b == "auto" || (info && info->transport == core::Transport::split);  // split-*: the machine's message cap
+    uses_nodes = uses_nodes || b == core::kAuto.name || (info && info->nodes);  // auto may choose shm or a node-aware strategy
+    uses_machine = uses_machine || a.backends.from_all[k] || b == core::kAuto.name || (info && info->transport == core::Transport::split);  // split-*: the machine's message cap
   }
   if (vm.count("ranks-per-node")) {
     if (a.ranks_per_node < 1) throw InputError("--ranks-per-node", "must be >= 1, got " + std::to_string(a.ranks_per_node));

@@ -29,6 +29,11 @@ int cmd_regress(const Args& args);
 int cmd_dashboard(const Args& args);
 int cmd_capture(const Args& args);
 int cmd_scale(const Args& args);
+int cmd_backends(const Args& args);
+
+// The backend catalogue, one line per backend and `auto` last (`backends`, `run --backend list`;
+// README.md's table says the same).
+void print_backend_list();
 
 const std::vector<Command>& commands();
 

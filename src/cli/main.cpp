@@ -30,6 +30,7 @@ const std::vector<Command>& commands() {
       {"dashboard", "build a static site of charts (per op, message size, model error, history) from result folders", cmd_dashboard},
       {"capture", "run an unchanged PETSc application with the capture library preloaded and write its SFs and ops as a trace", cmd_capture},
       {"scale", "regenerate a captured DMDA application's SFs at another rank count (the op stream as captured)", cmd_scale},
+      {"backends", "the backend catalogue, or with --names the names of the backends with given traits (for scripts)", cmd_backends},
       {"regress", "compare timing results with a baseline (noise-aware); exit 3 when something got slower", cmd_regress},
   };
   return cmds;

@@ -48,6 +48,12 @@ struct BackendInfo {
   // (window's accumulates into a copy of the roots that end copies back; collective's calls) or
   // relays the traffic in steps (the node-aware strategies).
   bool self_while_sending = false;
+  // How the simulator charges it (sim/strategies.cpp, sim/simulate.cpp).
+  bool host_buffers_only = false;    // moves host buffers only: no `:aware` form (shm, split-*: they stage device data themselves)
+  bool collective_overhead = false;  // each call is one MPI collective (neighbor, alltoallv): it pays the machine's collective_overhead
+  // Its index lists scatter value by value at every message size (shm copies each value into or
+  // out of its segment), not only past the machine's scatter_beyond (MPI's eager limit).
+  bool scatters_every_size = false;
   // Which commands take it.
   bool simulated = false;       // the simulator models it (simulate, compare, validate-model)
   bool auto_candidate = false;  // `--backend auto` may choose it (the node-aware ones only on more than one node)
@@ -72,6 +78,7 @@ inline constexpr BackendInfo kBackends[] = {
      .what = "MPI-3 neighborhood collectives (persistent where the MPI has them)",
      .transport = Transport::direct,
      .self_while_sending = true,
+     .collective_overhead = true,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true,
@@ -89,6 +96,7 @@ inline constexpr BackendInfo kBackends[] = {
      .what = "MPI_Ialltoallv over the whole communicator",
      .transport = Transport::direct,
      .self_while_sending = true,
+     .collective_overhead = true,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true},
@@ -105,6 +113,8 @@ inline constexpr BackendInfo kBackends[] = {
      .nodes = true,
      .shared_memory = true,
      .self_while_sending = true,
+     .host_buffers_only = true,
+     .scatters_every_size = true,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true},
@@ -132,6 +142,7 @@ inline constexpr BackendInfo kBackends[] = {
      .transport = Transport::split,
      .nodes = true,
      .node_aware = true,
+     .host_buffers_only = true,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true},
@@ -142,6 +153,7 @@ inline constexpr BackendInfo kBackends[] = {
      .transport = Transport::split,
      .nodes = true,
      .node_aware = true,
+     .host_buffers_only = true,
      .simulated = true},
     // The simulator models device buffers as the :staged / :aware forms of its own backends, not
     // the CUDA executor's transports: these three are run only.
@@ -169,6 +181,15 @@ inline constexpr BackendInfo kBackends[] = {
      .id = BackendId::petsc_window,
      .what = "PETSc's own PetscSF, -sf_type window", .petsc = true, .petsc_type = "window"},
 };
+
+// `--backend auto` is no backend but a chooser, a row of its own kind: per SF and motion it runs
+// the `auto_candidate` row the simulator predicts fastest (sim/auto_backend.hpp); without a
+// choice (an op it has none for), basic. Its timing results are labelled "auto:CHOSEN".
+struct ChooserInfo {
+  const char* name;
+  const char* what;  // followed by the candidates where it is printed
+};
+inline constexpr ChooserInfo kAuto{"auto", "per SF and motion (bcasts, reduces), the backend the simulator predicts fastest among"};
 
 inline constexpr const BackendInfo* find_backend(std::string_view name) {
   for (const auto& b : kBackends)

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "core/backends.hpp"
 #include "core/error.hpp"
 #include "io/strict_reader.hpp"
 
@@ -212,8 +213,11 @@ TimingDoc timing_doc_from_json(const Json& j, const std::string& source) {
   return d;
 }
 
-std::string auto_label(const std::string& chose) { return "auto:" + chose; }
-std::string auto_choice(const std::string& label) { return label.rfind("auto:", 0) == 0 ? label.substr(5) : ""; }
+std::string auto_label(const std::string& chose) { return std::string(core::kAuto.name) + ":" + chose; }
+std::string auto_choice(const std::string& label) {
+  const std::string prefix = std::string(core::kAuto.name) + ":";
+  return label.rfind(prefix, 0) == 0 ? label.substr(prefix.size()) : "";
+}
 
 TimingResult per_call(TimingResult r) {
   const double n = r.calls();

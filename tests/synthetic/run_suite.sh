@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ctest label "synthetic": a suite of synthetic traces from a fresh seed each run (printed; set
-# SFR_SUITE_SEED to replay one), every trace run on every MPI backend and checked against the
+# SFR_SUITE_SEED to replay one), every trace run on every host MPI backend that needs no nodes
+# (the catalogue's: `sf-replay backends --names no-gpu no-petsc no-pattern-only no-nodes`) and checked against the
 # reference semantics, and simulated with every backend. A failure prints the one line that
 # reproduces it with that seed.
 # Usage: run_suite.sh SF_REPLAY MPIEXEC WORKDIR [MATRICES_DIR]
@@ -11,6 +12,7 @@ echo "synthetic suite: seed $seed (replay the whole label: SFR_SUITE_SEED=$seed 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 rm -rf "$work" && mkdir -p "$work"
 suite="$work/suite"
+IFS=, read -ra one_node_backends <<< "$("$cli" backends --names no-gpu no-petsc no-pattern-only no-nodes)"
 gen=("$cli" generate suite --seed "$seed" -o "$suite")
 [ -n "$matrices" ] && [ -d "$matrices" ] && gen+=(--matrices "$matrices")
 if ! "${gen[@]}"; then
@@ -24,7 +26,7 @@ mapfile -t ranks < <(sed -n 's/^ *"ranks": \([0-9]*\),$/\1/p' "$suite/manifest.j
 fail=0
 for k in "${!entries[@]}"; do
   t="$suite/${entries[$k]}" n=${ranks[$k]}
-  for b in basic neighbor window alltoallv; do
+  for b in "${one_node_backends[@]}"; do
     d="$work/dump-$b.json"
     out=$("$mpiexec" -n "$n" --oversubscribe "$cli" run "$t" --backend "$b" --dump "$d" 2>&1 && "$cli" check "$t" "$d" 2>&1)
     if [ $? -ne 0 ]; then

@@ -80,7 +80,7 @@ public:
   std::int64_t split_cap() const { return split_cap_; }
   // The backend an op runs on: the named one, or for "auto" the choice made for its SF and motion.
   std::string backend_of(const core::OpSpec& op) const {
-    if (backend_ != "auto") return backend_;
+    if (backend_ != core::kAuto.name) return backend_;
     if (choice_)
       if (const auto it = choice_->find({op.sf, core::op_traits(op.op).motion}); it != choice_->end()) return it->second;
     return core::backend_name(core::BackendId::basic);
@@ -504,7 +504,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     r.samples_exact = iterations.exact();
     r.mean_us = iterations.mean();
     r.index = i;
-    r.backend = backend == "auto" ? trace::auto_label(cache.backend_of(op)) : backend;
+    r.backend = backend == core::kAuto.name ? trace::auto_label(cache.backend_of(op)) : backend;
     r.bytes = sent.bytes;
     r.messages = sent.messages;
     r.ranks_per_node = place.ranks_per_node;

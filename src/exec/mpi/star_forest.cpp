@@ -17,7 +17,7 @@ namespace sfr::exec::mpi {
 std::vector<std::string> backend_names() {
   std::vector<std::string> v;
   for (const auto& b : core::kBackends) v.push_back(b.name);
-  v.push_back("auto");
+  v.push_back(core::kAuto.name);
   return v;
 }
 
@@ -35,7 +35,7 @@ namespace {
 std::unique_ptr<Backend> make_backend(StarForest& sf, const std::string& name, const core::Graph& g, int ranks_per_node,
                                       std::int64_t split_cap) {
   using core::BackendId;
-  if (name == "auto") return make_basic();  // auto without a choice (runner.hpp): basic
+  if (name == core::kAuto.name) return make_basic();  // auto without a choice (runner.hpp): basic
   const auto* info = core::find_backend(name);
   switch (info ? info->id : BackendId::petsc) {
     case BackendId::basic: return make_basic();
