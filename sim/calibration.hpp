@@ -1,7 +1,8 @@
 // Fitting a machine model to what `sf-replay calibrate` measured (core::CalibrationData): per
 // tier, a three-segment alpha + beta*s fit of the ping-pong (short / eager / rendezvous, the switch
 // points chosen by the data), LogGP's o_send, o_recv (measured) and gap (slope of a message
-// train), the NIC's injection limit, synchronisation and pack costs. Every fit reports its error.
+// train), the NIC's injection limit, synchronisation and pack costs; then the executor's own work
+// per backend (sim/executor_fit.hpp). Every fit reports its error.
 #pragma once
 
 #include <array>

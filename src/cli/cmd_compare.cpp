@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "io/output_file.hpp"
 #include "sim/analytic.hpp"
+#include "sim/render.hpp"
 #include "sim/simulate.hpp"
 #include "trace/provenance.hpp"
 #include "trace/reader.hpp"

@@ -30,6 +30,7 @@
 #include "exec/mpi/runner.hpp"
 #include "exec/mpi/stall.hpp"
 #include "exec/mpi/star_forest.hpp"
+#include "exec/mpi/timing_output.hpp"
 #endif
 #ifdef HAVE_SFREPLAY_SIM
 #include "sim/auto_backend.hpp"

@@ -5,6 +5,7 @@
 #include "core/budget.hpp"
 #include "core/error.hpp"
 #include "io/output_file.hpp"
+#include "sim/render.hpp"
 #include "sim/simgrid_export.hpp"
 #include "sim/simulate.hpp"
 #include "trace/provenance.hpp"

@@ -2,6 +2,7 @@
 // conventions ("%.3f us", "1.5 GiB"), so that a report, a refusal and a table agree.
 #pragma once
 
+#include <cstddef>
 #include <cstdio>
 #include <string>
 #include <type_traits>
@@ -16,6 +17,12 @@ std::string format_number(const char* format, Doubles... v) {
   char buf[256];
   std::snprintf(buf, sizeof buf, format, v...);
   return buf;
+}
+
+// `s` widened with spaces to `width` characters (never cut): the columns of a fit table.
+inline std::string padded(std::string s, std::size_t width) {
+  if (s.size() < width) s.resize(width, ' ');
+  return s;
 }
 
 // "1.5 GiB", "300 MiB", "12 KiB", "100 B" (powers of 1024, one decimal past bytes).

@@ -1,6 +1,6 @@
 // The traces of `calibrate`'s measurement of the executor's own costs: one bcast (or reduce) of
 // one float64 per leaf on core::calibration_ring or core::calibration_fan. The executor runs them
-// (exec/mpi/calibrate.cpp) and the simulator predicts them (sim/calibration.cpp).
+// (exec/mpi/calibrate.cpp) and the simulator predicts them (sim/calibration.cpp, sim/executor_fit.cpp).
 #pragma once
 
 #include <algorithm>

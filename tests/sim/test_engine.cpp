@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "sim/engine.hpp"
+#include "sim/render.hpp"
 #include "sim_support.hpp"
 #include "support/sample_traces.hpp"
 #include "trace/reader.hpp"

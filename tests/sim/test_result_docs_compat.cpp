@@ -11,6 +11,7 @@
 
 #include "sim/engine.hpp"
 #include "sim/model_check.hpp"
+#include "sim/render.hpp"
 #include "sim/simulate.hpp"
 #include "sim_support.hpp"
 #include "trace/result_docs.hpp"

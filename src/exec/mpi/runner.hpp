@@ -116,11 +116,4 @@ std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine);
 // writer; other ranks get an empty result. Every rank passes the same names, units and bs.
 exec::OpArrays gather_result(MPI_Comm comm, const exec::RankArrays& mine);
 
-// OSU-style table and the timing JSON (sf-timing v1, see README).
-std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int iters);
-// `provenance`: the document's provenance object (trace/provenance.hpp).
-// split_cap > 0: the split strategies' chunk the run used (recorded as "split_cap").
-std::string timing_json(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int warmup, int iters, const io::Json& provenance,
-                        std::int64_t split_cap = 0);
-
 }  // namespace sfr::exec::mpi
