@@ -65,7 +65,7 @@ std::vector<Piece> pieces(const core::PeerLists& side, std::size_t vbytes, bool 
 std::string cuda_aware_refusal() {
   if (emulated_device()) {
     // Its device memory is host memory, which any MPI reads; SFR_EMULATE_DEVICE_MPI=host makes it
-    // act as an MPI that takes no device pointers (the staged routes run, cuda-aware refuses).
+    // act as an MPI that takes no device pointers (the staged paths run, cuda-aware refuses).
     const char* mpi = core::env_value(core::Env::emulate_device_mpi);
     if (mpi && std::string_view(mpi) == "host")
       return "the MPI library takes no device pointers (the emulated device with SFR_EMULATE_DEVICE_MPI=host); use cuda-staged";

@@ -70,7 +70,7 @@ public:
   }
   // The pattern was detected once, at setup: an op costs no scan of the graph.
   void check(const StarForest&, const InFlight& f) const override {
-    const std::string why = refuses(kind_, f.kind, f.op);
+    const std::string why = refuses(kind_, f.kind, f.mpi_op);
     if (!why.empty()) throw InputError("--backend", why);
   }
   ~Collective() override { MPI_Comm_free(&comm_); }

@@ -56,7 +56,7 @@ struct Link {
   // Device memory (exec/sf.hpp): the blocks packed on / unpacked from the device, and the self
   // part's way across the bus (2 * self count * vbytes, device and host); made at the first call
   // with device data. For the op in flight, dev_send / dev_recv point at dsend / drecv where the
-  // backend moves device blocks itself (the direct route), so send_block / recv_block are device
+  // backend moves device blocks itself (the direct path), so send_block / recv_block are device
   // addresses; null otherwise.
   exec::cuda::DeviceMemory dsend, drecv, dself;
   std::vector<std::byte> hself;
@@ -90,7 +90,7 @@ struct InFlight {
   Motion kind = Motion::bcast;
   core::Unit unit = core::Unit::float64;
   int bs = 1;
-  core::MpiOp op = core::MpiOp::replace;
+  core::MpiOp mpi_op = core::MpiOp::replace;  // how a reduce or fetch combines (core::OpSpec::op is the op kind)
   std::byte* rootdata = nullptr;
   std::byte* leafdata = nullptr;    // const for reduce / fetch (never written)
   std::byte* leafupdate = nullptr;  // fetch_and_op
@@ -109,9 +109,9 @@ struct InFlight {
   // host (no device buffer), staged or direct (packed on the device; blocks through host memory, or
   // handed to MPI in device memory), mirror (the backend reads the user's arrays: it works on the
   // host copies below, and the written ones go back at the end).
-  enum class Route : std::uint8_t { host, staged, direct, mirror };
-  Route route = Route::host;
-  bool packs_on_device() const { return route == Route::staged || route == Route::direct; }
+  enum class DevicePath : std::uint8_t { host, staged, direct, mirror };
+  DevicePath device_path = DevicePath::host;
+  bool packs_on_device() const { return device_path == DevicePath::staged || device_path == DevicePath::direct; }
   Data root, leaf, update;
   std::vector<std::byte> mroot, mleaf, mupdate;
 };

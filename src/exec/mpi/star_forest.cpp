@@ -154,7 +154,7 @@ void StarForest::stage(Link& l) {
 
 namespace {
 
-// The staged route: the blocks packed on the device go to where the backend reads them (the link's
+// The staged path: the blocks packed on the device go to where the backend reads them (the link's
 // send buffer, and a shared segment's block where the transport has one), and the received blocks
 // up to the device.
 // Each block goes down once: to its shared segment where the transport has one for its peer,
@@ -171,10 +171,10 @@ void blocks_down(Link& l, const cuda::Stream& s) {
   }
   s.sync();
 }
-// Blocks just packed into l.dsend, handed to the transport by the op's route: down to host memory
+// Blocks just packed into l.dsend, handed to the transport by the op's device path: down to host memory
 // (staged), or left on the device for MPI (direct).
-void hand_over_packed(const cuda::ListKernels& K, InFlight::Route route, Link& l) {
-  if (route == InFlight::Route::staged) return blocks_down(l, K.stream());
+void hand_over_packed(const cuda::ListKernels& K, InFlight::DevicePath path, Link& l) {
+  if (path == InFlight::DevicePath::staged) return blocks_down(l, K.stream());
   K.sync();
   l.dev_send = l.dsend.data();
 }
@@ -188,7 +188,7 @@ void blocks_up(Link& l, const cuda::Stream& s) {
   }
 }
 
-// A device array as a host copy (the mirror route); host arrays stay where they are.
+// A device array as a host copy (the mirror path); host arrays stay where they are.
 std::byte* mirror(const Data& d, std::vector<std::byte>& m, std::size_t bytes) {
   if (!d.on_device()) return d.p;
   m.resize(bytes);
@@ -206,14 +206,14 @@ void StarForest::self_part(InFlight& f) {
   const core::RankLists& pl = lists_;
   if (f.packs_on_device()) {
     Link& l = *f.link;
-    kernels().self_part(f.kind, f.unit, f.bs, f.op, f.root, f.leaf, f.update, l.dself.data(), l.hself.data());
+    kernels().self_part(f.kind, f.unit, f.bs, f.mpi_op, f.root, f.leaf, f.update, l.dself.data(), l.hself.data());
     return;
   }
   switch (f.kind) {
-    case Motion::bcast: core::scatter_local(f.unit, f.bs, f.op, f.rootdata, pl.self_roots, f.leafdata, pl.self_leaves); break;
-    case Motion::reduce: core::scatter_local(f.unit, f.bs, f.op, f.leafdata, pl.self_leaves, f.rootdata, pl.self_roots); break;
+    case Motion::bcast: core::scatter_local(f.unit, f.bs, f.mpi_op, f.rootdata, pl.self_roots, f.leafdata, pl.self_leaves); break;
+    case Motion::reduce: core::scatter_local(f.unit, f.bs, f.mpi_op, f.leafdata, pl.self_leaves, f.rootdata, pl.self_roots); break;
     case Motion::fetch_and_op:
-      core::fetch_and_op_local(f.unit, f.bs, f.op, f.rootdata, pl.self_roots, f.leafdata, pl.self_leaves, f.leafupdate);
+      core::fetch_and_op_local(f.unit, f.bs, f.mpi_op, f.rootdata, pl.self_roots, f.leafdata, pl.self_leaves, f.leafupdate);
       break;
   }
 }
@@ -230,12 +230,12 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
   f.leafupdate = f.update.p;
   if (f.root.on_device() || f.leaf.on_device() || (fetch && f.update.on_device())) {
     if (s.backend_->reads_user_arrays()) {
-      f.route = InFlight::Route::mirror;
+      f.device_path = InFlight::DevicePath::mirror;
       f.rootdata = mirror(f.root, f.mroot, static_cast<std::size_t>(pl.nroots) * vb);
       f.leafdata = mirror(f.leaf, f.mleaf, static_cast<std::size_t>(pl.leafspace) * vb);
       if (fetch) f.leafupdate = mirror(f.update, f.mupdate, static_cast<std::size_t>(pl.leafspace) * vb);
     } else {
-      f.route = s.device_direct() ? InFlight::Route::direct : InFlight::Route::staged;
+      f.device_path = s.device_direct() ? InFlight::DevicePath::direct : InFlight::DevicePath::staged;
     }
   }
   const bool dev = f.packs_on_device();
@@ -248,7 +248,7 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
   f.send_direct.assign(l.send->npeers(), 0);
   f.recv_direct.assign(l.recv->npeers(), 0);
   if (direct && !fetch) f.send_direct = l.send_contiguous;
-  if (direct && f.kind == Motion::bcast && f.op == core::MpiOp::replace) f.recv_direct = l.recv_contiguous;
+  if (direct && f.kind == Motion::bcast && f.mpi_op == core::MpiOp::replace) f.recv_direct = l.recv_contiguous;
   const Data src = f.kind == Motion::bcast ? f.root : f.leaf;
   if (dev) {
     s.stage(l);
@@ -259,14 +259,14 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
     if (dev && src.on_device()) {
       const cuda::ListKernels& K = s.kernels();
       K.pack(*l.send, f.unit, f.bs, src, l.dsend.data());
-      hand_over_packed(K, f.route, l);
+      hand_over_packed(K, f.device_path, l);
     } else {
       const std::byte* from = f.kind == Motion::bcast ? f.rootdata : f.leafdata;
       for (std::size_t p = 0; p < l.send->npeers(); ++p)
         if (!f.send_direct[p]) core::pack(from, l.send->list(p), l.send->shapes[p], vb, l.send_block(p));
     }
   }
-  if (f.route == InFlight::Route::direct && (f.kind == Motion::bcast ? f.leaf : f.root).on_device()) l.dev_recv = l.drecv.data();
+  if (f.device_path == InFlight::DevicePath::direct && (f.kind == Motion::bcast ? f.leaf : f.root).on_device()) l.dev_recv = l.drecv.data();
   // PetscSF's order: start the sends, then the self part while they fly (the remote part is
   // applied after it, in end(), either way). Device data keep the self part first: its kernel and
   // the staged copies share one stream, and no GPU has timed the other order.
@@ -286,11 +286,11 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
 namespace {
 
 // Unpacks link l's received blocks into `dst` (the leaves for a root -> leaf link, else the roots):
-// on the device where dst is device memory (after the staged route brought them up), else per peer.
+// on the device where dst is device memory (after the staged path brought them up), else per peer.
 // Whether it synchronised the device stream (then everything the op put on it is done).
 bool unpack_into(const cuda::ListKernels* K, InFlight& f, Link& l, core::MpiOp op, const Data& dst, std::byte* host_dst, bool skip_direct) {
   if (K && dst.on_device()) {
-    if (f.route == InFlight::Route::staged) blocks_up(l, K->stream());
+    if (f.device_path == InFlight::DevicePath::staged) blocks_up(l, K->stream());
     K->unpack(*l.recv, f.unit, f.bs, op, l.drecv.data(), dst);
     K->sync();
     return true;
@@ -313,11 +313,11 @@ void StarForest::end(Handle h) {
   if (!f.applied) {
     switch (f.kind) {
       case Motion::bcast:
-        synced = unpack_into(K, f, l, f.op, f.leaf, f.leafdata, true);
+        synced = unpack_into(K, f, l, f.mpi_op, f.leaf, f.leafdata, true);
         s.backend_->after_unpack(s, l);
         break;
       case Motion::reduce:
-        synced = unpack_into(K, f, l, f.op, f.root, f.rootdata, false);
+        synced = unpack_into(K, f, l, f.mpi_op, f.root, f.rootdata, false);
         s.backend_->after_unpack(s, l);
         break;
       case Motion::fetch_and_op: {
@@ -327,23 +327,23 @@ void StarForest::end(Handle h) {
           // fetched values back along the root -> leaf direction.
           s.backend_->before_pack(s, b);
           if (K && f.root.on_device()) {
-            if (f.route == InFlight::Route::staged) blocks_up(l, K->stream());
-            K->fetch(f.unit, f.bs, f.op, l.drecv.data(), f.root, b.dsend.data());
-            hand_over_packed(*K, f.route, b);
+            if (f.device_path == InFlight::DevicePath::staged) blocks_up(l, K->stream());
+            K->fetch(f.unit, f.bs, f.mpi_op, l.drecv.data(), f.root, b.dsend.data());
+            hand_over_packed(*K, f.device_path, b);
           } else {
             for (std::size_t p = 0; p < l.recv->npeers(); ++p)
-              core::fetch_and_op_unpack(f.unit, f.bs, f.op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.rootdata,
+              core::fetch_and_op_unpack(f.unit, f.bs, f.mpi_op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.rootdata,
                                         b.send_block(p));
           }
           s.backend_->after_unpack(s, l);
-          if (f.route == InFlight::Route::direct && f.leaf.on_device()) b.dev_recv = b.drecv.data();
+          if (f.device_path == InFlight::DevicePath::direct && f.leaf.on_device()) b.dev_recv = b.drecv.data();
           InFlight ret;
           ret.kind = Motion::bcast;
           ret.unit = f.unit;
           ret.bs = f.bs;
           ret.sf = &s;
           ret.by_index = false;
-          ret.route = f.route;
+          ret.device_path = f.device_path;
           ret.send_direct.assign(b.send->npeers(), 0);
           ret.recv_direct.assign(b.recv->npeers(), 0);
           s.backend_->start(s, ret, b);
@@ -356,7 +356,7 @@ void StarForest::end(Handle h) {
     }
   }
   if (K && !synced) K->sync();  // the self part's device work, where no unpack on the device waited for it
-  if (f.route == InFlight::Route::mirror) {
+  if (f.device_path == InFlight::DevicePath::mirror) {
     if (f.kind == Motion::bcast) mirror_back(f.leaf, f.mleaf);
     if (f.kind != Motion::bcast) mirror_back(f.root, f.mroot);
     if (f.kind == Motion::fetch_and_op) mirror_back(f.update, f.mupdate);
@@ -375,7 +375,7 @@ std::unique_ptr<InFlight> record(Motion k, core::Unit u, int bs, core::MpiOp op,
   f->kind = k;
   f->unit = u;
   f->bs = bs;
-  f->op = op;
+  f->mpi_op = op;
   f->sf = sf;
   f->root = root;
   f->leaf = leaf;

@@ -121,10 +121,10 @@ public:
       }
       case Motion::reduce: {
         st.copy_runs(st.buf.data(), f.rootdata);
-        MPI_Op op = mpi_op(f.op);
-        if (is_logical(f.op)) {
+        MPI_Op op = mpi_op(f.mpi_op);
+        if (is_logical(f.mpi_op)) {
           logical_as_bitwise(f, pl, l);
-          op = bitwise_twin(f.op);
+          op = bitwise_twin(f.mpi_op);
         }
         SFR_MPI(MPI_Win_fence, 0, st.win);
         for (const Transfer& t : transfers(pl, l, f))
@@ -144,8 +144,8 @@ public:
           for (std::size_t k = 0; k < tgt.size(); ++k) {
             std::byte* fetched = back.recv_block(p) + k * l.vbytes;
             const std::byte* mine = l.send_block(p) + k * l.vbytes;
-            if (!is_logical(f.op)) {
-              SFR_MPI(MPI_Get_accumulate, mine, bs, base, fetched, bs, base, peer, tgt[k], bs, base, mpi_op(f.op), st.win);
+            if (!is_logical(f.mpi_op)) {
+              SFR_MPI(MPI_Get_accumulate, mine, bs, base, fetched, bs, base, peer, tgt[k], bs, base, mpi_op(f.mpi_op), st.win);
               continue;
             }
             // Logical ops: atomic read, combine here, write back; the exclusive lock keeps it one
@@ -153,7 +153,7 @@ public:
             SFR_MPI(MPI_Get_accumulate, mine, bs, base, fetched, bs, base, peer, tgt[k], bs, base, MPI_NO_OP, st.win);
             SFR_MPI(MPI_Win_flush, peer, st.win);
             std::vector<std::byte> next(fetched, fetched + l.vbytes);
-            core::scatter_local(f.unit, bs, f.op, mine, std::vector<Index>{0}, next.data(), std::vector<Index>{0});
+            core::scatter_local(f.unit, bs, f.mpi_op, mine, std::vector<Index>{0}, next.data(), std::vector<Index>{0});
             SFR_MPI(MPI_Accumulate, next.data(), bs, base, peer, tgt[k], bs, base, MPI_REPLACE, st.win);
             SFR_MPI(MPI_Win_flush, peer, st.win);
           }
