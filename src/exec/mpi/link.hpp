@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "core/op_spec.hpp"
@@ -16,8 +17,9 @@
 namespace sfr::exec::mpi {
 
 // What one backend keeps per link beyond the buffers and requests (basic's bound addresses,
-// window's window, the vector collectives' counts): a type of its own, made by its init_link and
-// read only by it through Link::state (PetscSF keeps such state behind the backend too).
+// window's window, the vector collectives' counts, shm's segments, a strategy's routes): a type of
+// its own, made by the backend on the link and read only by it through Link::state (PetscSF keeps
+// such state behind the backend too). It lives on the link: no backend keeps a map keyed by links.
 struct LinkState {
   virtual ~LinkState() = default;
 };
@@ -30,20 +32,34 @@ struct Link {
   const core::PeerLists* send = nullptr;  // my lists on the sending side (indices into my data)
   const core::PeerLists* recv = nullptr;
   std::vector<std::byte> sendbuf, recvbuf;  // concatenated per-peer blocks, peer order
-  // The backend's requests, and its own state (LinkState).
+  // The backend's requests.
   std::vector<MPI_Request> requests;
   MPI_Datatype vtype = MPI_DATATYPE_NULL;  // one vertex as MPI_BYTE blocks
-  std::unique_ptr<LinkState> own;
-  // One backend's per link: a backend that wraps another (shm around basic) keeps its own apart.
+
+  // The backends' own states (LinkState), one per type: a backend that wraps another (shm around
+  // basic, the node-aware strategies around shm) keeps its own beside the wrapped one's.
   template <class T>
   T& make_state() {
-    if (own) throw std::logic_error("Link: a second backend state");
-    own = std::make_unique<T>();
-    return state<T>();
+    if (find_state<T>()) throw std::logic_error("Link: a second backend state of one type");
+    states_.emplace_back(type_tag<T>(), std::make_unique<T>());
+    return static_cast<T&>(*states_.back().second);
+  }
+  // Null where the backend made none (yet).
+  template <class T>
+  T* find_state() {
+    for (auto& [tag, s] : states_)
+      if (tag == type_tag<T>()) return static_cast<T*>(s.get());
+    return nullptr;
   }
   template <class T>
   T& state() {
-    return static_cast<T&>(*own);
+    T* s = find_state<T>();
+    if (!s) throw std::logic_error("Link: no such backend state");
+    return *s;
+  }
+  template <class T>
+  void drop_state() {
+    std::erase_if(states_, [](const auto& e) { return e.first == type_tag<T>(); });
   }
 
   // Peers whose index list is contiguous: their data can go straight from / into the user's buffer.
@@ -81,6 +97,15 @@ struct Link {
   }
   bool send_is_shared(std::size_t p) const { return !send_shared.empty() && send_shared[p]; }
   bool recv_is_shared(std::size_t p) const { return !recv_shared.empty() && recv_shared[p]; }
+
+private:
+  // One address per state type (no RTTI on the hot path: a pointer compare over one to three).
+  template <class T>
+  static const void* type_tag() {
+    static const char tag = 0;
+    return &tag;
+  }
+  std::vector<std::pair<const void*, std::unique_ptr<LinkState>>> states_;
 };
 
 using core::Motion;  // how an op's data move (core/op_spec.hpp)

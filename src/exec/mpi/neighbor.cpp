@@ -39,6 +39,12 @@ MPI_Comm graph_comm(MPI_Comm comm, const std::vector<int>& sources, const std::v
   return g;
 }
 
+// neighbor's own per link: its counts and, for device blocks, the requests of its scheduled
+// exchange.
+struct NeighborState : VectorCounts {
+  std::vector<MPI_Request> scheduled;
+};
+
 class Neighbor final : public Backend {
 public:
   Neighbor(StarForest& sf, bool persistent) : persistent_(persistent && kHavePersistent) {
@@ -52,7 +58,7 @@ public:
     MPI_Comm_free(&l2r_);
   }
   void init_link(StarForest&, Link& l) override {
-    [[maybe_unused]] const auto& c = make_counts(l, 0);
+    [[maybe_unused]] const auto& c = make_counts<NeighborState>(l, 0);
 #if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
     if (persistent_) {
       l.requests.resize(1);
@@ -73,14 +79,14 @@ public:
       SFR_MPI(MPI_Start, l.requests.data());
       return;
     }
-    const auto& c = l.state<VectorCounts>();
+    const auto& c = l.state<NeighborState>();
     l.requests.resize(1);
     SFR_MPI(MPI_Ineighbor_alltoallv, buf_or_dummy(l.sendbuf), c.scounts.data(), c.sdispls.data(), l.vtype, buf_or_dummy(l.recvbuf), c.rcounts.data(),
                             c.rdispls.data(), l.vtype, comm(l), l.requests.data());
   }
   void finish(StarForest&, InFlight&, Link& l) override {
     if (l.dev_send || l.dev_recv) {
-      auto& r = scheduled_[&l];
+      auto& r = l.state<NeighborState>().scheduled;
       SFR_MPI(MPI_Waitall, static_cast<int>(r.size()), r.data(), MPI_STATUSES_IGNORE);
       return;
     }
@@ -91,7 +97,7 @@ private:
   // The GPU-aware neighborhood alltoallv (Algorithm 2 of the paper): receives from every source,
   // then sends in nearest-neighbour order, blocks wherever the link's send_block / recv_block are.
   void start_scheduled(StarForest& sf, Link& l) {
-    auto& r = scheduled_[&l];
+    auto& r = l.state<NeighborState>().scheduled;
     const std::size_t nr = l.recv->npeers(), ns = l.send->npeers();
     r.assign(nr + ns, MPI_REQUEST_NULL);
     const MPI_Comm c = comm(l);
@@ -105,7 +111,6 @@ private:
       SFR_MPI(MPI_Isend, l.send_block(p), count, type, l.send->peers[p], l.tag, c, &r[k++]);
     }
   }
-  std::map<const Link*, std::vector<MPI_Request>> scheduled_;
   MPI_Comm comm(const Link& l) const { return l.dir == Direction::root_to_leaf ? r2l_ : l2r_; }
   bool persistent_;
   MPI_Comm r2l_ = MPI_COMM_NULL, l2r_ = MPI_COMM_NULL;

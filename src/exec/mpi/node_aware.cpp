@@ -27,6 +27,8 @@
 // everything. Each step has its own communicator, so tags never cross steps.
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <type_traits>
 
 #include "core/pack.hpp"
 #include "exec/mpi/backend.hpp"
@@ -75,6 +77,12 @@ struct Route {
   std::vector<MPI_Request> s1_reqs, relay_reqs, last_reqs, send_reqs;
 };
 
+// A strategy's own per link (Link::state): its two routes, for deduplicated root values and for
+// values by position, each built on first use.
+struct NodeAwareState : LinkState {
+  std::optional<Route> route[2];
+};
+
 class NodeAware final : public Backend {
 public:
   // ranks_per_node <= 0: the ranks that share this rank's memory (collective).
@@ -93,14 +101,14 @@ public:
 
   void init_link(StarForest& sf, Link& l) override {
     shm_->init_link(sf, l);
+    l.make_state<NodeAwareState>();
     if (rank_lists_.empty()) rank_lists_ = core::build_rank_lists(sf.graph());
   }
   void before_pack(StarForest& sf, Link& l) override { shm_->before_pack(sf, l); }
   void after_unpack(StarForest& sf, Link& l) override { shm_->after_unpack(sf, l); }
   void free_link(Link& l) override {
     shm_->free_link(l);
-    routes_.erase(std::make_pair(&l, false));
-    routes_.erase(std::make_pair(&l, true));
+    l.drop_state<NodeAwareState>();
   }
 
   void start(StarForest& sf, InFlight& f, Link& l) override {
@@ -146,18 +154,19 @@ public:
 private:
   // The link's route for this op: deduplicated root values only root -> leaf and when the send
   // blocks hold values by index (built on first use).
-  Route& route(const Link& l, const InFlight& f) {
+  Route& route(Link& l, const InFlight& f) {
     const bool dedup = l.dir == Direction::root_to_leaf && f.by_index;
-    auto it = routes_.find({&l, dedup});
-    if (it == routes_.end()) it = routes_.emplace(std::make_pair(&l, dedup), make_route(l, dedup)).first;
-    return it->second;
+    auto& r = l.state<NodeAwareState>().route[dedup ? 1 : 0];
+    if (!r) r = make_route(l, dedup);
+    return *r;
   }
   // One message of `count` vertices of step `step` (MPI_Irecv or MPI_Isend), its request in `into`.
   template <class Buf, class Post>
   void post(Post mpi_call, const Link& l, Buf* at, std::size_t count, int peer, int step, std::vector<MPI_Request>& into) const {
     const auto [n, type] = l.message(static_cast<Index>(count));
     into.emplace_back();
-    mpi_call(at, n, type, peer, l.tag, comm_[step], &into.back());
+    constexpr const char* name = std::is_same_v<Post, decltype(&MPI_Isend)> ? "MPI_Isend" : "MPI_Irecv";
+    ::sfr::exec::mpi::check(mpi_call(at, n, type, peer, l.tag, comm_[step], &into.back()), name);
   }
   static void wait(std::vector<MPI_Request>& v) {
     if (!v.empty()) SFR_MPI(MPI_Waitall, static_cast<int>(v.size()), v.data(), MPI_STATUSES_IGNORE);
@@ -338,7 +347,6 @@ private:
   MPI_Comm comm_[3] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};
   std::unique_ptr<Backend> shm_;  // the on-node step
   std::vector<core::RankLists> rank_lists_;
-  std::map<std::pair<const Link*, bool>, Route> routes_;
 };
 
 }  // namespace

@@ -36,7 +36,6 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
-#include <unordered_map>
 
 #include "core/shm_route.hpp"
 #include "exec/mpi/backend.hpp"
@@ -95,7 +94,8 @@ struct Blocks {
   std::byte* of(std::uint64_t seq) const { return first + (seq % 2) * size; }
 };
 
-struct LinkState {
+// shm's own per link (Link::state).
+struct ShmState : LinkState {
   MPI_Win win = MPI_WIN_NULL;
   std::byte* mine = nullptr;                // my segment
   std::uint64_t seq = 0;                    // op number on this link
@@ -140,7 +140,7 @@ public:
   bool direct_capable() const override { return true; }  // off-node peers only (shared peers are never marked contiguous)
 
   void init_link(StarForest& sf, Link& l) override {
-    LinkState st;
+    ShmState st;
     std::vector<std::size_t> recv_peers;  // link peer indices of the shared receive peers
     const int me = sf.rank();
     auto shared = [&](int peer) {
@@ -209,21 +209,21 @@ public:
       const auto k = std::find(st.send_local.begin(), st.send_local.end(), j) - st.send_local.begin();
       st.sends_back.push_back(k < static_cast<std::ptrdiff_t>(st.send_local.size()) ? static_cast<int>(k) : -1);
     }
-    states_[&l] = std::move(st);
+    l.make_state<ShmState>() = std::move(st);
     if (basic_) basic_->init_link(sf, l);
   }
 
   void free_link(Link& l) override {
     if (basic_) basic_->free_link(l);
-    auto it = states_.find(&l);
-    if (it == states_.end()) return;
-    MPI_Win_unlock_all(it->second.win);  // (from the destructor: not checked)
-    MPI_Win_free(&it->second.win);
-    states_.erase(it);
+    ShmState* st = l.find_state<ShmState>();
+    if (!st) return;
+    MPI_Win_unlock_all(st->win);  // (from the destructor: not checked)
+    MPI_Win_free(&st->win);
+    l.drop_state<ShmState>();
   }
 
   void before_pack(StarForest&, Link& l) override {
-    LinkState& st = states_.at(&l);
+    ShmState& st = l.state<ShmState>();
     ++st.seq;
     // This op's copy of my blocks was last used by op seq - 2: every receiver must have read it.
     const std::uint64_t need = st.seq >= 2 ? st.seq - 2 : 0;
@@ -234,13 +234,13 @@ public:
   }
 
   void start(StarForest& sf, InFlight& f, Link& l) override {
-    LinkState& st = states_.at(&l);
+    ShmState& st = l.state<ShmState>();
     if (basic_) basic_->start(sf, f, l);  // off-node peers first: their messages travel while we publish
     for (int j : st.send_local) store_release(slot(st.mine, 0, j), st.seq);
   }
 
   void finish(StarForest& sf, InFlight& f, Link& l) override {
-    LinkState& st = states_.at(&l);
+    ShmState& st = l.state<ShmState>();
     for (std::size_t k = 0; k < st.recv_ready.size(); ++k) {
       wait_until(st.recv_ready[k], st.seq, comm_, spin_);
       // It started this op, so it ended the previous one: it has read my blocks of op seq - 1.
@@ -250,7 +250,7 @@ public:
   }
 
   void after_unpack(StarForest&, Link& l) override {
-    LinkState& st = states_.at(&l);
+    ShmState& st = l.state<ShmState>();
     for (int j : st.recv_local) store_release(slot(st.mine, 1, j), st.seq);
   }
 
@@ -274,7 +274,6 @@ private:
   MPI_Comm node_ = MPI_COMM_NULL;
   int nlocal_ = 1, me_local_ = 0;
   std::vector<int> local_of_;  // node rank of each rank of the SF's communicator (MPI_UNDEFINED: other node)
-  std::unordered_map<const Link*, LinkState> states_;
 };
 
 }  // namespace

@@ -21,9 +21,11 @@ inline void fill_counts(const core::PeerLists& lists, std::vector<int>& counts, 
 struct VectorCounts : LinkState {
   std::vector<int> scounts, sdispls, rcounts, rdispls;
 };
-// Made for the link: per rank of `nranks_dense` ranks, or per neighbour (0).
-inline VectorCounts& make_counts(Link& l, int nranks_dense) {
-  auto& c = l.make_state<VectorCounts>();
+// Made for the link (as the backend's own state, VectorCounts or a type derived from it): per rank
+// of `nranks_dense` ranks, or per neighbour (0).
+template <class State = VectorCounts>
+State& make_counts(Link& l, int nranks_dense) {
+  auto& c = l.make_state<State>();
   fill_counts(*l.send, c.scounts, c.sdispls, nranks_dense);
   fill_counts(*l.recv, c.rcounts, c.rdispls, nranks_dense);
   return c;

@@ -35,12 +35,23 @@ std::vector<std::pair<std::vector<int>, std::vector<int>>> rounds(std::span<cons
   return out;
 }
 
+// One MPI_Get (bcast) or MPI_Accumulate (reduce: one per round) of a peer, with its committed
+// indexed datatypes. Built once per (link, unit, bs, kind) and reused by every later op: making
+// and committing the types per op cost more than the data movement itself.
+struct Transfer {
+  std::size_t peer = 0;
+  int count = 0;                      // units received (bcast)
+  std::unique_ptr<TypeGuard> origin;  // reduce: the round's positions in the peer's block
+  std::unique_ptr<TypeGuard> target;  // target roots in the window
+};
+
 // The link's window: a staging copy of the root data, in memory MPI allocates (none on a single
-// rank), of which the roots in `runs` are current.
+// rank), of which the roots in `runs` are current; and its transfers.
 struct WindowState : LinkState {
   MPI_Win win = MPI_WIN_NULL;
   std::span<std::byte> buf;  // freed with the window
   std::vector<std::pair<std::size_t, std::size_t>> runs;  // byte offset and length of each run of roots peers access
+  std::map<std::tuple<core::Unit, int, Motion>, std::vector<Transfer>> transfers;  // per (unit, bs, motion)
 
   // Copies the runs from `from` to `to` (the user's roots and the window, either way).
   void copy_runs(std::byte* to, const std::byte* from) const {
@@ -91,8 +102,9 @@ public:
     st.runs = root_runs(sf.lists().root_side.indices, l.vbytes);
   }
   void free_link(Link& l) override {
-    std::erase_if(transfers_, [&](const auto& e) { return std::get<0>(e.first) == &l; });
-    if (auto& st = l.state<WindowState>(); st.win != MPI_WIN_NULL) MPI_Win_free(&st.win);
+    auto& st = l.state<WindowState>();
+    st.transfers.clear();  // (their datatypes freed now, as the window)
+    if (st.win != MPI_WIN_NULL) MPI_Win_free(&st.win);
   }
   bool wants_pack(const InFlight& f) const override { return f.kind != Motion::bcast; }
   bool reads_user_arrays() const override { return true; }
@@ -188,19 +200,8 @@ public:
   }
 
 private:
-  // One MPI_Get (bcast) or MPI_Accumulate (reduce: one per round) of a peer, with its committed
-  // indexed datatypes. Built once per (link, unit, bs, kind) and reused by every later op: making
-  // and committing the types per op cost more than the data movement itself.
-  struct Transfer {
-    std::size_t peer = 0;
-    int count = 0;                      // units received (bcast)
-    std::unique_ptr<TypeGuard> origin;  // reduce: the round's positions in the peer's block
-    std::unique_ptr<TypeGuard> target;  // target roots in the window
-  };
-  std::map<std::tuple<const Link*, core::Unit, int, Motion>, std::vector<Transfer>> transfers_;
-
-  const std::vector<Transfer>& transfers(const core::RankLists& pl, const Link& l, const InFlight& f) {
-    auto [it, fresh] = transfers_.try_emplace({&l, f.unit, f.bs, f.kind});
+  const std::vector<Transfer>& transfers(const core::RankLists& pl, Link& l, const InFlight& f) {
+    auto [it, fresh] = l.state<WindowState>().transfers.try_emplace({f.unit, f.bs, f.kind});
     if (!fresh) return it->second;
     const MPI_Datatype base = mpi_type(f.unit);
     for (std::size_t p = 0; p < pl.leaf_side.npeers(); ++p) {
