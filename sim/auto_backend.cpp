@@ -80,11 +80,11 @@ std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const Machine
 }
 
 std::string default_machine_path(bool emulated) {
-  using core::Env, core::env_given, core::env_value;
-  if (env_given(Env::machine_file)) return env_value(Env::machine_file);
+  using core::Env, core::env_nonempty;
+  if (const char* f = env_nonempty(Env::machine_file)) return f;
   const std::string name = emulated ? "/sf-replay/machine-emulated.json" : "/sf-replay/machine.json";
-  if (env_given(Env::xdg_config_home)) return env_value(Env::xdg_config_home) + name;
-  if (env_given(Env::home)) return env_value(Env::home) + std::string("/.config") + name;
+  if (const char* x = env_nonempty(Env::xdg_config_home)) return std::string(x) + name;
+  if (const char* h = env_nonempty(Env::home)) return std::string(h) + "/.config" + name;
   return "";
 }
 

@@ -75,8 +75,8 @@ std::string quoted(const std::vector<std::string>& cmd) {
 struct TempDir {
   std::string path;
   TempDir() {
-    const std::string base = core::env_given(core::Env::tmpdir) ? core::env_value(core::Env::tmpdir) : "/tmp";
-    std::string tmpl = base + "/sf-capture.XXXXXX";
+    const char* base = core::env_nonempty(core::Env::tmpdir);
+    std::string tmpl = std::string(base ? base : "/tmp") + "/sf-capture.XXXXXX";
     if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary folder in " + tmpl);
     path = tmpl;
   }
@@ -159,7 +159,8 @@ int run_with_library(const std::vector<std::string>& cmd, const std::string& lib
       sigemptyset(&none);
       sigprocmask(SIG_SETMASK, &none, nullptr);
       using core::Env, core::env_name;
-      const std::string preload = core::env_given(Env::ld_preload) ? lib + ":" + core::env_value(Env::ld_preload) : lib;
+      const char* old = core::env_nonempty(Env::ld_preload);
+      const std::string preload = old ? lib + ":" + old : lib;
       setenv(env_name(Env::ld_preload), preload.c_str(), 1);
       setenv(env_name(Env::capture_dir), dir.c_str(), 1);
       setenv(env_name(Env::capture_max_ops), std::to_string(max_ops).c_str(), 1);

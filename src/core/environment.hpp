@@ -44,7 +44,7 @@ struct EnvVar {
   const char* meaning;  // one sentence: who reads it and what it changes
 };
 
-// In Env order (env_value indexes by it; a test checks).
+// In Env order (env_name indexes by it; a static_assert in environment.cpp checks).
 inline constexpr EnvVar kEnvironment[] = {
     {Env::machine_file, "SFR_MACHINE_FILE", "the machine file `auto` and simulate read when no --machine is given"},
     {Env::emulate_device, "SFR_EMULATE_DEVICE",
@@ -76,10 +76,10 @@ constexpr const char* env_name(Env v) { return kEnvironment[static_cast<std::siz
 // getenv.
 inline const char* env_value(Env v) { return std::getenv(env_name(v)); }
 
-// Set and not empty.
-inline bool env_given(Env v) {
+// The value where it is set and not empty; nullptr otherwise (a default applies).
+inline const char* env_nonempty(Env v) {
   const char* s = env_value(v);
-  return s && *s;
+  return s && *s ? s : nullptr;
 }
 
 // The launcher's announcement of this process's rank: the first of OMPI_COMM_WORLD_RANK,

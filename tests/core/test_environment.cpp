@@ -4,7 +4,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -14,6 +13,7 @@
 
 #include "core/environment.hpp"
 #include "core/error.hpp"
+#include "support/process.hpp"
 
 namespace {
 
@@ -21,13 +21,6 @@ namespace fs = std::filesystem;
 using sfr::core::Env;
 
 const fs::path kRoot = fs::path(SFR_TRACES_DIR).parent_path();
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Sets the launcher's three variables for one scope (nullptr: unset) and takes them back.
 class LauncherVars {
@@ -96,7 +89,7 @@ TEST(Environment, TheEmulatedDeviceSeedIsAnUnsignedIntegerOrAnErrorNamingTheVari
 // README "Environment variables" lists the table's rows, each "| `NAME` | MEANING |", and no
 // other.
 TEST(Environment, TheReadmesTableIsTheCodesTable) {
-  const std::string readme = slurp(kRoot / "README.md");
+  const std::string readme = sfr_test::slurp(kRoot / "README.md");
   const auto start = readme.find("### Environment variables");
   ASSERT_NE(start, std::string::npos);
   const auto end = readme.find("\n#", start + 1);
@@ -117,7 +110,7 @@ TEST(Environment, NoSourceReadsItButThroughTheTable) {
       const auto ext = e.path().extension();
       if (ext != ".cpp" && ext != ".hpp" && ext != ".c" && ext != ".h" && ext != ".cu" && ext != ".cuh") continue;
       if (e.path().filename() == "environment.hpp") continue;
-      if (slurp(e.path()).find("getenv(") != std::string::npos) readers.push_back(fs::relative(e.path(), kRoot).string());
+      if (sfr_test::slurp(e.path()).find("getenv(") != std::string::npos) readers.push_back(fs::relative(e.path(), kRoot).string());
     }
   EXPECT_TRUE(readers.empty()) << "read the environment through core/environment.hpp: " << testing::PrintToString(readers);
 }

@@ -135,8 +135,8 @@ std::string device_id() { return device_api().device_id(); }
 bool emulated_device() { return device_api().emulated(); }
 
 bool mps_running() {
-  const std::string dir = core::env_given(core::Env::cuda_mps_pipe_directory) ? core::env_value(core::Env::cuda_mps_pipe_directory) : "/tmp/nvidia-mps";
-  const std::string control = dir + "/control";
+  const char* dir = core::env_nonempty(core::Env::cuda_mps_pipe_directory);
+  const std::string control = std::string(dir ? dir : "/tmp/nvidia-mps") + "/control";
   struct stat st {};
   return ::stat(control.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
 }
