@@ -32,7 +32,7 @@ int cmd_scale(const Args& args);
 int cmd_backends(const Args& args);
 
 // The backend catalogue, one line per backend and `auto` last (`backends`, `run --backend list`;
-// README.md's table says the same).
+// src/exec/mpi/README.md's table says the same).
 void print_backend_list();
 
 const std::vector<Command>& commands();

@@ -2,7 +2,7 @@
 // PetscSFComposeInverse, PetscSFCreateEmbeddedRootSF/LeafSF, PetscSFCreateInverseSF,
 // PetscSFConcatenate, PetscSFSetGraphWithPattern, PetscSFSetGraphLayout).
 // All functions take and return whole graphs (all ranks); they throw GraphError on graphs the
-// operation is not defined for. See docs in README ("Derived SFs") for the exact rules.
+// operation is not defined for. src/trace/README.md ("Semantics") has the exact rules.
 #pragma once
 
 #include <string_view>

@@ -1,6 +1,6 @@
 // Every environment variable sf-replay reads or sets, in one table (kEnvironment): its name, who
 // reads it and what it does. Code reads a variable only through env_value() and names one it sets
-// through env_name(), so that this table is the whole list (README "Environment variables" prints
+// through env_name(), so that this table is the whole list (src/cli/README.md "Environment variables" prints
 // it, and a test keeps the two and the sources in step).
 //
 // Header-only: the capture library (src/capture/preload), which links nothing of sf-replay's

@@ -1,4 +1,4 @@
-// Named fail points for the fault tests (README, "Failures, signals and long runs"):
+// Named fail points for the fault tests (src/cli/README.md, "Failures, signals and long runs"):
 // SFR_FAILPOINT=NAME@RANK makes the process that is rank RANK of its MPI job fail at its first pass
 // through fail point NAME, as an internal failure there would (an exception that is no InputError,
 // so the job takes the path of a bug or an environment failure: MPI_Abort, status 1). RANK is the

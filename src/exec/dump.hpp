@@ -15,7 +15,7 @@ struct DumpEntry {
   OpArrays result;
 };
 
-// An op of the trace the dump leaves out, and why (an extension of sf-dump v1, see README).
+// An op of the trace the dump leaves out, and why (an extension of sf-dump v1, src/trace/README.md).
 struct SkippedOp {
   std::size_t index;
   std::string reason;

@@ -375,7 +375,7 @@ DumpCheck check_dump(const trace::BuiltTrace& t, const std::string& dump_text, c
   }
   if (!d.contains("ops") || !d["ops"].is_array()) throw InputError(source, "/ops: missing or not an array");
   std::set<size_t> seen, skip_all = skip;
-  if (d.contains("skipped")) {  // the dump's own list of ops it left out (README, "sf-dump extension")
+  if (d.contains("skipped")) {  // the dump's own list of ops it left out (src/trace/README.md, "sf-dump extension")
     const Json& s = d["skipped"];
     if (!s.is_array()) res.problems.push_back("/skipped: expected an array");
     for (size_t k = 0; s.is_array() && k < s.size(); ++k) {

@@ -1,7 +1,7 @@
 // Where a result came from: every result document (run --timing, simulate --json, validate-model,
 // benchmarks) carries a `provenance` object (build commit, date, host, CPU, MPI library, ranks,
 // trace name and the sha256 of its file), and `--store DIR` files a document under DIR as a new
-// file that is never rewritten. Documented in README "Result documents".
+// file that is never rewritten. Documented in src/cli/README.md, "Result documents".
 #pragma once
 
 #include <string>

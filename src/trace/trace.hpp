@@ -1,4 +1,4 @@
-// sf-trace v1 in memory (see ../shared/spec/sf-trace-v1.md and README "Trace format").
+// sf-trace v1 in memory (see ../shared/spec/sf-trace-v1.md and src/trace/README.md).
 // SF definitions are kept in their original form (explicit, layout, pattern, derived) so that
 // writing a trace back reproduces it; `build_graphs` turns them into core graphs.
 #pragma once

@@ -427,7 +427,8 @@ TEST_F(Cli, ReportReadsAValidateModelDocument) {
 }
 
 // The backend catalogue (src/core/backends.hpp) is what `run --backend list` prints and what the
-// README's backend section names: every backend once in the list, every one in the README.
+// MPI executor's page (src/exec/mpi/README.md, "Backends") names: every backend once in the list,
+// every one on the page.
 TEST_F(Cli, BackendListAndReadmeReadTheCatalogue) {
   const auto r = run("run --backend list");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -438,13 +439,14 @@ TEST_F(Cli, BackendListAndReadmeReadTheCatalogue) {
     EXPECT_EQ(std::count(first_words.begin(), first_words.end(), b.name), 1) << b.name << " in\n" << r.out;
   EXPECT_EQ(std::count(first_words.begin(), first_words.end(), "auto"), 1) << r.out;
   EXPECT_EQ(first_words.size(), std::size(sfr::core::kBackends) + 1) << r.out;
-  // The README's section on the executors, up to the next section of its level.
-  const std::string readme = sfr_test::slurp(fs::path(SFR_TRACES_DIR).parent_path() / "README.md");
-  const auto from = readme.find("\n## The MPI executor");
-  ASSERT_NE(from, std::string::npos);
-  const std::string section = readme.substr(from, readme.find("\n## ", from + 1) - from);
+  // The page's section on the backends, up to the next section of its level.
+  const std::string page = sfr_test::slurp(fs::path(SFR_TRACES_DIR).parent_path() / "src" / "exec" / "mpi" / "README.md");
+  const auto from = page.find("\n## Backends\n");
+  ASSERT_NE(from, std::string::npos) << "src/exec/mpi/README.md has no section \"## Backends\"";
+  const std::string section = page.substr(from, page.find("\n## ", from + 1) - from);
   for (const auto& b : sfr::core::kBackends)
-    EXPECT_NE(section.find(std::string("`") + b.name + "`"), std::string::npos) << b.name << " is not in README.md's backend section";
+    EXPECT_NE(section.find(std::string("`") + b.name + "`"), std::string::npos)
+        << b.name << " is not in src/exec/mpi/README.md's section \"Backends\"";
 }
 
 // One --backend syntax: a comma list and a repeated option are the same list in every command;

@@ -1,5 +1,5 @@
 // core/environment: the one table of environment variables, the one reading of the launcher's
-// rank, and that the README and the sources keep to them.
+// rank, and that the command line reference (src/cli/README.md) and the sources keep to them.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -86,12 +86,12 @@ TEST(Environment, TheEmulatedDeviceSeedIsAnUnsignedIntegerOrAnErrorNamingTheVari
   old ? setenv("SFR_EMULATE_DEVICE", kept.c_str(), 1) : unsetenv("SFR_EMULATE_DEVICE");
 }
 
-// README "Environment variables" lists the table's rows, each "| `NAME` | MEANING |", and no
-// other.
+// The command line reference (src/cli/README.md, "Environment variables") lists the table's rows,
+// each "| `NAME` | MEANING |", and no other.
 TEST(Environment, TheReadmesTableIsTheCodesTable) {
-  const std::string readme = sfr_test::slurp(kRoot / "README.md");
-  const auto start = readme.find("### Environment variables");
-  ASSERT_NE(start, std::string::npos);
+  const std::string readme = sfr_test::slurp(kRoot / "src" / "cli" / "README.md");
+  const auto start = readme.find("\n## Environment variables\n");
+  ASSERT_NE(start, std::string::npos) << "src/cli/README.md has no section \"## Environment variables\"";
   const auto end = readme.find("\n#", start + 1);
   std::istringstream section(readme.substr(start, end - start));
   std::set<std::string> rows;

@@ -1,4 +1,4 @@
-// Failures on one rank and signals under mpirun (README, "Failures, signals and long runs"): the
+// Failures on one rank and signals under mpirun (src/cli/README.md, "Failures, signals and long runs"): the
 // job ends promptly and clearly, every rank, and leaves no output, partial or whole.
 //   - a fail point (SFR_FAILPOINT=NAME@RANK) on one rank, at set-up, at an op's begin or end, or
 //     at writing an output: the job ends through MPI_Abort within 10 s with one line from the

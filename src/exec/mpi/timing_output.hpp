@@ -12,7 +12,7 @@
 
 namespace sfr::exec::mpi {
 
-// OSU-style table and the timing JSON (sf-timing v1, see README).
+// OSU-style table and the timing JSON (sf-timing v1, src/exec/mpi/README.md "Timing").
 std::string timing_table(const trace::BuiltTrace& t, const std::vector<OpTiming>& r, int iters);
 // `provenance`: the document's provenance object (trace/provenance.hpp).
 // split_cap > 0: the split strategies' chunk the run used (recorded as "split_cap").
