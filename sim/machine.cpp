@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <span>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/backends.hpp"
@@ -272,6 +274,10 @@ void read_loggp_tiers(const Reader& r, const Json& j, MachineModel& m) {
   }
 }
 
+// The record of backend `name`, a key the reader has checked (calibrated_keys): the file names the
+// backends, the model keeps them by id.
+MachineModel::BackendCosts& costs_of(MachineModel& m, const std::string& name) { return m.backend_costs[core::find_backend(name)->id]; }
+
 // Every cost term of kCostTerms, one number per calibrated backend, and the leaf-to-root records;
 // a term that applies somewhere needs the key saying where, and that key needs a backend with
 // the term (else it would do nothing).
@@ -280,13 +286,13 @@ void read_cost_terms(const Reader& r, const Json& j, MachineModel& m) {
     const std::string key(t.key), at = "/" + key;
     if (!j.contains(key)) continue;
     r.object(j[key], at, calibrated_keys());
-    for (const auto& [b, v] : j[key].items()) m.backend_costs[b].*t.term = r.term(t, v, at + "/" + b);
+    for (const auto& [b, v] : j[key].items()) costs_of(m, b).*t.term = r.term(t, v, at + "/" + b);
     check_applies(r, j, t, at);
   }
   if (j.contains("leaf_to_root_by_backend")) {
     const auto& o = j["leaf_to_root_by_backend"];
     r.object(o, "/leaf_to_root_by_backend", calibrated_keys());
-    for (const auto& [b, v] : o.items()) m.backend_costs[b].leaf_to_root = read_leaf_to_root(r, j, v, "/leaf_to_root_by_backend/" + b);
+    for (const auto& [b, v] : o.items()) costs_of(m, b).leaf_to_root = read_leaf_to_root(r, j, v, "/leaf_to_root_by_backend/" + b);
   }
   read_where_terms_apply(r, j, m);
   for (const CostTerm& t : kCostTerms)
@@ -495,18 +501,23 @@ Json where_it_applies(const MachineModel& m, std::string_view key) {
 // small_byte_until bytes: with none (a model made in code) they do nothing and are not written.
 void write_cost_terms(const MachineModel& m, Json& j) {
   const auto written = [&](const CostTerm& t) { return t.term != &MachineModel::CostTerms::small_byte || m.small_byte_until >= 1; };
+  // The backends by name, in the order of their names: a file's bytes do not depend on the
+  // catalogue's order of the backends.
+  std::vector<std::pair<std::string_view, const MachineModel::BackendCosts*>> by_name;
+  for (const auto& [b, costs] : m.backend_costs) by_name.emplace_back(core::backend_name(b), &costs);
+  std::sort(by_name.begin(), by_name.end());
   j["op_overhead_by_backend"] = Json::object();
   for (const CostTerm& t : kCostTerms) {
     if (!written(t)) continue;
-    for (const auto& [b, costs] : m.backend_costs)
-      if (const auto& v = costs.*t.term) j[std::string(t.key)][b] = *v;
+    for (const auto& [b, costs] : by_name)
+      if (const auto& v = (*costs).*t.term) j[std::string(t.key)][std::string(b)] = *v;
     if (!t.applies.empty() && any_has(m, t)) j[std::string(t.applies)] = where_it_applies(m, t.applies);
   }
-  for (const auto& [b, costs] : m.backend_costs) {
-    if (!costs.leaf_to_root) continue;
-    Json& l = j["leaf_to_root_by_backend"][b] = Json::object();
+  for (const auto& [b, costs] : by_name) {
+    if (!costs->leaf_to_root) continue;
+    Json& l = j["leaf_to_root_by_backend"][std::string(b)] = Json::object();
     for (const CostTerm& t : kCostTerms)
-      if (const auto& v = (*costs.leaf_to_root).*t.term; v && !t.leaf_key.empty() && written(t)) l[std::string(t.leaf_key)] = *v;
+      if (const auto& v = (*costs->leaf_to_root).*t.term; v && !t.leaf_key.empty() && written(t)) l[std::string(t.leaf_key)] = *v;
   }
 }
 }  // namespace

@@ -22,6 +22,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/backends.hpp"
+#include "core/calibration_data.hpp"
 #include "io/json_strict.hpp"
 #include "trace/trace.hpp"
 
@@ -106,8 +108,9 @@ struct MachineModel {
   // The executor's own costs per backend, term by term, as calibrate fitted them (sim/README.md
   // "Executor costs"): one record per backend, one optional number per term (none: not fitted,
   // the term's default applies), the leaf-to-root direction's own terms where calibrate measured
-  // them apart. kCostTerms (below) lists the terms once: their machine-file keys, bounds and
-  // defaults, for the file's reader and writer.
+  // them apart. kCostTerms (below) has a row per term: its machine-file keys and bounds, what it
+  // is charged per, what calibrate measures for it and the step that fits it; the file's reader
+  // and writer, the lookup (executor_costs), the cost per call and the fit go by the rows.
   struct CostTerms {
     // Per op call and rank (seconds); default op_overhead.
     std::optional<double> op{};
@@ -159,7 +162,9 @@ struct MachineModel {
     std::optional<CostTerms> leaf_to_root{};
     bool operator==(const BackendCosts&) const = default;
   };
-  std::map<std::string, BackendCosts> backend_costs;
+  // By backend (the machine file names them: parse_machine and machine_to_json turn names to ids
+  // and back).
+  std::map<core::BackendId, BackendCosts> backend_costs;
   std::int64_t small_byte_until = 0;    // bytes a rank sends plus receives: where small_byte applies
   std::int64_t wire_factor_beyond = 0;  // bytes of one message: where wire applies
   std::int64_t scatter_beyond = 0;      // bytes of one message: where scatter applies (not to shm)
@@ -185,34 +190,17 @@ struct MachineModel {
     // peers (those it sends to plus those it receives from), `bytes` bytes (sent plus received),
     // `large` large messages (sent plus received, each counted by large_share) and `scattered`
     // values packed or unpacked through index lists in messages past scatter_beyond, `lines` cache
-    // lines of its peers' roots beyond those its values would fill (CostTerms::line). The cost per
-    // op and the small bytes' together are at least 0 (a negative cost per small byte lowers the
-    // cost per call no further: the simulator charges no negative work).
+    // lines of its peers' roots beyond those its values would fill (CostTerms::line): each term's
+    // cost times what its row is per (kCostTerms, CostTerm::Per). The cost per op and the small
+    // bytes' together are at least 0 (a negative cost per small byte lowers the cost per call no
+    // further: the simulator charges no negative work). Defined after kCostTerms.
     double per_call(std::int64_t runs, std::int64_t peers, std::int64_t bytes, double large_msgs, std::int64_t scattered = 0,
-                    std::int64_t lines = 0) const {
-      const std::int64_t below = small_byte ? std::min(bytes, small_until) : 0;
-      return std::max(0.0, op + small_byte.value_or(0) * static_cast<double>(below)) + run * static_cast<double>(runs) +
-             peer * static_cast<double>(std::max<std::int64_t>(0, peers - 2)) + byte * static_cast<double>(bytes - below) +
-             large * std::max(0.0, large_msgs - 2) + scatter.value_or(0) * static_cast<double>(scattered) + line * static_cast<double>(lines);
-    }
+                    std::int64_t lines = 0) const;
   };
-  ExecutorCosts executor_costs(const std::string& backend, bool leaf_to_root) const {
-    ExecutorCosts c{.op = op_overhead, .small_until = small_byte_until};
-    const auto it = backend_costs.find(backend);
-    if (it == backend_costs.end()) return c;
-    const BackendCosts& b = it->second;
-    c.op = b.op.value_or(op_overhead), c.run = b.run.value_or(0), c.peer = b.peer.value_or(0), c.byte = b.byte.value_or(0);
-    c.large = b.large.value_or(0), c.scatter = b.scatter, c.small_byte = b.small_byte, c.wire = b.wire.value_or(1), c.line = b.line.value_or(0);
-    if (leaf_to_root && b.leaf_to_root) {
-      const CostTerms& l = *b.leaf_to_root;
-      c.op = l.op.value_or(0), c.run = l.run.value_or(0), c.byte = l.byte.value_or(c.byte);
-      if (l.scatter) c.scatter = l.scatter;
-      if (l.wire) c.wire = *l.wire;
-      if (l.small_byte) c.small_byte = l.small_byte;
-      if (l.line) c.line = *l.line;
-    }
-    return c;
-  }
+  // The terms of `backend`'s record, each where it has one (else ExecutorCosts' default; the cost
+  // per op: op_overhead), and with `leaf_to_root` its leaf-to-root record's over them (kCostTerms'
+  // leaf rows). Defined after kCostTerms.
+  ExecutorCosts executor_costs(core::BackendId backend, bool leaf_to_root) const;
   // Ranks that share cores (a host with more ranks than cores, as calibrate measured it): the
   // simulated ranks are placed round robin on `cores` cores of one host (Open MPI's --map-by core),
   // and the executor's own work per call of the ranks on one core is shared between them
@@ -260,35 +248,171 @@ struct MachineModel {
   }
 };
 
-// The executor's cost terms (MachineModel::CostTerms), one row each, for the machine file's reader
-// and writer: the file's object of one number per calibrated backend, the term's key in a
-// leaf_to_root_by_backend record ("": not fitted apart), the bounds the reader checks (and what
-// its error says is expected), and the key that says where the term applies ("": everywhere),
-// with what that key holds and what to call the term where no backend has it.
+// calibrate's fit of one backend's cost terms (sim/executor_fit.cpp): the state its steps share,
+// and the steps, each fitting the terms of one set of calibrate's patterns (CostTerm::fit).
+struct BackendFit;
+namespace fit_step {
+void rings(BackendFit& f);    // the rings permuted, in order and small: per op, per run, per small byte
+void fan(BackendFit& f);      // the fan: per peer
+void large(BackendFit& f);    // the large ring and the large fan: per byte, per large message, the wire factor
+void scatter(BackendFit& f);  // the large rings permuted: per scattered value (not on one-sided backends)
+void lines(BackendFit& f);    // the strided rings: per cache line (on one-sided backends)
+}  // namespace fit_step
+
+// One of the executor's cost terms (MachineModel::CostTerms), a row of kCostTerms: the record's
+// field and the cost the simulator charges with it, its keys in the machine file and the bounds
+// the reader checks, what it is charged per in a call, what calibrate measures for it and the
+// step that fits it.
 struct CostTerm {
+  using Costs = MachineModel::ExecutorCosts;
+  using Measured = core::PerBackend core::CalibrationData::*;
+  // What a rank's call is charged the term per (MachineModel::ExecutorCosts::per_call), in the
+  // order per_call adds them up: call and small_byte, together at least 0, then the others. The
+  // order is the sum's (floating point), kept as the machines were fitted and validated with; the
+  // rows are in the machine file's order.
+  enum class Per : std::uint8_t { call, small_byte, run, peer, byte, large_message, scattered_value, line, none };
+
+  // The backend's record's value (none: not fitted).
   std::optional<double> MachineModel::CostTerms::*term;
+  // The executor's cost it gives (ExecutorCosts), one of the two: a number whose default stands
+  // where the record has none, or an optional where having none means something (no cost per
+  // small byte: every byte at the cost per byte; none per scattered value: runs everywhere).
+  double Costs::*cost = nullptr;
+  std::optional<double> Costs::*maybe = nullptr;
+  // The machine file's object of one number per calibrated backend, and the term's key in a
+  // leaf_to_root_by_backend record ("": not fitted apart; the bcast's applies to both directions).
   std::string_view key, leaf_key;
-  double least, most;
+  // Where a leaf_to_root record lacks the term: true, 0 (the cost per op and per run: the reduce's
+  // rings fit the two together, so the bcast's are not its calls'); false, the bcast's.
+  bool leaf_own_only = false;
+  // The bounds the reader checks (and what its error says is expected); the fit keeps within them.
+  double least = 0, most = 0;
   std::string_view expected;
-  std::string_view applies, applies_what, noun;
+  // The key that says where the term applies ("": everywhere), with what that key holds and what
+  // to call the term where no backend has it.
+  std::string_view applies = "", applies_what = "", noun = "";
+  Per per = Per::none;
+  // What calibrate measures for it (core::kExecutorMeasurements' fields): its bcast's and its
+  // reduce's pattern (nullptr: none).
+  Measured bcast_measured = nullptr, reduce_measured = nullptr;
+  // The step that fits it; nullptr: an earlier row's step fits it with that row's term (the same
+  // patterns fit both).
+  void (*fit)(BackendFit&) = nullptr;
+
+  // The cost it gives, as the record has it.
+  std::optional<double> of(const Costs& c) const { return cost ? std::optional(c.*cost) : c.*maybe; }
+  void set(Costs& c, double v) const {
+    if (cost)
+      c.*cost = v;
+    else
+      c.*maybe = v;
+  }
 };
 inline constexpr double kNoBound = 1e300;
+// The rows, in the machine file's order (its keys are written so). calibrate's fit runs the rows'
+// steps in this order, each term fitted with those before it: the rings' costs (per op, per run,
+// per small byte) under everything, the fan's per peer before the large fan (its peers are
+// beyond), the large patterns' costs per byte, per large message and the wire factor before the
+// permuted or strided large rings, which are fitted against the large ring in order.
 inline constexpr std::array<CostTerm, 9> kCostTerms{{
-    {&MachineModel::CostTerms::op, "op_overhead_by_backend", "op", 0, kNoBound, "seconds per op call", "", "", ""},
-    {&MachineModel::CostTerms::run, "block_cost_by_backend", "run", 0, 1e-6, "seconds per run of roots, at most 1e-6 (1 us)", "", "", ""},
-    {&MachineModel::CostTerms::peer, "peer_cost_by_backend", "", 0, 1e-4, "seconds per peer, at most 1e-4 (100 us)", "", "", ""},
-    {&MachineModel::CostTerms::byte, "byte_cost_by_backend", "byte", 0, 1e-8, "seconds per byte, at most 1e-8 (10 ns)", "", "", ""},
-    {&MachineModel::CostTerms::small_byte, "small_byte_cost_by_backend", "small_byte", -1e-8, 1e-8,
-     "seconds per byte, from -1e-8 to 1e-8 (10 ns)", "small_byte_until", "the bytes a rank sends plus receives up to which it applies",
-     "a small_byte cost"},
-    {&MachineModel::CostTerms::wire, "wire_factor_by_backend", "wire", 0.05, 1, "a factor from 0.05 to 1", "wire_factor_beyond",
-     "the bytes of a message beyond which it applies", "a wire factor"},
-    {&MachineModel::CostTerms::scatter, "scatter_cost_by_backend", "scatter", 0, 1e-6, "seconds per value, at most 1e-6 (1 us)",
-     "scatter_beyond", "the bytes of a message beyond which it applies", "a scatter cost"},
-    {&MachineModel::CostTerms::large, "large_message_cost_by_backend", "", 0, 1e-4, "seconds per large message, at most 1e-4 (100 us)",
-     "large_message_bytes", "[from, to]: which messages are large", "a large message cost"},
-    {&MachineModel::CostTerms::line, "line_cost_by_backend", "line", 0, 1e-6, "seconds per cache line, at most 1e-6 (1 us)", "", "", ""},
+    {.term = &MachineModel::CostTerms::op, .cost = &CostTerm::Costs::op, .key = "op_overhead_by_backend", .leaf_key = "op",
+     .leaf_own_only = true, .least = 0, .most = kNoBound, .expected = "seconds per op call", .per = CostTerm::Per::call,
+     .bcast_measured = &core::CalibrationData::sf_op_backend, .reduce_measured = &core::CalibrationData::sf_reduce_backend,
+     .fit = fit_step::rings},
+    {.term = &MachineModel::CostTerms::run, .cost = &CostTerm::Costs::run, .key = "block_cost_by_backend", .leaf_key = "run",
+     .leaf_own_only = true, .least = 0, .most = 1e-6, .expected = "seconds per run of roots, at most 1e-6 (1 us)", .per = CostTerm::Per::run,
+     .bcast_measured = &core::CalibrationData::sf_op_backend_contiguous,
+     .reduce_measured = &core::CalibrationData::sf_reduce_backend_contiguous},
+    {.term = &MachineModel::CostTerms::peer, .cost = &CostTerm::Costs::peer, .key = "peer_cost_by_backend", .leaf_key = "", .least = 0,
+     .most = 1e-4, .expected = "seconds per peer, at most 1e-4 (100 us)", .per = CostTerm::Per::peer,
+     .bcast_measured = &core::CalibrationData::sf_op_backend_fan, .fit = fit_step::fan},
+    {.term = &MachineModel::CostTerms::byte, .cost = &CostTerm::Costs::byte, .key = "byte_cost_by_backend", .leaf_key = "byte", .least = 0,
+     .most = 1e-8, .expected = "seconds per byte, at most 1e-8 (10 ns)", .per = CostTerm::Per::byte,
+     .bcast_measured = &core::CalibrationData::sf_op_backend_large, .reduce_measured = &core::CalibrationData::sf_reduce_backend_large,
+     .fit = fit_step::large},
+    {.term = &MachineModel::CostTerms::small_byte, .maybe = &CostTerm::Costs::small_byte, .key = "small_byte_cost_by_backend",
+     .leaf_key = "small_byte", .least = -1e-8, .most = 1e-8, .expected = "seconds per byte, from -1e-8 to 1e-8 (10 ns)",
+     .applies = "small_byte_until", .applies_what = "the bytes a rank sends plus receives up to which it applies", .noun = "a small_byte cost",
+     .per = CostTerm::Per::small_byte, .bcast_measured = &core::CalibrationData::sf_op_backend_small,
+     .reduce_measured = &core::CalibrationData::sf_reduce_backend_small},
+    {.term = &MachineModel::CostTerms::wire, .cost = &CostTerm::Costs::wire, .key = "wire_factor_by_backend", .leaf_key = "wire", .least = 0.05,
+     .most = 1, .expected = "a factor from 0.05 to 1", .applies = "wire_factor_beyond", .applies_what = "the bytes of a message beyond which it applies",
+     .noun = "a wire factor", .per = CostTerm::Per::none, .bcast_measured = &core::CalibrationData::sf_op_backend_large,
+     .reduce_measured = &core::CalibrationData::sf_reduce_backend_large},
+    {.term = &MachineModel::CostTerms::scatter, .maybe = &CostTerm::Costs::scatter, .key = "scatter_cost_by_backend", .leaf_key = "scatter",
+     .least = 0, .most = 1e-6, .expected = "seconds per value, at most 1e-6 (1 us)", .applies = "scatter_beyond",
+     .applies_what = "the bytes of a message beyond which it applies", .noun = "a scatter cost", .per = CostTerm::Per::scattered_value,
+     .bcast_measured = &core::CalibrationData::sf_op_backend_large_permuted,
+     .reduce_measured = &core::CalibrationData::sf_reduce_backend_large_permuted, .fit = fit_step::scatter},
+    {.term = &MachineModel::CostTerms::large, .cost = &CostTerm::Costs::large, .key = "large_message_cost_by_backend", .leaf_key = "",
+     .least = 0, .most = 1e-4, .expected = "seconds per large message, at most 1e-4 (100 us)", .applies = "large_message_bytes",
+     .applies_what = "[from, to]: which messages are large", .noun = "a large message cost", .per = CostTerm::Per::large_message,
+     .bcast_measured = &core::CalibrationData::sf_op_backend_fan_large},
+    {.term = &MachineModel::CostTerms::line, .cost = &CostTerm::Costs::line, .key = "line_cost_by_backend", .leaf_key = "line", .least = 0,
+     .most = 1e-6, .expected = "seconds per cache line, at most 1e-6 (1 us)", .per = CostTerm::Per::line,
+     .bcast_measured = &core::CalibrationData::sf_op_backend_strided, .reduce_measured = &core::CalibrationData::sf_reduce_backend_strided,
+     .fit = fit_step::lines},
 }};
+
+// The row of a term (every one has a row: tests/sim/test_machine.cpp checks).
+constexpr const CostTerm& cost_term(std::optional<double> MachineModel::CostTerms::*term) {
+  for (const CostTerm& t : kCostTerms)
+    if (t.term == term) return t;
+  return kCostTerms[0];
+}
+
+// kCostTerms' rows in the order per_call adds them up (CostTerm::Per's), those of no cost per call
+// left out.
+inline constexpr auto kPerCallOrder = [] {
+  std::array<const CostTerm*, kCostTerms.size()> v{};
+  std::size_t n = 0;
+  for (std::uint8_t p = 0; p < static_cast<std::uint8_t>(CostTerm::Per::none); ++p)
+    for (const CostTerm& t : kCostTerms)
+      if (t.per == static_cast<CostTerm::Per>(p)) v[n++] = &t;
+  return std::pair{v, n};
+}();
+
+inline double MachineModel::ExecutorCosts::per_call(std::int64_t runs, std::int64_t peers, std::int64_t bytes, double large_msgs,
+                                                    std::int64_t scattered, std::int64_t lines) const {
+  const std::int64_t below = small_byte ? std::min(bytes, small_until) : 0;
+  auto count = [&](CostTerm::Per p) -> double {
+    switch (p) {
+      case CostTerm::Per::call: return 1;
+      case CostTerm::Per::small_byte: return static_cast<double>(below);
+      case CostTerm::Per::run: return static_cast<double>(runs);
+      case CostTerm::Per::peer: return static_cast<double>(std::max<std::int64_t>(0, peers - 2));  // beyond the ring's one each way
+      case CostTerm::Per::byte: return static_cast<double>(bytes - below);
+      case CostTerm::Per::large_message: return std::max(0.0, large_msgs - 2);  // beyond the ring's one each way
+      case CostTerm::Per::scattered_value: return static_cast<double>(scattered);
+      case CostTerm::Per::line: return static_cast<double>(lines);
+      case CostTerm::Per::none: break;
+    }
+    return 0;
+  };
+  // The terms per call and per small byte first, their sum at least 0; then the others, each added
+  // to the sum in turn.
+  const auto& [order, n] = kPerCallOrder;
+  auto charged = [&](const CostTerm& t) { return t.of(*this).value_or(0) * count(t.per); };
+  std::size_t i = 0;
+  double floored = 0;
+  for (; i < n && order[i]->per <= CostTerm::Per::small_byte; ++i) floored += charged(*order[i]);
+  double sum = std::max(0.0, floored);
+  for (; i < n; ++i) sum += charged(*order[i]);
+  return sum;
+}
+
+inline MachineModel::ExecutorCosts MachineModel::executor_costs(core::BackendId backend, bool leaf_to_root) const {
+  ExecutorCosts c{.op = op_overhead, .small_until = small_byte_until};
+  const auto it = backend_costs.find(backend);
+  if (it == backend_costs.end()) return c;
+  const BackendCosts& b = it->second;
+  for (const CostTerm& t : kCostTerms)
+    if (const auto& v = b.*t.term) t.set(c, *v);
+  if (leaf_to_root && b.leaf_to_root)
+    for (const CostTerm& t : kCostTerms)
+      if (const auto& v = (*b.leaf_to_root).*t.term; !t.leaf_key.empty() && (v || t.leaf_own_only)) t.set(c, v.value_or(0));
+  return c;
+}
 
 // Built-in presets by name; nullopt when unknown.
 std::optional<MachineModel> preset(const std::string& name);

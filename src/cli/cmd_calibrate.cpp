@@ -63,22 +63,12 @@ io::Json measured_json(const core::CalibrationData& d) {
     j["device"] = {{"name", d.device->name},         {"emulated", d.device->emulated},   {"h2d_bytes_seconds", samples(d.device->h2d)},
                    {"d2h_bytes_seconds", samples(d.device->d2h)}, {"launch_s", d.device->launch}, {"bandwidth_bytes_per_s", d.device->bandwidth}};
   j["sf_op_s"] = d.sf_op_backend[0];  // basic
-  for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k) {
-    j["sf_op_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend[k];
-    j["sf_op_in_order_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_contiguous[k];
-    j["sf_reduce_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend[k];
-    j["sf_reduce_in_order_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend_contiguous[k];
-    if (d.sf_op_backend_fan[k] >= 0) j["sf_fan_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_fan[k];
-    j["sf_large_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_large[k];
-    j["sf_reduce_large_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend_large[k];
-    j["sf_large_permuted_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_large_permuted[k];
-    j["sf_reduce_large_permuted_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend_large_permuted[k];
-    j["sf_small_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_small[k];
-    j["sf_reduce_small_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend_small[k];
-    if (d.sf_op_backend_fan_large[k] >= 0) j["sf_fan_large_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_fan_large[k];
-    if (d.sf_op_backend_strided[k] >= 0) j["sf_strided_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_op_backend_strided[k];
-    if (d.sf_reduce_backend_strided[k] >= 0) j["sf_reduce_strided_by_backend_s"][core::kCalibratedBackends[k]] = d.sf_reduce_backend_strided[k];
-  }
+  // Each measurement of the executor (core::kExecutorMeasurements), an object by backend; one that
+  // not every backend times has the backends measured only. Backend by backend, so that a key
+  // comes where the first backend with it puts it (the files' order since they had these keys).
+  for (std::size_t k = 0; k < std::size(core::kCalibratedBackends); ++k)
+    for (const core::ExecutorMeasurement& m : core::kExecutorMeasurements)
+      if (const double s = (d.*m.field)[k]; !m.measured_only || s >= 0) j[std::string(m.key)][core::kCalibratedBackends[k]] = s;
   if (d.sf_mate_ring > 0)
     j["sf_mate_ring_basic_s"] = {{"cores", d.cores},
                                  {"bytes_seconds", samples({{8.0 * core::kCalibrationSmallValues, d.sf_mate_ring_small},

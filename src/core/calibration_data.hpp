@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/backends.hpp"
 #include "core/graph.hpp"
+#include "core/op_spec.hpp"
 #include "core/statistic.hpp"
 
 namespace sfr::core {
@@ -31,6 +34,20 @@ constexpr int kCalibrationLargeFanValues = 682;
 // How the name of a machine calibrate wrote begins ("calibrated on HOST"): a report knows from it
 // that a prediction is for the machine measured.
 inline constexpr const char* kCalibratedMachinePrefix = "calibrated on ";
+
+// The patterns calibrate times the executor on: the ring permuted (a run of roots per value), in
+// order (one run), the fan (a run per peer, P - 1 peers), the large ring both ways
+// (kCalibrationLargeValues per rank, calibration_ring_both_ways) and the large fan
+// (kCalibrationLargeFanValues per peer): messages past the usual rendezvous switch, the small ring
+// in order (kCalibrationSmallValues per rank), the large ring with each half's roots permuted, and
+// the ring in order between core mates, of the small ring's values and of the ring's (each rank
+// reads the roots of the rank `cores` after it: CalibrationData::sf_mate_ring), and the ring with
+// its roots a cache line apart (calibration_ring_strided). Here, beside the graphs, since
+// kExecutorMeasurements (below) names them for the executor that times them and the simulator
+// that fits them (trace/calibration_ring.hpp makes their traces).
+enum class CalibrationShape {
+  ring_permuted, ring_in_order, fan, ring_large, fan_large, ring_small, ring_large_permuted, mate_ring_small, mate_ring, ring_strided
+};
 
 // The ring of that measurement: rank r has kCalibrationSfOpValues leaves on the roots of rank
 // r+1, in a permuted order (so they are packed, as ghost values are, and no two leaves read
@@ -210,6 +227,63 @@ struct CalibrationData {
   int executor_rounds = 0;
   double executor_spread = 0, executor_cpu_share = 0;
 };
+// What calibrate times the executor on, one row per CalibrationData::PerBackend field (each a cost
+// term's measurement: sim/machine.hpp's kCostTerms names a term's rows): the pattern and op, the
+// field, its object of one time per backend in the machine file's calibration.measured, and which
+// backends time it. The executor times every row (exec/mpi/calibrate.cpp) and calibrate writes
+// every row (cli/cmd_calibrate.cpp) from here: a new measurement is a field above and a row here.
+// (Here, not beside kCostTerms: the executor, a lower layer than the simulator, times them.)
+struct ExecutorMeasurement {
+  // Which backends time it: every one, every one from 3 ranks (the fans: at 2 ranks a fan is the
+  // ring), the one-sided ones (the strided ring: only their transfers touch the peer's roots
+  // where they lie).
+  enum class Timed : std::uint8_t { all, from_three_ranks, one_sided };
+  CalibrationShape shape;
+  OpKind kind;
+  PerBackend CalibrationData::*field;
+  std::string_view key;
+  Timed timed;
+  // Whether the machine file has only the backends measured (a pattern not every backend times);
+  // otherwise every backend, -1 where not measured.
+  bool measured_only;
+};
+// In the order the file has them (and the executor times them in each round).
+inline constexpr std::array<ExecutorMeasurement, 14> kExecutorMeasurements{{
+    {CalibrationShape::ring_permuted, OpKind::bcast, &CalibrationData::sf_op_backend, "sf_op_by_backend_s", ExecutorMeasurement::Timed::all, false},
+    {CalibrationShape::ring_in_order, OpKind::bcast, &CalibrationData::sf_op_backend_contiguous, "sf_op_in_order_by_backend_s",
+     ExecutorMeasurement::Timed::all, false},
+    {CalibrationShape::ring_permuted, OpKind::reduce, &CalibrationData::sf_reduce_backend, "sf_reduce_by_backend_s", ExecutorMeasurement::Timed::all,
+     false},
+    {CalibrationShape::ring_in_order, OpKind::reduce, &CalibrationData::sf_reduce_backend_contiguous, "sf_reduce_in_order_by_backend_s",
+     ExecutorMeasurement::Timed::all, false},
+    {CalibrationShape::fan, OpKind::bcast, &CalibrationData::sf_op_backend_fan, "sf_fan_by_backend_s", ExecutorMeasurement::Timed::from_three_ranks,
+     true},
+    {CalibrationShape::ring_large, OpKind::bcast, &CalibrationData::sf_op_backend_large, "sf_large_by_backend_s", ExecutorMeasurement::Timed::all,
+     false},
+    {CalibrationShape::ring_large, OpKind::reduce, &CalibrationData::sf_reduce_backend_large, "sf_reduce_large_by_backend_s",
+     ExecutorMeasurement::Timed::all, false},
+    {CalibrationShape::ring_large_permuted, OpKind::bcast, &CalibrationData::sf_op_backend_large_permuted, "sf_large_permuted_by_backend_s",
+     ExecutorMeasurement::Timed::all, false},
+    {CalibrationShape::ring_large_permuted, OpKind::reduce, &CalibrationData::sf_reduce_backend_large_permuted,
+     "sf_reduce_large_permuted_by_backend_s", ExecutorMeasurement::Timed::all, false},
+    {CalibrationShape::ring_small, OpKind::bcast, &CalibrationData::sf_op_backend_small, "sf_small_by_backend_s", ExecutorMeasurement::Timed::all,
+     false},
+    {CalibrationShape::ring_small, OpKind::reduce, &CalibrationData::sf_reduce_backend_small, "sf_reduce_small_by_backend_s",
+     ExecutorMeasurement::Timed::all, false},
+    {CalibrationShape::fan_large, OpKind::bcast, &CalibrationData::sf_op_backend_fan_large, "sf_fan_large_by_backend_s",
+     ExecutorMeasurement::Timed::from_three_ranks, true},
+    {CalibrationShape::ring_strided, OpKind::bcast, &CalibrationData::sf_op_backend_strided, "sf_strided_by_backend_s",
+     ExecutorMeasurement::Timed::one_sided, true},
+    {CalibrationShape::ring_strided, OpKind::reduce, &CalibrationData::sf_reduce_backend_strided, "sf_reduce_strided_by_backend_s",
+     ExecutorMeasurement::Timed::one_sided, true},
+}};
+// The row of a field (every PerBackend field has one: tests/sim/test_calibration.cpp checks).
+inline constexpr const ExecutorMeasurement& executor_measurement(PerBackend CalibrationData::*field) {
+  for (const auto& m : kExecutorMeasurements)
+    if (m.field == field) return m;
+  return kExecutorMeasurements[0];
+}
+
 // calibrate's executor rounds: at least kMinExecutorRounds, then until kExecutorSeconds (its
 // --executor-seconds) have passed, at most kMaxExecutorRounds. Each round times every pattern on
 // every backend once: a few milliseconds on one node, about a second over TCP between nodes.

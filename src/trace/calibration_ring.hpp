@@ -12,17 +12,9 @@
 
 namespace sfr::trace {
 
-// The measurement's patterns: the ring permuted (a run of roots per value), in order (one run),
-// the fan (a run per peer, P - 1 peers), the large ring both ways (kCalibrationLargeValues per
-// rank, core::calibration_ring_both_ways) and the large fan (kCalibrationLargeFanValues per
-// peer): messages past the usual rendezvous switch, the small ring in order
-// (kCalibrationSmallValues per rank), the large ring with each half's roots permuted, and the
-// ring in order between core mates, of the small ring's values and of the ring's (each rank reads
-// the roots of the rank `cores` after it: core::CalibrationData::sf_mate_ring), and the ring with
-// its roots a cache line apart (core::calibration_ring_strided).
-enum class CalibrationShape {
-  ring_permuted, ring_in_order, fan, ring_large, fan_large, ring_small, ring_large_permuted, mate_ring_small, mate_ring, ring_strided
-};
+// The measurement's patterns (core/calibration_data.hpp, where calibrate's table of them names
+// them).
+using core::CalibrationShape;
 
 // The large ring, in order or permuted (core::calibration_ring_both_ways).
 inline bool large_ring(CalibrationShape shape) {

@@ -19,9 +19,11 @@ using core::TimedSample;
 
 namespace {
 using Term = std::optional<double> sim::MachineModel::CostTerms::*;
+// The catalogue's id of backend `name` (the machine keeps its costs by id).
+core::BackendId id(std::string_view name) { return core::find_backend(name)->id; }
 // Whether backend `b` has its own term `t` (bcast direction).
 bool has(const sim::MachineModel& m, const std::string& b, Term t) {
-  const auto it = m.backend_costs.find(b);
+  const auto it = m.backend_costs.find(id(b));
   return it != m.backend_costs.end() && (it->second.*t).has_value();
 }
 // Whether any backend has its own term `t` (bcast direction).
@@ -187,6 +189,26 @@ core::CalibrationData one_node_data() {
   return d;
 }
 
+// What calibrate measures for the executor is its cost terms': every row of
+// core::kExecutorMeasurements (each field once) is a cost term's measurement in the row's direction,
+// and every measurement a term names has a row.
+TEST(SimCalibration, EveryExecutorMeasurementIsACostTerms) {
+  for (const auto& m : core::kExecutorMeasurements) {
+    EXPECT_EQ(&core::executor_measurement(m.field), &m) << m.key;
+    const bool named = std::any_of(sim::kCostTerms.begin(), sim::kCostTerms.end(), [&](const sim::CostTerm& t) {
+      return (m.kind == core::OpKind::bcast ? t.bcast_measured : t.reduce_measured) == m.field;
+    });
+    EXPECT_TRUE(named) << m.key;
+  }
+  for (const auto& t : sim::kCostTerms)
+    for (const auto field : {t.bcast_measured, t.reduce_measured}) {
+      if (!field) continue;
+      EXPECT_TRUE(std::any_of(core::kExecutorMeasurements.begin(), core::kExecutorMeasurements.end(), [&](const auto& m) {
+        return m.field == field && m.kind == (field == t.bcast_measured ? core::OpKind::bcast : core::OpKind::reduce);
+      })) << t.key;
+    }
+}
+
 // A neighbourhood collective's own cost is what its measured call takes beyond the empty
 // messages the model already charges: on 2 ranks one message each way (o_send + o_recv + the short
 // latency, 1.0 us here), on more both ring neighbours (2 x 0.3 us, the gap beyond o_send 0.2 us,
@@ -232,7 +254,7 @@ TEST(SimCalibration, MachineFromOneNode) {
   // With its overheads, the model reproduces every backend measured on that ring; neighbor, not
   // measured, takes basic's.
   EXPECT_EQ(has(m, "neighbor", &sim::MachineModel::CostTerms::op), false);
-  EXPECT_EQ(m.executor_costs("neighbor", false).op, m.op_overhead);
+  EXPECT_EQ(m.executor_costs(core::BackendId::neighbor, false).op, m.op_overhead);
   const trace::BuiltTrace bt(trace::calibration_ring_trace(2, trace::Machine{2, 2, 0}));
   for (const auto& [name, measured] : {std::pair{"basic", 5e-6}, std::pair{"window", 9e-6}, std::pair{"alltoallv", 7e-6}})
     EXPECT_NEAR(sim::simulate(bt, m, {sim::parse_backend(name, "test")}).backends[0].ops[0].total_s, measured, 1e-11) << name;
@@ -267,7 +289,7 @@ TEST(SimCalibration, CostPerRunOfRootsFromTheRingInOrder) {
   EXPECT_NEAR(t(perm, "window"), 9e-6, 1e-11);
   EXPECT_NEAR(t(in_order, "window"), 6e-6, 1e-11);
   EXPECT_NEAR(t(perm, "alltoallv"), 7e-6, 1e-11);
-  EXPECT_GT(m.executor_costs("window", false).run, 0);
+  EXPECT_GT(m.executor_costs(core::BackendId::window, false).run, 0);
   EXPECT_EQ(has(m, "alltoallv", &sim::MachineModel::CostTerms::run), false);
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
   EXPECT_EQ(back.backend_costs, m.backend_costs);
@@ -285,7 +307,7 @@ TEST(SimCalibration, CostPerRunIsChargedPerRunOfRootsRead) {
   const trace::BuiltTrace bt(bcast_trace(g));
   auto m = *sim::preset("generic");
   const double base = sim::simulate(bt, m, {sim::parse_backend("window", "test")}).backends[0].ops[0].total_s;
-  m.backend_costs["window"].run = 40e-9;
+  m.backend_costs[core::BackendId::window].run = 40e-9;
   const double with = sim::simulate(bt, m, {sim::parse_backend("window", "test")}).backends[0].ops[0].total_s;
   EXPECT_NEAR(with - base, 3 * 40e-9, 1e-12);
   // Another backend's cost per run is not window's.
@@ -317,21 +339,21 @@ TEST(SimCalibration, LeafToRootCostsFromTheReduceRings) {
   }
   // Window's reduce per run: (14 - 6.5 us, less the model's difference, which is none: the rings
   // move the same bytes) over the 255 runs more of the permuted ring.
-  EXPECT_NEAR(m.backend_costs.at("window").leaf_to_root->run.value(), (14e-6 - 6.5e-6) / 255, 1e-15);
-  EXPECT_NEAR(m.executor_costs("window", false).run, (9e-6 - 6e-6) / 255, 1e-15);
+  EXPECT_NEAR(m.backend_costs.at(core::BackendId::window).leaf_to_root->run.value(), (14e-6 - 6.5e-6) / 255, 1e-15);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::window, false).run, (9e-6 - 6e-6) / 255, 1e-15);
   // A gather on the permuted ring is charged the reduce's costs, a bcast the bcast's.
   const double gather = t(CalibrationShape::ring_permuted, core::OpKind::gather, "window");
   auto bare = m;
-  bare.backend_costs.at("window").leaf_to_root.reset();
+  bare.backend_costs.at(core::BackendId::window).leaf_to_root.reset();
   const double gather_as_bcast =
       sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, CalibrationShape::ring_permuted, core::OpKind::gather)), bare,
                     {sim::parse_backend("window", "test")})
           .backends[0]
           .ops[0]
           .total_s;
-  const auto& l2r = m.backend_costs.at("window").leaf_to_root.value();
+  const auto& l2r = m.backend_costs.at(core::BackendId::window).leaf_to_root.value();
   EXPECT_NEAR(gather - gather_as_bcast,
-              (l2r.op.value() + 256 * l2r.run.value()) - (m.executor_costs("window", false).op + 256 * m.executor_costs("window", false).run), 1e-12);
+              (l2r.op.value() + 256 * l2r.run.value()) - (m.executor_costs(core::BackendId::window, false).op + 256 * m.executor_costs(core::BackendId::window, false).run), 1e-12);
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
   EXPECT_EQ(back.backend_costs, m.backend_costs);
 }
@@ -358,14 +380,14 @@ TEST(SimCalibration, CostPerPeerFromTheFan) {
   d.sf_op_backend_fan = by_backend({fan_model + 4 * 0.25e-6, -1, -1, t(fan, no_peer, "alltoallv") - 0.4e-6});
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
-  EXPECT_NEAR(m.executor_costs("basic", false).peer, 0.25e-6, 1e-12);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).peer, 0.25e-6, 1e-12);
   EXPECT_NEAR(t(fan, m, "basic"), d.sf_op_backend_fan[0], 1e-11);
   EXPECT_NEAR(t(in_order, m, "basic"), d.sf_op_backend_contiguous[0], 1e-11);
-  EXPECT_EQ(m.executor_costs("alltoallv", false).peer, 0);
+  EXPECT_EQ(m.executor_costs(core::BackendId::alltoallv, false).peer, 0);
   bool said = false;
   for (const auto& l : c.lines) said = said || (l.find("alltoallv") != std::string::npos && l.find("kept at 0") != std::string::npos);
   EXPECT_TRUE(said);
-  EXPECT_EQ(m.executor_costs("window", false).peer, 0);  // not measured
+  EXPECT_EQ(m.executor_costs(core::BackendId::window, false).peer, 0);  // not measured
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
   EXPECT_EQ(back.backend_costs, m.backend_costs);
 }
@@ -377,7 +399,7 @@ TEST(SimCalibration, CostPerPeerIsChargedPerPeerBeyondTwo) {
   const trace::BuiltTrace bt(bcast_trace(star(5, 1)));
   const auto m = *sim::preset("generic");
   auto with = m;
-  with.backend_costs["basic"].peer = 70e-9;
+  with.backend_costs[core::BackendId::basic].peer = 70e-9;
   EXPECT_NEAR(slower(bt, m, with, "basic"), 6 * 70e-9, 1e-12);
 }
 
@@ -402,15 +424,15 @@ TEST(SimCalibration, CostPerByteFromTheLargeRing) {
                                       t(CalibrationShape::ring_large, no_byte, "neighbor") - 1e-6});
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
-  EXPECT_NEAR(m.executor_costs("basic", false).byte, 0.1e-9, 1e-16);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).byte, 0.1e-9, 1e-16);
   EXPECT_NEAR(t(CalibrationShape::ring_large, m, "basic"), d.sf_op_backend_large[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, m, "basic"), d.sf_op_backend_contiguous[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_permuted, m, "basic"), d.sf_op_backend[0], 1e-11);
   // The cost per byte is for the bytes beyond the ring's: without the small ring the ring's own
   // bytes stay in the cost per op, which is what the model without a cost per byte fitted.
   EXPECT_NEAR(m.op_overhead, no_byte.op_overhead, 1e-12);
-  EXPECT_EQ(m.executor_costs("basic", false).small_byte, 0);
-  EXPECT_EQ(m.executor_costs("neighbor", false).byte, 0);
+  EXPECT_EQ(m.executor_costs(core::BackendId::basic, false).small_byte, 0);
+  EXPECT_EQ(m.executor_costs(core::BackendId::neighbor, false).byte, 0);
   bool said = false;
   for (const auto& l : c.lines) said = said || (l.find("neighbor  ") != std::string::npos && l.find("per byte") != std::string::npos &&
                                                 l.find("kept at 0") != std::string::npos);
@@ -457,9 +479,9 @@ TEST(SimCalibration, CostPerByteBelowTheRingFromTheSmallRing) {
   d.sf_op_backend_small = by_backend({t(CalibrationShape::ring_small, core::OpKind::bcast, m0) - 0.3e-9 * (ring - small)});
   d.sf_reduce_backend_small = by_backend({t(CalibrationShape::ring_small, core::OpKind::reduce, m0) - 0.05e-9 * (ring - small)});
   const auto m = sim::calibrate_machine(d).machine;
-  EXPECT_NEAR(m.executor_costs("basic", false).byte, 0.1e-9, 1e-16);
-  EXPECT_NEAR(m.executor_costs("basic", false).small_byte.value(), 0.3e-9, 1e-16);
-  EXPECT_NEAR(m.backend_costs.at("basic").leaf_to_root->small_byte.value(), 0.05e-9, 1e-16);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).byte, 0.1e-9, 1e-16);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).small_byte.value(), 0.3e-9, 1e-16);
+  EXPECT_NEAR(m.backend_costs.at(core::BackendId::basic).leaf_to_root->small_byte.value(), 0.05e-9, 1e-16);
   EXPECT_EQ(m.small_byte_until, static_cast<std::int64_t>(ring));
   for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
     const bool up = kind == core::OpKind::reduce;
@@ -469,7 +491,7 @@ TEST(SimCalibration, CostPerByteBelowTheRingFromTheSmallRing) {
     EXPECT_NEAR(t(CalibrationShape::ring_large, kind, m), (up ? d.sf_reduce_backend_large : d.sf_op_backend_large)[0], 1e-11);
   }
   // The ring's bytes now cost 0.3 ns each, and the cost per op gives back what that adds.
-  EXPECT_NEAR(m.executor_costs("basic", false).op, m0.executor_costs("basic", false).op - 0.3e-9 * ring, 1e-12);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).op, m0.executor_costs(core::BackendId::basic, false).op - 0.3e-9 * ring, 1e-12);
   EXPECT_NEAR(m.op_overhead, m0.op_overhead, 1e-12);  // others' fallback: basic's at the ring's bytes
   const auto back = sim::parse_machine(sim::machine_to_json(m), "calibrated.json");
   EXPECT_EQ(back.backend_costs, m.backend_costs);
@@ -481,8 +503,8 @@ TEST(SimCalibration, CostPerByteBelowTheRingFromTheSmallRing) {
 // and the file written from it leaves them out (the reader would refuse them without the limit).
 TEST(SimCalibration, CostsPerSmallByteWithoutTheirLimitAreNotWritten) {
   auto m = *sim::preset("generic");
-  m.backend_costs["shm"].small_byte = 1e-10;
-  m.backend_costs["shm"].leaf_to_root = sim::MachineModel::CostTerms{.op = 1e-7, .run = 0, .small_byte = 2e-10};
+  m.backend_costs[core::BackendId::shm].small_byte = 1e-10;
+  m.backend_costs[core::BackendId::shm].leaf_to_root = sim::MachineModel::CostTerms{.op = 1e-7, .run = 0, .small_byte = 2e-10};
   const auto j = sim::machine_to_json(m);
   EXPECT_FALSE(j.contains("small_byte_cost_by_backend"));
   EXPECT_FALSE(j.contains("small_byte_until"));
@@ -530,10 +552,10 @@ TEST(SimCalibration, NegativeCostPerSmallByteWhereTheSmallRingIsAboveTheModel) {
   d.sf_reduce_backend_small = by_backend({t(CalibrationShape::ring_small, core::OpKind::reduce, m0) + 0.05e-9 * (ring - small)});
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
-  EXPECT_NEAR(m.executor_costs("basic", false).small_byte.value(), -0.05e-9, 1e-16);
-  EXPECT_NEAR(m.backend_costs.at("basic").leaf_to_root->small_byte.value(), -0.05e-9, 1e-16);
-  EXPECT_NEAR(m.executor_costs("basic", false).op, m0.executor_costs("basic", false).op + 0.05e-9 * ring, 1e-12);
-  EXPECT_NEAR(m.executor_costs("3step", false).op, m0.op_overhead, 1e-12);  // no cost of its own: basic's at the ring's bytes
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).small_byte.value(), -0.05e-9, 1e-16);
+  EXPECT_NEAR(m.backend_costs.at(core::BackendId::basic).leaf_to_root->small_byte.value(), -0.05e-9, 1e-16);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).op, m0.executor_costs(core::BackendId::basic, false).op + 0.05e-9 * ring, 1e-12);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::three_step, false).op, m0.op_overhead, 1e-12);  // no cost of its own: basic's at the ring's bytes
   for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
     const bool up = kind == core::OpKind::reduce;
     EXPECT_NEAR(t(CalibrationShape::ring_small, kind, m), (up ? d.sf_reduce_backend_small : d.sf_op_backend_small)[0], 1e-11);
@@ -565,8 +587,8 @@ TEST(SimCalibration, ALineThroughARingBelowTheModelIsChargedAboveZero) {
   // The line: -0.05 us at the ring's bytes, +0.1 us at the small ring's (a quarter of them), so
   // 0.15 us at no byte, and 0.15 us less per 3/4 of the ring's bytes.
   const double ring = 2.0 * 8 * core::kCalibrationSfOpValues, small = 2.0 * 8 * core::kCalibrationSmallValues;
-  EXPECT_NEAR(m.executor_costs("basic", false).op, -0.05e-6 + 0.15e-6 * ring / (ring - small), 1e-12);
-  EXPECT_NEAR(m.executor_costs("basic", false).small_byte.value(), -0.15e-6 / (ring - small), 1e-15);  // the simulator times in ps
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).op, -0.05e-6 + 0.15e-6 * ring / (ring - small), 1e-12);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).small_byte.value(), -0.15e-6 / (ring - small), 1e-15);  // the simulator times in ps
   EXPECT_NEAR(t(CalibrationShape::ring_small, core::OpKind::bcast, m), d.sf_op_backend_small[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, core::OpKind::bcast, m), t(CalibrationShape::ring_in_order, core::OpKind::bcast, bare), 1e-11);
 }
@@ -591,9 +613,9 @@ TEST(SimCalibration, LeafToRootCostPerByteFromTheLargeReduceRing) {
   using trace::CalibrationShape;
   const auto t = basic_time;
   const auto m = sim::calibrate_machine(d).machine;
-  EXPECT_NEAR(m.executor_costs("basic", false).byte, 0.1e-9, 1e-16);
-  EXPECT_NEAR(m.backend_costs.at("basic").leaf_to_root->byte.value(), 0.3e-9, 1e-16);
-  EXPECT_NEAR(m.executor_costs("basic", true).byte, 0.3e-9, 1e-16);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).byte, 0.1e-9, 1e-16);
+  EXPECT_NEAR(m.backend_costs.at(core::BackendId::basic).leaf_to_root->byte.value(), 0.3e-9, 1e-16);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, true).byte, 0.3e-9, 1e-16);
   EXPECT_NEAR(t(CalibrationShape::ring_large, core::OpKind::bcast, m), d.sf_op_backend_large[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, core::OpKind::bcast, m), d.sf_op_backend_contiguous[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_large, core::OpKind::reduce, m), d.sf_reduce_backend_large[0], 1e-11);
@@ -602,7 +624,7 @@ TEST(SimCalibration, LeafToRootCostPerByteFromTheLargeReduceRing) {
   EXPECT_EQ(back.backend_costs, m.backend_costs);
   auto older = sim::machine_to_json(m);
   older["leaf_to_root_by_backend"]["basic"].erase("byte");
-  EXPECT_NEAR(sim::parse_machine(older, "older.json").executor_costs("basic", true).byte, 0.1e-9, 1e-16);
+  EXPECT_NEAR(sim::parse_machine(older, "older.json").executor_costs(core::BackendId::basic, true).byte, 0.1e-9, 1e-16);
 }
 
 // A ring measured below the model (a negative base): the cost per byte is still the large ring's
@@ -623,7 +645,7 @@ TEST(SimCalibration, CostPerByteWhenTheRingIsBelowTheModel) {
   d.sf_op_backend_contiguous = by_backend({in_order - 0.2e-6});
   d.sf_op_backend_large = by_backend({large - 0.2e-6 + 0.1e-9 * more});
   const auto c = sim::calibrate_machine(d);
-  EXPECT_NEAR(c.machine.executor_costs("basic", false).byte, 0.1e-9, 1e-16);
+  EXPECT_NEAR(c.machine.executor_costs(core::BackendId::basic, false).byte, 0.1e-9, 1e-16);
   EXPECT_EQ(c.machine.op_overhead, 0);
   bool said = false;
   for (const auto& l : c.lines) said = said || (l.find("per op call") != std::string::npos && l.find("kept at 0") != std::string::npos);
@@ -669,7 +691,7 @@ TEST(SimCalibration, NoCostPerSmallByteWhereTheRingIsBelowTheModel) {
   d.sf_op_backend_contiguous = by_backend({in_order - 0.2e-6});
   d.sf_op_backend_small = by_backend({small - 0.5e-6});  // steeper below: 0.3 us over the 3 KiB between
   const auto c = sim::calibrate_machine(d);
-  EXPECT_EQ(c.machine.executor_costs("basic", false).small_byte, 0);
+  EXPECT_EQ(c.machine.executor_costs(core::BackendId::basic, false).small_byte, 0);
   EXPECT_EQ(c.machine.op_overhead, 0);
   EXPECT_NEAR(basic_time(CalibrationShape::ring_in_order, core::OpKind::bcast, c.machine), in_order, 1e-11);
   bool said = false;
@@ -690,7 +712,7 @@ TEST(SimCalibration, TheCheaperRingGivesTheCostPerOp) {
   auto t = [&](CalibrationShape shape) {
     return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, shape)), m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
   };
-  EXPECT_EQ(m.executor_costs("basic", false).run, 0);
+  EXPECT_EQ(m.executor_costs(core::BackendId::basic, false).run, 0);
   EXPECT_NEAR(t(CalibrationShape::ring_permuted), 5e-6, 1e-11);
   EXPECT_LT(t(CalibrationShape::ring_in_order), 5.4e-6 - 0.3e-6);
 }
@@ -721,17 +743,17 @@ TEST(SimCalibration, CostPerLargeMessageFromTheLargeFan) {
   using trace::CalibrationShape;
   const auto t = basic_time4;
   auto truth = sim::calibrate_machine(d).machine;  // the rings' costs
-  truth.backend_costs["basic"].peer = 0.2e-6;
-  truth.backend_costs["basic"].byte = 0.05e-9;
-  truth.backend_costs["basic"].large = 1.5e-6;
+  truth.backend_costs[core::BackendId::basic].peer = 0.2e-6;
+  truth.backend_costs[core::BackendId::basic].byte = 0.05e-9;
+  truth.backend_costs[core::BackendId::basic].large = 1.5e-6;
   truth.large_message_bytes = {8 * 85, 8 * 682};
   d.sf_op_backend_large = by_backend({t(CalibrationShape::ring_large, truth)});
   d.sf_op_backend_fan = by_backend({t(CalibrationShape::fan, truth)});
   d.sf_op_backend_fan_large = by_backend({t(CalibrationShape::fan_large, truth)});
   const auto m = sim::calibrate_machine(d).machine;
-  EXPECT_NEAR(m.executor_costs("basic", false).large, 1.5e-6, 1e-12);
-  EXPECT_NEAR(m.executor_costs("basic", false).byte, 0.05e-9, 1e-16);
-  EXPECT_NEAR(m.executor_costs("basic", false).peer, 0.2e-6, 1e-12);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).large, 1.5e-6, 1e-12);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).byte, 0.05e-9, 1e-16);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).peer, 0.2e-6, 1e-12);
   EXPECT_EQ(m.large_message_bytes, (std::array<std::int64_t, 2>{8 * 85, 8 * 682}));
   EXPECT_NEAR(t(CalibrationShape::ring_permuted, m), d.sf_op_backend[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, m), d.sf_op_backend_contiguous[0], 1e-11);
@@ -773,7 +795,7 @@ TEST(SimCalibration, LargeMessagesAreChargedByHowLargeTheyAre) {
   EXPECT_EQ(m.large_share(800), 0);
   EXPECT_EQ(m.large_share(1 << 20), 1);
   auto with = m;
-  with.backend_costs["basic"].large = 1e-6;
+  with.backend_costs[core::BackendId::basic].large = 1e-6;
   EXPECT_NEAR(slower(bt, m, with, "basic"), 2 * 1e-6, 1e-12);
 }
 
@@ -783,7 +805,7 @@ TEST(SimCalibration, CostPerByteIsChargedPerByteSentAndReceived) {
   const trace::BuiltTrace bt(bcast_trace(star(5, 300)));
   const auto m = *sim::preset("generic");
   auto with = m;
-  with.backend_costs["basic"].byte = 0.1e-9;
+  with.backend_costs[core::BackendId::basic].byte = 0.1e-9;
   EXPECT_NEAR(slower(bt, m, with, "basic"), 19200 * 0.1e-9, 1e-12);
 }
 
@@ -800,7 +822,7 @@ TEST(SimCalibration, ShmOnNodePeersAreNotMessages) {
   for (const auto& [b, beyond] :
        {std::pair{"basic", 4}, std::pair{"shm", 2}, std::pair{"3step", 2}, std::pair{"2step", 2}, std::pair{"split-md", 2}}) {
     auto with = m;
-    with.backend_costs[b].peer = 0.5e-6;
+    with.backend_costs[id(b)].peer = 0.5e-6;
     // (rank 0 waits a little less on its copies: within 10 ns.)
     EXPECT_NEAR(slower(bt, m, with, b), beyond * 0.5e-6, 1e-8) << b;
   }
@@ -966,9 +988,9 @@ TEST(SimCalibration, AReduceRingThatLeavesStepsOutTakesTheBcastsCostPerOp) {
   };
   ASSERT_LT(sent(core::OpKind::reduce, "split-md"), sent(core::OpKind::bcast, "split-md"));
   ASSERT_EQ(sent(core::OpKind::reduce, "3step"), sent(core::OpKind::bcast, "3step"));
-  EXPECT_NEAR(m.backend_costs.at("split-md").leaf_to_root->op.value(), m.executor_costs("split-md", false).op, 1e-15);
-  EXPECT_GT(m.executor_costs("split-md", false).op, 10e-6);
-  EXPECT_NEAR(m.executor_costs("3step", false).op - m.backend_costs.at("3step").leaf_to_root->op.value(), 10e-6, 0.1e-6);
+  EXPECT_NEAR(m.backend_costs.at(core::BackendId::split_md).leaf_to_root->op.value(), m.executor_costs(core::BackendId::split_md, false).op, 1e-15);
+  EXPECT_GT(m.executor_costs(core::BackendId::split_md, false).op, 10e-6);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::three_step, false).op - m.backend_costs.at(core::BackendId::three_step).leaf_to_root->op.value(), 10e-6, 0.1e-6);
   int said = 0;
   for (const auto& l : c.lines) said += l.find("as the bcast's") != std::string::npos;
   EXPECT_EQ(said, 1);
@@ -1036,7 +1058,7 @@ TEST(SimCalibration, TheWireFactorScalesTheBytesOfAMessageBeyondItsLimit) {
   const auto m = sim::uniform_machine(1e-6, 1e9);  // one tier, no NIC
   const double beta = 1e-9;
   auto with = m;
-  with.backend_costs["basic"].wire = 0.5, with.wire_factor_beyond = 400;
+  with.backend_costs[core::BackendId::basic].wire = 0.5, with.wire_factor_beyond = 400;
   const double less = -slower(bt, m, with, "basic"), one = 0.5 * beta * 2000;
   EXPECT_GE(less, one * (1 - 1e-6));
   EXPECT_LE(less, 4 * one * (1 + 1e-6));
@@ -1059,7 +1081,7 @@ TEST(SimCalibration, TheWireFactorScalesARendezvousLatencyBeyondTheEagerOne) {
     for (auto& mem : m.p2p)
       for (auto& tier : mem) tier[static_cast<int>(p)].alpha = latency;
     auto with = m;
-    with.backend_costs["basic"].wire = 0.5, with.wire_factor_beyond = 400;
+    with.backend_costs[core::BackendId::basic].wire = 0.5, with.wire_factor_beyond = 400;
     return -slower(bt, m, with, "basic");
   };
   const double more = less(1000, sim::Proto::rendezvous, 5e-6) - less(1000, sim::Proto::rendezvous, 1e-6);
@@ -1077,13 +1099,13 @@ TEST(SimCalibration, WireFactorWhereTheLargeRingIsBelowTheModel) {
   using trace::CalibrationShape;
   const auto t = basic_time;
   auto truth = sim::calibrate_machine(d).machine;
-  truth.backend_costs["basic"].wire = 0.4, truth.wire_factor_beyond = 8 * core::kCalibrationSfOpValues;
+  truth.backend_costs[core::BackendId::basic].wire = 0.4, truth.wire_factor_beyond = 8 * core::kCalibrationSfOpValues;
   d.sf_op_backend_large = by_backend({t(CalibrationShape::ring_large, core::OpKind::bcast, truth)});
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
-  EXPECT_NEAR(m.executor_costs("basic", false).wire, 0.4, 1e-6);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).wire, 0.4, 1e-6);
   EXPECT_EQ(m.wire_factor_beyond, 8 * core::kCalibrationSfOpValues);
-  EXPECT_EQ(m.executor_costs("basic", false).byte, 0);
+  EXPECT_EQ(m.executor_costs(core::BackendId::basic, false).byte, 0);
   EXPECT_NEAR(t(CalibrationShape::ring_large, core::OpKind::bcast, m), d.sf_op_backend_large[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, core::OpKind::bcast, m), d.sf_op_backend_contiguous[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_permuted, core::OpKind::bcast, m), d.sf_op_backend[0], 1e-11);
@@ -1094,7 +1116,7 @@ TEST(SimCalibration, WireFactorWhereTheLargeRingIsBelowTheModel) {
   // Above the model: a cost per byte, no factor.
   d.sf_op_backend_large = by_backend({t(CalibrationShape::ring_large, core::OpKind::bcast, sim::calibrate_machine(rings_both_directions()).machine) + 1e-6});
   const auto above = sim::calibrate_machine(d).machine;
-  EXPECT_GT(above.executor_costs("basic", false).byte, 0);
+  EXPECT_GT(above.executor_costs(core::BackendId::basic, false).byte, 0);
   EXPECT_FALSE(any_has(above, &sim::MachineModel::CostTerms::wire));
 }
 
@@ -1106,15 +1128,15 @@ TEST(SimCalibration, WireFactorAndCostPerLargeMessageTogether) {
   using trace::CalibrationShape;
   const auto t = basic_time4;
   auto truth = sim::calibrate_machine(d).machine;
-  truth.backend_costs["basic"].large = 1e-6;
+  truth.backend_costs[core::BackendId::basic].large = 1e-6;
   truth.large_message_bytes = {8 * 85, 8 * 682};
-  truth.backend_costs["basic"].wire = 0.5, truth.wire_factor_beyond = 8 * core::kCalibrationSfOpValues;
+  truth.backend_costs[core::BackendId::basic].wire = 0.5, truth.wire_factor_beyond = 8 * core::kCalibrationSfOpValues;
   d.sf_op_backend_large = by_backend({t(CalibrationShape::ring_large, truth)});
   d.sf_op_backend_fan = by_backend({t(CalibrationShape::fan, truth)});
   d.sf_op_backend_fan_large = by_backend({t(CalibrationShape::fan_large, truth)});
   const auto m = sim::calibrate_machine(d).machine;
-  EXPECT_NEAR(m.executor_costs("basic", false).wire, 0.5, 1e-3);
-  EXPECT_NEAR(m.executor_costs("basic", false).large, 1e-6, 1e-9);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).wire, 0.5, 1e-3);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).large, 1e-6, 1e-9);
   EXPECT_NEAR(t(CalibrationShape::ring_large, m), d.sf_op_backend_large[0], 1e-9);
   EXPECT_NEAR(t(CalibrationShape::fan_large, m), d.sf_op_backend_fan_large[0], 1e-9);
 }
@@ -1137,7 +1159,7 @@ TEST(SimCalibration, TheWindowsFencesFromItsOwnRing) {
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
   EXPECT_NEAR(m.fence_overhead, bare.fence_overhead - 0.2e-6, 1e-12);
-  EXPECT_NEAR(m.backend_costs.at("window").op.value(), 0, 1e-12);
+  EXPECT_NEAR(m.backend_costs.at(core::BackendId::window).op.value(), 0, 1e-12);
   EXPECT_NEAR(t(CalibrationShape::ring_permuted, m), d.sf_op_backend[2], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, m), d.sf_op_backend_contiguous[2], 1e-11);
   EXPECT_TRUE(says(c.lines, "MPI_Win_fence in the window backend's epochs"));
@@ -1168,8 +1190,8 @@ TEST(SimCalibration, TheWindowsFencesFromItsFasterDirection) {
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
   EXPECT_NEAR(m.fence_overhead, bare.fence_overhead - 0.2e-6, 1e-12);
-  EXPECT_NEAR(m.backend_costs.at("window").op.value(), 0.7e-6, 1e-12);
-  EXPECT_NEAR(m.backend_costs.at("window").leaf_to_root->op.value(), 0, 1e-12);
+  EXPECT_NEAR(m.backend_costs.at(core::BackendId::window).op.value(), 0.7e-6, 1e-12);
+  EXPECT_NEAR(m.backend_costs.at(core::BackendId::window).leaf_to_root->op.value(), 0, 1e-12);
   EXPECT_NEAR(t(CalibrationShape::ring_permuted, down, m), d.sf_op_backend[2], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_in_order, down, m), d.sf_op_backend_contiguous[2], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_permuted, up, m), d.sf_reduce_backend[2], 1e-11);
@@ -1226,7 +1248,7 @@ TEST(SimCalibration, TheCollectiveBackendsRingsBoundTheCollectivesCost) {
   EXPECT_NEAR(m.collective_overhead, 1e-6, 1e-12);
   EXPECT_TRUE(says(c.lines, "the collective backends' calls 1.000 us beyond their messages, not the empty call's 20.000"));
   for (const auto& [b, k] : collectives) {
-    EXPECT_NEAR(m.backend_costs.at(b).op.value_or(0), 0, 1e-12) << b;
+    EXPECT_NEAR(m.backend_costs.at(id(b)).op.value_or(0), 0, 1e-12) << b;
     EXPECT_NEAR(t(b, CalibrationShape::ring_permuted, bcast, m), d.sf_op_backend[k], 1e-11) << b;
     EXPECT_NEAR(t(b, CalibrationShape::ring_in_order, reduce, m), d.sf_reduce_backend_contiguous[k], 1e-11) << b;
   }
@@ -1248,7 +1270,7 @@ TEST(SimCalibration, TheWireFactorNeverAddsToAMessage) {
       tier[static_cast<int>(sim::Proto::eager)].alpha = 3e-6;
     }
   auto with = m;
-  with.backend_costs["basic"].wire = 0.5, with.wire_factor_beyond = 400;
+  with.backend_costs[core::BackendId::basic].wire = 0.5, with.wire_factor_beyond = 400;
   EXPECT_NEAR(slower(bt, m, with, "basic"), 0, 1e-15);
 }
 
@@ -1286,10 +1308,10 @@ TEST(SimCalibration, CostPerScatteredValueFromTheLargeRingsPermuted) {
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
   // Per value, less the one run of the ring in order that the permuted ring's values replace.
-  const double run = m.executor_costs("basic", false).run, run_up = m.backend_costs.at("basic").leaf_to_root->run.value();
+  const double run = m.executor_costs(core::BackendId::basic, false).run, run_up = m.backend_costs.at(core::BackendId::basic).leaf_to_root->run.value();
   EXPECT_GT(run, 1e-10);
-  EXPECT_NEAR(m.executor_costs("basic", false).scatter.value(), 0.8e-9 + run / values, 1e-15);
-  EXPECT_NEAR(m.backend_costs.at("basic").leaf_to_root->scatter.value(), 0.2e-9 + run_up / values, 1e-15);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).scatter.value(), 0.8e-9 + run / values, 1e-15);
+  EXPECT_NEAR(m.backend_costs.at(core::BackendId::basic).leaf_to_root->scatter.value(), 0.2e-9 + run_up / values, 1e-15);
   EXPECT_EQ(m.scatter_beyond, 8 * core::kCalibrationSfOpValues);
   for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
     const bool up = kind == core::OpKind::reduce;
@@ -1305,7 +1327,7 @@ TEST(SimCalibration, CostPerScatteredValueFromTheLargeRingsPermuted) {
   // Below the in-order ring: none.
   d.sf_op_backend_large_permuted = by_backend({d.sf_op_backend_large[0] - 0.1e-6});
   const auto below = sim::calibrate_machine(d);
-  EXPECT_EQ(below.machine.executor_costs("basic", false).scatter.value_or(-1), 0);
+  EXPECT_EQ(below.machine.executor_costs(core::BackendId::basic, false).scatter.value_or(-1), 0);
   bool said = false;
   for (const auto& l : below.lines) said = said || (l.find("index list") != std::string::npos && l.find("kept at 0") != std::string::npos);
   EXPECT_TRUE(said);
@@ -1328,7 +1350,7 @@ TEST(SimCalibration, CostPerScatteredValueIsChargedPerValueOfListsPastTheLimit) 
   };
   auto m = *sim::preset("generic");
   const double run = 4e-9;
-  m.backend_costs["basic"].run = run;
+  m.backend_costs[core::BackendId::basic].run = run;
   auto time = [&](const core::Graph& g, const sim::MachineModel& mm, core::OpKind kind = core::OpKind::bcast) {
     trace::Trace tr = bcast_trace(g);
     tr.ops[0].op = kind;
@@ -1336,11 +1358,11 @@ TEST(SimCalibration, CostPerScatteredValueIsChargedPerValueOfListsPastTheLimit) 
     return sim::simulate(trace::BuiltTrace(tr), mm, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
   };
   auto with = m;
-  with.backend_costs["basic"].scatter = 10e-9;
-  with.backend_costs["basic"].leaf_to_root = sim::MachineModel::CostTerms{.op = m.executor_costs("basic", false).op, .run = run, .scatter = 3e-9};
+  with.backend_costs[core::BackendId::basic].scatter = 10e-9;
+  with.backend_costs[core::BackendId::basic].leaf_to_root = sim::MachineModel::CostTerms{.op = m.executor_costs(core::BackendId::basic, false).op, .run = run, .scatter = 3e-9};
   with.scatter_beyond = 2048;
   auto base_up = m;
-  base_up.backend_costs["basic"].leaf_to_root = sim::MachineModel::CostTerms{.op = m.executor_costs("basic", false).op, .run = run};
+  base_up.backend_costs[core::BackendId::basic].leaf_to_root = sim::MachineModel::CostTerms{.op = m.executor_costs(core::BackendId::basic, false).op, .run = run};
   EXPECT_NEAR(time(graph(300, 2), with) - time(graph(300, 2), m), 300 * (10e-9 - run), 1e-12);
   EXPECT_NEAR(time(graph(300, 2), with, core::OpKind::reduce) - time(graph(300, 2), base_up, core::OpKind::reduce), 300 * (3e-9 - run), 1e-12);
   EXPECT_NEAR(time(graph(200, 2), with), time(graph(200, 2), m), 1e-15);
@@ -1361,8 +1383,8 @@ TEST(SimCalibration, RanksSharingACoreShareItsWorkPerCall) {
   for (int r = 0; r < 4; ++r)
     for (int i = 0; i < 100; ++i) ring[r].add_leaf(i, (r + 1) % 4, i);
   auto m = *sim::preset("generic");
-  m.backend_costs["basic"].op = 2e-6;
-  m.backend_costs["basic"].byte = 1e-9;
+  m.backend_costs[core::BackendId::basic].op = 2e-6;
+  m.backend_costs[core::BackendId::basic].byte = 1e-9;
   auto shared = m;
   shared.share_cores(4, 2);
   EXPECT_EQ(shared.core_sharing.cores, 2);
@@ -1416,8 +1438,8 @@ TEST(SimCalibration, RanksSharingACoreReckonFromTheirOwnStart) {
   op.sf = "S";
   tr.ops = {op, op};
   auto m = *sim::preset("generic");
-  m.backend_costs["basic"].op = 2e-6;
-  m.backend_costs["basic"].byte = 1e-9;
+  m.backend_costs[core::BackendId::basic].op = 2e-6;
+  m.backend_costs[core::BackendId::basic].byte = 1e-9;
   auto shared = m;
   shared.share_cores(4, 2);
   const trace::BuiltTrace bt(tr);
@@ -1449,8 +1471,8 @@ TEST(SimCalibration, RanksOfOneCoreExchangeAtTheMatesShare) {
   };
   const auto mates = pairs(2), across = pairs(1);
   auto m = *sim::preset("generic");
-  m.backend_costs["basic"].op = 2e-6;
-  m.backend_costs["basic"].byte = 1e-9;
+  m.backend_costs[core::BackendId::basic].op = 2e-6;
+  m.backend_costs[core::BackendId::basic].byte = 1e-9;
   m.share_cores(4, 2);
   auto with = m;
   with.core_sharing.mate_factor = 0.25;
@@ -1467,8 +1489,8 @@ TEST(SimCalibration, RanksOfOneCoreExchangeAtTheMatesShare) {
   // to the call, so nothing of it is taken off; the wire alone is.
   auto negative = m, negative_with = with;
   for (auto* x : {&negative, &negative_with}) {
-    x->backend_costs["basic"].byte = 0;
-    x->backend_costs["basic"].small_byte = -1e-10;
+    x->backend_costs[core::BackendId::basic].byte = 0;
+    x->backend_costs[core::BackendId::basic].small_byte = -1e-10;
     x->small_byte_until = 4096;
   }
   EXPECT_NEAR(slower(mates, negative_with, negative, "basic"), 0.75 * (ab.alpha + ab.beta * 800), 2e-12);
@@ -1601,16 +1623,16 @@ TEST(SimCalibration, TheReduceHasAWireFactorOfItsOwn) {
   const auto t = basic_time;
   auto truth = sim::calibrate_machine(d).machine;
   truth.wire_factor_beyond = 8 * core::kCalibrationSfOpValues;
-  truth.backend_costs["basic"].wire = 0.6;
+  truth.backend_costs[core::BackendId::basic].wire = 0.6;
   const double shared = t(CalibrationShape::ring_large, core::OpKind::reduce, truth);  // the reduce at the bcast's factor
-  truth.backend_costs["basic"].leaf_to_root->wire = 0.2;
+  truth.backend_costs[core::BackendId::basic].leaf_to_root->wire = 0.2;
   d.sf_op_backend_large = by_backend({t(CalibrationShape::ring_large, core::OpKind::bcast, truth)});
   d.sf_reduce_backend_large = by_backend({t(CalibrationShape::ring_large, core::OpKind::reduce, truth)});
   ASSERT_LT(d.sf_reduce_backend_large[0], shared - 1e-7);
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
-  EXPECT_NEAR(m.executor_costs("basic", false).wire, 0.6, 1e-6);
-  EXPECT_NEAR(m.executor_costs("basic", true).wire, 0.2, 1e-6);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, false).wire, 0.6, 1e-6);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::basic, true).wire, 0.2, 1e-6);
   EXPECT_NEAR(t(CalibrationShape::ring_large, core::OpKind::bcast, m), d.sf_op_backend_large[0], 1e-11);
   EXPECT_NEAR(t(CalibrationShape::ring_large, core::OpKind::reduce, m), d.sf_reduce_backend_large[0], 1e-11);
   EXPECT_TRUE(says(c.lines, "x0.200 on what a message beyond 2048 B costs the wire more than one of that size, reduce"));
@@ -1646,8 +1668,8 @@ TEST(SimCalibration, WindowHasNoCostPerScatteredValue) {
   d.sf_reduce_backend_large_permuted = both(d.sf_reduce_backend_large[0] + 20e-6);
   const auto m = sim::calibrate_machine(d).machine;
   EXPECT_TRUE(has(m, "basic", &sim::MachineModel::CostTerms::scatter));
-  EXPECT_FALSE(m.executor_costs("window", false).scatter);
-  EXPECT_FALSE(m.executor_costs("window", true).scatter);
+  EXPECT_FALSE(m.executor_costs(core::BackendId::window, false).scatter);
+  EXPECT_FALSE(m.executor_costs(core::BackendId::window, true).scatter);
 }
 
 // The strided ring (a value per cache line) gives a one-sided backend its cost per cache line of
@@ -1670,8 +1692,8 @@ TEST(SimCalibration, CostPerCacheLineFromTheStridedRing) {
   d.sf_op_backend_strided = both(down), d.sf_reduce_backend_strided = both(up);
   const auto c = sim::calibrate_machine(d);
   const auto& m = c.machine;
-  EXPECT_NEAR(m.executor_costs("window", false).line, 15e-9, 1e-14);
-  EXPECT_NEAR(m.executor_costs("window", true).line, 25e-9, 1e-14);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::window, false).line, 15e-9, 1e-14);
+  EXPECT_NEAR(m.executor_costs(core::BackendId::window, true).line, 25e-9, 1e-14);
   EXPECT_FALSE(has(m, "basic", &sim::MachineModel::CostTerms::line));
   for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
     const bool reduce = kind == core::OpKind::reduce;
@@ -1681,7 +1703,7 @@ TEST(SimCalibration, CostPerCacheLineFromTheStridedRing) {
   EXPECT_EQ(sim::parse_machine(sim::machine_to_json(m), "calibrated.json").backend_costs, m.backend_costs);
   d.sf_op_backend_strided = both(d.sf_op_backend[0] - 0.1e-6);
   const auto below = sim::calibrate_machine(d);
-  EXPECT_EQ(below.machine.executor_costs("window", false).line, 0);
+  EXPECT_EQ(below.machine.executor_costs(core::BackendId::window, false).line, 0);
   EXPECT_TRUE(says(below.lines, "cache line of a peer's roots beyond its values' block (the ring of 256 values a cache line apart"));
   EXPECT_TRUE(says(below.lines, "kept at 0.00"));
 }
@@ -1700,8 +1722,8 @@ TEST(SimCalibration, CostPerCacheLineIsChargedPerLineOfThePeersRootsBeyondItsVal
   for (core::Index i = 0; i < 8; ++i) g[1].add_leaf(i, 0, i);
   auto m = *sim::preset("generic");
   auto with = m;
-  with.backend_costs["window"].line = 10e-9;
-  with.backend_costs["window"].leaf_to_root = sim::MachineModel::CostTerms{.line = 30e-9};
+  with.backend_costs[core::BackendId::window].line = 10e-9;
+  with.backend_costs[core::BackendId::window].leaf_to_root = sim::MachineModel::CostTerms{.line = 30e-9};
   for (const int bs : {1, 2})
     for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
       trace::Trace tr = bcast_trace(g);
@@ -1726,7 +1748,7 @@ TEST(SimCalibration, ShmListsCostTheExecutorsTermsNotThePackingRate) {
   ASSERT_GT(m.pack.at(800), 0);
   const auto t = pair_exchange_time;
   auto runs = m;
-  runs.backend_costs["shm"].run = 10e-9;
+  runs.backend_costs[core::BackendId::shm].run = 10e-9;
   for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
     const double block = t(no_pack, "shm", false, 1, kind);
     for (const auto& [reversed, stride] : {std::pair{false, 1}, {true, 1}, {false, 2}})
@@ -1736,7 +1758,7 @@ TEST(SimCalibration, ShmListsCostTheExecutorsTermsNotThePackingRate) {
   }
   auto scattered = m;
   scattered.scatter_beyond = 4032;
-  for (const char* b : {"shm", "basic"}) scattered.backend_costs[b].scatter = 10e-9;
+  for (const char* b : {"shm", "basic"}) scattered.backend_costs[id(b)].scatter = 10e-9;
   for (const auto kind : {core::OpKind::bcast, core::OpKind::reduce}) {
     EXPECT_NEAR(t(scattered, "shm", true, 1, kind) - t(scattered, "shm", false, 1, kind), 100 * 10e-9, 1e-13);
     EXPECT_NEAR(t(scattered, "basic", true, 1, kind) - t(m, "basic", true, 1, kind), 0, 1e-15);

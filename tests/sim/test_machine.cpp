@@ -59,7 +59,7 @@ TEST(SimMachine, EveryCostTermRoundTripsAndIsLookedUp) {
   auto m = *sim::preset("generic");
   m.small_byte_until = 4096, m.wire_factor_beyond = 2048, m.scatter_beyond = 1024, m.large_message_bytes = {800, 4000};
   double v = 0.01;
-  for (const std::string b : {"basic", "shm"}) {
+  for (const core::BackendId b : {core::BackendId::basic, core::BackendId::shm}) {
     sim::MachineModel::CostTerms leaf;
     for (const auto& t : sim::kCostTerms) {
       m.backend_costs[b].*t.term = t.least + v * (std::min(t.most, 1.0) - t.least), v += 0.01;
@@ -73,9 +73,9 @@ TEST(SimMachine, EveryCostTermRoundTripsAndIsLookedUp) {
   EXPECT_EQ(back.wire_factor_beyond, 2048);
   EXPECT_EQ(back.scatter_beyond, 1024);
   EXPECT_EQ(back.large_message_bytes, (std::array<std::int64_t, 2>{800, 4000}));
-  const auto& basic = m.backend_costs.at("basic");
+  const auto& basic = m.backend_costs.at(core::BackendId::basic);
   for (const bool up : {false, true}) {
-    const auto c = back.executor_costs("basic", up);
+    const auto c = back.executor_costs(core::BackendId::basic, up);
     const auto& dir = up ? *basic.leaf_to_root : basic;
     EXPECT_EQ(c.op, *dir.op);
     EXPECT_EQ(c.run, *dir.run);
@@ -87,11 +87,51 @@ TEST(SimMachine, EveryCostTermRoundTripsAndIsLookedUp) {
     EXPECT_EQ(c.large, *basic.large);
     EXPECT_EQ(c.small_until, 4096);
   }
-  const auto none = back.executor_costs("window", true);  // no record: the defaults
+  const auto none = back.executor_costs(core::BackendId::window, true);  // no record: the defaults
   EXPECT_EQ(none.op, m.op_overhead);
   EXPECT_EQ(none.run + none.peer + none.byte + none.large, 0);
   EXPECT_EQ(none.wire, 1);
   EXPECT_FALSE(none.small_byte || none.scatter);
+}
+
+// A cost term is one row: each row is found by its term, gives the executor's cost one way (a
+// number or an optional), is charged per its own quantity, and the first row has a fit step (a
+// row without one is fitted by an earlier row's).
+TEST(SimMachine, EachCostTermIsOneRow) {
+  std::array<int, static_cast<std::size_t>(sim::CostTerm::Per::none) + 1> per{};
+  for (const auto& t : sim::kCostTerms) {
+    EXPECT_EQ(&sim::cost_term(t.term), &t) << t.key;
+    EXPECT_NE(t.cost == nullptr, t.maybe == nullptr) << t.key;
+    ++per[static_cast<std::size_t>(t.per)];
+  }
+  for (std::size_t p = 0; p + 1 < per.size(); ++p) EXPECT_EQ(per[p], 1) << "per " << p;
+  EXPECT_NE(sim::kCostTerms[0].fit, nullptr);
+}
+
+// ExecutorCosts::per_call, the rows' sum in CostTerm::Per's order, is bit for bit the closed form
+// the simulator charged before the rows (the order of a floating-point sum is part of its result).
+TEST(SimMachine, CostPerCallIsTheClosedFormBitForBit) {
+  using Costs = sim::MachineModel::ExecutorCosts;
+  auto closed = [](const Costs& c, std::int64_t runs, std::int64_t peers, std::int64_t bytes, double large, std::int64_t scattered,
+                   std::int64_t lines) {
+    const std::int64_t below = c.small_byte ? std::min(bytes, c.small_until) : 0;
+    return std::max(0.0, c.op + c.small_byte.value_or(0) * static_cast<double>(below)) + c.run * static_cast<double>(runs) +
+           c.peer * static_cast<double>(std::max<std::int64_t>(0, peers - 2)) + c.byte * static_cast<double>(bytes - below) +
+           c.large * std::max(0.0, large - 2) + c.scatter.value_or(0) * static_cast<double>(scattered) + c.line * static_cast<double>(lines);
+  };
+  std::uint64_t state = 12345;
+  auto next = [&] { return static_cast<double>((state = state * 6364136223846793005ULL + 1442695040888963407ULL) >> 11) / 9007199254740992.0; };
+  for (int i = 0; i < 2000; ++i) {
+    Costs c{.op = (next() - 0.3) * 3e-6, .run = next() * 1e-8, .peer = next() * 1e-6, .byte = next() * 1e-9, .large = next() * 2e-6,
+            .line = next() * 3e-8, .small_until = 4096};
+    if (i % 3) c.scatter = next() * 1e-8;
+    if (i % 2) c.small_byte = (next() - 0.6) * 1e-9;
+    const auto runs = static_cast<std::int64_t>(next() * 300), peers = static_cast<std::int64_t>(next() * 20),
+               bytes = static_cast<std::int64_t>(next() * 20000), scattered = static_cast<std::int64_t>(next() * 2000),
+               lines = static_cast<std::int64_t>(next() * 500);
+    const double large = next() * 10;
+    EXPECT_EQ(c.per_call(runs, peers, bytes, large, scattered, lines), closed(c, runs, peers, bytes, large, scattered, lines)) << i;
+  }
 }
 
 TEST(SimMachine, PartialFileStartsFromItsBase) {
