@@ -25,13 +25,9 @@ std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const Machine
   // The candidates, in catalogue order (ties go to the first): the node-aware strategies only
   // where there is more than one node to route through (on one node they are shm with extra steps).
   const bool several_nodes = layout_for(bt.trace(), m).nnodes() > 1;
-  std::vector<const char*> names;
   std::vector<BackendVariant> backends;
   for (const auto& b : core::kBackends)
-    if (b.auto_candidate && (!b.node_aware || several_nodes)) {
-      names.push_back(b.name);
-      backends.push_back(parse_backend(b.name, "--backend"));
-    }
+    if (b.auto_candidate && (!b.node_aware || several_nodes)) backends.push_back({b.id, false});
   // Each op alone (everyone waits for all before it, as the executor times ops and validate-model
   // predicts them): in a sequence, an op's time would carry what the one before it left undone on
   // some ranks, which a choice per motion must not credit to the other motion.
@@ -57,7 +53,7 @@ std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const Machine
   for (const auto& op : ops) {
     const core::Motion motion = core::op_traits(op.op).motion;
     const auto [it, added] = at.emplace(std::pair{op.sf, motion}, out.size());
-    if (added) out.push_back({op.sf, motion, "", "", "", 0, 0, 0});
+    if (added) out.push_back({.sf = op.sf, .motion = motion, .kinds = ""});
     SfChoice& c = out[it->second];
     ++c.ops;
     const std::string kind = core::op_kind_name(op.op);
@@ -72,9 +68,9 @@ std::vector<SfChoice> choose_backends(const trace::BuiltTrace& bt, const Machine
     std::size_t second = backends.size();
     for (std::size_t k = 0; k < backends.size(); ++k)
       if (k != best && (second == backends.size() || sum[k] < sum[second])) second = k;
-    c.backend = names[best];
+    c.backend = backends[best].kind;
     c.predicted_s = sum[best];
-    if (second < backends.size()) c.runner_up = names[second], c.runner_up_s = sum[second];
+    if (second < backends.size()) c.runner_up = backends[second].kind, c.runner_up_s = sum[second];
   }
   return out;
 }

@@ -16,10 +16,11 @@ struct SfChoice {
   std::string sf;
   core::Motion motion = core::Motion::bcast;  // how its ops move data (core::OpTraits::motion)
   std::string kinds;                          // the kinds of those ops, in order of first use: "reduce, gather"
-  std::string backend, runner_up;
-  double predicted_s = 0, runner_up_s = 0;  // those ops, summed over the trace
+  core::BackendId backend = core::kDefaultBackend;
+  std::optional<core::BackendId> runner_up{};  // none: a single candidate
+  double predicted_s = 0, runner_up_s = 0;     // those ops, summed over the trace
   std::size_t ops = 0;
-  double margin() const { return predicted_s > 0 && !runner_up.empty() ? runner_up_s / predicted_s - 1 : 0; }
+  double margin() const { return predicted_s > 0 && runner_up ? runner_up_s / predicted_s - 1 : 0; }
 };
 
 // One choice per SF and motion used by an op (an SF's bcasts may run best on one backend and its

@@ -27,7 +27,7 @@ SimgridExport export_simgrid(const trace::BuiltTrace& bt, const MachineModel& m,
     act[r] += std::to_string(r) + " " + what + " " + std::to_string(peer) + " " + std::to_string(tag) + " " + std::to_string(bytes) + "\n";
   };
   const RankLayout lay = layout_for(t, m);
-    const auto transport = plan::transport_of(core::backend_name(b.kind)).value_or(plan::Transport::direct);
+    const auto transport = plan::transport_of(b.kind);
   for (const auto& op : t.ops) {
     const core::Graph& g = bt.graph_for(op);
     auto it = rank_lists.find(&g);

@@ -71,13 +71,12 @@ bool uses_device(const trace::Trace& t) {
   return std::any_of(t.ops.begin(), t.ops.end(), core::op_uses_device);
 }
 
-std::vector<BackendVariant> select_backends(const std::vector<std::string>& names, bool all, const trace::Trace& t) {
-  if (names.empty()) return {BackendVariant{}};
+std::vector<BackendVariant> select_backends(const std::vector<BackendVariant>& chosen, bool all, const trace::Trace& t) {
+  if (chosen.empty()) return {BackendVariant{}};
   const bool aware = all && uses_device(t);
   std::vector<BackendVariant> v;
-  for (const auto& name : names) {
-    const BackendVariant b = parse_backend(name, "--backend");
-    if (std::find(v.begin(), v.end(), b) == v.end()) v.push_back(b);  // basic and basic:staged are one backend
+  for (const BackendVariant& b : chosen) {
+    if (std::find(v.begin(), v.end(), b) == v.end()) v.push_back(b);
     if (aware && !core::backend(b.kind).host_buffers_only && !b.aware) {
       const BackendVariant dev{b.kind, true};
       if (std::find(v.begin(), v.end(), dev) == v.end()) v.push_back(dev);
@@ -390,8 +389,8 @@ SimResult simulate(const trace::BuiltTrace& bt, const MachineModel& m, const std
     // The executor's own costs on this backend: [0] ops whose first direction is root to leaf,
     // [1] leaf to root.
     // split-dd is split-md's transport on host buffers: it has split-md's costs.
-    const std::string bname = core::backend_name(b.kind == core::BackendId::split_dd ? core::BackendId::split_md : b.kind);
-    const std::array<MachineModel::ExecutorCosts, 2> costs{m.executor_costs(bname, false), m.executor_costs(bname, true)};
+    const core::BackendId costs_of = b.kind == core::BackendId::split_dd ? core::BackendId::split_md : b.kind;
+    const std::array<MachineModel::ExecutorCosts, 2> costs{m.executor_costs(costs_of, false), m.executor_costs(costs_of, true)};
     std::vector<Time> ready(static_cast<std::size_t>(lay.nranks), 0), helper_ready, busy;
     Accum acc;
     acc.resize(static_cast<std::size_t>(lay.nranks));

@@ -63,11 +63,10 @@ void set_placement(MachineModel& m, const trace::Trace& t, int ranks_per_node, i
 // Whether any op of the trace touches device memory (then device-aware variants make sense).
 bool uses_device(const trace::Trace& t);
 
-// The backends of a parsed --backend list (cli::parse_backends; names may carry :staged / :aware);
-// basic when it is empty. Where `all` was given (`all`: every simulated backend is in `names`) and
-// the trace uses device memory, each backend also gets its device-aware variant where it has one.
-// Throws InputError for a bad name.
-std::vector<BackendVariant> select_backends(const std::vector<std::string>& names, bool all, const trace::Trace& t);
+// The backends of a parsed --backend list (cli::parse_backends); basic when it is empty. Where
+// `all` was given (`all`: every simulated backend is in `chosen`) and the trace uses device
+// memory, each backend also gets its device-aware variant where it has one.
+std::vector<BackendVariant> select_backends(const std::vector<BackendVariant>& chosen, bool all, const trace::Trace& t);
 
 // `timeline`: when non-null, every backend's slices are recorded (tracks = endpoints).
 // Peak memory of simulating the trace's ops (rank lists and message lists, about 60 bytes per leaf of

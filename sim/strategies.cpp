@@ -40,9 +40,8 @@ std::vector<BackendVariant> all_backends(bool with_aware) {
   std::vector<BackendVariant> v;
   for (const auto& c : core::kBackends) {
     if (!c.simulated) continue;
-    const BackendVariant b = parse_backend(c.name, "all_backends");
-    v.push_back(b);
-    if (with_aware && !c.host_buffers_only) v.push_back({b.kind, true});
+    v.push_back({c.id, false});
+    if (with_aware && !c.host_buffers_only) v.push_back({c.id, true});
   }
   return v;
 }
@@ -254,20 +253,22 @@ std::span<const core::Index> leaf_targets(const Traffic& t, const Flow& f) {
 // per MPI call of a pair (plan::one_sided_calls).
 void add_direct(Schedule& s, const RankLayout& lay, const MachineModel& m, BackendVariant b, const Traffic& t) {
   const bool dev = b.aware && (t.send_device || t.recv_device);
+  const core::BackendInfo& info = core::backend(b.kind);
+  const bool one_sided = info.transport == core::Transport::one_sided;
   StepBuilder sb(s, m, dev);
   std::vector<std::int64_t> sent(static_cast<std::size_t>(lay.nranks)), recvd(sent.size());
   for (const auto& f : t.flows) {
     sb.send(f.src, f.dst, f.count * t.value_bytes);
-    if (b.kind == core::BackendId::basic && !dev) direct_flow(sb, t, f);
-    if (b.kind == core::BackendId::window && !dev) window_flow(sb, t, f);
+    if (info.user_buffers && !dev) direct_flow(sb, t, f);
+    if (one_sided && !dev) window_flow(sb, t, f);
     sent[f.src] += f.count * t.value_bytes;
     recvd[f.dst] += f.count * t.value_bytes;
   }
   self_copies(sb, m, t, b.kind);
   device_work(sb, sb, lay, m, t, b.aware, sent, recvd);
-  if (core::backend(b.kind).collective_overhead)
+  if (info.collective_overhead)
     for (int r = 0; r < lay.nranks; ++r) sb.add_sync(r, to_ps(m.collective_overhead));
-  if (b.kind == core::BackendId::alltoallv) {
+  if (info.every_pair) {
     // MPI_Alltoallv also sends the empty messages: one short-protocol latency per non-peer,
     // counted per tier from the topology (no O(P^2) message list).
     sb.lat.assign(static_cast<std::size_t>(s.endpoints), 0);
@@ -288,8 +289,8 @@ void add_direct(Schedule& s, const RankLayout& lay, const MachineModel& m, Backe
       sb.lat[r] = extra;
     }
   }
-  Step st = sb.finish(core::backend_name(b.kind));
-  if (b.kind == core::BackendId::window) {
+  Step st = sb.finish(info.name);
+  if (one_sided) {
     // Each pair's values in its MPI calls (packed once per pair, as the executor packs its block).
     std::map<std::pair<std::int32_t, std::int32_t>, const Flow*> flow;
     for (const auto& f : t.flows) flow[{f.src, f.dst}] = &f;
@@ -328,7 +329,7 @@ void add_direct(Schedule& s, const RankLayout& lay, const MachineModel& m, Backe
 // permuted rings) what a list costs beyond a block. A list packed at the packing rate (a random
 // list's, local) priced bcspwr10's bcast (15.7 KiB of long runs) 1.5x what it took and calibrate's
 // permuted 16 KiB ring 1.3x its ring in order, which it took as long as.
-void add_shm(Schedule& s, const RankLayout& lay, const MachineModel& m, const Traffic& t) {
+void add_shm(Schedule& s, const RankLayout& lay, const MachineModel& m, BackendVariant b, const Traffic& t) {
   StepBuilder sb(s, m, false);
   std::vector<std::int64_t> sent(static_cast<std::size_t>(lay.nranks)), recvd(sent.size());
   for (const auto& f : t.flows) {
@@ -344,7 +345,7 @@ void add_shm(Schedule& s, const RankLayout& lay, const MachineModel& m, const Tr
     const Tier tier = lay.socket(f.src) == lay.socket(f.dst) ? Tier::socket : Tier::node;
     sb.add_post(f.dst, to_ps(m.latency(false, tier, Proto::short_) * m.core_sharing.factor(f.src, f.dst)), false);
   }
-  self_copies(sb, m, t, core::BackendId::shm);
+  self_copies(sb, m, t, b.kind);
   device_work(sb, sb, lay, m, t, false, sent, recvd);
   s.steps.push_back(sb.finish(core::transport_name(plan::Transport::shm)));
 }
@@ -386,8 +387,8 @@ void add_round(Schedule& s, const RankLayout& lay, const MachineModel& m, Backen
   }
   if (core::backend(b.kind).node_aware)
     add_node_aware(s, lay, m, b, t);
-  else if (b.kind == core::BackendId::shm)
-    add_shm(s, lay, m, t);
+  else if (core::backend(b.kind).transport == core::Transport::shm)
+    add_shm(s, lay, m, b, t);
   else
     add_direct(s, lay, m, b, t);
 }

@@ -18,7 +18,7 @@ namespace sfr::sim {
 // A simulated backend and its GPU path: a row of core::kBackends that is `simulated`, staged
 // through the host or device-aware.
 struct BackendVariant {
-  core::BackendId kind = core::BackendId::basic;
+  core::BackendId kind = core::kDefaultBackend;
   bool aware = false;  // device-aware (GPU buffers handed to MPI) instead of staged through the host
   std::string name() const;
   bool operator==(const BackendVariant&) const = default;

@@ -113,7 +113,7 @@ TraceStats compute_stats(const trace::BuiltTrace& t, const InspectPlan* want) {
   InspectPlan deflt;
   deflt.place = trace_placement(t.trace());
   const InspectPlan& ip = want ? *want : deflt;
-  const auto transport = plan::transport_of(ip.backend).value_or(plan::Transport::direct);
+  const auto transport = plan::transport_of(ip.backend);
   std::map<const core::Graph*, std::vector<core::RankLists>> plans_of;
   TraceStats ts;
   ts.plan = ip;
@@ -155,8 +155,8 @@ TraceStats compute_stats(const trace::BuiltTrace& t, const InspectPlan* want) {
     line << ": " << o.messages << " messages";
     if (o.rounds.size() == 1) line << " (" << tier_text(s.tier_messages) << ")";
     line << ", " << core::format_bytes(o.remote_bytes) << " sent + " << core::format_bytes(o.self_bytes) << " self";
-    if (o.rounds.size() > 1 || (want && ip.backend != core::backend_name(core::BackendId::basic))) {
-      line << " [" << ip.backend << ":";
+    if (o.rounds.size() > 1 || (want && ip.backend != core::kDefaultBackend)) {
+      line << " [" << core::backend_name(ip.backend) << ":";
       for (const auto& r : o.rounds) {
         line << " " << r.label << " " << r.messages << " msgs " << core::format_bytes(r.bytes);
         if (r.shm_bytes > 0) line << " + " << core::format_bytes(r.shm_bytes) << " shared memory";
@@ -218,7 +218,7 @@ std::string render_json(const TraceStats& ts) {
   };
   J j;
   j["trace"] = ts.name;
-  j["plan"] = {{"backend", ts.plan.backend}, {"ranks_per_node", ts.plan.place.ranks_per_node}, {"split_cap", ts.plan.params.split_cap}};
+  j["plan"] = {{"backend", core::backend_name(ts.plan.backend)}, {"ranks_per_node", ts.plan.place.ranks_per_node}, {"split_cap", ts.plan.params.split_cap}};
   j["nranks"] = ts.nranks;
   j["machine"] = ts.machine;
   J sfs = J::array();

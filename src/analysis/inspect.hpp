@@ -58,7 +58,7 @@ struct OpSummary {
 
 // The backend and placement inspect plans the ops for (inspect --backend).
 struct InspectPlan {
-  std::string backend = core::backend_name(core::BackendId::basic);
+  core::BackendId backend = core::kDefaultBackend;
   core::RankLayout place;
   plan::RouteParams params;
 };

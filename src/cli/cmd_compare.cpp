@@ -102,7 +102,7 @@ int cmd_compare(const Args& args) {
   const auto bt = trace::read_trace_file(a.file, {a.max_memory});
   core::check_budget(sim::memory_estimate(bt), bt.max_memory());
   apply_sim_placement(vm, a, machine, bt.trace());
-  const auto backends = sim::select_backends(list.names, list.all, bt.trace());
+  const auto backends = sim_backends(list, bt.trace());
   say_skipped_backends("compare", list);
   const auto res = sim::simulate(bt, machine, backends);
   std::cout << res.placement << "\n" << sim::render_ranking(res);

@@ -15,7 +15,8 @@ namespace sfr::cli {
 
 int cmd_inspect(const Args& args) {
   po::options_description opts("inspect options");
-  std::string file, out, backend, machine;
+  std::string file, out, machine;
+  core::BackendId backend = core::kDefaultBackend;
   std::vector<std::string> backend_values;
   bool json = false;
   int ranks_per_node = 0;
@@ -38,10 +39,11 @@ int cmd_inspect(const Args& args) {
   if (vm.count("backend"))
     backend = parse_backends("inspect", backend_values,
                              {.why_not = [](const core::BackendInfo& b) {
-                                return plan::transport_of(b.name) ? std::string() : std::string("inspect has no plan for the CUDA executor");
+                                return b.transport != core::Transport::none ? std::string() : std::string("inspect has no plan for the CUDA executor");
                               },
                               .one = true})
-                  .names.at(0);
+                  .chosen.at(0)
+                  .backend.id;
   const bool split = plan::transport_of(backend) == plan::Transport::split;
   if (vm.count("ranks-per-node") && ranks_per_node < 1) throw InputError("--ranks-per-node", "must be >= 1");
   if (vm.count("ranks-per-node") && !vm.count("backend"))

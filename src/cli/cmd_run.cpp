@@ -75,7 +75,11 @@ struct MpiRun {
   // `all`: every backend of the catalogue. One the trace or this machine refuses (collective on
   // a graph that is no pattern, cuda-* without a GPU) is skipped with its reason where only `all`
   // stands for it, and refused where it was named.
-  std::vector<std::string> backends = a.backends.names;
+  std::vector<core::BackendChoice> backends = [&] {
+    std::vector<core::BackendChoice> v;
+    for (const auto& b : a.backends.chosen) v.push_back(b.backend);
+    return v;
+  }();
   std::vector<std::pair<std::string, std::string>> skipped{};  // backend, why
   std::string device_note{}, placement_note{};
   exec::mpi::LaunchFacts facts{};
@@ -120,15 +124,17 @@ bool check_run_launch(MpiRun& r) {
       const int asked = a.ranks_per_node > 0 ? a.ranks_per_node : r.t->trace().machine ? r.t->trace().machine->ranks_per_node : 0;
       r.rpn = exec::mpi::run_ranks_per_node(r.launch, asked, a.ranks_per_node > 0, &r.placement_note);
     }
-    for (std::size_t k = 0; k < r.backends.size(); ++k) {
+    std::vector<core::BackendChoice> runnable;
+    for (const auto& b : a.backends.chosen) {
       try {
-        exec::mpi::check_backend(*r.t, r.backends[k], r.facts);
+        exec::mpi::check_backend(*r.t, b.backend, r.facts);
+        runnable.push_back(b.backend);
       } catch (const InputError& e) {
-        if (!a.backends.from_all[k]) throw;
-        r.skipped.emplace_back(r.backends[k], e.what());
+        if (!b.from_all) throw;
+        r.skipped.emplace_back(b.backend.name(), e.what());
       }
     }
-    for (const auto& [b, why] : r.skipped) r.backends.erase(std::find(r.backends.begin(), r.backends.end(), b));
+    r.backends = std::move(runnable);
     // Device memory the trace asks for and this process may not have (a malformed
     // SFR_EMULATE_DEVICE is refused here, on whichever rank has it).
     r.device_note = exec::mpi::device_memory_note(*r.t);
@@ -152,10 +158,7 @@ void place_and_say(MpiRun& r) {
     if (!r.device_note.empty()) warn("run", r.device_note);
     if (!r.placement_note.empty()) warn("run", r.placement_note);
   }
-  if (std::none_of(r.backends.begin(), r.backends.end(), [](const std::string& b) {
-        const auto* info = core::find_backend(b);
-        return info && info->gpu;
-      }))
+  if (std::none_of(r.backends.begin(), r.backends.end(), [](core::BackendChoice b) { return !b.automatic && core::backend(b.id).gpu; }))
     return;
   r.gpu = exec::mpi::gpu_placement(MPI_COMM_WORLD);
   if (const std::string w = exec::mpi::gpu_sharing_warning(*r.gpu); r.rank == 0 && !w.empty()) warn("run", w);
@@ -173,10 +176,10 @@ nlohmann::json choose_on_machine(MpiRun& r) {
   if (!r.uses_auto) return chosen;
   // The nodes as the run uses them: shm and the node-aware candidates are predicted on them.
   for (const auto& c : sim::choose_backends(*r.t, m, r.rpn)) {
-    chosen.push_back({c.sf, static_cast<int>(c.motion), c.backend});
+    chosen.push_back({c.sf, static_cast<int>(c.motion), static_cast<int>(c.backend)});
     char line[256];
-    std::snprintf(line, sizeof line, " -> %s (predicted %.3f us for its %zu op(s); next: %s, +%.1f%%)\n", c.backend.c_str(), c.predicted_s * 1e6,
-                  c.ops, c.runner_up.c_str(), 100 * c.margin());
+    std::snprintf(line, sizeof line, " -> %s (predicted %.3f us for its %zu op(s); next: %s, +%.1f%%)\n", core::backend_name(c.backend),
+                  c.predicted_s * 1e6, c.ops, c.runner_up ? core::backend_name(*c.runner_up) : "", 100 * c.margin());
     std::cout << "auto: SF " << c.sf << " " << c.kinds << line;
   }
   std::cout << "auto: predictions for " << m.name << " from " << source << "\n";
@@ -194,9 +197,9 @@ nlohmann::json choose_on_machine(MpiRun& r) {
 // (no shared home directory) or count other ranks on their node (uneven nodes) would otherwise
 // choose differently, and exchange nothing that matches.
 bool agree_on_machine(MpiRun& r) {
-  r.uses_auto = std::find(r.backends.begin(), r.backends.end(), core::kAuto.name) != r.backends.end();
+  r.uses_auto = std::find(r.backends.begin(), r.backends.end(), core::BackendChoice::chooser()) != r.backends.end();
   r.uses_split = r.uses_auto;
-  for (const auto& b : r.backends) r.uses_split = r.uses_split || plan::transport_of(b) == plan::Transport::split;
+  for (const auto& b : r.backends) r.uses_split = r.uses_split || (!b.automatic && core::backend(b.id).transport == core::Transport::split);
   if (!r.uses_split) return true;
 #ifdef HAVE_SFREPLAY_SIM
   nlohmann::json chosen;
@@ -209,7 +212,7 @@ bool agree_on_machine(MpiRun& r) {
   std::string text = r.rank == 0 ? chosen.dump() : std::string();
   exec::mpi::bcast_string(MPI_COMM_WORLD, text);
   for (const auto& c : nlohmann::json::parse(text))
-    r.choice[{c[0].get<std::string>(), static_cast<core::Motion>(c[1].get<int>())}] = c[2].get<std::string>();
+    r.choice[{c[0].get<std::string>(), static_cast<core::Motion>(c[1].get<int>())}] = static_cast<core::BackendId>(c[2].get<int>());
 #else
   if (r.rank == 0 && r.uses_auto) std::cout << "auto: this build has no simulator; every SF runs on basic\n";
 #endif
@@ -225,18 +228,19 @@ bool check_dumps(MpiRun& r) {
     if (r.rank != 0) continue;
     if (r.dump_text.empty()) r.dump_text = text;
     if (r.backends.size() == 1) break;
-    const auto res = exec::check_dump(*r.t, text, "backend " + b);
+    const std::string name = b.name();
+    const auto res = exec::check_dump(*r.t, text, "backend " + name);
     if (res.ok())
-      std::cout << "backend " << b << ": " << res.ops_checked << " ops conform to the reference\n";
+      std::cout << "backend " << name << ": " << res.ops_checked << " ops conform to the reference\n";
     else {
-      std::cout << "backend " << b << ": " << res.problems.size() << " problem(s), first: " << res.problems.front() << "\n";
-      failed += (failed.empty() ? "" : ", ") + b;
+      std::cout << "backend " << name << ": " << res.problems.size() << " problem(s), first: " << res.problems.front() << "\n";
+      failed += (failed.empty() ? "" : ", ") + name;
     }
   }
   return agreed("run", r.rank, r.size, [&] {
     if (r.rank != 0 || failed.empty()) return;
     io::write_file_atomic(r.a.dump, r.dump_text);
-    throw InputError("--dump", "backend(s) " + failed + " do not conform to the reference (dump of " + r.backends.front() + " written)");
+    throw InputError("--dump", "backend(s) " + failed + " do not conform to the reference (dump of " + r.backends.front().name() + " written)");
   });
 }
 
@@ -328,14 +332,14 @@ int cmd_run(const Args& args) {
   }
   if (a.file.empty()) throw InputError("", "no trace given (usage: sf-replay run TRACE ...; --backend list lists the backends)");
   // Every rank parses the same list before MPI starts (a bad one is one line from rank 0).
-  a.backends = parse_backends("run", a.backend_values.empty() ? std::vector<std::string>{core::backend_name(core::BackendId::basic)} : a.backend_values, {.extra = {core::kAuto.name}});
+  a.backends = parse_backends("run", a.backend_values.empty() ? std::vector<std::string>{core::backend_name(core::kDefaultBackend)} : a.backend_values,
+                              {.takes_auto = true});
   bool& uses_nodes = a.uses_nodes;
   bool uses_machine = false;
-  for (std::size_t k = 0; k < a.backends.names.size(); ++k) {
-    const std::string& b = a.backends.names[k];
-    const auto* info = core::find_backend(b);
-    uses_nodes = uses_nodes || b == core::kAuto.name || (info && info->nodes);  // auto may choose shm or a node-aware strategy
-    uses_machine = uses_machine || a.backends.from_all[k] || b == core::kAuto.name || (info && info->transport == core::Transport::split);  // split-*: the machine's message cap
+  for (const auto& [b, aware, from_all] : a.backends.chosen) {
+    // auto may choose shm or a node-aware strategy; split-* cut their chunks at the machine's message cap.
+    uses_nodes = uses_nodes || b.automatic || core::backend(b.id).nodes;
+    uses_machine = uses_machine || from_all || b.automatic || core::backend(b.id).transport == core::Transport::split;
   }
   if (vm.count("ranks-per-node")) {
     if (a.ranks_per_node < 1) throw InputError("--ranks-per-node", "must be >= 1, got " + std::to_string(a.ranks_per_node));

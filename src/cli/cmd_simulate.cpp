@@ -37,7 +37,7 @@ int cmd_simulate(const Args& args) {
   const auto bt = trace::read_trace_file(a.file, {a.max_memory});
   core::check_budget(sim::memory_estimate(bt), bt.max_memory());
   apply_sim_placement(vm, a, machine, bt.trace());
-  const auto backends = sim::select_backends(list.names, list.all, bt.trace());
+  const auto backends = sim_backends(list, bt.trace());
   say_skipped_backends("simulate", list);
   sim::Timeline tl;
   const auto res = sim::simulate(bt, machine, backends, a.timeline.empty() ? nullptr : &tl);

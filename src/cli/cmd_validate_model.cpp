@@ -88,7 +88,7 @@ std::optional<ValidateArgs> parse_validate_args(const Args& args) {
 struct Validation {
   const ValidateArgs& v;
   const sim::MachineModel m;
-  std::vector<std::string> backends;
+  std::vector<core::BackendChoice> backends;
   int rank = 0, size = 0, local = 1;
   exec::mpi::LaunchFacts facts{};
   exec::mpi::LaunchNodes launch{};
@@ -121,7 +121,7 @@ double calibrated_ring_us(const std::string& machine, int ranks) {
 void time_ring(Validation& val, int rpn) {
   if (val.ring_calibrated_us <= 0) return;
   if (!val.ring) val.ring.emplace(trace::calibration_ring_trace(val.size));
-  val.ring_lows.push_back(exec::mpi::time_ops(MPI_COMM_WORLD, *val.ring, "basic", core::kExecutorWarmup, core::kExecutorIters, nullptr, rpn).at(0).low_us);
+  val.ring_lows.push_back(exec::mpi::time_ops(MPI_COMM_WORLD, *val.ring, core::BackendChoice::of(core::BackendId::basic), core::kExecutorWarmup, core::kExecutorIters, nullptr, rpn).at(0).low_us);
 }
 
 // The machine on the run's nodes: the node-aware backends run on the nodes the simulator assumes
@@ -156,17 +156,17 @@ std::optional<sim::MachineModel> machine_on_run_nodes(Validation& val, const tra
 // Rank 0: every op of every backend run, predicted from ranks that start together (the executor
 // times it between barriers), per call on both sides (the executor's iteration is all of the op
 // record's `repeat` calls).
-void add_pairs(Validation& val, const trace::BuiltTrace& t, const sim::MachineModel& mt, const std::vector<std::string>& ran_on,
+void add_pairs(Validation& val, const trace::BuiltTrace& t, const sim::MachineModel& mt, const std::vector<core::BackendChoice>& ran_on,
                const std::vector<std::vector<std::vector<exec::mpi::OpTiming>>>& measured) {
   const auto& tr = t.trace();
   std::vector<sim::BackendVariant> sb;
-  for (const auto& b : ran_on) sb.push_back(sim::parse_backend(b, "--backend"));
+  for (const auto& b : ran_on) sb.push_back({b.id, false});
   const auto res = sim::simulate(t, mt, sb, nullptr, true);
   for (std::size_t k = 0; k < ran_on.size(); ++k)
     for (std::size_t i = 0; i < measured[k].front().size(); ++i) {
       const std::size_t index = measured[k].front()[i].index;
       const auto& o = res.backends.at(k).ops.at(index);
-      sim::ModelPair p{tr.name, index, o.label, ran_on[k], 0, o.per_call_s * 1e6};
+      sim::ModelPair p{tr.name, index, o.label, ran_on[k].name(), 0, o.per_call_s * 1e6};
       const double calls = trace::calls_of(tr.ops.at(index).repeat);
       std::vector<double> lows;
       for (const auto& rep : measured[k]) lows.push_back(rep.at(i).low_us / calls);
@@ -196,12 +196,12 @@ bool validate_trace(Validation& val, const std::string& file) {
   const auto mt = machine_on_run_nodes(val, tr, rpn);
   if (!mt) return false;
   if (val.rank == 0) std::cout << tr.name << ": " << sim::placement_text(tr, *mt) << "\n";
-  std::vector<std::string> ran_on;
+  std::vector<core::BackendChoice> ran_on;
   for (const auto& b : val.backends) {
     try {
       exec::mpi::check_backend(*t, b, val.facts);
     } catch (const InputError& e) {
-      if (val.rank == 0) std::cout << "skipped " << b << " on " << tr.name << ": " << e.what() << "\n";
+      if (val.rank == 0) std::cout << "skipped " << b.name() << " on " << tr.name << ": " << e.what() << "\n";
       continue;
     }
     ran_on.push_back(b);
@@ -250,7 +250,8 @@ int cmd_validate_model(const Args& args) {
   const auto list =
       parse_backends("validate-model", v->backend_values.empty() ? std::vector<std::string>{"all"} : v->backend_values, {.why_not = why_not_simulated});
 #if defined(HAVE_SFREPLAY_MPI) && defined(HAVE_SFREPLAY_SIM)
-  Validation val{.v = *v, .m = sim::load_machine(v->machine), .backends = list.names};
+  Validation val{.v = *v, .m = sim::load_machine(v->machine), .backends = {}};
+  for (const auto& b : list.chosen) val.backends.push_back(b.backend);
   const MpiSession mpi;
   val.rank = mpi.rank, val.size = mpi.size, val.local = ranks_on_node();
   val.ring_calibrated_us = calibrated_ring_us(v->machine, val.size);  // every rank reads it: all time the ring or none

@@ -65,7 +65,10 @@ void say_skipped_backends(const char* cmd, const BackendList& list) {
   for (const auto& [b, why] : list.skipped) say_skipped_backend(cmd, b, why);
 }
 
-BackendList parse_backends(const char* cmd, const std::vector<std::string>& values, const BackendRules& rules) {
+namespace {
+
+// The names of `values`' comma lists, each checked non-empty.
+std::vector<std::string> split_backend_lists(const std::vector<std::string>& values) {
   std::vector<std::string> given;
   for (const auto& value : values) {
     // getline drops a trailing empty element: "basic," is caught by its last character.
@@ -76,34 +79,61 @@ BackendList parse_backends(const char* cmd, const std::vector<std::string>& valu
     }
     if (value.empty() || value.back() == ',') throw InputError("--backend", "an empty name in the list '" + value + "'");
   }
+  return given;
+}
+
+// What the command takes, for the line that refuses an unknown name.
+std::string valid_backend_names(const BackendRules& rules) {
+  std::string l;
+  for (const auto& b : core::kBackends)
+    if (!rules.why_not || rules.why_not(b).empty()) l += (l.empty() ? "" : ", ") + std::string(b.name);
+  if (rules.takes_auto) l += std::string(", ") + core::kAuto.name;
+  if (!rules.one) l += ", all (every one of sf-replay's own)";
+  if (rules.gpu_paths) l += "; optionally :staged or :aware";
+  return l;
+}
+
+// One name as given ("basic", "auto", with gpu_paths "basic:aware"), checked against the rules.
+SelectedBackend parse_backend_name(const std::string& b, const BackendRules& rules) {
+  const auto colon = rules.gpu_paths ? b.find(':') : std::string::npos;
+  const std::string base = b.substr(0, colon);
+  const auto choice = core::find_choice(base);
+  if (!choice || (choice->automatic && !rules.takes_auto))
+    throw InputError("--backend", "unknown backend '" + base + "' (expected " + valid_backend_names(rules) + ")");
+  SelectedBackend out{.backend = *choice};
+  if (choice->automatic) return out;
+  const core::BackendInfo& info = core::backend(choice->id);
+  if (rules.why_not)
+    if (const std::string why = rules.why_not(info); !why.empty()) throw InputError("--backend", base + ": " + why);
+  if (colon == std::string::npos) return out;
+  const std::string path = b.substr(colon + 1);
+  if (path != "staged" && path != "aware") throw InputError("--backend", "unknown GPU path '" + path + "' (expected staged or aware)");
+  out.aware = path == "aware";
+  if (out.aware && info.host_buffers_only) throw InputError("--backend", base + " has no device-aware form (it moves host buffers only)");
+  return out;
+}
+
+// Adds `b` unless the list has it (then a name given counts over `all` standing for it).
+void add_backend(BackendList& list, const SelectedBackend& b) {
+  const auto same = [&](const SelectedBackend& x) { return x.backend == b.backend && x.aware == b.aware; };
+  const auto it = std::find_if(list.chosen.begin(), list.chosen.end(), same);
+  if (it == list.chosen.end())
+    list.chosen.push_back(b);
+  else if (!b.from_all)
+    it->from_all = false;  // named too: refused, not skipped, where it cannot run
+}
+
+}  // namespace
+
+BackendList parse_backends(const char* cmd, const std::vector<std::string>& values, const BackendRules& rules) {
+  const std::vector<std::string> given = split_backend_lists(values);
   if (rules.one && given.size() > 1)
     throw InputError("--backend", std::string(cmd) + " takes one backend, got the list '" + [&] {
       std::string l;
       for (const auto& b : given) l += (l.empty() ? "" : ",") + b;
       return l;
     }() + "' (give one name)");
-  const auto known = [&](const std::string& n) {
-    return core::find_backend(n) || std::find(rules.extra.begin(), rules.extra.end(), n) != rules.extra.end();
-  };
-  const auto valid_names = [&] {
-    std::string l;
-    for (const auto& b : core::kBackends)
-      if (!rules.why_not || rules.why_not(b).empty()) l += (l.empty() ? "" : ", ") + std::string(b.name);
-    for (const auto& e : rules.extra) l += ", " + e;
-    if (!rules.one) l += ", all (every one of sf-replay's own)";
-    if (rules.gpu_paths) l += "; optionally :staged or :aware";
-    return l;
-  };
-  BackendList out;
-  const auto add = [&](const std::string& name, bool from_all) {
-    const auto it = std::find(out.names.begin(), out.names.end(), name);
-    if (it == out.names.end()) {
-      out.names.push_back(name);
-      out.from_all.push_back(from_all);
-    } else if (!from_all) {
-      out.from_all[static_cast<std::size_t>(it - out.names.begin())] = false;  // named too: refused, not skipped, where it cannot run
-    }
-  };
+  BackendList named;
   bool all = false;
   for (const auto& b : given) {
     if (b == "all") {
@@ -111,29 +141,22 @@ BackendList parse_backends(const char* cmd, const std::vector<std::string>& valu
       all = true;
       continue;
     }
-    const auto colon = rules.gpu_paths ? b.find(':') : std::string::npos;
-    const std::string base = b.substr(0, colon);
-    if (!known(base)) throw InputError("--backend", "unknown backend '" + base + "' (expected " + valid_names() + ")");
-    if (const auto* info = core::find_backend(base); info && rules.why_not)
-      if (const std::string why = rules.why_not(*info); !why.empty()) throw InputError("--backend", base + ": " + why);
-    add(b, false);
+    add_backend(named, parse_backend_name(b, rules));
   }
-  if (all) {
-    // `all` goes first in catalogue order, then the names given beyond it (auto): one order
-    // whatever the position of `all` in the list.
-    BackendList named = std::move(out);
-    out = {};
-    for (const auto& info : core::kBackends) {
-      if (info.petsc) continue;  // sf-replay's own backends; PETSc's (the baseline, loading libpetsc) are asked for by name
-      const std::string why = rules.why_not ? rules.why_not(info) : "";
-      if (why.empty())
-        add(info.name, true);
-      else
-        out.skipped.emplace_back(info.name, why);
-    }
-    for (const auto& n : named.names) add(n, false);
-    out.all = true;
+  if (!all) return named;
+  // `all` goes first in catalogue order, then the names given beyond it (auto): one order
+  // whatever the position of `all` in the list.
+  BackendList out;
+  out.all = true;
+  for (const auto& info : core::kBackends) {
+    if (info.petsc) continue;  // sf-replay's own backends; PETSc's (the baseline, loading libpetsc) are asked for by name
+    const std::string why = rules.why_not ? rules.why_not(info) : "";
+    if (why.empty())
+      add_backend(out, {.backend = core::BackendChoice::of(info.id), .from_all = true});
+    else
+      out.skipped.emplace_back(info.name, why);
   }
+  for (const auto& b : named.chosen) add_backend(out, b);
   return out;
 }
 

@@ -33,14 +33,20 @@ struct BackendRules {
   // "" where the command can run this catalogue backend, else why not: a backend named is then
   // refused with that reason, one that `all` stands for is skipped and said once.
   std::string (*why_not)(const core::BackendInfo&) = nullptr;
-  std::vector<std::string> extra{};  // names the command takes beyond the catalogue (run: auto), never part of `all`
-  bool gpu_paths = false;          // name:staged / name:aware (the simulator's forms for device buffers)
-  bool one = false;                // the command takes one backend: a list, `all` or a repeat is an error
+  bool takes_auto = false;  // the chooser core::kAuto (run), never part of `all`
+  bool gpu_paths = false;   // name:staged / name:aware (the simulator's forms for device buffers)
+  bool one = false;         // the command takes one backend: a list, `all` or a repeat is an error
+};
+// One backend of the list, parsed: every layer below the command line takes it typed.
+struct SelectedBackend {
+  core::BackendChoice backend;
+  bool aware = false;     // name:aware (BackendRules::gpu_paths): device buffers handed to MPI
+  bool from_all = false;  // only `all` stands for it (a backend the trace refuses is skipped, not an error)
+  std::string label() const { return std::string(backend.name()) + (aware ? ":aware" : ""); }
 };
 struct BackendList {
-  std::vector<std::string> names;  // as given, `all` expanded in catalogue order
-  std::vector<bool> from_all;      // per name: only `all` stands for it (a backend the trace refuses is skipped, not an error)
-  bool all = false;                // `all` was given
+  std::vector<SelectedBackend> chosen;  // as given, `all` expanded in catalogue order; each once
+  bool all = false;                     // `all` was given
   std::vector<std::pair<std::string, std::string>> skipped;  // what `all` left out for the command, and why
 };
 // Throws InputError("--backend", ...) for an empty element, an unknown name (one line listing the

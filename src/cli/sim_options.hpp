@@ -53,6 +53,14 @@ inline BackendList sim_backend_list(const char* cmd, const SimArgs& a, bool defa
   return parse_backends(cmd, values, {.why_not = why_not_simulated, .gpu_paths = true});
 }
 
+// The simulator's backends of a parsed list (sim_backend_list): `all` adds the device-aware forms
+// where the trace uses device memory (sim::select_backends).
+inline std::vector<sim::BackendVariant> sim_backends(const BackendList& list, const trace::Trace& t) {
+  std::vector<sim::BackendVariant> chosen;
+  for (const auto& b : list.chosen) chosen.push_back({b.backend.id, b.aware});
+  return sim::select_backends(chosen, list.all, t);
+}
+
 // --ranks-per-node / --ranks-per-socket onto the machine, checked against the trace's ranks.
 inline void apply_sim_placement(const po::variables_map& vm, const SimArgs& a, sim::MachineModel& m, const trace::Trace& t) {
   for (const auto& [opt, v] : {std::pair{"ranks-per-node", a.ranks_per_node}, std::pair{"ranks-per-socket", a.ranks_per_socket}})

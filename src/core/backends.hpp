@@ -1,7 +1,7 @@
 // The backend catalogue, one table: every backend's name, what it does, what it needs and which
 // commands take it. `run --backend all` runs them in this order (but for PETSc's own, named apart), `--backend list` prints it, the
 // simulator's `all` is its `simulated` rows, `--backend auto` chooses among its `auto_candidate`
-// rows and README.md's backend table lists every name (tests/cli checks both). Commands read the
+// rows and src/exec/mpi/README.md's backend table lists every name (tests/cli checks both). Commands read the
 // table through cli::parse_backends (src/cli/options.hpp); every other layer reads a row's `id`
 // (the executor's factory, the CUDA executor's transports, the simulator's strategies) and its
 // `transport` (the plan's rounds): the names are spelled here only.
@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace sfr::core {
@@ -41,6 +42,7 @@ struct BackendInfo {
   bool node_aware = false;     // routes inter-node traffic through nodes (the node-aware study's strategies; implies nodes)
   bool shared_memory = false;  // its on-node path is memory shared by ranks of a node (elsewhere it falls back or refuses)
   bool gpu = false;            // the CUDA executor: needs a CUDA build and a GPU; honours memtype device
+  bool aware_mpi = false;      // hands device pointers to MPI: needs an MPI library that takes them (refused elsewhere)
   bool pattern_only = false;   // runs pattern SFs only (allgather, gather, alltoall); refuses other graphs
   // Whether the rank's self part (its leaves on its own roots) runs after the sends have started,
   // while they fly (PetscSF's order), rather than before: the executor's order on host data, and
@@ -51,6 +53,12 @@ struct BackendInfo {
   // How the simulator charges it (sim/strategies.cpp, sim/simulate.cpp).
   bool host_buffers_only = false;    // moves host buffers only: no `:aware` form (shm, split-*: they stage device data themselves)
   bool collective_overhead = false;  // each call is one MPI collective (neighbor, alltoallv): it pays the machine's collective_overhead
+  // Its messages go straight from / into the user's buffers where a peer's list is one contiguous
+  // block, with no pack or unpack (basic; shm's off-node peers, which go as basic's).
+  bool user_buffers = false;
+  // One call exchanges with every rank of the communicator, an empty message where a rank is no
+  // peer (MPI_Alltoallv): each such pair costs a short message's latency.
+  bool every_pair = false;
   // Its index lists scatter value by value at every message size (shm copies each value into or
   // out of its segment), not only past the machine's scatter_beyond (MPI's eager limit).
   bool scatters_every_size = false;
@@ -69,6 +77,7 @@ inline constexpr BackendInfo kBackends[] = {
      .what = "persistent point-to-point, one message per peer (PetscSF's default)",
      .transport = Transport::direct,
      .self_while_sending = true,
+     .user_buffers = true,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true,
@@ -97,6 +106,7 @@ inline constexpr BackendInfo kBackends[] = {
      .transport = Transport::direct,
      .self_while_sending = true,
      .collective_overhead = true,
+     .every_pair = true,
      .simulated = true,
      .auto_candidate = true,
      .calibrated = true},
@@ -164,7 +174,7 @@ inline constexpr BackendInfo kBackends[] = {
      .gpu = true},
     {.name = "cuda-aware",
      .id = BackendId::cuda_aware,
-     .what = "CUDA: device buffers handed to MPI (needs an MPI that reports CUDA support at run time)", .gpu = true},
+     .what = "CUDA: device buffers handed to MPI (needs an MPI that reports CUDA support at run time)", .gpu = true, .aware_mpi = true},
     {.name = "cuda-ipc",
      .id = BackendId::cuda_ipc,
      .what = "CUDA: ranks of one node write into each other's device receive buffers through CUDA IPC (no host round trip); one node only",
@@ -182,14 +192,19 @@ inline constexpr BackendInfo kBackends[] = {
      .what = "PETSc's own PetscSF, -sf_type window", .petsc = true, .petsc_type = "window"},
 };
 
+// PetscSF's default: what run and inspect take without --backend.
+inline constexpr BackendId kDefaultBackend = BackendId::basic;
+
 // `--backend auto` is no backend but a chooser, a row of its own kind: per SF and motion it runs
 // the `auto_candidate` row the simulator predicts fastest (sim/auto_backend.hpp); without a
 // choice (an op it has none for), basic. Its timing results are labelled "auto:CHOSEN".
 struct ChooserInfo {
   const char* name;
-  const char* what;  // followed by the candidates where it is printed
+  const char* what;        // followed by the candidates where it is printed
+  BackendId without_choice;  // what an op runs on that the choice names no backend for
 };
-inline constexpr ChooserInfo kAuto{"auto", "per SF and motion (bcasts, reduces), the backend the simulator predicts fastest among"};
+inline constexpr ChooserInfo kAuto{"auto", "per SF and motion (bcasts, reduces), the backend the simulator predicts fastest among",
+                                   kDefaultBackend};
 
 inline constexpr const BackendInfo* find_backend(std::string_view name) {
   for (const auto& b : kBackends)
@@ -204,6 +219,23 @@ inline constexpr const BackendInfo& backend(BackendId id) {
   return kBackends[0];
 }
 inline constexpr const char* backend_name(BackendId id) { return backend(id).name; }
+
+// What a command runs a trace on, parsed once from --backend (cli::parse_backends) and typed from
+// there on: a row of kBackends, or the chooser kAuto.
+struct BackendChoice {
+  bool automatic = false;
+  BackendId id = BackendId::basic;  // the row (not read where automatic)
+  static constexpr BackendChoice chooser() { return {.automatic = true}; }
+  static constexpr BackendChoice of(BackendId b) { return {.id = b}; }
+  constexpr const char* name() const { return automatic ? kAuto.name : backend_name(id); }
+  bool operator==(const BackendChoice&) const = default;
+};
+// The choice a name gives (a catalogue row's name or kAuto's); none for an unknown name.
+inline constexpr std::optional<BackendChoice> find_choice(std::string_view name) {
+  if (name == kAuto.name) return BackendChoice::chooser();
+  if (const BackendInfo* b = find_backend(name)) return BackendChoice::of(b->id);
+  return std::nullopt;
+}
 
 namespace detail {
 inline constexpr bool one_row_per_id() {

@@ -9,10 +9,9 @@
 namespace sfr::plan {
 
 
-std::optional<Transport> transport_of(std::string_view b) {
-  const auto* info = core::find_backend(b);
-  if (!info || info->transport == Transport::none) return std::nullopt;
-  return info->transport;
+Transport transport_of(core::BackendId b) {
+  const Transport t = core::backend(b).transport;
+  return t == Transport::none ? Transport::direct : t;
 }
 
 bool node_aware(Transport t) { return t == Transport::three_step || t == Transport::two_step || t == Transport::split; }

@@ -38,8 +38,9 @@ using core::RankLayout;
 // one_sided: window's MPI calls (one_sided_calls); shm: on-node pairs as shared-memory copies;
 // the node-aware strategies' relays. Each backend's is its row of core::kBackends.
 using core::Transport;
-// The transport of an executor backend name (cuda-*, PETSc's and unknown names: nullopt).
-std::optional<Transport> transport_of(std::string_view backend);
+// The transport whose rounds backend b's messages follow: its row's; direct for the backends with
+// no plan of sf-replay's (the CUDA executor's transports, PETSc's own: one message per peer).
+Transport transport_of(core::BackendId b);
 bool node_aware(Transport t);
 
 // Parameters the routes take from the machine description (sim/machine.hpp's message_cap).

@@ -103,7 +103,7 @@ int overhead() {
     g[r].nroots = 1;
     g[r].add_leaf(0, 1 - r, 0);
   }
-  exec::mpi::StarForest sf(MPI_COMM_WORLD, g, "basic"), sfs(MPI_COMM_WORLD, g, "shm");
+  exec::mpi::StarForest sf(MPI_COMM_WORLD, g, core::BackendId::basic), sfs(MPI_COMM_WORLD, g, core::BackendId::shm);
 #ifdef SFR_WITH_PETSC
   PetscSF psf = petsc_sf(g);
   const char* petsc_col = "PetscSF";
@@ -345,7 +345,8 @@ int self_order_bench(const std::vector<std::string>& files) {
       long long mine[2] = {static_cast<long long>(lists.self_roots.size()) * vb, static_cast<long long>(lists.leaf_side.indices.size()) * vb}, all[2];
       MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
       for (const auto& b : backends) {
-        exec::mpi::StarForest first(MPI_COMM_WORLD, g, b), flying(MPI_COMM_WORLD, g, b);
+        const core::BackendId id = core::find_backend(b)->id;
+        exec::mpi::StarForest first(MPI_COMM_WORLD, g, id), flying(MPI_COMM_WORLD, g, id);
         first.set_self_while_sending(false);
         const auto med = interleaved_medians({op_call(first, op, root.bytes, leaf.bytes), op_call(flying, op, root.bytes, leaf.bytes)}, 200);
         const std::string label = t.trace().name + "/" + op.sf;
@@ -528,7 +529,7 @@ int sf_bench(const std::vector<std::string>& files) {
       const double floor_us = floor.us(busiest_rank_bytes(plan, op));
       const double transfer_us = floor.transfer_us(busiest_rank_bytes(plan, op, true));
       std::vector<std::unique_ptr<exec::mpi::StarForest>> sfs;
-      for (const auto& b : backends) sfs.push_back(std::make_unique<exec::mpi::StarForest>(MPI_COMM_WORLD, g, b));
+      for (const auto& b : backends) sfs.push_back(std::make_unique<exec::mpi::StarForest>(MPI_COMM_WORLD, g, core::find_backend(b)->id));
       std::vector<std::function<void()>> run;
       for (auto& s : sfs) run.push_back(op_call(*s, op, root.bytes, leaf.bytes));
 #ifdef SFR_WITH_PETSC

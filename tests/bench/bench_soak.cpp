@@ -189,7 +189,7 @@ int soak_bench(const std::string& file, long long calls, long long setups, const
       const core::Graph& g = t.graph_for(op);
       OpData d(g, op);
       core::SampleReservoir times;  // as run keeps an op's iterations
-      exec::mpi::StarForest sf(MPI_COMM_WORLD, g, b.name, rpn);
+      exec::mpi::StarForest sf(MPI_COMM_WORLD, g, b.id, rpn);
       const Row r = soak(b.name, std::string(core::op_kind_name(op.op)) + " " + op.sf, calls, [&](long long) {
         const double t0 = MPI_Wtime();
         call(sf, op, d);
@@ -203,7 +203,7 @@ int soak_bench(const std::string& file, long long calls, long long setups, const
     const core::Graph& g = t.graph_for(op);
     OpData d(g, op);
     const Row r = soak(b.name, "set-up, 1 op, teardown", setups, [&](long long) {
-      exec::mpi::StarForest sf(MPI_COMM_WORLD, g, b.name, rpn);
+      exec::mpi::StarForest sf(MPI_COMM_WORLD, g, b.id, rpn);
       call(sf, op, d);
     });
     print_row(r);

@@ -29,7 +29,12 @@ int main(int argc, char** argv) {
   int me = 0, n = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &n);
-  const std::string backend = argc > 1 ? argv[1] : "basic";
+  const core::BackendInfo* info = core::find_backend(argc > 1 ? argv[1] : "basic");
+  if (!info) {
+    std::fprintf(stderr, "unknown backend %s\n", argv[1]);
+    return 2;
+  }
+  const core::BackendId backend = info->id;
   const int ranks_per_node = argc > 2 ? std::atoi(argv[2]) : 0;  // node-aware backends: emulated nodes
   int failures = 0;
   {
@@ -64,11 +69,11 @@ int main(int argc, char** argv) {
     if (!(a_leaf == want_a.ranks[r][0].buffer)) ++failures;
     if (!(a2_root == want_a2.ranks[r][0].buffer)) ++failures;
     if (!(b_root == want_b.ranks[r][0].buffer) || !(b_upd == want_b.ranks[r][1].buffer)) ++failures;  // basic order == reference order
-    if (failures) std::fprintf(stderr, "rank %d (%s): %d in-flight results differ from the reference\n", me, backend.c_str(), failures);
+    if (failures) std::fprintf(stderr, "rank %d (%s): %d in-flight results differ from the reference\n", me, info->name, failures);
   }
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (me == 0) std::printf("in-flight ops with backend %s: %s\n", backend.c_str(), total ? "FAILED" : "ok");
+  if (me == 0) std::printf("in-flight ops with backend %s: %s\n", info->name, total ? "FAILED" : "ok");
   MPI_Finalize();
   return total ? 1 : 0;
 }

@@ -117,7 +117,7 @@ TEST_P(PlanAgainstMpiCalls, EveryMessageIsThePlans) {
       }
       const auto rank_lists = core::build_rank_lists(bt.graph_for(op));
       Traffic planned;
-      for (const auto& round : plan::op_rounds(rank_lists, op, place, *plan::transport_of(kBackends[b]), {split_cap}))
+      for (const auto& round : plan::op_rounds(rank_lists, op, place, plan::transport_of(core::find_backend(kBackends[b])->id), {split_cap}))
         for (const auto& m : round.msgs) {
           auto& e = planned[{m.src, m.dst}];
           e.first += 1;

@@ -30,21 +30,21 @@ TEST(SimAutoBackend, ChoosesPerSfByPrediction) {
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0].sf, "S");
   EXPECT_EQ(c[0].ops, 2u);
-  EXPECT_EQ(c[0].backend, "window");
-  EXPECT_EQ(c[0].runner_up, "basic");  // ties with neighbor and alltoallv: the first candidate
+  EXPECT_STREQ(core::backend_name(c[0].backend), "window");
+  EXPECT_STREQ(core::backend_name(*c[0].runner_up), "basic");  // ties with neighbor and alltoallv: the first candidate
   EXPECT_NEAR(c[0].predicted_s, 2 * 4e-6, 1e-11);
   EXPECT_NEAR(c[0].margin(), 12.0 / 4.0 - 1, 1e-6);
   // Fences that cost 100 us each: window is out, basic (first of the tie) wins.
   m.fence_overhead = 100e-6;
   c = sim::choose_backends(bt, m);
-  EXPECT_EQ(c[0].backend, "basic");
+  EXPECT_STREQ(core::backend_name(c[0].backend), "basic");
   // A neighbourhood collective's start-up makes neighbor and alltoallv lose even without it.
   m.o_recv = 0, m.fence_overhead = 0, m.collective_overhead = 5e-6;
   c = sim::choose_backends(bt, m);
-  EXPECT_EQ(c[0].backend, "basic");
+  EXPECT_STREQ(core::backend_name(c[0].backend), "basic");
   // Runner-up: shm, which on this machine's nodes of one rank sends everything as basic does (a
   // tie, second in catalogue order); then window's 4 us against 1 + 2 + 5 us.
-  EXPECT_EQ(c[0].runner_up, "shm");
+  EXPECT_STREQ(core::backend_name(*c[0].runner_up), "shm");
   EXPECT_NEAR(c[0].runner_up_s, c[0].predicted_s, 1e-15);
 }
 
@@ -126,7 +126,7 @@ TEST(SimAutoBackend, ChoosesShmWhereOnNodeCopiesWin) {
   ASSERT_EQ(times.size(), 5u);  // basic, neighbor, window, alltoallv, shm
   const auto c = sim::choose_backends(bt, m);
   ASSERT_EQ(c.size(), 1u);
-  EXPECT_EQ(c[0].backend, "shm");
+  EXPECT_STREQ(core::backend_name(c[0].backend), "shm");
   const auto best = std::min_element(times.begin(), times.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
   EXPECT_EQ(best->first, "shm");
   EXPECT_DOUBLE_EQ(c[0].predicted_s, best->second);
@@ -135,9 +135,9 @@ TEST(SimAutoBackend, ChoosesShmWhereOnNodeCopiesWin) {
       EXPECT_LT(best->second, s) << name;  // strictly: not a tie decided by order
     }
   }
-  EXPECT_NE(core::find_backend(c[0].runner_up), nullptr);
-  EXPECT_FALSE(core::find_backend(c[0].runner_up)->node_aware);
-  std::printf("shm: %.3f us, runner-up %s %.3f us\n", c[0].predicted_s * 1e6, c[0].runner_up.c_str(), c[0].runner_up_s * 1e6);
+  ASSERT_TRUE(c[0].runner_up);
+  EXPECT_FALSE(core::backend(*c[0].runner_up).node_aware);
+  std::printf("shm: %.3f us, runner-up %s %.3f us\n", c[0].predicted_s * 1e6, core::backend_name(*c[0].runner_up), c[0].runner_up_s * 1e6);
 }
 
 // Two nodes of 8 ranks, every rank sending one small message to every rank of the other node (64
@@ -159,11 +159,9 @@ TEST(SimAutoBackend, ChoosesNodeAwareWhereInterNodeLatencyDominates) {
   ASSERT_EQ(times.size(), 8u);  // and 3step, 2step, split-md
   const auto c = sim::choose_backends(bt, m);
   ASSERT_EQ(c.size(), 1u);
-  const auto* chosen = core::find_backend(c[0].backend);
-  ASSERT_NE(chosen, nullptr) << c[0].backend;
-  EXPECT_TRUE(chosen->node_aware) << c[0].backend;
+  EXPECT_TRUE(core::backend(c[0].backend).node_aware) << core::backend_name(c[0].backend);
   const auto best = std::min_element(times.begin(), times.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
-  EXPECT_EQ(best->first, c[0].backend);
+  EXPECT_EQ(best->first, core::backend_name(c[0].backend));
   EXPECT_DOUBLE_EQ(c[0].predicted_s, best->second);
   for (const auto& [name, s] : times) {
     if (!core::find_backend(name)->node_aware) {
@@ -171,10 +169,10 @@ TEST(SimAutoBackend, ChoosesNodeAwareWhereInterNodeLatencyDominates) {
     }
   }
   for (const auto& [name, s] : times) std::printf("  %-9s %.3f us\n", name.c_str(), s * 1e6);
-  std::printf("auto: %s %.3f us, runner-up %s %.3f us\n", c[0].backend.c_str(), c[0].predicted_s * 1e6, c[0].runner_up.c_str(),
+  std::printf("auto: %s %.3f us, runner-up %s %.3f us\n", core::backend_name(c[0].backend), c[0].predicted_s * 1e6, core::backend_name(*c[0].runner_up),
               c[0].runner_up_s * 1e6);
   // The same trace on one node (the run's placement: 16 ranks per node): no node-aware candidate.
-  for (const auto& x : sim::choose_backends(bt, m, 2 * per_node)) EXPECT_FALSE(core::find_backend(x.backend)->node_aware) << x.backend;
+  for (const auto& x : sim::choose_backends(bt, m, 2 * per_node)) EXPECT_FALSE(core::backend(x.backend).node_aware) << core::backend_name(x.backend);
 }
 
 // An SF with a bcast and a reduce (2 ranks on one node, 125 doubles each way): where basic's
@@ -190,8 +188,8 @@ TEST(SimAutoBackend, ChoosesPerMotionOfAnSf) {
   auto m = flat(ModelKind::loggp);
   m.collective_overhead = 5e-6;            // neighbor and alltoallv out
   m.fence_overhead = 100e-6;               // window out
-  m.backend_costs["shm"].op = 3e-6;  // shm's bcast costs 3 us more per call than basic's
-  m.backend_costs["basic"].leaf_to_root = sim::MachineModel::CostTerms{.op = 20e-6, .run = 0};
+  m.backend_costs[core::BackendId::shm].op = 3e-6;  // shm's bcast costs 3 us more per call than basic's
+  m.backend_costs[core::BackendId::basic].leaf_to_root = sim::MachineModel::CostTerms{.op = 20e-6, .run = 0};
   auto alone = [&](std::vector<core::OpSpec> ops) {
     const auto t = candidate_times(make_trace(g, std::move(ops), node), m, false);
     auto sorted = t;
@@ -207,13 +205,13 @@ TEST(SimAutoBackend, ChoosesPerMotionOfAnSf) {
   EXPECT_EQ(c[0].motion, core::Motion::bcast);
   EXPECT_EQ(c[0].kinds, "bcast");
   EXPECT_EQ(c[0].ops, 1u);
-  EXPECT_EQ(c[0].backend, down.first);
-  EXPECT_EQ(c[0].runner_up, down.second);
+  EXPECT_EQ(core::backend_name(c[0].backend), down.first);
+  EXPECT_EQ(core::backend_name(c[0].runner_up.value()), down.second);
   EXPECT_EQ(c[1].motion, core::Motion::reduce);
   EXPECT_EQ(c[1].kinds, "reduce, gather");
   EXPECT_EQ(c[1].ops, 2u);
-  EXPECT_EQ(c[1].backend, up.first);
-  EXPECT_EQ(c[1].runner_up, up.second);
+  EXPECT_EQ(core::backend_name(c[1].backend), up.first);
+  EXPECT_EQ(core::backend_name(c[1].runner_up.value()), up.second);
   // Without those costs one backend is fastest for both motions: the SF runs on it alone.
   m.backend_costs.clear();
   const auto one = sim::choose_backends(both, m);
@@ -233,13 +231,13 @@ TEST(SimAutoBackend, ATieWithinAMotionGoesToTheSfsBest) {
   auto m = flat(ModelKind::loggp);
   m.collective_overhead = 5e-6;  // neighbor and alltoallv out
   m.fence_overhead = 100e-6;     // window out
-  m.backend_costs["basic"].leaf_to_root = sim::MachineModel::CostTerms{.op = 20e-6, .run = 0};
+  m.backend_costs[core::BackendId::basic].leaf_to_root = sim::MachineModel::CostTerms{.op = 20e-6, .run = 0};
   const auto bcast_alone = candidate_times(make_trace(g, {op(OpKind::bcast)}, trace::Machine{1, 1, 0}), m, false);
   ASSERT_EQ(bcast_alone[0].first, "basic");
   ASSERT_EQ(bcast_alone[4].first, "shm");
   EXPECT_EQ(bcast_alone[0].second, bcast_alone[4].second);  // the tie
   const auto c = sim::choose_backends(bt, m);
   ASSERT_EQ(c.size(), 2u);
-  EXPECT_EQ(c[0].backend, "shm");
-  EXPECT_EQ(c[1].backend, "shm");
+  EXPECT_STREQ(core::backend_name(c[0].backend), "shm");
+  EXPECT_STREQ(core::backend_name(c[1].backend), "shm");
 }

@@ -33,6 +33,10 @@
 
 namespace sfr::exec::cuda {
 
+struct DeviceLink;
+struct DeviceContext;
+class DeviceTransport;
+
 // cuda-staged's pipeline: a message of more than kPipelineMin bytes goes down, across and up in
 // chunks of kPipelineChunk bytes, each with an event of its own: chunk c is sent while chunk c+1
 // is still copied down, and copied up as soon as it lands while the others still travel (one
@@ -65,24 +69,24 @@ public:
 
   const core::RankLists& lists() const { return lists_; }
 
-  struct Link;  // a link as in exec/mpi/link.hpp: the buffers and requests of one (direction, vertex size)
-
 private:
   struct Op;
-  Link& link(core::Direction d, std::size_t vbytes);
+  DeviceLink& link(core::Direction d, std::size_t vbytes);
+  DeviceContext context() const;
   DeviceStarForest& multi();
   void begin(Op op);
-  void start(Link& l, bool send_dev, bool recv_dev);
-  std::byte* finish(Link& l, bool recv_dev);  // the received blocks, where recv_dev says
-  void release(Link& l);                      // after the received blocks were read (ipc: "free" notes)
+  void start(DeviceLink& l, bool send_dev, bool recv_dev);
+  std::byte* finish(DeviceLink& l, bool recv_dev);  // the received blocks, where recv_dev says
+  void release(DeviceLink& l);                      // after the received blocks were read (ipc: "free" notes)
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   const core::Graph& graph_;
   core::RankLists lists_;
-  core::BackendId transport_;
-  std::unique_ptr<ListKernels> kernels_;  // the rank lists on the device, and the SF's stream
-  std::vector<std::unique_ptr<Link>> links_;
+  core::BackendId backend_;
+  std::unique_ptr<DeviceTransport> transport_;  // the backend's (device_link.hpp; its row in device_sf.cpp)
+  std::unique_ptr<ListKernels> kernels_;        // the rank lists on the device, and the SF's stream
+  std::vector<std::unique_ptr<DeviceLink>> links_;
   std::unique_ptr<Op> inflight_;
   std::unique_ptr<core::Graph> multi_graph_;
   std::unique_ptr<DeviceStarForest> multi_;

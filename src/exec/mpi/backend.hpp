@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "core/backends.hpp"
 #include "exec/mpi/link.hpp"
 
 namespace sfr::exec::mpi {
@@ -38,9 +39,20 @@ public:
   virtual std::int64_t posted() const { return -1; }
 };
 
+// What a backend's factory gets (registry.cpp holds one factory per host backend).
+struct BackendArgs {
+  StarForest& sf;
+  const core::Graph& g;  // the whole graph
+  core::BackendId id;
+  int ranks_per_node;      // the placement's nodes; 0: the ranks that share memory
+  std::int64_t split_cap;  // the split strategies' inter-node chunk (bytes)
+};
+// The transport of host backend a.id (registry.cpp's table).
+std::unique_ptr<Backend> make_backend(const BackendArgs& a);
+
 std::unique_ptr<Backend> make_basic();
 // 3step, 2step, split-md, split-dd over nodes of `ranks_per_node` consecutive ranks.
-std::unique_ptr<Backend> make_node_aware(StarForest& sf, const std::string& name, int ranks_per_node, std::int64_t split_cap);
+std::unique_ptr<Backend> make_node_aware(const BackendArgs& a);
 // On-node peers through one MPI-3 shared-memory window per link, the others as basic; or, with
 // off_node_basic false and ranks_per_node > 0, only the peers of the rank's emulated node that
 // share its memory and nothing else (the node-aware strategies' on-node step).

@@ -46,7 +46,7 @@ public:
     std::byte* recv_user = f.kind == Motion::bcast ? f.leafdata : f.rootdata;
     const std::byte* send_user = f.kind == Motion::bcast ? f.rootdata : f.leafdata;
     for (std::size_t p = 0; p < nrecv; ++p) {
-      if (l.recv_is_shared(p)) continue;
+      if (l.recv_placed(p)) continue;
       void* want =
           f.recv_direct[p] ? static_cast<void*>(recv_user + static_cast<std::size_t>(l.recv->shapes[p].start) * l.vbytes) : l.recv_block(p);
       const auto [count, type] = l.message(l.recv->count(p));
@@ -63,7 +63,7 @@ public:
       SFR_MPI(MPI_Start, &r);
     }
     for (std::size_t p = 0; p < l.send->npeers(); ++p) {
-      if (l.send_is_shared(p)) continue;
+      if (l.send_placed(p)) continue;
       const void* want = f.send_direct[p]
                              ? static_cast<const void*>(send_user + static_cast<std::size_t>(l.send->shapes[p].start) * l.vbytes)
                              : l.send_block(p);

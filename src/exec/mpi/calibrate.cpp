@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <tuple>
 #include <cstddef>
 #include <memory>
 #include <numeric>
@@ -380,30 +379,13 @@ void measure_executor(MPI_Comm comm, int size, const CalibrateOptions& o, core::
     return Pattern{trace::BuiltTrace(trace::calibration_trace(size, std::nullopt, shape, kind, std::max(1, cores))), into,
                    std::vector<std::vector<double>>(cores ? 1 : nb)};
   };
-  // Which backends time a pattern: all, all from 3 ranks (the fans), the one-sided ones (the
-  // strided ring: only their transfers touch the peer's roots where they lie).
-  enum class Timed { all, from_three_ranks, one_sided };
-  const std::array<std::tuple<CalibrationShape, core::OpKind, core::PerBackend*, Timed>, 14> rows{{
-      {CalibrationShape::ring_permuted, core::OpKind::bcast, &d.sf_op_backend, Timed::all},
-      {CalibrationShape::ring_in_order, core::OpKind::bcast, &d.sf_op_backend_contiguous, Timed::all},
-      {CalibrationShape::ring_permuted, core::OpKind::reduce, &d.sf_reduce_backend, Timed::all},
-      {CalibrationShape::ring_in_order, core::OpKind::reduce, &d.sf_reduce_backend_contiguous, Timed::all},
-      {CalibrationShape::fan, core::OpKind::bcast, &d.sf_op_backend_fan, Timed::from_three_ranks},
-      {CalibrationShape::ring_large, core::OpKind::bcast, &d.sf_op_backend_large, Timed::all},
-      {CalibrationShape::ring_large, core::OpKind::reduce, &d.sf_reduce_backend_large, Timed::all},
-      {CalibrationShape::ring_large_permuted, core::OpKind::bcast, &d.sf_op_backend_large_permuted, Timed::all},
-      {CalibrationShape::ring_large_permuted, core::OpKind::reduce, &d.sf_reduce_backend_large_permuted, Timed::all},
-      {CalibrationShape::fan_large, core::OpKind::bcast, &d.sf_op_backend_fan_large, Timed::from_three_ranks},
-      {CalibrationShape::ring_small, core::OpKind::bcast, &d.sf_op_backend_small, Timed::all},
-      {CalibrationShape::ring_small, core::OpKind::reduce, &d.sf_reduce_backend_small, Timed::all},
-      {CalibrationShape::ring_strided, core::OpKind::bcast, &d.sf_op_backend_strided, Timed::one_sided},
-      {CalibrationShape::ring_strided, core::OpKind::reduce, &d.sf_reduce_backend_strided, Timed::one_sided},
-  }};
+  // Every measurement of core::kExecutorMeasurements, on the backends it names.
+  using Timed = core::ExecutorMeasurement::Timed;
   std::vector<Pattern> patterns, mates;
-  for (const auto& [shape, kind, into, which] : rows)
-    if (which != Timed::from_three_ranks || size >= 3) {
-      patterns.push_back(pattern(shape, kind, into->data()));
-      patterns.back().one_sided_only = which == Timed::one_sided;
+  for (const core::ExecutorMeasurement& m : core::kExecutorMeasurements)
+    if (m.timed != Timed::from_three_ranks || size >= 3) {
+      patterns.push_back(pattern(m.shape, m.kind, (d.*m.field).data()));
+      patterns.back().one_sided_only = m.timed == Timed::one_sided;
     }
   if (o.cores > 0 && size > o.cores)
     for (const auto& [shape, into] : {std::pair{CalibrationShape::mate_ring_small, &d.sf_mate_ring_small}, std::pair{CalibrationShape::mate_ring, &d.sf_mate_ring}})
@@ -416,7 +398,7 @@ void measure_executor(MPI_Comm comm, int size, const CalibrateOptions& o, core::
   // Rounds over the backends (each round times every pattern on every backend once), then per
   // backend the least of its rounds' medians: the rounds spread the machine's load over all of
   // them alike.
-  auto low_us = [&](const Pattern& p, const char* backend) { return time_ops(comm, p.bt, backend, core::kExecutorWarmup, core::kExecutorIters, nullptr, d.ranks_per_node).at(0).low_us; };
+  auto low_us = [&](const Pattern& p, const char* backend) { return time_ops(comm, p.bt, *core::find_choice(backend), core::kExecutorWarmup, core::kExecutorIters, nullptr, d.ranks_per_node).at(0).low_us; };
   const double t0 = MPI_Wtime(), cpu0 = cpu_seconds();
   int rounds = 0;
   for (int more = 1; more && rounds < core::kMaxExecutorRounds; ++rounds) {
@@ -429,6 +411,7 @@ void measure_executor(MPI_Comm comm, int size, const CalibrateOptions& o, core::
     SFR_MPI(MPI_Bcast, &more, 1, MPI_INT, 0, comm);
   }
   d.executor_rounds = rounds;
+  static_assert(core::kExecutorMeasurements[1].field == &core::CalibrationData::sf_op_backend_contiguous);
   d.executor_spread = core::round_spread(patterns[1].rounds[0]);  // basic's ring in order, bcast
   // A rank that waits for MPI spins: it holds its share of the cores the whole time unless other
   // processes take them.

@@ -12,19 +12,15 @@
 
 #include "core/op_spec.hpp"
 #include "exec/cuda/runtime.hpp"
+#include "exec/link_states.hpp"
 #include "exec/mpi/star_forest.hpp"
 
 namespace sfr::exec::mpi {
 
-// What one backend keeps per link beyond the buffers and requests (basic's bound addresses,
-// window's window, the vector collectives' counts, shm's segments, a strategy's routes): a type of
-// its own, made by the backend on the link and read only by it through Link::state (PetscSF keeps
-// such state behind the backend too). It lives on the link: no backend keeps a map keyed by links.
-struct LinkState {
-  virtual ~LinkState() = default;
-};
+using exec::LinkState;
 
-struct Link {
+// A link derives the backends' own states (exec/link_states.hpp): l.make_state<T>(), l.state<T>().
+struct Link : LinkStates {
   Direction dir = Direction::root_to_leaf;
   std::size_t vbytes = 0;
   int tag = 0;
@@ -36,39 +32,8 @@ struct Link {
   std::vector<MPI_Request> requests;
   MPI_Datatype vtype = MPI_DATATYPE_NULL;  // one vertex as MPI_BYTE blocks
 
-  // The backends' own states (LinkState), one per type: a backend that wraps another (shm around
-  // basic, the node-aware strategies around shm) keeps its own beside the wrapped one's.
-  template <class T>
-  T& make_state() {
-    if (find_state<T>()) throw std::logic_error("Link: a second backend state of one type");
-    states_.emplace_back(type_tag<T>(), std::make_unique<T>());
-    return static_cast<T&>(*states_.back().second);
-  }
-  // Null where the backend made none (yet).
-  template <class T>
-  T* find_state() {
-    for (auto& [tag, s] : states_)
-      if (tag == type_tag<T>()) return static_cast<T*>(s.get());
-    return nullptr;
-  }
-  template <class T>
-  T& state() {
-    T* s = find_state<T>();
-    if (!s) throw std::logic_error("Link: no such backend state");
-    return *s;
-  }
-  template <class T>
-  void drop_state() {
-    std::erase_if(states_, [](const auto& e) { return e.first == type_tag<T>(); });
-  }
-
   // Peers whose index list is contiguous: their data can go straight from / into the user's buffer.
   std::vector<char> send_contiguous, recv_contiguous;
-  // Per peer: moved through shared memory by the shm transport (point-to-point skips them), and
-  // where that peer's block lives (the send block in my segment, the receive block in the
-  // sender's segment); empty when no peer is shared.
-  std::vector<char> send_shared, recv_shared;
-  std::vector<std::byte*> send_at, recv_at;
   // Device memory (exec/sf.hpp): the blocks packed on / unpacked from the device, and the self
   // part's way across the bus (2 * self count * vbytes, device and host); made at the first call
   // with device data. For the op in flight, dev_send / dev_recv point at dsend / drecv where the
@@ -87,25 +52,40 @@ struct Link {
     return {static_cast<int>(n), vtype};
   }
 
+  // A peer's block may live outside the link's buffers, where a backend placed it in memory it
+  // moves itself (shm: the send block in my segment, the receive block in the sender's). Such a
+  // peer is that backend's: no MPI message carries it (basic under shm skips it), and the driver
+  // packs into and unpacks from the placed block. Placed blocks may move between ops (shm's double
+  // buffers), so a backend places them again before each op's pack (Backend::before_pack).
+  void place_send(std::size_t p, std::byte* at) { placed(send_at_, *send)[p] = at; }
+  void place_recv(std::size_t p, std::byte* at) { placed(recv_at_, *recv)[p] = at; }
+  bool send_placed(std::size_t p) const { return !send_at_.empty() && send_at_[p]; }
+  bool recv_placed(std::size_t p) const { return !recv_at_.empty() && recv_at_[p]; }
+  bool any_send_placed() const { return !send_at_.empty(); }
+  bool any_recv_placed() const { return !recv_at_.empty(); }
+
+  // Peer p's block in host memory: where it was placed, else in the link's buffer.
+  std::byte* host_send_block(std::size_t p) {
+    return send_placed(p) ? send_at_[p] : sendbuf.data() + static_cast<std::size_t>(send->offsets[p]) * vbytes;
+  }
+  std::byte* host_recv_block(std::size_t p) {
+    return recv_placed(p) ? recv_at_[p] : recvbuf.data() + static_cast<std::size_t>(recv->offsets[p]) * vbytes;
+  }
+  // Peer p's block as the op in flight moves it: on the device for the direct path, else in host memory.
   std::byte* send_block(std::size_t p) {
-    if (dev_send) return dev_send + static_cast<std::size_t>(send->offsets[p]) * vbytes;
-    return !send_at.empty() && send_at[p] ? send_at[p] : sendbuf.data() + static_cast<std::size_t>(send->offsets[p]) * vbytes;
+    return dev_send ? dev_send + static_cast<std::size_t>(send->offsets[p]) * vbytes : host_send_block(p);
   }
   std::byte* recv_block(std::size_t p) {
-    if (dev_recv) return dev_recv + static_cast<std::size_t>(recv->offsets[p]) * vbytes;
-    return !recv_at.empty() && recv_at[p] ? recv_at[p] : recvbuf.data() + static_cast<std::size_t>(recv->offsets[p]) * vbytes;
+    return dev_recv ? dev_recv + static_cast<std::size_t>(recv->offsets[p]) * vbytes : host_recv_block(p);
   }
-  bool send_is_shared(std::size_t p) const { return !send_shared.empty() && send_shared[p]; }
-  bool recv_is_shared(std::size_t p) const { return !recv_shared.empty() && recv_shared[p]; }
 
 private:
-  // One address per state type (no RTTI on the hot path: a pointer compare over one to three).
-  template <class T>
-  static const void* type_tag() {
-    static const char tag = 0;
-    return &tag;
+  static std::vector<std::byte*>& placed(std::vector<std::byte*>& at, const core::PeerLists& side) {
+    if (at.empty()) at.assign(side.npeers(), nullptr);
+    return at;
   }
-  std::vector<std::pair<const void*, std::unique_ptr<LinkState>>> states_;
+  std::vector<std::byte*> send_at_, recv_at_;  // per peer; empty while none is placed
+
 };
 
 using core::Motion;  // how an op's data move (core/op_spec.hpp)

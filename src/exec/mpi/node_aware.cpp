@@ -233,9 +233,9 @@ private:
     const auto gs = groups(l.dir, l.vbytes);
     // On-node peers.
     for (std::size_t p = 0; p < l.send->npeers(); ++p)
-      if (node(l.send->peers[p]) == node(me_) && !l.send_is_shared(p)) r.direct_send.push_back(p);
+      if (node(l.send->peers[p]) == node(me_) && !l.send_placed(p)) r.direct_send.push_back(p);
     for (std::size_t p = 0; p < l.recv->npeers(); ++p)
-      if (node(l.recv->peers[p]) == node(me_) && !l.recv_is_shared(p)) r.direct_recv.push_back(p);
+      if (node(l.recv->peers[p]) == node(me_) && !l.recv_placed(p)) r.direct_recv.push_back(p);
     Payloads pay{*this, l.dir, dedup};
     aggregate(gs, pay, r);
     redistribute(l, gs, pay, relay(gs, pay, r), r);
@@ -351,8 +351,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Backend> make_node_aware(StarForest& sf, const std::string& name, int ranks_per_node, std::int64_t split_cap) {
-  return std::make_unique<NodeAware>(sf, *plan::transport_of(name), ranks_per_node, split_cap);
+std::unique_ptr<Backend> make_node_aware(const BackendArgs& a) {
+  return std::make_unique<NodeAware>(a.sf, core::backend(a.id).transport, a.ranks_per_node, a.split_cap);
 }
 
 }  // namespace sfr::exec::mpi

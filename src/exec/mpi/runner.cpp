@@ -61,11 +61,11 @@ int rank_of(MPI_Comm c) {
 // SFs built once per (name, backend) and reused by every op on them.
 class SFCache {
 public:
-  SFCache(MPI_Comm comm, const trace::BuiltTrace& t, std::string backend, const AutoChoice* choice, int ranks_per_node,
+  SFCache(MPI_Comm comm, const trace::BuiltTrace& t, core::BackendChoice backend, const AutoChoice* choice, int ranks_per_node,
           std::int64_t split_cap)
       : comm_(comm),
         t_(t),
-        backend_(std::move(backend)),
+        backend_(backend),
         choice_(choice),
         rpn_(ranks_per_node > 0  ? ranks_per_node
              : t.trace().machine ? t.trace().machine->ranks_per_node
@@ -79,25 +79,25 @@ public:
   }
   std::int64_t split_cap() const { return split_cap_; }
   // The backend an op runs on: the named one, or for "auto" the choice made for its SF and motion.
-  std::string backend_of(const core::OpSpec& op) const {
-    if (backend_ != core::kAuto.name) return backend_;
+  core::BackendId backend_of(const core::OpSpec& op) const {
+    if (!backend_.automatic) return backend_.id;
     if (choice_)
       if (const auto it = choice_->find({op.sf, core::op_traits(op.op).motion}); it != choice_->end()) return it->second;
-    return core::backend_name(core::BackendId::basic);
+    return core::kAuto.without_choice;
   }
   // The SF an op runs on (one per SF and backend): the host backends' star forest, or for the
   // cuda-* backends the CUDA executor's (its own transports); both the one interface of exec/sf.hpp.
   Sf& get(const core::OpSpec& op) {
-    const std::string backend = backend_of(op);
+    const core::BackendId backend = backend_of(op);
     auto it = sfs_.find({op.sf, backend});
     if (it != sfs_.end()) return *it->second;
     std::unique_ptr<Sf> sf;
-    const auto* info = core::find_backend(backend);
-    if (info && info->petsc) {
-      sf = petsc_executor().make(comm_, t_.graph(op.sf), info->petsc_type);
-    } else if (info && info->gpu) {
+    const core::BackendInfo& info = core::backend(backend);
+    if (info.petsc) {
+      sf = petsc_executor().make(comm_, t_.graph(op.sf), info.petsc_type);
+    } else if (info.gpu) {
       select_gpu();
-      sf = std::make_unique<cuda::DeviceStarForest>(comm_, t_.graph(op.sf), info->id);
+      sf = std::make_unique<cuda::DeviceStarForest>(comm_, t_.graph(op.sf), backend);
     } else {
       sf = std::make_unique<StarForest>(comm_, t_.graph(op.sf), backend, rpn_, split_cap_);
     }
@@ -121,11 +121,11 @@ private:
   }
   MPI_Comm comm_;
   const trace::BuiltTrace& t_;
-  std::string backend_;
+  core::BackendChoice backend_;
   const AutoChoice* choice_;
   int rpn_;
   std::int64_t split_cap_;
-  std::map<std::pair<std::string, std::string>, std::unique_ptr<Sf>> sfs_;  // (SF name, backend)
+  std::map<std::pair<std::string, core::BackendId>, std::unique_ptr<Sf>> sfs_;  // (SF name, backend)
   bool gpu_selected_ = false;
   int device_ = -1;
 };
@@ -204,11 +204,6 @@ std::vector<int> senders_to(const core::Graph& g, int me, core::Motion m) {
 constexpr int kOpMarker = 7319;
 void mark_op(bool begins, std::size_t i) { MPI_Pcontrol(kOpMarker, begins ? 1 : 0, static_cast<int>(i)); }
 
-bool cuda_backend(const std::string& b) {
-  const auto* info = core::find_backend(b);
-  return info && info->gpu;
-}
-
 // What `calls` calls asked of the device, per call, the most over the ranks.
 trace::DeviceWork device_work(MPI_Comm comm, const cuda::DeviceCounts& d, double calls) {
   double mine[11] = {double(d.launches), double(d.stream_syncs), double(d.event_syncs), double(d.device_syncs), double(d.memsets),
@@ -221,9 +216,9 @@ trace::DeviceWork device_work(MPI_Comm comm, const cuda::DeviceCounts& d, double
 }
 
 // Tells the stall watch that this rank now runs op `i`.
-void watch_op(const trace::BuiltTrace& t, std::size_t i, const std::string& backend, int me) {
+void watch_op(const trace::BuiltTrace& t, std::size_t i, core::BackendId backend, int me) {
   const auto& op = t.trace().ops[i];
-  stall::doing("op " + std::to_string(i) + " (" + core::op_kind_name(op.op) + " " + op.sf + ") on " + backend,
+  stall::doing("op " + std::to_string(i) + " (" + core::op_kind_name(op.op) + " " + op.sf + ") on " + core::backend_name(backend),
                senders_to(t.graph_for(op), me, core::op_traits(op.op).motion));
 }
 
@@ -352,41 +347,36 @@ std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) 
   return out;
 }
 
-LaunchFacts launch_facts(MPI_Comm comm, const std::vector<std::string>& backends) {
+LaunchFacts launch_facts(MPI_Comm comm, const std::vector<core::BackendChoice>& backends) {
   LaunchFacts f;
-  if (std::find(backends.begin(), backends.end(), core::backend_name(core::BackendId::window)) != backends.end())
-    f.window_refusal = window_refusal(comm);
+  // Only the backends whose transport is one-sided make windows across the ranks.
+  const auto one_sided = [](core::BackendChoice b) { return !b.automatic && core::backend(b.id).transport == core::Transport::one_sided; };
+  if (std::any_of(backends.begin(), backends.end(), one_sided)) f.window_refusal = window_refusal(comm);
   return f;
 }
 
 void set_petsc_module(const std::string& path) { petsc_module() = path; }
 
-void check_backend(const trace::BuiltTrace& t, const std::string& backend, const LaunchFacts& facts) {
-  const auto names = backend_names();
-  if (std::find(names.begin(), names.end(), backend) == names.end()) {
-    std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    throw InputError("--backend", "unknown backend \"" + backend + "\" (expected one of " + list + ")");
-  }
-  const auto* info = core::find_backend(backend);  // none: "auto", which runs as basic does
-  if (info && info->gpu) {
-    if (const std::string why = cuda::no_gpu_reason(); !why.empty()) throw InputError("--backend", backend + ": " + why);
-    if (info->id == core::BackendId::cuda_aware)
-      if (const std::string why = cuda::cuda_aware_refusal(); !why.empty()) throw InputError("--backend", backend + ": " + why);
-    (void)t;
+void check_backend(const trace::BuiltTrace& t, core::BackendChoice choice, const LaunchFacts& facts) {
+  // auto runs each op on a candidate the choice made sure of, or on core::kAuto.without_choice.
+  const core::BackendInfo& info = core::backend(choice.automatic ? core::kAuto.without_choice : choice.id);
+  const std::string name = info.name;
+  if (info.gpu) {
+    if (const std::string why = cuda::no_gpu_reason(); !why.empty()) throw InputError("--backend", name + ": " + why);
+    if (info.aware_mpi)
+      if (const std::string why = cuda::cuda_aware_refusal(); !why.empty()) throw InputError("--backend", name + ": " + why);
     return;
   }
-  if (info && info->petsc) {
+  if (info.petsc) {
     if (!petsc_executor().make)
-      throw InputError("--backend", backend + ": this sf-replay was built without PETSc (petsc-dev was not found when it was configured)");
+      throw InputError("--backend", name + ": this sf-replay was built without PETSc (petsc-dev was not found when it was configured)");
     for (std::size_t i = 0; i < t.trace().ops.size(); ++i)
-      if (const std::string why = petsc_executor().refuses(t.trace().ops[i], info->petsc_type); !why.empty())
-        throw InputError("/ops/" + std::to_string(i), "PETSc (" + backend + ") cannot run it: " + why);
+      if (const std::string why = petsc_executor().refuses(t.trace().ops[i], info.petsc_type); !why.empty())
+        throw InputError("/ops/" + std::to_string(i), "PETSc (" + name + ") cannot run it: " + why);
     return;
   }
-  const auto id = info ? info->id : core::BackendId::basic;
-  if (id == core::BackendId::window && !facts.window_refusal.empty()) throw InputError("--backend", backend + ": " + facts.window_refusal);
-  if (id != core::BackendId::collective) return;
+  if (info.transport == core::Transport::one_sided && !facts.window_refusal.empty()) throw InputError("--backend", name + ": " + facts.window_refusal);
+  if (!info.pattern_only) return;
   for (std::size_t i = 0; i < t.trace().ops.size(); ++i) {
     const auto& op = t.trace().ops[i];
     const std::string why = collective_refuses(t.graph_for(op), core::op_traits(op.op).motion, core::op_applied_mpi_op(op));
@@ -394,7 +384,7 @@ void check_backend(const trace::BuiltTrace& t, const std::string& backend, const
   }
 }
 
-std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, const AutoChoice* auto_choice,
+std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, core::BackendChoice backend, const AutoChoice* auto_choice,
                              int ranks_per_node, std::int64_t split_cap) {
   SFCache cache(comm, t, backend, auto_choice, ranks_per_node, split_cap);
   const int me = rank_of(comm);
@@ -446,7 +436,7 @@ exec::OpArrays gather_result(MPI_Comm comm, const exec::RankArrays& mine) {
   return res;
 }
 
-std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters,
+std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, core::BackendChoice backend, int warmup, int iters,
                                const AutoChoice* auto_choice, int ranks_per_node, std::int64_t split_cap) {
   SFCache cache(comm, t, backend, auto_choice, ranks_per_node, split_cap);
   const int me = rank_of(comm);
@@ -464,11 +454,11 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     const core::Graph& g = t.graph_for(op);
     auto rank_lists = plans_of.find(&g);
     if (rank_lists == plans_of.end()) rank_lists = plans_of.emplace(&g, core::build_rank_lists(g)).first;
-    const auto transport = plan::transport_of(cache.backend_of(op)).value_or(plan::Transport::direct);
+    const auto transport = plan::transport_of(cache.backend_of(op));
     const auto sent = plan::totals(plan::op_rounds(rank_lists->second, op, place, transport, {cache.split_cap()}));
     core::SampleReservoir iterations;  // bounded: a soak of 10^8 iterations keeps kSampleCap
     const std::int64_t posted_before = cache.get(op).messages_posted();
-    const bool on_device = cuda_backend(cache.backend_of(op)) || (core::op_uses_device(op) && cache.device_memory());
+    const bool on_device = core::backend(cache.backend_of(op)).gpu || (core::op_uses_device(op) && cache.device_memory());
     cuda::DeviceCounts device_before;
     mark_op(true, i);
     for (int it = 0; it < warmup + iters; ++it) {
@@ -494,7 +484,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
       SFR_MPI(MPI_Allreduce, &mine, &all, 1, MPI_LONG_LONG, MPI_SUM, comm);
       const long long runs = static_cast<long long>(warmup + iters) * op.repeat;
       if (all != runs * sent.messages)
-        throw std::logic_error("op " + std::to_string(i) + " on " + cache.backend_of(op) + ": the executor posted " + std::to_string(all) +
+        throw std::logic_error("op " + std::to_string(i) + " on " + core::backend_name(cache.backend_of(op)) + ": the executor posted " + std::to_string(all) +
                                " messages in " + std::to_string(runs) + " executions, the plan says " + std::to_string(sent.messages) +
                                " per execution");
     }
@@ -504,7 +494,7 @@ std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const 
     r.samples_exact = iterations.exact();
     r.mean_us = iterations.mean();
     r.index = i;
-    r.backend = backend == core::kAuto.name ? trace::auto_label(cache.backend_of(op)) : backend;
+    r.backend = backend.automatic ? trace::auto_label(core::backend_name(cache.backend_of(op))) : backend.name();
     r.bytes = sent.bytes;
     r.messages = sent.messages;
     r.ranks_per_node = place.ranks_per_node;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backends.hpp"
 #include "exec/conformance.hpp"
 #include "exec/sf.hpp"
 #include "io/json_strict.hpp"
@@ -47,7 +48,7 @@ struct OpTiming {
 struct LaunchFacts {
   std::string window_refusal;  // "" where they can (launch.hpp)
 };
-LaunchFacts launch_facts(MPI_Comm comm, const std::vector<std::string>& backends);
+LaunchFacts launch_facts(MPI_Comm comm, const std::vector<core::BackendChoice>& backends);
 
 // The petsc* backends (core::BackendInfo::petsc): libpetsc's own PetscSF of the row's petsc_type,
 // where the program links it (src/exec/petsc registers itself; without, those backends refuse).
@@ -61,26 +62,26 @@ void set_petsc_module(const std::string& path);
 
 // Throws InputError (same on every rank) if `backend` cannot run some op of the trace, or cannot
 // run in this launch (window: no window across its nodes).
-void check_backend(const trace::BuiltTrace& t, const std::string& backend, const LaunchFacts& facts);
+void check_backend(const trace::BuiltTrace& t, core::BackendChoice backend, const LaunchFacts& facts);
 
 // Backend "auto" runs each op on the backend `auto_choice` names for its SF and motion (how the
 // op moves data: as a bcast, a reduce or a fetch-and-op; chosen by the caller, e.g. with the
 // simulator: the CLI's --backend auto): an SF whose motions have different backends is set up on
 // each. An op whose SF and motion it does not name, or no map, runs on basic. Timings then name
 // the backend used, "auto:NAME".
-using AutoChoice = std::map<std::pair<std::string, core::Motion>, std::string>;  // (SF name, motion) -> backend
+using AutoChoice = std::map<std::pair<std::string, core::Motion>, core::BackendId>;  // (SF name, motion) -> backend
 
 // Nodes of the node-aware backends: `ranks_per_node` consecutive ranks, or with 0 the trace's
 // machine.ranks_per_node (without one: the ranks that share memory).
 // Conformance: runs every op once and returns the sf-dump text (on rank 0; empty elsewhere).
 // `split_cap`: the split strategies' chunk (bytes), from the machine description the CLI resolved.
-std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, const AutoChoice* auto_choice = nullptr,
+std::string conformance_dump(MPI_Comm comm, const trace::BuiltTrace& t, core::BackendChoice backend, const AutoChoice* auto_choice = nullptr,
                              int ranks_per_node = 0, std::int64_t split_cap = plan::RouteParams{}.split_cap);
 
 // Timing: `warmup` untimed and `iters` timed iterations of every op (each iteration runs the op
 // `repeat` times with `overlap_us` of compute between begin and end). Results on every rank.
 // bytes and messages of each result: the plan (plan::op_rounds) of the backend each SF ran on.
-std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, const std::string& backend, int warmup, int iters,
+std::vector<OpTiming> time_ops(MPI_Comm comm, const trace::BuiltTrace& t, core::BackendChoice backend, int warmup, int iters,
                                const AutoChoice* auto_choice = nullptr, int ranks_per_node = 0,
                                std::int64_t split_cap = plan::RouteParams{}.split_cap);
 

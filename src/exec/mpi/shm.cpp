@@ -88,7 +88,7 @@ std::uint64_t wait_until(std::byte* at, std::uint64_t target, MPI_Comm comm, uns
 
 // One on-node peer's pair of blocks: where copy 0 starts, and the distance to copy 1.
 struct Blocks {
-  std::size_t peer = 0;  // link peer index (into send_at or recv_at)
+  std::size_t peer = 0;  // link peer index
   std::byte* first = nullptr;
   std::size_t size = 0;
   std::byte* of(std::uint64_t seq) const { return first + (seq % 2) * size; }
@@ -147,10 +147,6 @@ public:
       return peer != me && local_of_[static_cast<std::size_t>(peer)] != MPI_UNDEFINED &&
              (ranks_per_node_ <= 0 || peer / ranks_per_node_ == me / ranks_per_node_);
     };
-    l.send_shared.assign(l.send->npeers(), 0);
-    l.recv_shared.assign(l.recv->npeers(), 0);
-    l.send_at.assign(l.send->npeers(), nullptr);
-    l.recv_at.assign(l.recv->npeers(), nullptr);
     const std::size_t header = 3 * static_cast<std::size_t>(nlocal_) * kSlot;
     std::size_t bytes = header;
     std::vector<std::size_t> offset(l.send->npeers());
@@ -162,7 +158,6 @@ public:
         to_mpi.push_back(local);
         continue;
       }
-      l.send_shared[p] = 1;
       l.send_contiguous[p] = 0;  // packed into the segment, never sent from the user's buffer
       offset[p] = bytes;
       st.send_blocks.push_back({p, nullptr, align_up(static_cast<std::size_t>(l.send->count(p)) * l.vbytes)});  // placed below
@@ -181,7 +176,7 @@ public:
     std::fill(st.mine, st.mine + header, std::byte{0});
     for (std::size_t k = 0; k < st.send_blocks.size(); ++k) {
       const std::size_t p = st.send_blocks[k].peer;
-      l.send_at[p] = st.send_blocks[k].first = st.mine + offset[p];
+      l.place_send(p, st.send_blocks[k].first = st.mine + offset[p]);
       const auto off = static_cast<std::uint64_t>(offset[p]);
       std::memcpy(slot(st.mine, 2, st.send_local[k]), &off, sizeof off);
     }
@@ -196,9 +191,8 @@ public:
       std::uint64_t off = 0;
       std::memcpy(&off, slot(theirs, 2, me_local_), sizeof off);
       if (off == kByMpi) continue;  // a message from basic, received as from any other rank
-      l.recv_shared[p] = 1;
       l.recv_contiguous[p] = 0;
-      l.recv_at[p] = theirs + off;
+      l.place_recv(p, theirs + off);
       st.recv_blocks.push_back({p, theirs + off, align_up(static_cast<std::size_t>(l.recv->count(p)) * l.vbytes)});
       st.recv_local.push_back(local);
       st.recv_ready.push_back(slot(theirs, 0, me_local_));
@@ -229,8 +223,8 @@ public:
     const std::uint64_t need = st.seq >= 2 ? st.seq - 2 : 0;
     for (std::size_t k = 0; k < st.send_consumed.size(); ++k)
       if (st.consumed_seen[k] < need) st.consumed_seen[k] = wait_until(st.send_consumed[k], need, comm_, spin_);
-    for (const Blocks& b : st.send_blocks) l.send_at[b.peer] = b.of(st.seq);
-    for (const Blocks& b : st.recv_blocks) l.recv_at[b.peer] = b.of(st.seq);
+    for (const Blocks& b : st.send_blocks) l.place_send(b.peer, b.of(st.seq));
+    for (const Blocks& b : st.recv_blocks) l.place_recv(b.peer, b.of(st.seq));
   }
 
   void start(StarForest& sf, InFlight& f, Link& l) override {

@@ -14,13 +14,6 @@
 
 namespace sfr::exec::mpi {
 
-std::vector<std::string> backend_names() {
-  std::vector<std::string> v;
-  for (const auto& b : core::kBackends) v.push_back(b.name);
-  v.push_back(core::kAuto.name);
-  return v;
-}
-
 int ranks_sharing_memory(MPI_Comm comm) {
   MPI_Comm node = MPI_COMM_NULL;
   SFR_MPI(MPI_Comm_split_type, comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
@@ -30,35 +23,8 @@ int ranks_sharing_memory(MPI_Comm comm) {
   return n;
 }
 
-namespace {
-
-std::unique_ptr<Backend> make_backend(StarForest& sf, const std::string& name, const core::Graph& g, int ranks_per_node,
-                                      std::int64_t split_cap) {
-  using core::BackendId;
-  if (name == core::kAuto.name) return make_basic();  // auto without a choice (runner.hpp): basic
-  const auto* info = core::find_backend(name);
-  switch (info ? info->id : BackendId::petsc) {
-    case BackendId::basic: return make_basic();
-    case BackendId::neighbor: return make_neighbor(sf, true);
-    case BackendId::window: return make_window();
-    case BackendId::alltoallv: return make_alltoallv(sf);
-    case BackendId::collective: return make_collective(sf, g);
-    case BackendId::shm: return make_shm(sf, true, ranks_per_node);  // on-node = the placement's (emulated) node
-    case BackendId::three_step:
-    case BackendId::two_step:
-    case BackendId::split_md:
-    case BackendId::split_dd: return make_node_aware(sf, name, ranks_per_node, split_cap);
-    default: break;  // the CUDA executor's and PETSc's are not this executor's
-  }
-  std::string list;
-  for (const auto& n : backend_names()) list += (list.empty() ? "" : ", ") + n;
-  throw InputError("--backend", "unknown backend \"" + name + "\" (expected one of " + list + ")");
-}
-
-}  // namespace
-
-StarForest::StarForest(MPI_Comm comm, const core::Graph& g, const std::string& backend, int ranks_per_node, std::int64_t split_cap)
-    : graph_(g), backend_name_(backend), ranks_per_node_(ranks_per_node), split_cap_(split_cap) {
+StarForest::StarForest(MPI_Comm comm, const core::Graph& g, core::BackendId backend, int ranks_per_node, std::int64_t split_cap)
+    : graph_(g), backend_(backend), ranks_per_node_(ranks_per_node), split_cap_(split_cap) {
   core::fail_point(core::FailPoint::setup);
   int size = 0;
   MPI_Comm_size(comm, &size);
@@ -67,13 +33,12 @@ StarForest::StarForest(MPI_Comm comm, const core::Graph& g, const std::string& b
   SFR_MPI(MPI_Comm_dup, comm, &comm_);
   MPI_Comm_rank(comm_, &rank_);
   lists_ = core::build_rank_lists(g, rank_);
-  backend_ = make_backend(*this, backend, g, ranks_per_node_, split_cap_);
-  const auto* info = core::find_backend(backend);
-  self_while_sending_ = info && info->self_while_sending;
+  transport_ = make_backend({*this, g, backend, ranks_per_node_, split_cap_});
+  self_while_sending_ = core::backend(backend).self_while_sending;
 }
 
 std::int64_t StarForest::messages_posted() const {
-  const std::int64_t mine = backend_->posted();
+  const std::int64_t mine = transport_->posted();
   if (mine < 0 || !multi_) return mine;
   const std::int64_t multi = multi_->messages_posted();
   return multi < 0 ? -1 : mine + multi;
@@ -81,16 +46,16 @@ std::int64_t StarForest::messages_posted() const {
 
 StarForest::~StarForest() {
   if (unwinding()) {  // (exec/sf.hpp) the backend's state and the links are left to the process's end
-    (void)backend_.release();
+    (void)transport_.release();
     (void)multi_.release();
     return;
   }
   multi_.reset();
   for (auto& l : links_) {
-    backend_->free_link(*l);
+    transport_->free_link(*l);
     MPI_Type_free(&l->vtype);
   }
-  backend_.reset();
+  transport_.reset();
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
@@ -112,7 +77,7 @@ Link& StarForest::acquire(Direction d, std::size_t vbytes) {
   for (const auto& sh : l->recv->shapes) l->recv_contiguous.push_back(sh.kind == core::IndexShape::contiguous);
   SFR_MPI(MPI_Type_contiguous, static_cast<int>(vbytes), MPI_BYTE, &l->vtype);
   SFR_MPI(MPI_Type_commit, &l->vtype);
-  backend_->init_link(*this, *l);
+  transport_->init_link(*this, *l);
   l->busy = true;
   links_.push_back(std::move(l));
   return *links_.back();
@@ -121,7 +86,7 @@ Link& StarForest::acquire(Direction d, std::size_t vbytes) {
 StarForest& StarForest::multi() {
   if (!multi_) {
     multi_graph_ = std::make_unique<core::Graph>(core::multi_sf(graph_));
-    multi_ = std::make_unique<StarForest>(comm_, *multi_graph_, backend_name_, ranks_per_node_, split_cap_);
+    multi_ = std::make_unique<StarForest>(comm_, *multi_graph_, backend_, ranks_per_node_, split_cap_);
   }
   return *multi_;
 }
@@ -136,7 +101,7 @@ const cuda::ListKernels& StarForest::kernels() {
 bool StarForest::device_direct() {
   if (device_direct_ < 0) {
     // Every rank asks its own MPI library; all must agree, or a device block would meet a host one.
-    int mine = backend_->device_blocks() && cuda::cuda_aware_refusal().empty() ? 1 : 0, all = 0;
+    int mine = transport_->device_blocks() && cuda::cuda_aware_refusal().empty() ? 1 : 0, all = 0;
     SFR_MPI(MPI_Allreduce, &mine, &all, 1, MPI_INT, MPI_MIN, comm_);
     device_direct_ = all;
   }
@@ -155,18 +120,17 @@ void StarForest::stage(Link& l) {
 namespace {
 
 // The staged path: the blocks packed on the device go to where the backend reads them (the link's
-// send buffer, and a shared segment's block where the transport has one), and the received blocks
-// up to the device.
-// Each block goes down once: to its shared segment where the transport has one for its peer,
-// else into the send buffer (one copy of the whole buffer where no peer has a segment). Copying
-// the whole buffer and then the shared blocks again moved shm's on-node bytes twice.
+// send buffer, or where the backend placed a peer's block), and the received blocks up to the
+// device.
+// Each block goes down once: to where it was placed, else into the send buffer (one copy of the
+// whole buffer where no block was placed). Copying the whole buffer and then the placed blocks
+// again moved shm's on-node bytes twice.
 void blocks_down(Link& l, const cuda::Stream& s) {
-  const bool segments = std::any_of(l.send_at.begin(), l.send_at.end(), [](const std::byte* p) { return p != nullptr; });
-  if (!segments) {
+  if (!l.any_send_placed()) {
     if (!l.sendbuf.empty()) cuda::copy_async(l.sendbuf.data(), l.dsend.data(), l.sendbuf.size(), s);
   } else {
     for (std::size_t p = 0; p < l.send->npeers(); ++p)
-      cuda::copy_async(l.send_at[p] ? l.send_at[p] : l.send_block(p), l.dsend.data() + static_cast<std::size_t>(l.send->offsets[p]) * l.vbytes,
+      cuda::copy_async(l.host_send_block(p), l.dsend.data() + static_cast<std::size_t>(l.send->offsets[p]) * l.vbytes,
                        static_cast<std::size_t>(l.send->count(p)) * l.vbytes, s);
   }
   s.sync();
@@ -179,11 +143,11 @@ void hand_over_packed(const cuda::ListKernels& K, InFlight::DevicePath path, Lin
   l.dev_send = l.dsend.data();
 }
 void blocks_up(Link& l, const cuda::Stream& s) {
-  if (l.recv_at.empty()) {
+  if (!l.any_recv_placed()) {
     if (!l.recvbuf.empty()) cuda::copy_async(l.drecv.data(), l.recvbuf.data(), l.recvbuf.size(), s);
   } else {
     for (std::size_t p = 0; p < l.recv->npeers(); ++p)
-      cuda::copy_async(l.drecv.data() + static_cast<std::size_t>(l.recv->offsets[p]) * l.vbytes, l.recv_block(p),
+      cuda::copy_async(l.drecv.data() + static_cast<std::size_t>(l.recv->offsets[p]) * l.vbytes, l.host_recv_block(p),
                        static_cast<std::size_t>(l.recv->count(p)) * l.vbytes, s);
   }
 }
@@ -221,7 +185,7 @@ void StarForest::self_part(InFlight& f) {
 StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
   InFlight& f = *fp;
   StarForest& s = *f.sf;
-  s.backend_->check(s, f);
+  s.transport_->check(s, f);
   const std::size_t vb = core::unit_size(f.unit) * static_cast<std::size_t>(f.bs);
   const core::RankLists& pl = s.lists_;
   const bool fetch = f.kind == Motion::fetch_and_op;
@@ -229,7 +193,7 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
   f.leafdata = f.leaf.p;
   f.leafupdate = f.update.p;
   if (f.root.on_device() || f.leaf.on_device() || (fetch && f.update.on_device())) {
-    if (s.backend_->reads_user_arrays()) {
+    if (s.transport_->reads_user_arrays()) {
       f.device_path = InFlight::DevicePath::mirror;
       f.rootdata = mirror(f.root, f.mroot, static_cast<std::size_t>(pl.nroots) * vb);
       f.leafdata = mirror(f.leaf, f.mleaf, static_cast<std::size_t>(pl.leafspace) * vb);
@@ -244,7 +208,7 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
   Link& l = *f.link;
   // No packing for contiguous peers on a backend that can use user buffers directly. Receives go
   // straight into the leaves only for REPLACE broadcasts (leaf positions are unique).
-  const bool direct = s.backend_->direct_capable() && !dev;
+  const bool direct = s.transport_->direct_capable() && !dev;
   f.send_direct.assign(l.send->npeers(), 0);
   f.recv_direct.assign(l.recv->npeers(), 0);
   if (direct && !fetch) f.send_direct = l.send_contiguous;
@@ -254,8 +218,8 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
     s.stage(l);
     if (f.back) s.stage(*f.back);
   }
-  s.backend_->before_pack(s, l);
-  if (s.backend_->wants_pack(f)) {
+  s.transport_->before_pack(s, l);
+  if (s.transport_->wants_pack(f)) {
     if (dev && src.on_device()) {
       const cuda::ListKernels& K = s.kernels();
       K.pack(*l.send, f.unit, f.bs, src, l.dsend.data());
@@ -272,7 +236,7 @@ StarForest::Handle StarForest::start(std::unique_ptr<InFlight> fp) {
   // the staged copies share one stream, and no GPU has timed the other order.
   const bool self_first = dev || !s.self_while_sending_;
   if (self_first) s.self_part(f);
-  s.backend_->start(s, f, l);
+  s.transport_->start(s, f, l);
   if (!self_first) s.self_part(f);
   for (std::size_t h = 0; h < inflight_.size(); ++h)
     if (!inflight_[h]) {
@@ -308,24 +272,24 @@ void StarForest::end(Handle h) {
   StarForest& s = *f.sf;
   Link& l = *f.link;
   const cuda::ListKernels* K = f.packs_on_device() ? &s.kernels() : nullptr;
-  s.backend_->finish(s, f, l);
+  s.transport_->finish(s, f, l);
   bool synced = false;  // the device stream, after the op's last work on it
   if (!f.applied) {
     switch (f.kind) {
       case Motion::bcast:
         synced = unpack_into(K, f, l, f.mpi_op, f.leaf, f.leafdata, true);
-        s.backend_->after_unpack(s, l);
+        s.transport_->after_unpack(s, l);
         break;
       case Motion::reduce:
         synced = unpack_into(K, f, l, f.mpi_op, f.root, f.rootdata, false);
-        s.backend_->after_unpack(s, l);
+        s.transport_->after_unpack(s, l);
         break;
       case Motion::fetch_and_op: {
         Link& b = *f.back;
         if (!f.fetched_in_back) {
           // Apply the arrived leaf values in peer order, keeping what each one fetched, and send the
           // fetched values back along the root -> leaf direction.
-          s.backend_->before_pack(s, b);
+          s.transport_->before_pack(s, b);
           if (K && f.root.on_device()) {
             if (f.device_path == InFlight::DevicePath::staged) blocks_up(l, K->stream());
             K->fetch(f.unit, f.bs, f.mpi_op, l.drecv.data(), f.root, b.dsend.data());
@@ -335,7 +299,7 @@ void StarForest::end(Handle h) {
               core::fetch_and_op_unpack(f.unit, f.bs, f.mpi_op, l.recv_block(p), l.recv->list(p), l.recv->shapes[p], f.rootdata,
                                         b.send_block(p));
           }
-          s.backend_->after_unpack(s, l);
+          s.transport_->after_unpack(s, l);
           if (f.device_path == InFlight::DevicePath::direct && f.leaf.on_device()) b.dev_recv = b.drecv.data();
           InFlight ret;
           ret.kind = Motion::bcast;
@@ -346,11 +310,11 @@ void StarForest::end(Handle h) {
           ret.device_path = f.device_path;
           ret.send_direct.assign(b.send->npeers(), 0);
           ret.recv_direct.assign(b.recv->npeers(), 0);
-          s.backend_->start(s, ret, b);
-          s.backend_->finish(s, ret, b);
+          s.transport_->start(s, ret, b);
+          s.transport_->finish(s, ret, b);
         }
         synced = unpack_into(K, f, b, core::MpiOp::replace, f.update, f.leafupdate, false);
-        if (!f.fetched_in_back) s.backend_->after_unpack(s, b);
+        if (!f.fetched_in_back) s.transport_->after_unpack(s, b);
         break;
       }
     }

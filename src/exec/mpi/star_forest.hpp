@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backends.hpp"
 #include "core/graph.hpp"
 #include "core/op_spec.hpp"
 #include "core/ops.hpp"
@@ -46,9 +47,6 @@ struct InFlight;
 // emulated nodes are given. Collective.
 int ranks_sharing_memory(MPI_Comm comm);
 
-// Names accepted by --backend.
-std::vector<std::string> backend_names();
-
 class StarForest final : public Sf {
 public:
   // `g` is the whole graph (every rank's part); `comm` must have g.nranks ranks. Collective.
@@ -56,7 +54,7 @@ public:
   // share this rank's memory (MPI_COMM_TYPE_SHARED).
   // `split_cap`: the split strategies' inter-node chunk (bytes), from the machine description
   // (sim/machine.hpp, split.message_cap; plan::RouteParams' default without one).
-  StarForest(MPI_Comm comm, const core::Graph& g, const std::string& backend, int ranks_per_node = 0,
+  StarForest(MPI_Comm comm, const core::Graph& g, core::BackendId backend, int ranks_per_node = 0,
              std::int64_t split_cap = plan::RouteParams{}.split_cap);
   ~StarForest();
   // Messages this rank's backend posted so far (its multi-SF's included); -1 where the backend
@@ -77,7 +75,7 @@ public:
 
   const core::RankLists& lists() const { return lists_; }
   const core::Graph& graph() const { return graph_; }
-  const std::string& backend_name() const { return backend_name_; }
+  core::BackendId backend() const { return backend_; }
   // Benchmarks only (sfr_bench_mpi self-order): false puts the self part before the sends start,
   // to time the two orders side by side; the backend's row decides otherwise.
   void set_self_while_sending(bool on) { self_while_sending_ = on; }
@@ -99,10 +97,10 @@ private:
   int rank_ = 0;
   const core::Graph& graph_;
   core::RankLists lists_;
-  std::string backend_name_;
+  core::BackendId backend_;
   int ranks_per_node_ = 0;
   std::int64_t split_cap_ = plan::RouteParams{}.split_cap;
-  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Backend> transport_;  // the backend's (registry.cpp)
   bool self_while_sending_ = false;  // the self part after the sends start (core::BackendInfo)
   std::vector<std::unique_ptr<Link>> links_;
   std::vector<std::unique_ptr<InFlight>> inflight_;
