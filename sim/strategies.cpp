@@ -17,25 +17,6 @@ namespace sfr::sim {
 // The executor's names; the GPU path is named only when device-aware (staged is the default).
 std::string BackendVariant::name() const { return std::string(core::backend_name(kind)) + (aware ? ":aware" : ""); }
 
-BackendVariant parse_backend(const std::string& s, const std::string& where) {
-  const auto colon = s.find(':');
-  const std::string kind = s.substr(0, colon), path = colon == std::string::npos ? "staged" : s.substr(colon + 1);
-  BackendVariant b;
-  const auto* info = core::find_backend(kind);
-  if (!info || !info->simulated) {
-    std::string names;
-    for (const auto& c : core::kBackends)
-      if (c.simulated) names += std::string(names.empty() ? "" : ", ") + c.name;
-    throw InputError(where, "unknown backend '" + kind + "' (expected " + names + ", optionally :staged or :aware)");
-  }
-  b.kind = info->id;
-  if (path != "staged" && path != "aware") throw InputError(where, "unknown GPU path '" + path + "' (expected staged or aware)");
-  b.aware = path == "aware";
-  if (b.aware && info->host_buffers_only)
-    throw InputError(where, std::string(kind) + " has no device-aware form (it moves host buffers only)");
-  return b;
-}
-
 std::vector<BackendVariant> all_backends(bool with_aware) {
   std::vector<BackendVariant> v;
   for (const auto& c : core::kBackends) {

@@ -23,8 +23,6 @@ struct BackendVariant {
   std::string name() const;
   bool operator==(const BackendVariant&) const = default;
 };
-// "basic", "3step:aware", "split-md:staged", ... Throws InputError naming `where`.
-BackendVariant parse_backend(const std::string& s, const std::string& where);
 // Every simulated backend of the catalogue (core::kBackends), in its order; each one's
 // device-aware variant after it only when `with_aware`.
 std::vector<BackendVariant> all_backends(bool with_aware);

@@ -11,6 +11,7 @@
 #include "core/backends.hpp"
 #include "sim/auto_backend.hpp"
 #include "sim_support.hpp"
+#include "support/sim_backend.hpp"
 
 using namespace sfr_simtest;
 using core::OpKind;
@@ -106,7 +107,7 @@ std::vector<std::pair<std::string, double>> candidate_times(const trace::BuiltTr
   std::vector<std::pair<std::string, double>> v;
   for (const auto& b : core::kBackends)
     if (b.auto_candidate && (!b.node_aware || several_nodes))
-      v.emplace_back(b.name, sim::simulate(bt, m, {sim::parse_backend(b.name, "test")}).backends.at(0).total_s);
+      v.emplace_back(b.name, sim::simulate(bt, m, {sfr_test::sim_backend(b.name)}).backends.at(0).total_s);
   return v;
 }
 }  // namespace

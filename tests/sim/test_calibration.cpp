@@ -12,6 +12,7 @@
 #include "core/format.hpp"
 #include "sim/calibration.hpp"
 #include "sim/simulate.hpp"
+#include "support/sim_backend.hpp"
 #include "trace/calibration_ring.hpp"
 
 using namespace sfr;
@@ -167,7 +168,7 @@ core::Graph star(int nranks, int per) {
 
 // How much longer the one op of `bt` takes on backend `b` with `with` than with `base`.
 double slower(const trace::BuiltTrace& bt, const sim::MachineModel& base, const sim::MachineModel& with, const char* b) {
-  auto t = [&](const sim::MachineModel& m) { return sim::simulate(bt, m, {sim::parse_backend(b, "test")}).backends[0].ops[0].total_s; };
+  auto t = [&](const sim::MachineModel& m) { return sim::simulate(bt, m, {sfr_test::sim_backend(b)}).backends[0].ops[0].total_s; };
   return t(with) - t(base);
 }
 
@@ -257,7 +258,7 @@ TEST(SimCalibration, MachineFromOneNode) {
   EXPECT_EQ(m.executor_costs(core::BackendId::neighbor, false).op, m.op_overhead);
   const trace::BuiltTrace bt(trace::calibration_ring_trace(2, trace::Machine{2, 2, 0}));
   for (const auto& [name, measured] : {std::pair{"basic", 5e-6}, std::pair{"window", 9e-6}, std::pair{"alltoallv", 7e-6}})
-    EXPECT_NEAR(sim::simulate(bt, m, {sim::parse_backend(name, "test")}).backends[0].ops[0].total_s, measured, 1e-11) << name;
+    EXPECT_NEAR(sim::simulate(bt, m, {sfr_test::sim_backend(name)}).backends[0].ops[0].total_s, measured, 1e-11) << name;
   EXPECT_NEAR(m.pack.alpha, 50e-9, 1e-12);
   EXPECT_NEAR(m.pack.beta, 0.2e-9, 1e-15);
   EXPECT_LT(c.worst_rms, 1e-6);
@@ -283,7 +284,7 @@ TEST(SimCalibration, CostPerRunOfRootsFromTheRingInOrder) {
   const auto m = sim::calibrate_machine(d).machine;
   const trace::BuiltTrace perm(trace::calibration_ring_trace(2, trace::Machine{2, 2, 0})),
       in_order(trace::calibration_ring_trace(2, trace::Machine{2, 2, 0}, false));
-  auto t = [&](const trace::BuiltTrace& bt, const char* b) { return sim::simulate(bt, m, {sim::parse_backend(b, "test")}).backends[0].ops[0].total_s; };
+  auto t = [&](const trace::BuiltTrace& bt, const char* b) { return sim::simulate(bt, m, {sfr_test::sim_backend(b)}).backends[0].ops[0].total_s; };
   EXPECT_NEAR(t(perm, "basic"), 5e-6, 1e-11);
   EXPECT_NEAR(t(in_order, "basic"), 4.0e-6, 1e-11);
   EXPECT_NEAR(t(perm, "window"), 9e-6, 1e-11);
@@ -306,13 +307,13 @@ TEST(SimCalibration, CostPerRunIsChargedPerRunOfRootsRead) {
   }
   const trace::BuiltTrace bt(bcast_trace(g));
   auto m = *sim::preset("generic");
-  const double base = sim::simulate(bt, m, {sim::parse_backend("window", "test")}).backends[0].ops[0].total_s;
+  const double base = sim::simulate(bt, m, {sfr_test::sim_backend("window")}).backends[0].ops[0].total_s;
   m.backend_costs[core::BackendId::window].run = 40e-9;
-  const double with = sim::simulate(bt, m, {sim::parse_backend("window", "test")}).backends[0].ops[0].total_s;
+  const double with = sim::simulate(bt, m, {sfr_test::sim_backend("window")}).backends[0].ops[0].total_s;
   EXPECT_NEAR(with - base, 3 * 40e-9, 1e-12);
   // Another backend's cost per run is not window's.
-  EXPECT_EQ(sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s,
-            sim::simulate(bt, *sim::preset("generic"), {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s);
+  EXPECT_EQ(sim::simulate(bt, m, {sfr_test::sim_backend("basic")}).backends[0].ops[0].total_s,
+            sim::simulate(bt, *sim::preset("generic"), {sfr_test::sim_backend("basic")}).backends[0].ops[0].total_s);
 }
 
 // The reduce rings give the leaf-to-root direction costs of its own: the model reproduces the
@@ -328,7 +329,7 @@ TEST(SimCalibration, LeafToRootCostsFromTheReduceRings) {
   const trace::Machine at{2, 2, 0};
   using trace::CalibrationShape;
   auto t = [&](CalibrationShape s, core::OpKind k, const char* b) {
-    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, s, k)), m, {sim::parse_backend(b, "test")}).backends[0].ops[0].total_s;
+    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, s, k)), m, {sfr_test::sim_backend(b)}).backends[0].ops[0].total_s;
   };
   for (const char* b : {"basic", "window"}) {
     const auto k = std::string(b) == "basic" ? 0u : 2u;
@@ -347,7 +348,7 @@ TEST(SimCalibration, LeafToRootCostsFromTheReduceRings) {
   bare.backend_costs.at(core::BackendId::window).leaf_to_root.reset();
   const double gather_as_bcast =
       sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, CalibrationShape::ring_permuted, core::OpKind::gather)), bare,
-                    {sim::parse_backend("window", "test")})
+                    {sfr_test::sim_backend("window")})
           .backends[0]
           .ops[0]
           .total_s;
@@ -372,7 +373,7 @@ TEST(SimCalibration, CostPerPeerFromTheFan) {
   const trace::BuiltTrace fan(trace::calibration_trace(4, at, CalibrationShape::fan)),
       in_order(trace::calibration_trace(4, at, CalibrationShape::ring_in_order));
   auto t = [&](const trace::BuiltTrace& bt, const sim::MachineModel& mm, const char* b) {
-    return sim::simulate(bt, mm, {sim::parse_backend(b, "test")}).backends[0].ops[0].total_s;
+    return sim::simulate(bt, mm, {sfr_test::sim_backend(b)}).backends[0].ops[0].total_s;
   };
   // What the model without a cost per peer predicts for the fan, plus 4 peers at 0.25 us.
   auto no_peer = sim::calibrate_machine(d).machine;
@@ -414,7 +415,7 @@ TEST(SimCalibration, CostPerByteFromTheLargeRing) {
   const trace::Machine at{2, 2, 0};
   using trace::CalibrationShape;
   auto t = [&](CalibrationShape shape, const sim::MachineModel& mm, const char* b) {
-    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, shape)), mm, {sim::parse_backend(b, "test")}).backends[0].ops[0].total_s;
+    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, shape)), mm, {sfr_test::sim_backend(b)}).backends[0].ops[0].total_s;
   };
   const auto no_byte = sim::calibrate_machine(d).machine;
   // Basic: the large ring as the model without a cost per byte has it, plus 0.1 ns per byte of
@@ -453,7 +454,7 @@ core::CalibrationData rings_both_directions() {
 }
 // The simulator's time of `backend` on a calibration pattern of `kind` on one node of 2 ranks, on `mm`.
 double ring_time(const char* backend, trace::CalibrationShape shape, core::OpKind kind, const sim::MachineModel& mm) {
-  return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, trace::Machine{2, 2, 0}, shape, kind)), mm, {sim::parse_backend(backend, "test")})
+  return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, trace::Machine{2, 2, 0}, shape, kind)), mm, {sfr_test::sim_backend(backend)})
       .backends[0]
       .ops[0]
       .total_s;
@@ -637,7 +638,7 @@ TEST(SimCalibration, CostPerByteWhenTheRingIsBelowTheModel) {
   auto m0 = sim::calibrate_machine(d).machine;  // no executor measured: the model alone
   m0.op_overhead = 0;
   auto bare = [&](CalibrationShape shape) {
-    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, shape)), m0, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
+    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, shape)), m0, {sfr_test::sim_backend("basic")}).backends[0].ops[0].total_s;
   };
   const double in_order = bare(CalibrationShape::ring_in_order), large = bare(CalibrationShape::ring_large);
   const double more = 2.0 * 8 * (core::kCalibrationLargeValues - core::kCalibrationSfOpValues);
@@ -710,7 +711,7 @@ TEST(SimCalibration, TheCheaperRingGivesTheCostPerOp) {
   const trace::Machine at{2, 2, 0};
   using trace::CalibrationShape;
   auto t = [&](CalibrationShape shape) {
-    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, shape)), m, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
+    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(2, at, shape)), m, {sfr_test::sim_backend("basic")}).backends[0].ops[0].total_s;
   };
   EXPECT_EQ(m.executor_costs(core::BackendId::basic, false).run, 0);
   EXPECT_NEAR(t(CalibrationShape::ring_permuted), 5e-6, 1e-11);
@@ -727,7 +728,7 @@ core::CalibrationData four_ranks_data() {
 }
 // The simulator's time of basic's bcast on a calibration pattern there, on `mm`.
 double basic_time4(trace::CalibrationShape shape, const sim::MachineModel& mm) {
-  return sim::simulate(trace::BuiltTrace(trace::calibration_trace(4, trace::Machine{4, 4, 0}, shape)), mm, {sim::parse_backend("basic", "test")})
+  return sim::simulate(trace::BuiltTrace(trace::calibration_trace(4, trace::Machine{4, 4, 0}, shape)), mm, {sfr_test::sim_backend("basic")})
       .backends[0]
       .ops[0]
       .total_s;
@@ -981,7 +982,7 @@ TEST(SimCalibration, AReduceRingThatLeavesStepsOutTakesTheBcastsCostPerOp) {
   using trace::CalibrationShape;
   const trace::Machine at{2, 2, 0};
   auto sent = [&](core::OpKind k, const char* b) {
-    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(4, at, CalibrationShape::ring_permuted, k)), m, {sim::parse_backend(b, "test")})
+    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(4, at, CalibrationShape::ring_permuted, k)), m, {sfr_test::sim_backend(b)})
         .backends[0]
         .ops[0]
         .call_messages;
@@ -1355,7 +1356,7 @@ TEST(SimCalibration, CostPerScatteredValueIsChargedPerValueOfListsPastTheLimit) 
     trace::Trace tr = bcast_trace(g);
     tr.ops[0].op = kind;
     if (kind == core::OpKind::reduce) tr.ops[0].mpi_op = core::MpiOp::sum;
-    return sim::simulate(trace::BuiltTrace(tr), mm, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
+    return sim::simulate(trace::BuiltTrace(tr), mm, {sfr_test::sim_backend("basic")}).backends[0].ops[0].total_s;
   };
   auto with = m;
   with.backend_costs[core::BackendId::basic].scatter = 10e-9;
@@ -1390,7 +1391,7 @@ TEST(SimCalibration, RanksSharingACoreShareItsWorkPerCall) {
   EXPECT_EQ(shared.core_sharing.cores, 2);
   EXPECT_EQ(shared.core_sharing.fitted_ranks_per_core, 2);
   auto time = [](const core::Graph& g, const sim::MachineModel& mm) {
-    return sim::simulate(trace::BuiltTrace(bcast_trace(g)), mm, {sim::parse_backend("basic", "test")}).backends[0].ops[0].total_s;
+    return sim::simulate(trace::BuiltTrace(bcast_trace(g)), mm, {sfr_test::sim_backend("basic")}).backends[0].ops[0].total_s;
   };
   const double c = 2e-6, t = time(pair, m);
   EXPECT_GT(t, c + 1e-6);  // the exchange is more than the cost per op
@@ -1443,8 +1444,8 @@ TEST(SimCalibration, RanksSharingACoreReckonFromTheirOwnStart) {
   auto shared = m;
   shared.share_cores(4, 2);
   const trace::BuiltTrace bt(tr);
-  const auto alone = sim::simulate(bt, m, {sim::parse_backend("basic", "test")}).backends[0].ops;
-  const auto two = sim::simulate(bt, shared, {sim::parse_backend("basic", "test")}).backends[0].ops;
+  const auto alone = sim::simulate(bt, m, {sfr_test::sim_backend("basic")}).backends[0].ops;
+  const auto two = sim::simulate(bt, shared, {sfr_test::sim_backend("basic")}).backends[0].ops;
   const double c = 2e-6, t = alone[0].total_s, e = c + (t - c) / 2;
   ASSERT_GE(e, 2 * c);
   EXPECT_NEAR(two[0].total_s, e, 2e-12);
@@ -1513,7 +1514,7 @@ TEST(SimCalibration, MatesShareFromTheRingsBetweenCoreMates) {
   d.sf_op_backend_small = by_backend({3.5e-6});
   const trace::Machine node{4, 4, 0};
   auto time = [&](CalibrationShape shape, const sim::MachineModel& mm) {
-    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(4, node, shape, core::OpKind::bcast, 2)), mm, {sim::parse_backend("basic", "test")})
+    return sim::simulate(trace::BuiltTrace(trace::calibration_trace(4, node, shape, core::OpKind::bcast, 2)), mm, {sfr_test::sim_backend("basic")})
         .backends[0]
         .ops[0]
         .total_s;
@@ -1562,7 +1563,7 @@ TEST(SimCalibration, ContiguousBlocksAreNotCopiedOnBasic) {
     trace::Trace tr = bcast_trace(graph(reversed));
     tr.ops[0].op = kind;
     if (kind != core::OpKind::bcast) tr.ops[0].mpi_op = core::MpiOp::sum;
-    return sim::simulate(trace::BuiltTrace(tr), m, {sim::parse_backend(backend, "test")}).backends[0].ops[0].total_s;
+    return sim::simulate(trace::BuiltTrace(tr), m, {sfr_test::sim_backend(backend)}).backends[0].ops[0].total_s;
   };
   const double pack = sim::to_seconds(sim::to_ps(m.pack.at(800)));
   EXPECT_NEAR(time(true, core::OpKind::bcast, "basic") - time(false, core::OpKind::bcast, "basic"), pack, 1e-15);
@@ -1585,7 +1586,7 @@ double pair_exchange_time(const sim::MachineModel& m, const char* backend, bool 
   tr.machine = trace::Machine{2, 2, 0};
   tr.ops[0].op = kind;
   if (kind != core::OpKind::bcast) tr.ops[0].mpi_op = core::MpiOp::sum;
-  return sim::simulate(trace::BuiltTrace(tr), m, {sim::parse_backend(backend, "test")}).backends[0].ops[0].total_s;
+  return sim::simulate(trace::BuiltTrace(tr), m, {sfr_test::sim_backend(backend)}).backends[0].ops[0].total_s;
 }
 // The generic preset without executor costs, and the same with no cost to pack (or unpack).
 std::pair<sim::MachineModel, sim::MachineModel> with_and_without_packing() {
@@ -1785,7 +1786,7 @@ TEST(SimCalibration, WindowOnOneNodeIsLoadsAndStores) {
   auto time = [&](const sim::MachineModel& mm, int ranks_per_node, const char* backend) {
     trace::Trace tr = bcast_trace(g);
     tr.machine = trace::Machine{ranks_per_node, ranks_per_node, 0};
-    return sim::simulate(trace::BuiltTrace(tr), mm, {sim::parse_backend(backend, "test")}).backends[0].ops[0].total_s;
+    return sim::simulate(trace::BuiltTrace(tr), mm, {sfr_test::sim_backend(backend)}).backends[0].ops[0].total_s;
   };
   EXPECT_NEAR(time(slow, 2, "window"), time(m, 2, "window"), 1e-15);
   EXPECT_GT(time(slow, 2, "basic"), time(m, 2, "basic") + 9e-6);

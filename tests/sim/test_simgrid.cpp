@@ -14,6 +14,7 @@
 #include "sim/smpi_compare.hpp"
 #include "sim_support.hpp"
 #include "support/cli_fixture.hpp"
+#include "support/sim_backend.hpp"
 #include "trace/reader.hpp"
 
 using namespace sfr_simtest;
@@ -90,7 +91,7 @@ TEST_P(SimSmpiNodeAware, WithinTenPercent) {
   auto tr = (c.kind == 0 ? sim::ring_trace(64, c.offsets, c.bytes, 10) : sim::random_degree_trace(64, 8, c.bytes, 10, 7)).trace();
   tr.machine = trace::Machine{4, 4, 0};
   const trace::BuiltTrace bt(std::move(tr));
-  const auto r = sim::compare_with_smpi(bt, m, (dir_ / "smpi").string(), sim::parse_backend(c.backend, "test"));
+  const auto r = sim::compare_with_smpi(bt, m, (dir_ / "smpi").string(), sfr_test::sim_backend(c.backend));
   ASSERT_GT(r.smpi_s, 0) << "smpirun failed, see its log in " << dir_;
   std::printf("%s: SMPI %.3f us, sf-replay %.3f us, difference %+.2f%%\n", c.name, r.smpi_s * 1e6, r.ours_s * 1e6, r.diff() * 100);
   EXPECT_LT(std::abs(r.diff()), 0.10);
