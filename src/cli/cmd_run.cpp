@@ -158,7 +158,7 @@ void place_and_say(MpiRun& r) {
     if (!r.device_note.empty()) warn("run", r.device_note);
     if (!r.placement_note.empty()) warn("run", r.placement_note);
   }
-  if (std::none_of(r.backends.begin(), r.backends.end(), [](core::BackendChoice b) { return !b.automatic && core::backend(b.id).gpu; }))
+  if (std::none_of(r.backends.begin(), r.backends.end(), [](core::BackendChoice b) { return b.row() && b.row()->gpu; }))
     return;
   r.gpu = exec::mpi::gpu_placement(MPI_COMM_WORLD);
   if (const std::string w = exec::mpi::gpu_sharing_warning(*r.gpu); r.rank == 0 && !w.empty()) warn("run", w);
@@ -199,7 +199,7 @@ nlohmann::json choose_on_machine(MpiRun& r) {
 bool agree_on_machine(MpiRun& r) {
   r.uses_auto = std::find(r.backends.begin(), r.backends.end(), core::BackendChoice::chooser()) != r.backends.end();
   r.uses_split = r.uses_auto;
-  for (const auto& b : r.backends) r.uses_split = r.uses_split || (!b.automatic && core::backend(b.id).transport == core::Transport::split);
+  for (const auto& b : r.backends) r.uses_split = r.uses_split || (b.row() && b.row()->transport == core::Transport::split);
   if (!r.uses_split) return true;
 #ifdef HAVE_SFREPLAY_SIM
   nlohmann::json chosen;

@@ -228,8 +228,23 @@ struct BackendChoice {
   static constexpr BackendChoice chooser() { return {.automatic = true}; }
   static constexpr BackendChoice of(BackendId b) { return {.id = b}; }
   constexpr const char* name() const { return automatic ? kAuto.name : backend_name(id); }
+  // The row chosen; null for auto (its rows are chosen per SF and motion as the run goes).
+  constexpr const BackendInfo* row() const { return automatic ? nullptr : &backend(id); }
   bool operator==(const BackendChoice&) const = default;
 };
+// Whether an executor's table `rows` (each row with an `id`) has exactly one row for every
+// catalogue row that `runs` says the executor runs, and none for the others: the executors'
+// factory tables (exec/mpi/registry.cpp, exec/cuda/device_sf.cpp) check it at compile time.
+template <class Rows, class Runs>
+constexpr bool one_row_each(const Rows& rows, Runs runs) {
+  for (const auto& b : kBackends) {
+    int n = 0;
+    for (const auto& r : rows) n += r.id == b.id ? 1 : 0;
+    if (n != (runs(b) ? 1 : 0)) return false;
+  }
+  return true;
+}
+
 // The choice a name gives (a catalogue row's name or kAuto's); none for an unknown name.
 inline constexpr std::optional<BackendChoice> find_choice(std::string_view name) {
   if (name == kAuto.name) return BackendChoice::chooser();

@@ -44,15 +44,8 @@ constexpr TransportRow kTransports[] = {
     {core::BackendId::cuda_aware, make_cuda_aware},
     {core::BackendId::cuda_ipc, make_cuda_ipc},
 };
-constexpr bool one_row_per_gpu_backend() {
-  for (const auto& b : core::kBackends) {
-    int n = 0;
-    for (const auto& r : kTransports) n += r.id == b.id ? 1 : 0;
-    if (n != (b.gpu ? 1 : 0)) return false;
-  }
-  return true;
-}
-static_assert(one_row_per_gpu_backend(), "every gpu backend of core::kBackends has one row of kTransports");
+static_assert(core::one_row_each(kTransports, [](const core::BackendInfo& b) { return b.gpu; }),
+              "every gpu backend of core::kBackends has one row of kTransports");
 
 std::unique_ptr<DeviceTransport> make_transport(core::BackendId id) {
   for (const auto& r : kTransports)

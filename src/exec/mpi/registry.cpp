@@ -4,9 +4,6 @@
 // on executors of their own: the cuda-* rows on the CUDA executor (exec/cuda/device_sf.hpp), the
 // petsc* rows on PETSc's own PetscSF (exec/petsc); runner.cpp picks the executor by the row's
 // traits.
-#include <algorithm>
-#include <iterator>
-
 #include "core/backends.hpp"
 #include "core/error.hpp"
 #include "exec/mpi/backend.hpp"
@@ -38,14 +35,8 @@ constexpr ExecutorRow kExecutorRows[] = {
 
 // Every row of the catalogue the host driver runs (neither the CUDA executor's nor PETSc's) has
 // exactly one row here, and no other row has one.
-constexpr bool one_row_per_host_backend() {
-  for (const auto& b : core::kBackends) {
-    const auto n = std::count_if(std::begin(kExecutorRows), std::end(kExecutorRows), [&](const ExecutorRow& r) { return r.id == b.id; });
-    if (n != (b.gpu || b.petsc ? 0 : 1)) return false;
-  }
-  return true;
-}
-static_assert(one_row_per_host_backend(), "every host backend of core::kBackends has one row of kExecutorRows");
+static_assert(core::one_row_each(kExecutorRows, [](const core::BackendInfo& b) { return !b.gpu && !b.petsc; }),
+              "every host backend of core::kBackends has one row of kExecutorRows");
 
 }  // namespace
 

@@ -350,7 +350,7 @@ std::vector<std::string> gather_strings(MPI_Comm comm, const std::string& mine) 
 LaunchFacts launch_facts(MPI_Comm comm, const std::vector<core::BackendChoice>& backends) {
   LaunchFacts f;
   // Only the backends whose transport is one-sided make windows across the ranks.
-  const auto one_sided = [](core::BackendChoice b) { return !b.automatic && core::backend(b.id).transport == core::Transport::one_sided; };
+  const auto one_sided = [](core::BackendChoice b) { return b.row() && b.row()->transport == core::Transport::one_sided; };
   if (std::any_of(backends.begin(), backends.end(), one_sided)) f.window_refusal = window_refusal(comm);
   return f;
 }
